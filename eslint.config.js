@@ -1,0 +1,20 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'out/', 'release/', 'node_modules/', 'test-artifacts/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // DESIGN.md: src/proxy is plain Node; it never imports electron, src/main or src/renderer.
+    files: ['src/proxy/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['electron', 'electron/*', '**/main/**', '**/renderer/**'] }],
+    },
+  },
+);
