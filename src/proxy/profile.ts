@@ -1,0 +1,211 @@
+// Every provider-specific constant lives here and nowhere else (DEVELOPERS.md "Naming"). The rest of the code
+// speaks neutral words (SPEC.md: /compat, /respapi, assistant- and rm- model ids). Each value can be overridden:
+// the upstream addresses and credential paths through the settings in config.ts (env, flags, settings file), and
+// anything else through a JSON file named by ASSISTANT_PROFILE_FILE that is deep-merged over these defaults.
+
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ModelInfo {
+  id: string;
+  created: number;
+  remark?: string;
+}
+
+export interface Profile {
+  /** Display name of the provider, used in messages. */
+  providerName: string;
+  /** owned_by in model objects (SPEC.md §2.6). */
+  ownerName: string;
+  cli: {
+    /** Executable names searched on PATH when ASSISTANT_CLI_PATH is not set. */
+    executableNames: string[];
+    /** Well-known install locations searched after PATH (relative to home when not absolute). */
+    extraSearchPaths: string[];
+    versionArgs: string[];
+    authStatusArgs: string[];
+    /** Print mode with stream-json output and partial messages (token streaming). */
+    printArgs: string[];
+    modelFlag: string;
+    systemPromptFlag: string;
+    allowedToolsFlag: string;
+    disallowedToolsFlag: string;
+    /** Environment variable that bounds the CLI's own retries of failed provider calls. */
+    maxRetriesEnv: string;
+    /** Environment variables the CLI reads for its base URL and credentials; never set by us unless configured. */
+    baseUrlEnv: string;
+    /** Text the CLI prints when it has no login (the "nokey" recording). */
+    notLoggedInPattern: string;
+    /** The name of the CLI status in health details (SPEC.md §5, §7.4: "claude-cli status text"). */
+    healthDetailsKey: string;
+    installHint: string;
+    loginHint: string;
+  };
+  api: {
+    baseUrl: string;
+    messagesPath: string;
+    modelsPath: string;
+    /** Headers every OAuth-authenticated request must carry. */
+    oauthHeaders: Record<string, string>;
+    /** Feature flags that OAuth requests need; merged with the client's own, never replacing them. */
+    oauthBetaHeader: string;
+    oauthBetaFlags: string[];
+    versionHeader: string;
+    defaultVersion: string;
+    /** A real provider key starts with one of these; anything else in x-api-key/Authorization is a dummy. */
+    realKeyPrefixes: string[];
+    /** OAuth access tokens start with this; they are never mistaken for API keys. */
+    oauthTokenPrefix: string;
+  };
+  credentials: {
+    /** The CLI's OAuth credential file. */
+    path: string;
+    /** Key of the object that holds accessToken, refreshToken, expiresAt (ms). */
+    rootKey: string;
+    tokenUrl: string;
+    clientId: string;
+    /** Refresh this many ms before expiry. */
+    refreshSkewMs: number;
+  };
+  respapi: {
+    baseUrl: string;
+    responsesPath: string;
+    credentialsPath: string;
+    tokenUrl: string;
+    clientId: string;
+    /** Header that carries the session id upstream. */
+    sessionHeader: string;
+    /** Header that carries the account id upstream. */
+    accountHeader: string;
+    /** Extra headers the response API expects. */
+    extraHeaders: Record<string, string>;
+    /** Upstream parameters the response API refuses; dropped with a warning. */
+    unsupportedParams: string[];
+    refreshSkewMs: number;
+    loginHint: string;
+    subscriptionHint: string;
+  };
+  /** Public model ids carry `neutral`; the provider's own ids carry `provider` (SPEC.md intro). */
+  modelIdPrefix: { neutral: string; provider: string };
+  models: ModelInfo[];
+  respapiModels: ModelInfo[];
+}
+
+const home = homedir();
+
+export const defaultProfile: Profile = {
+  providerName: 'Anthropic',
+  ownerName: 'anthropic',
+  cli: {
+    executableNames: ['claude'],
+    extraSearchPaths: ['.local/bin/claude', '.claude/local/claude', '/usr/local/bin/claude', '/opt/homebrew/bin/claude'],
+    versionArgs: ['--version'],
+    authStatusArgs: ['auth', 'status'],
+    printArgs: ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
+    modelFlag: '--model',
+    systemPromptFlag: '--system-prompt',
+    allowedToolsFlag: '--allowedTools',
+    disallowedToolsFlag: '--disallowedTools',
+    maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
+    baseUrlEnv: 'ANTHROPIC_BASE_URL',
+    notLoggedInPattern: 'Not logged in',
+    healthDetailsKey: 'claude-cli',
+    installHint: 'Install the assistant CLI (npm install -g @anthropic-ai/claude-code) or set ASSISTANT_CLI_PATH',
+    loginHint: 'Log in again with the CLI: run `claude auth login` (or `claude` then /login)',
+  },
+  api: {
+    baseUrl: 'https://api.anthropic.com',
+    messagesPath: '/v1/messages',
+    modelsPath: '/v1/models',
+    oauthHeaders: { 'x-app': 'cli' },
+    oauthBetaHeader: 'anthropic-beta',
+    oauthBetaFlags: ['oauth-2025-04-20'],
+    versionHeader: 'anthropic-version',
+    defaultVersion: '2023-06-01',
+    realKeyPrefixes: ['sk-ant-api'],
+    oauthTokenPrefix: 'sk-ant-oat',
+  },
+  credentials: {
+    path: join(home, '.claude', '.credentials.json'),
+    rootKey: 'claudeAiOauth',
+    tokenUrl: 'https://console.anthropic.com/v1/oauth/token',
+    clientId: '9d1c250a-e61b-44d9-88ed-5944d1962f5e',
+    refreshSkewMs: 5 * 60_000,
+  },
+  respapi: {
+    baseUrl: 'https://chatgpt.com/backend-api/codex',
+    responsesPath: '/responses',
+    credentialsPath: join(home, '.codex', 'auth.json'),
+    tokenUrl: 'https://auth.openai.com/oauth/token',
+    clientId: 'app_EMoamEEZ73f0CkXaXp7hrann',
+    sessionHeader: 'session_id',
+    accountHeader: 'chatgpt-account-id',
+    extraHeaders: { 'OpenAI-Beta': 'responses=experimental', originator: 'codex_cli_rs' },
+    unsupportedParams: ['temperature', 'max_output_tokens', 'top_p'],
+    refreshSkewMs: 5 * 60_000,
+    loginHint: 'Log in with the response-API CLI (`codex login`) so that ~/.codex/auth.json exists',
+    subscriptionHint: 'The response API needs an active paid subscription on the logged-in account',
+  },
+  modelIdPrefix: { neutral: 'assistant-', provider: 'claude-' },
+  models: [
+    { id: 'assistant-opus-4-20250514', created: 1747180800, remark: 'most capable' },
+    { id: 'assistant-sonnet-4-20250514', created: 1747180800, remark: 'latest' },
+    { id: 'assistant-3-7-sonnet-20250219', created: 1739923200 },
+    { id: 'assistant-3-5-sonnet-20241022', created: 1729555200 },
+    { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
+    { id: 'assistant-3-5-haiku-20241022', created: 1729555200 },
+  ],
+  respapiModels: [
+    { id: 'rm-4', created: 1715367600 },
+    { id: 'rm-4-turbo', created: 1712620800 },
+    { id: 'rm-3.5-turbo', created: 1677610602 },
+  ],
+};
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+export type ProfileOverrides = DeepPartial<Profile>;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge<T>(base: T, over: unknown): T {
+  if (!isPlainObject(over) || !isPlainObject(base)) return (over === undefined ? base : over) as T;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = k in out ? deepMerge(out[k], v) : v;
+  }
+  return out as T;
+}
+
+/** The profile with overrides merged in (arrays replace, objects merge). */
+export function createProfile(overrides: ProfileOverrides = {}): Profile {
+  return deepMerge(defaultProfile, overrides);
+}
+
+/** Reads ASSISTANT_PROFILE_FILE (a JSON object of overrides) when set. Throws a readable message on failure. */
+export function loadProfileOverrides(env: NodeJS.ProcessEnv): ProfileOverrides {
+  const file = env.ASSISTANT_PROFILE_FILE;
+  if (!file) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`ASSISTANT_PROFILE_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+  }
+  if (!isPlainObject(parsed)) throw new Error('ASSISTANT_PROFILE_FILE: expected a JSON object of profile overrides');
+  return parsed as ProfileOverrides;
+}
+
+/** Public (neutral) model id -> the provider's id, e.g. assistant-sonnet-4-20250514 -> the provider's name. */
+export function toProviderModel(profile: Profile, id: string): string {
+  const { neutral, provider } = profile.modelIdPrefix;
+  return id.startsWith(neutral) ? provider + id.slice(neutral.length) : id;
+}
+
+/** The provider's model id -> the public (neutral) id. */
+export function toNeutralModel(profile: Profile, id: string): string {
+  const { neutral, provider } = profile.modelIdPrefix;
+  return id.startsWith(provider) ? neutral + id.slice(provider.length) : id;
+}
