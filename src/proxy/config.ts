@@ -1,0 +1,273 @@
+// Every setting of the proxy, in one zod schema (DESIGN.md "Configuration"). Precedence:
+// command-line flag > environment variable > settings file > default. The same schema validates the desktop
+// app's stored settings (src/main/settings.ts), so a value that starts the headless proxy starts the app too.
+
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { defaultProfile, type Profile } from './profile.js';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const modeNames = ['tool', 'direct', 'respapi'] as const;
+export type ModeName = (typeof modeNames)[number];
+
+function dataDir(): string {
+  if (process.platform === 'win32' && process.env.APPDATA) return join(process.env.APPDATA, 'assistant-proxy');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'assistant-proxy');
+  return join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'assistant-proxy');
+}
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const url = z.string().url();
+
+/** The single source of truth for settings. Upstream addresses default to the provider profile's. */
+export function configSchema(profile: Profile = defaultProfile) {
+  return z.object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: int(0, 65535).default(8000),
+    logLevel: z.enum(logLevels).default('info'),
+    corsOrigins: z.array(z.string().url()).default([]),
+    allowedHosts: z.array(z.string().min(1)).default([]),
+    accessKey: z.string().min(16).optional(),
+    metricsEnabled: z.boolean().default(true),
+    rateLimitPerMinute: int(1, 1_000_000).default(60),
+    rateLimitBurst: int(0, 1_000_000).default(10),
+    bodyLimitBytes: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+    modes: z.array(z.enum(modeNames)).default([...modeNames]),
+    cliPath: z.string().min(1).optional(),
+    cliWorkDir: z.string().min(1).default(join(dataDir(), 'cli-workdir')),
+    cliAllowedTools: z.array(z.string().min(1)).default([]),
+    cliDisallowedTools: z.array(z.string().min(1)).default([]),
+    cliMaxRetries: int(0, 10).default(2),
+    cliMaxConcurrent: int(1, 256).default(4),
+    cliQueueSize: int(0, 10_000).default(16),
+    cliFirstTokenTimeoutMs: int(100, 3_600_000).default(60_000),
+    requestTimeoutMs: int(100, 3_600_000).default(600_000),
+    apiBaseUrl: url.default(profile.api.baseUrl),
+    credentialsPath: z.string().min(1).default(profile.credentials.path),
+    oauthTokenUrl: url.default(profile.credentials.tokenUrl),
+    upstreamConnectTimeoutMs: int(100, 600_000).default(10_000),
+    upstreamFirstByteTimeoutMs: int(100, 3_600_000).default(120_000),
+    upstreamIdleTimeoutMs: int(100, 3_600_000).default(120_000),
+    respapiBaseUrl: url.default(profile.respapi.baseUrl),
+    respapiCredentialsPath: z.string().min(1).default(profile.respapi.credentialsPath),
+    respapiOauthTokenUrl: url.default(profile.respapi.tokenUrl),
+    respapiInstructionsPath: z.string().min(1).optional(),
+    respapiSessionIdleMs: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
+    healthRefreshMs: int(500, 3_600_000).default(30_000),
+    shutdownGraceMs: int(0, 600_000).default(10_000),
+  });
+}
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;
+export type ConfigKey = keyof Config;
+export type Settings = Partial<Config>;
+
+type Kind = 'string' | 'int' | 'bool' | 'list';
+
+interface SettingSource {
+  key: ConfigKey;
+  env: string;
+  flag?: string;
+  kind: Kind;
+  help: string;
+}
+
+/** How each setting is named outside the code. README's configuration table is generated from the same facts. */
+export const settingSources: SettingSource[] = [
+  { key: 'port', env: 'PORT', flag: '--port', kind: 'int', help: 'listening port (0 = any free port)' },
+  { key: 'host', env: 'HOST', flag: '--host', kind: 'string', help: 'bind address; non-loopback needs PROXY_ACCESS_KEY' },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', kind: 'string', help: logLevels.join(', ') },
+  { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: '--cors-origins', kind: 'list', help: 'comma list of allowed browser origins; empty = CORS off' },
+  { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: '--allowed-hosts', kind: 'list', help: 'extra Host header names accepted while bound to loopback' },
+  { key: 'accessKey', env: 'PROXY_ACCESS_KEY', kind: 'string', help: 'key clients must present when the proxy listens beyond loopback (16+ chars)' },
+  { key: 'metricsEnabled', env: 'METRICS_ENABLED', flag: '--metrics', kind: 'bool', help: 'serve /metrics' },
+  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP' },
+  { key: 'rateLimitBurst', env: 'RATE_LIMIT_BURST', kind: 'int', help: 'extra requests allowed above the per-minute rate' },
+  { key: 'bodyLimitBytes', env: 'BODY_LIMIT_BYTES', kind: 'int', help: 'largest accepted request body' },
+  { key: 'modes', env: 'MODES', flag: '--modes', kind: 'list', help: `modes that are on: ${modeNames.join(', ')}` },
+  { key: 'cliPath', env: 'ASSISTANT_CLI_PATH', flag: '--cli-path', kind: 'string', help: 'the assistant CLI executable (default: searched on PATH)' },
+  { key: 'cliWorkDir', env: 'CLI_WORKDIR', kind: 'string', help: 'working directory of CLI children (default: an empty app-owned directory)' },
+  { key: 'cliAllowedTools', env: 'CLI_ALLOWED_TOOLS', kind: 'list', help: "tools the CLI may use without asking (default: none; the CLI's own rules apply)" },
+  { key: 'cliDisallowedTools', env: 'CLI_DISALLOWED_TOOLS', kind: 'list', help: 'tools the CLI may never use' },
+  { key: 'cliMaxRetries', env: 'CLI_MAX_RETRIES', kind: 'int', help: "bound on the CLI's own retries of failed provider calls" },
+  { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
+  { key: 'cliQueueSize', env: 'CLI_QUEUE_SIZE', kind: 'int', help: 'requests waiting for a CLI slot before 429' },
+  { key: 'cliFirstTokenTimeoutMs', env: 'CLI_FIRST_TOKEN_TIMEOUT_MS', kind: 'int', help: 'deadline for the CLI to start answering' },
+  { key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'deadline for a whole chat request' },
+  { key: 'apiBaseUrl', env: 'ASSISTANT_API_BASE_URL', kind: 'string', help: "the provider's native API base" },
+  { key: 'credentialsPath', env: 'ASSISTANT_CREDENTIALS_PATH', kind: 'string', help: "the CLI's OAuth credential file" },
+  { key: 'oauthTokenUrl', env: 'ASSISTANT_OAUTH_TOKEN_URL', kind: 'string', help: 'token endpoint for refreshing that credential' },
+  { key: 'upstreamConnectTimeoutMs', env: 'UPSTREAM_CONNECT_TIMEOUT_MS', kind: 'int', help: 'direct/response-API connect deadline' },
+  { key: 'upstreamFirstByteTimeoutMs', env: 'UPSTREAM_FIRST_BYTE_TIMEOUT_MS', kind: 'int', help: 'deadline for the upstream to start answering' },
+  { key: 'upstreamIdleTimeoutMs', env: 'UPSTREAM_IDLE_TIMEOUT_MS', kind: 'int', help: 'longest silence inside an upstream stream' },
+  { key: 'respapiBaseUrl', env: 'RESPAPI_BASE_URL', kind: 'string', help: 'the response API base' },
+  { key: 'respapiCredentialsPath', env: 'RESPAPI_CREDENTIALS_PATH', kind: 'string', help: "the response API's OAuth2 credential file" },
+  { key: 'respapiOauthTokenUrl', env: 'RESPAPI_OAUTH_TOKEN_URL', kind: 'string', help: 'token endpoint for refreshing it' },
+  { key: 'respapiInstructionsPath', env: 'RESPAPI_INSTRUCTIONS_PATH', kind: 'string', help: 'instruction prompt file (default: assets/respapi-instructions.md)' },
+  { key: 'respapiSessionIdleMs', env: 'RESPAPI_SESSION_IDLE_MS', kind: 'int', help: 'idle lifetime of a response-API session' },
+  { key: 'healthRefreshMs', env: 'HEALTH_REFRESH_MS', kind: 'int', help: 'how often the CLI probe runs in the background' },
+  { key: 'shutdownGraceMs', env: 'SHUTDOWN_GRACE_MS', kind: 'int', help: 'how long in-flight streams may finish on shutdown' },
+];
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function convert(source: SettingSource, raw: string, origin: string): unknown {
+  const name = origin === 'flag' ? source.flag : source.env;
+  switch (source.kind) {
+    case 'string':
+      return raw;
+    case 'int': {
+      if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`Invalid setting ${name}: expected an integer, got "${raw}"`);
+      return Number(raw);
+    }
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      throw new ConfigError(`Invalid setting ${name}: expected true or false, got "${raw}"`);
+    }
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+}
+
+export interface ParsedArgs {
+  values: Settings;
+  configFile?: string;
+  help: boolean;
+}
+
+/** Parses `--flag value`, `--flag=value` and `--no-metrics`. Unknown flags are an error. */
+export function parseArgs(argv: string[]): ParsedArgs {
+  const values: Record<string, unknown> = {};
+  let configFile: string | undefined;
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    if (arg === '--no-metrics') {
+      values.metricsEnabled = false;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const takeValue = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new ConfigError(`Missing value for ${flag}`);
+      i++;
+      return next;
+    };
+    if (flag === '--config') {
+      configFile = takeValue();
+      continue;
+    }
+    const source = settingSources.find((s) => s.flag === flag);
+    if (!source) throw new ConfigError(`Unknown option ${flag} (see --help)`);
+    if (source.kind === 'bool' && inline === undefined && (argv[i + 1] === undefined || argv[i + 1].startsWith('--'))) {
+      values[source.key] = true;
+      continue;
+    }
+    values[source.key] = convert(source, takeValue(), 'flag');
+  }
+  return { values: values as Settings, configFile, help };
+}
+
+export function readEnv(env: NodeJS.ProcessEnv): Settings {
+  const values: Record<string, unknown> = {};
+  for (const source of settingSources) {
+    const raw = env[source.env];
+    if (raw === undefined || raw === '') continue;
+    values[source.key] = convert(source, raw, 'env');
+  }
+  return values as Settings;
+}
+
+export function readSettingsFile(path: string): Settings {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid settings file ${path}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`Invalid settings file ${path}: expected a JSON object`);
+  }
+  return parsed as Settings;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const key = String(issue.path[0] ?? '');
+  const source = settingSources.find((s) => s.key === key);
+  const name = source ? `${source.env}${source.flag ? ` (${source.flag})` : ''}` : key;
+  let accepted = issue.message;
+  const field = configSchema().shape[key as ConfigKey] as unknown;
+  const inner = field instanceof z.ZodDefault || field instanceof z.ZodOptional ? field.unwrap() : field;
+  if (inner instanceof z.ZodNumber) {
+    accepted = `expected an integer from ${inner.minValue} to ${inner.maxValue}`;
+  } else if (issue.code === 'invalid_value' && 'values' in issue) {
+    accepted = `expected one of ${(issue.values as unknown[]).join(', ')}`;
+  } else if (inner instanceof z.ZodArray && key === 'corsOrigins') {
+    accepted = 'expected a comma list of origins such as http://localhost:3000';
+  }
+  return `Invalid setting ${name}: ${accepted}`;
+}
+
+/** Validates merged settings; throws ConfigError naming the first bad setting and what it accepts. */
+export function validateSettings(settings: Settings, profile: Profile = defaultProfile): Config {
+  const result = configSchema(profile).strict().safeParse(settings);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    if (issue.code === 'unrecognized_keys') throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`);
+    throw new ConfigError(describeIssue(issue));
+  }
+  const config = result.data;
+  if (!isLoopbackHost(config.host) && !config.accessKey) {
+    throw new ConfigError(
+      `Refusing to listen on ${config.host} without an access key: set PROXY_ACCESS_KEY (16+ characters) that clients must send as their API key, or bind 127.0.0.1`,
+    );
+  }
+  return config;
+}
+
+export interface LoadConfigInput {
+  argv?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Settings that sit between the file and the defaults (the desktop app's stored settings). */
+  stored?: Settings;
+  profile?: Profile;
+}
+
+export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean } {
+  const env = input.env ?? process.env;
+  const args = parseArgs(input.argv ?? []);
+  const file = args.configFile ?? env.ASSISTANT_PROXY_CONFIG;
+  const fromFile = file ? readSettingsFile(file) : {};
+  const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
+  return { config: validateSettings(merged, input.profile), help: args.help };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+export function usage(): string {
+  const lines = ['Usage: npm run serve -- [options]', '', 'Options (each also an environment variable):'];
+  for (const s of settingSources) {
+    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help}`);
+  }
+  lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md)`);
+  return lines.join('\n');
+}

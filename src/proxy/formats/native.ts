@@ -1,0 +1,202 @@
+// The provider's native Messages API, as hand-written types (STYLE.md habit 4: outgoing shapes are discriminated
+// unions written by hand; incoming bodies go through the zod schemas in native-schemas.ts).
+// Everything inside the proxy is normalised to these shapes (DESIGN.md "The flow of one chat").
+
+// ---- content blocks -------------------------------------------------------------------------------------------
+
+export interface NativeTextBlock {
+  type: 'text';
+  text: string;
+  /** Prompt-caching marks and citations are passed through untouched. */
+  cache_control?: unknown;
+  citations?: unknown;
+}
+
+export type NativeImageSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string };
+
+export interface NativeImageBlock {
+  type: 'image';
+  source: NativeImageSource;
+  cache_control?: unknown;
+}
+
+export interface NativeToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface NativeToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<NativeTextBlock | NativeImageBlock>;
+  is_error?: boolean;
+}
+
+/** Extended-thinking blocks are allowed to pass through (a client replays them in later turns). */
+export interface NativeThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+}
+
+export interface NativeRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type NativeContentBlock =
+  | NativeTextBlock
+  | NativeImageBlock
+  | NativeToolUseBlock
+  | NativeToolResultBlock
+  | NativeThinkingBlock
+  | NativeRedactedThinkingBlock;
+
+/** The blocks a response (or a stream's content_block_start) can carry. */
+export type NativeResponseBlock = NativeTextBlock | NativeToolUseBlock | NativeThinkingBlock | NativeRedactedThinkingBlock;
+
+// ---- request --------------------------------------------------------------------------------------------------
+
+export type NativeRole = 'user' | 'assistant';
+
+export interface NativeMessageParam {
+  role: NativeRole;
+  content: string | NativeContentBlock[];
+}
+
+export interface NativeTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+}
+
+export type NativeToolChoice =
+  | { type: 'auto'; disable_parallel_tool_use?: boolean }
+  | { type: 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface NativeMessagesRequest {
+  model: string;
+  messages: NativeMessageParam[];
+  system?: string | NativeTextBlock[];
+  max_tokens: number;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  stream?: boolean;
+  tools?: NativeTool[];
+  tool_choice?: NativeToolChoice;
+  metadata?: { user_id?: string };
+}
+
+/**
+ * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). A backend always streams: a non-streaming
+ * answer is the same stream, collected by the route, so `stream` is not part of it.
+ */
+export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
+
+// ---- response -------------------------------------------------------------------------------------------------
+
+export type KnownNativeStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+/** A reason the provider adds later must not break parsing; translate/map-stop-reason.ts maps unknown ones. */
+export type NativeStopReason = KnownNativeStopReason | (string & {});
+
+export interface NativeUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+export interface NativeMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: NativeResponseBlock[];
+  stop_reason: NativeStopReason | null;
+  stop_sequence: string | null;
+  usage: NativeUsage;
+}
+
+// ---- stream events --------------------------------------------------------------------------------------------
+
+export interface NativeMessageStartEvent {
+  type: 'message_start';
+  message: NativeMessage;
+}
+
+export interface NativeContentBlockStartEvent {
+  type: 'content_block_start';
+  index: number;
+  content_block: NativeResponseBlock;
+}
+
+export type NativeContentDelta =
+  | { type: 'text_delta'; text: string }
+  | { type: 'input_json_delta'; partial_json: string }
+  | { type: 'thinking_delta'; thinking: string }
+  | { type: 'signature_delta'; signature: string };
+
+export interface NativeContentBlockDeltaEvent {
+  type: 'content_block_delta';
+  index: number;
+  delta: NativeContentDelta;
+}
+
+export interface NativeContentBlockStopEvent {
+  type: 'content_block_stop';
+  index: number;
+}
+
+/** Cumulative usage at the end of a message; the provider always sends output_tokens, the rest sometimes. */
+export type NativeDeltaUsage = Partial<NativeUsage> & { output_tokens: number };
+
+export interface NativeMessageDeltaEvent {
+  type: 'message_delta';
+  delta: { stop_reason: NativeStopReason | null; stop_sequence?: string | null };
+  usage: NativeDeltaUsage;
+}
+
+export interface NativeMessageStopEvent {
+  type: 'message_stop';
+}
+
+export interface NativePingEvent {
+  type: 'ping';
+}
+
+export interface NativeErrorBody {
+  type: string;
+  message: string;
+}
+
+export interface NativeErrorEvent {
+  type: 'error';
+  error: NativeErrorBody;
+}
+
+export type NativeStreamEvent =
+  | NativeMessageStartEvent
+  | NativeContentBlockStartEvent
+  | NativeContentBlockDeltaEvent
+  | NativeContentBlockStopEvent
+  | NativeMessageDeltaEvent
+  | NativeMessageStopEvent
+  | NativePingEvent
+  | NativeErrorEvent;
+
+// The zod schemas for incoming native bodies live beside these types; re-exported so one import serves a route.
+export {
+  nativeMessagesRequestSchema,
+  nativeChatRequestSchema,
+  nativeContentBlockSchema,
+  type NativeMessagesRequestBody,
+  type NativeChatRequestBody,
+} from './native-schemas.js';

@@ -1,0 +1,47 @@
+// The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in the request family's wire
+// shape (SPEC.md §7); Koa/http errors from libraries (raw-body's 413, aborted requests) are mapped onto kinds;
+// anything else is our own bug: logged with its stack, answered 500 without it. After headers are sent nothing
+// can be rendered: the error is logged and the stream route has already written an in-stream error.
+
+import { ProxyError, isProxyError, type ErrorKind } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { redactSecrets } from '../logger.js';
+import { renderError, errorTypeName } from './render-error.js';
+import type { ProxyMiddleware } from './types.js';
+
+function fromHttpError(err: { status?: number; expose?: boolean; message?: string; type?: string }): ProxyError | undefined {
+  const status = err.status;
+  if (typeof status !== 'number' || status < 400) return undefined;
+  const map: Record<number, ErrorKind> = { 400: 'invalid_request', 401: 'authentication', 403: 'permission', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limit' };
+  const kind = map[status] ?? (status >= 500 ? 'internal' : 'invalid_request');
+  const message = err.expose && err.message ? err.message : kind === 'internal' ? 'Internal server error' : `HTTP ${status}`;
+  return new ProxyError(kind, message, { status });
+}
+
+export function errorRenderer(logger: Logger): ProxyMiddleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (caught) {
+      let err: ProxyError;
+      if (isProxyError(caught)) {
+        err = caught;
+      } else {
+        err = fromHttpError(caught as object) ?? new ProxyError('internal', 'Internal server error: the proxy hit an unexpected condition; see its log for details');
+        if (err.kind === 'internal') {
+          logger.error({ requestId: ctx.state.requestId, err: caught }, 'unhandled error');
+        }
+      }
+      ctx.state.errorType = errorTypeName(err, ctx.state.family);
+      if (ctx.headerSent || !ctx.writable) {
+        logger.warn({ requestId: ctx.state.requestId, kind: err.kind, msg2: redactSecrets(err.message) }, 'error after headers were sent');
+        return;
+      }
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      if (err.retryAfter !== undefined) ctx.set('retry-after', String(Math.max(0, Math.ceil(err.retryAfter))));
+      ctx.type = 'application/json';
+      ctx.body = renderError(new ProxyError(err.kind, redactSecrets(err.message), { field: err.field, issue: err.issue, status: err.status }), ctx.state.family, ctx.state.requestId);
+    }
+  };
+}

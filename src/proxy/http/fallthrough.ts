@@ -1,0 +1,21 @@
+// Unknown paths get 404 and known paths with the wrong method 405 with an Allow header, in the family's shape.
+
+import type Router from '@koa/router';
+import { ProxyError } from '../errors.js';
+import type { ProxyMiddleware } from './types.js';
+
+export function fallthrough(router: Router): ProxyMiddleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const methods = new Set<string>();
+    for (const layer of router.stack) {
+      if (layer.methods.length > 0 && layer.match(ctx.path)) for (const m of layer.methods) methods.add(m);
+    }
+    if (methods.size > 0 && !methods.has(ctx.method)) {
+      const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
+      throw new ProxyError('method_not_allowed', `Method ${ctx.method} is not allowed on ${ctx.path}; use ${allow}`, { headers: { allow } });
+    }
+    throw new ProxyError('not_found', `Unknown endpoint ${ctx.method} ${ctx.path}. See README for the endpoints this proxy serves.`);
+  };
+}

@@ -1,0 +1,20 @@
+// Every request gets an id: the client's x-request-id when it is a sane token, else a new one. It is echoed
+// in the response, carried on every log line, and used in native error bodies.
+
+import { randomUUID } from 'node:crypto';
+import { familyOf } from './family.js';
+import type { ProxyMiddleware } from './types.js';
+
+const sane = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestId(): ProxyMiddleware {
+  return async (ctx, next) => {
+    const given = ctx.get('x-request-id');
+    ctx.state.requestId = sane.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.family = familyOf(ctx.path);
+    ctx.state.mode = 'none';
+    ctx.state.route = 'unmatched';
+    ctx.set('x-request-id', ctx.state.requestId);
+    await next();
+  };
+}

@@ -1,0 +1,33 @@
+// What every middleware and route may read or set on ctx.state for one request.
+
+import type { Family } from './family.js';
+import type { Mode } from '../metrics.js';
+
+export interface ProxyState {
+  requestId: string;
+  family: Family;
+  /** Set by the route; labels metrics and logs. */
+  mode: Mode;
+  /** The route pattern (not the raw path) for metrics labels. */
+  route: string;
+  startedAt: number;
+  /** Aborted when the client goes away or the server shuts down past its grace period. */
+  signal: AbortSignal;
+  abort: AbortController;
+  firstTokenAt?: number;
+  model?: string;
+  stream?: boolean;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Set when a failure happened after headers were sent (reported in-stream). */
+  errorType?: string;
+  /** Parsed JSON body (set by the body middleware). */
+  body?: unknown;
+  /** The body exactly as received, for byte-level forwarding. */
+  rawBody?: Buffer;
+  /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
+  accessKeyPresented?: boolean;
+}
+
+export function markFirstToken(state: ProxyState, now: number = Date.now()): void {
+  if (state.firstTokenAt === undefined) state.firstTokenAt = now;
+}

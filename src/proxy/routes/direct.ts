@@ -1,0 +1,8 @@
+// Direct mode routes (issue 4). Registered by server.ts; this module owns every path of the mode.
+
+import type { Services } from '../services.js';
+import type { ProxyRouter } from './define.js';
+
+export function registerDirect(_router: ProxyRouter, _services: Services): void {
+  // Filled in by the Direct mode work.
+}

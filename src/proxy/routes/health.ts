@@ -1,0 +1,61 @@
+// GET /health, /health/detailed (SPEC.md §2.8, §3, §7.4) and /metrics (§4 note 7). Health answers from the
+// probe's cached snapshot and never waits on a process.
+
+import { ProxyError } from '../errors.js';
+import { basicHealth, detailedHealth, httpStatusOf, type ServerFigures } from '../health/health-record.js';
+import type { Services } from '../services.js';
+import { addRoute, type ProxyRouter } from './define.js';
+
+export function figures(services: Services): ServerFigures {
+  const { config, metrics } = services;
+  return {
+    service: 'assistant-proxy',
+    version: services.version,
+    host: config.host,
+    port: services.boundPort ?? config.port,
+    logLevel: config.logLevel,
+    corsEnabled: config.corsOrigins.length > 0,
+    startedAt: services.startedAt,
+    now: services.deps.now(),
+    requestsProcessed: metrics.requestsTotal,
+    errors: metrics.errorsTotal,
+    cliRequired: services.modeOn('tool'),
+  };
+}
+
+export function registerHealth(router: ProxyRouter, services: Services): void {
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/health',
+    mode: 'none',
+    handler: async (ctx) => {
+      const record = basicHealth(services.probe.snapshot(), figures(services), services.profile);
+      ctx.status = httpStatusOf(record.status);
+      ctx.body = record;
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/health/detailed',
+    mode: 'none',
+    handler: async (ctx) => {
+      const extras: Record<string, unknown> = {};
+      for (const [name, get] of services.healthExtras) extras[name] = get();
+      const record = detailedHealth(services.probe.snapshot(), figures(services), services.profile, extras);
+      ctx.status = httpStatusOf(record.status);
+      ctx.body = record;
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/metrics',
+    mode: 'none',
+    handler: async (ctx) => {
+      if (!services.config.metricsEnabled) throw new ProxyError('not_found', 'Monitoring is off: set METRICS_ENABLED=true (or --metrics) to serve /metrics');
+      const snap = services.probe.snapshot();
+      services.metrics.cliStatus.set(snap.cli.status === 'healthy' && snap.auth.loggedIn ? 1 : 0);
+      ctx.type = services.metrics.registry.contentType;
+      ctx.body = await services.metrics.registry.metrics();
+    },
+  });
+}

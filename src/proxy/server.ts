@@ -1,0 +1,169 @@
+// createProxy composes the middleware and routes of one proxy instance (DESIGN.md). It has no module state:
+// tests start several on OS-chosen ports in one process. Order of the middleware matters:
+//   request id -> request log/metrics (+ abort signal) -> error renderer -> host guard -> CORS -> access key
+//   -> rate limit -> routes -> 404/405
+// so that every error, even a refused Host, is logged, counted, and rendered in the family's wire shape.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { isLoopbackHost, type Config, type ModeName } from './config.js';
+import { CliProbe } from './health/cli-probe.js';
+import { accessKey } from './http/access-key.js';
+import { cors } from './http/cors.js';
+import { errorRenderer } from './http/errors.js';
+import { fallthrough } from './http/fallthrough.js';
+import { hostGuard } from './http/host-guard.js';
+import { rateLimit } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import { requestLog } from './http/request-log.js';
+import type { ProxyState } from './http/state.js';
+import { createLogger, type Logger } from './logger.js';
+import { ProxyMetrics } from './metrics.js';
+import { createProfile, type Profile } from './profile.js';
+import { registerDirect } from './routes/direct.js';
+import { registerHealth } from './routes/health.js';
+import { registerModels } from './routes/models.js';
+import { registerRespapi } from './routes/respapi.js';
+import { registerTool } from './routes/tool.js';
+import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
+
+export interface CreateProxyOptions {
+  config: Config;
+  profile?: Profile;
+  logger?: Logger;
+  deps?: Partial<ProxyDeps>;
+}
+
+export interface ProxyServer {
+  app: Koa<ProxyState>;
+  services: Services;
+  /** Binds the port; rejects with PortInUseError when it is taken. Waits for the first CLI probe (bounded). */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Stops accepting, lets in-flight requests finish up to the grace period, then ends them. */
+  close(graceMs?: number): Promise<void>;
+  readonly server: Server | undefined;
+}
+
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly host: string,
+  ) {
+    super(`Port ${port} already in use on ${host}. Choose another port with --port or PORT (or in the app's settings).`);
+    this.name = 'PortInUseError';
+  }
+}
+
+export function createProxy(options: CreateProxyOptions): ProxyServer {
+  const config = options.config;
+  const profile = options.profile ?? createProfile();
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const deps = defaultDeps(options.deps);
+  const metrics = new ProxyMetrics(deps.now);
+  const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath });
+  const closeHooks: Array<() => Promise<void> | void> = [];
+  const inFlight = new Set<AbortController>();
+  const services: Services = {
+    config,
+    profile,
+    logger,
+    metrics,
+    probe,
+    deps,
+    version: serviceVersion(),
+    startedAt: deps.now(),
+    modeOn: (mode: ModeName) => config.modes.includes(mode),
+    onClose: (hook) => void closeHooks.push(hook),
+    healthExtras: new Map(),
+  };
+
+  const app = new Koa<ProxyState>({ proxy: false });
+  app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
+  const router = new Router<ProxyState>();
+  registerHealth(router, services);
+  registerModels(router, services);
+  registerTool(router, services);
+  registerDirect(router, services);
+  registerRespapi(router, services);
+
+  app.use(requestId());
+  app.use(requestLog(logger, metrics, inFlight, deps.now));
+  app.use(errorRenderer(logger));
+  if (isLoopbackHost(config.host)) app.use(hostGuard(config.allowedHosts));
+  app.use(cors(config.corsOrigins));
+  app.use(accessKey(config.accessKey, !isLoopbackHost(config.host)));
+  app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
+  app.use(fallthrough(router));
+  app.use(router.routes());
+
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+
+  async function listen() {
+    const firstProbe = probe.refresh().catch((err: Error) => logger.warn({ err: err.message }, 'CLI probe failed'));
+    const s = createServer(app.callback());
+    s.keepAliveTimeout = 65_000;
+    s.requestTimeout = 0; // streams may run long; chat deadlines are enforced per request
+    s.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EADDRINUSE') reject(new PortInUseError(config.port, config.host));
+        else if (err.code === 'EACCES') reject(new Error(`Not allowed to listen on ${config.host}:${config.port} (${err.code}); choose a port above 1024 with --port or PORT`));
+        else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`Address ${config.host} is not available on this machine; choose another --host`));
+        else reject(err);
+      });
+      s.listen(config.port, config.host, () => resolve());
+    });
+    s.on('error', (err) => logger.error({ err }, 'server error'));
+    server = s;
+    const addr = s.address() as AddressInfo;
+    services.boundPort = addr.port;
+    probe.start(config.healthRefreshMs);
+    await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return { host: addr.address, port: addr.port, url: `http://${shownHost}:${addr.port}` };
+  }
+
+  async function close(graceMs = config.shutdownGraceMs) {
+    probe.stop();
+    const s = server;
+    server = undefined;
+    if (s) {
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      s.closeIdleConnections();
+      const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+      const waitInFlight = (async () => {
+        while (inFlight.size > 0) await new Promise((r) => setTimeout(r, 25));
+      })();
+      if ((await Promise.race([waitInFlight, deadline])) === 'timeout') {
+        logger.warn({ inFlight: inFlight.size }, 'shutdown grace period over; ending in-flight requests');
+        for (const abort of inFlight) abort.abort(new Error('server shutting down'));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    }
+    for (const hook of closeHooks.splice(0)) {
+      try {
+        await hook();
+      } catch (err) {
+        logger.warn({ err }, 'close hook failed');
+      }
+    }
+  }
+
+  return {
+    app,
+    services,
+    listen,
+    close,
+    get server() {
+      return server;
+    },
+  };
+}

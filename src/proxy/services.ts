@@ -1,0 +1,61 @@
+// What the routes of one proxy instance share. Everything that touches the world comes in through `deps`
+// (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a module-level singleton.
+
+import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import type { Config, ModeName } from './config.js';
+import type { CliProbe, RunCommand } from './health/cli-probe.js';
+import type { Logger } from './logger.js';
+import type { ProxyMetrics } from './metrics.js';
+import type { Profile } from './profile.js';
+
+export interface ProxyDeps {
+  /** Runs a short command (the CLI probe). */
+  run: RunCommand;
+  /** The fetch used for upstream calls (undici's by default). */
+  fetch: typeof fetch;
+  now: () => number;
+  /** PATH used to find the CLI (a GUI-launched app passes its fixed login-shell PATH). */
+  envPath?: string;
+  /** Environment given to CLI children (defaults to process.env). */
+  childEnv?: NodeJS.ProcessEnv;
+}
+
+export interface Services {
+  config: Config;
+  profile: Profile;
+  logger: Logger;
+  metrics: ProxyMetrics;
+  probe: CliProbe;
+  deps: ProxyDeps;
+  version: string;
+  startedAt: number;
+  /** The port actually bound (differs from config.port when that is 0). */
+  boundPort?: number;
+  modeOn(mode: ModeName): boolean;
+  /** Called on close, after in-flight requests had their grace period (kill children, close pools). */
+  onClose(hook: () => Promise<void> | void): void;
+  /** Extra components for /health/detailed (e.g. the response-API session registry). */
+  healthExtras: Map<string, () => unknown>;
+}
+
+export const runWithExeca: RunCommand = async (file, args, { timeoutMs }) => {
+  const r = await execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000 });
+  return { exitCode: r.exitCode, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), timedOut: r.timedOut };
+};
+
+export function defaultDeps(partial: Partial<ProxyDeps> = {}): ProxyDeps {
+  return { run: runWithExeca, fetch: globalThis.fetch, now: Date.now, ...partial };
+}
+
+let cachedVersion: string | undefined;
+export function serviceVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    cachedVersion = pkg.version ?? '0.0.0';
+  } catch {
+    cachedVersion = '0.0.0';
+  }
+  return cachedVersion;
+}

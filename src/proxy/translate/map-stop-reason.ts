@@ -1,0 +1,23 @@
+// Native stop_reason -> compatible finish_reason (SPEC.md §2.4, §2.5). A table, not a chain of ifs, so a reader
+// sees every case at once (STYLE.md: stop-reason maps as `as const` tables).
+
+import type { CompatFinishReason } from '../formats/compat.js';
+import type { NativeStopReason } from '../formats/native.js';
+
+export const finishReasonOfStopReason = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  // The provider paused a long server-side turn; the client sees an ordinary end of its answer.
+  pause_turn: 'stop',
+  refusal: 'content_filter',
+} as const satisfies Record<string, CompatFinishReason>;
+
+/** null (no reason yet) stays null; a reason the provider adds later maps to 'stop' rather than breaking a client. */
+export function mapStopReason(reason: NativeStopReason | null | undefined): CompatFinishReason | null {
+  if (reason === null || reason === undefined) return null;
+  return Object.hasOwn(finishReasonOfStopReason, reason)
+    ? finishReasonOfStopReason[reason as keyof typeof finishReasonOfStopReason]
+    : 'stop';
+}
