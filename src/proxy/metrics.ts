@@ -90,14 +90,15 @@ export class ProxyMetrics {
     this.inFlightGauge.inc({ mode });
   }
 
-  finished(record: RequestRecord, startedMode: Mode): void {
+  /** `mayBeError` false: a non-2xx status that is an answer, not a failure (an unhealthy health check). */
+  finished(record: RequestRecord, startedMode: Mode, mayBeError = true): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     this.inFlightGauge.dec({ mode: startedMode });
     this.requestsTotal++;
     const labels = { mode: record.mode, route: record.route };
     this.requests.inc({ ...labels, status: String(record.status) });
     this.duration.observe(labels, record.durationMs / 1000);
-    const isError = record.status >= 400 || record.errorType !== undefined;
+    const isError = mayBeError && (record.status >= 400 || record.errorType !== undefined);
     if (isError) {
       this.errorsTotal++;
       this.errors.inc({ ...labels, type: record.errorType ?? `http_${record.status}` });

@@ -48,7 +48,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       };
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
       const probe = s.route.startsWith('/health') || s.route === '/metrics';
-      metrics.finished(probe && status !== 500 ? { ...record, status: status === 503 ? 200 : status, errorType: undefined } : record, startedMode);
+      metrics.finished(record, startedMode, !(probe && status === 503));
       const level = probe ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
       logger[level](
         { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },
