@@ -112,7 +112,11 @@ export const settingSources: SettingSource[] = [
 ];
 
 export class ConfigError extends Error {
-  constructor(message: string) {
+  /** The setting the message is about, when it is about one. */
+  constructor(
+    message: string,
+    readonly key?: string,
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -229,13 +233,14 @@ export function validateSettings(settings: Settings, profile: Profile = defaultP
   const result = configSchema(profile).strict().safeParse(settings);
   if (!result.success) {
     const issue = result.error.issues[0];
-    if (issue.code === 'unrecognized_keys') throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`);
-    throw new ConfigError(describeIssue(issue));
+    if (issue.code === 'unrecognized_keys') throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`, issue.keys[0]);
+    throw new ConfigError(describeIssue(issue), String(issue.path[0] ?? ''));
   }
   const config = result.data;
   if (!isLoopbackHost(config.host) && !config.accessKey) {
     throw new ConfigError(
       `Refusing to listen on ${config.host} without an access key: set PROXY_ACCESS_KEY (16+ characters) that clients must send as their API key, or bind 127.0.0.1`,
+      'accessKey',
     );
   }
   return config;

@@ -1,0 +1,57 @@
+// The interface between the desktop window and the proxy (DESIGN.md). Types only: the renderer may
+// `import type` from this file and nothing else from src/proxy. src/main implements it over IPC by calling a
+// ProxyController.
+
+import type { Config } from './config.js';
+import type { MetricsSummary, RequestRecord } from './metrics.js';
+
+export type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
+
+export interface ControlStatus {
+  state: ServerState;
+  host: string;
+  port: number;
+  /** http://127.0.0.1:8000 when running. */
+  baseUrl?: string;
+  /** Set when state is error (e.g. "Port 8000 already in use ..."). */
+  error?: string;
+  /** Attention items for the tray and window: CLI missing, logged out, token expiring. */
+  attention: string[];
+  modes: Config['modes'];
+  version: string;
+  cli: { status: string; path?: string; version?: string; searchedPaths: string[]; error?: string };
+  auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string };
+  uptime?: string;
+  requestsProcessed: number;
+  errors: number;
+}
+
+export type SettingsView = Config;
+
+export interface SettingsResult {
+  ok: boolean;
+  /** Per-setting messages, keyed by setting name, for inline display. */
+  errors?: Record<string, string>;
+  /** A message that is not tied to one field (e.g. the new port is in use and the old one was kept). */
+  message?: string;
+  status?: ControlStatus;
+}
+
+export interface ControlApi {
+  getStatus(): Promise<ControlStatus>;
+  getSettings(): Promise<SettingsView>;
+  /** Validates, persists and applies settings, restarting the server when needed. */
+  updateSettings(patch: Partial<SettingsView>): Promise<SettingsResult>;
+  start(): Promise<ControlStatus>;
+  stop(): Promise<ControlStatus>;
+  getMetrics(): Promise<MetricsSummary>;
+  getRecentRequests(): Promise<RequestRecord[]>;
+  /** Checks whether a port can be bound on the configured host right now. */
+  checkPort(port: number): Promise<{ free: boolean; message?: string }>;
+  /** Copies text to the clipboard (the main process owns the clipboard). */
+  copyText(text: string): Promise<void>;
+  /** Opens a file picker for the CLI path; resolves undefined when cancelled. */
+  pickCliPath(): Promise<string | undefined>;
+}
+
+export type { MetricsSummary, RequestRecord };

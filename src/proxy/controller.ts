@@ -1,0 +1,211 @@
+// ProxyController owns one proxy server for the desktop app (and tests): start, stop, restart on setting
+// changes, status snapshots and change events. A settings change that cannot start (port taken) rolls back to
+// the previous settings and keeps the old server running, so the user never loses a working proxy.
+
+import { EventEmitter } from 'node:events';
+import { createServer } from 'node:net';
+import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
+import type { ControlStatus, SettingsResult } from './control-api.js';
+import { formatUptime } from './health/health-record.js';
+import { createLogger, type Logger } from './logger.js';
+import type { MetricsSummary, RequestRecord } from './metrics.js';
+import { createProfile, type Profile } from './profile.js';
+import { createProxy, PortInUseError, type ProxyServer } from './server.js';
+import { serviceVersion, type ProxyDeps } from './services.js';
+
+export interface ControllerOptions {
+  settings: Settings;
+  profile?: Profile;
+  logger?: Logger;
+  deps?: Partial<ProxyDeps>;
+  /** Persists settings after a successful change (the app's electron-store). */
+  persist?: (settings: Settings) => void | Promise<void>;
+  /** Days before token expiry that count as "expiring soon". */
+  expiryWarningMs?: number;
+}
+
+export class ProxyController extends EventEmitter {
+  private settings: Settings;
+  private config: Config;
+  private proxy: ProxyServer | undefined;
+  private state: ControlStatus['state'] = 'stopped';
+  private lastError: string | undefined;
+  private readonly profile: Profile;
+  private readonly logger: Logger;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: ControllerOptions) {
+    super();
+    this.profile = opts.profile ?? createProfile();
+    this.settings = { ...opts.settings };
+    this.config = validateSettings(this.settings, this.profile);
+    this.logger = opts.logger ?? createLogger(this.config.logLevel);
+  }
+
+  /** Serialises start/stop/restart so overlapping clicks cannot race. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  getConfig(): Config {
+    return this.config;
+  }
+
+  start(): Promise<ControlStatus> {
+    return this.serial(() => this.startNow());
+  }
+
+  stop(): Promise<ControlStatus> {
+    return this.serial(async () => {
+      await this.stopNow();
+      return this.status();
+    });
+  }
+
+  private async startNow(): Promise<ControlStatus> {
+    if (this.proxy) return this.status();
+    this.setState('starting');
+    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps });
+    try {
+      await proxy.listen();
+    } catch (err) {
+      await proxy.close(0).catch(() => undefined);
+      this.lastError = (err as Error).message;
+      this.setState('error');
+      throw err;
+    }
+    this.proxy = proxy;
+    this.lastError = undefined;
+    proxy.services.probe.on('change', () => this.emit('status', this.status()));
+    this.setState('running');
+    return this.status();
+  }
+
+  private async stopNow(graceMs?: number): Promise<void> {
+    const proxy = this.proxy;
+    if (!proxy) {
+      if (this.state !== 'error') this.setState('stopped');
+      return;
+    }
+    this.setState('stopping');
+    this.proxy = undefined;
+    await proxy.close(graceMs);
+    this.setState('stopped');
+  }
+
+  /** Validates and applies a settings patch; restarts a running server when anything changed. */
+  updateSettings(patch: Settings): Promise<SettingsResult> {
+    return this.serial(async () => {
+      const next = { ...this.settings, ...patch };
+      for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete (next as Record<string, unknown>)[k];
+      let config: Config;
+      try {
+        config = validateSettings(next, this.profile);
+      } catch (err) {
+        const message = err instanceof ConfigError ? err.message : String(err);
+        const key = err instanceof ConfigError && err.key ? err.key : (Object.keys(patch)[0] ?? 'settings');
+        return { ok: false, errors: { [key]: message }, message, status: this.status() };
+      }
+      const previous = { settings: this.settings, config: this.config };
+      const wasRunning = this.proxy !== undefined;
+      this.settings = next;
+      this.config = config;
+      if (wasRunning) {
+        await this.stopNow(2000);
+        try {
+          await this.startNow();
+        } catch (err) {
+          // Roll back: keep the user's working proxy.
+          this.settings = previous.settings;
+          this.config = previous.config;
+          const message = err instanceof PortInUseError ? err.message : `Could not start with the new settings: ${(err as Error).message}`;
+          try {
+            await this.startNow();
+          } catch {
+            /* the old settings no longer start either; status shows the error */
+          }
+          return { ok: false, errors: err instanceof PortInUseError ? { port: message } : undefined, message: `${message} The previous settings were kept.`, status: this.status() };
+        }
+      }
+      await this.opts.persist?.(this.settings);
+      return { ok: true, status: this.status() };
+    });
+  }
+
+  async checkPort(port: number): Promise<{ free: boolean; message?: string }> {
+    if (this.proxy && port === this.proxy.services.boundPort) return { free: true, message: 'in use by this proxy' };
+    return new Promise((resolve) => {
+      const s = createServer();
+      s.once('error', (err: NodeJS.ErrnoException) =>
+        resolve({ free: false, message: err.code === 'EADDRINUSE' ? `Port ${port} already in use on ${this.config.host}` : `Port ${port} cannot be used (${err.code})` }),
+      );
+      s.listen(port, this.config.host, () => s.close(() => resolve({ free: true })));
+    });
+  }
+
+  metrics(): MetricsSummary | undefined {
+    return this.proxy?.services.metrics.summary();
+  }
+
+  recentRequests(): RequestRecord[] {
+    return this.proxy?.services.metrics.recentRequests() ?? [];
+  }
+
+  /** The running proxy, for tests and the main process (e.g. to read the bound port). */
+  current(): ProxyServer | undefined {
+    return this.proxy;
+  }
+
+  /** Refreshes the CLI probe now (the login watcher's tick). */
+  async refreshProbe(): Promise<ControlStatus> {
+    await this.proxy?.services.probe.refresh();
+    return this.status();
+  }
+
+  status(): ControlStatus {
+    const proxy = this.proxy;
+    const services = proxy?.services;
+    const snap = services?.probe.snapshot();
+    const port = services?.boundPort ?? this.config.port;
+    const host = this.config.host;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    const attention: string[] = [];
+    if (this.state === 'error' && this.lastError) attention.push(this.lastError);
+    if (snap && this.config.modes.includes('tool')) {
+      if (snap.cli.status === 'unhealthy') attention.push('Assistant CLI not found: install it or set its path in Settings');
+      else if (snap.cli.status === 'error') attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
+      if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is logged out: log in again with the CLI');
+      if (snap.auth.expires) {
+        const left = Date.parse(snap.auth.expires) - Date.now();
+        if (left < 0) attention.push('The CLI login token has expired: log in again with the CLI');
+        else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
+      }
+    }
+    return {
+      state: this.state,
+      host,
+      port,
+      baseUrl: this.state === 'running' ? `http://${shownHost}:${port}` : undefined,
+      error: this.state === 'error' ? this.lastError : undefined,
+      attention,
+      modes: this.config.modes,
+      version: serviceVersion(),
+      cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
+      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
+      uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
+      requestsProcessed: services?.metrics.requestsTotal ?? 0,
+      errors: services?.metrics.errorsTotal ?? 0,
+    };
+  }
+
+  getSettings(): Config {
+    return this.config;
+  }
+
+  private setState(state: ControlStatus['state']): void {
+    this.state = state;
+    this.emit('status', this.status());
+  }
+}

@@ -1,0 +1,52 @@
+// A whole native message -> the compatible chat completion (SPEC.md §2.4). Text blocks are joined; tool_use
+// blocks become `tool_calls`, and a finish_reason of tool_calls always comes with that array (PEERS.md: a peer
+// left it out and broke automation tools). Thinking blocks have no place in the completion and are left out.
+
+import type { CompatCompletion, CompatToolCall } from '../formats/compat.js';
+import type { NativeMessage } from '../formats/native.js';
+import { mapStopReason } from './map-stop-reason.js';
+import { mapUsage } from './map-usage.js';
+
+export interface CompletionMeta {
+  /** Completion id chosen by the caller (e.g. chatcmpl-<random>). */
+  id: string;
+  /** The model id to show the client (the neutral id it asked for). */
+  model: string;
+  /** Unix time in seconds. */
+  created: number;
+}
+
+export function nativeMessageToCompletion(message: NativeMessage, meta: CompletionMeta): CompatCompletion {
+  const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const toolCalls: CompatToolCall[] = message.content.flatMap((b) =>
+    b.type === 'tool_use'
+      ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }]
+      : [],
+  );
+  let finishReason = mapStopReason(message.stop_reason);
+  // Never claim tool_calls without the array, nor hide calls that are there behind another reason.
+  if (finishReason === 'tool_calls' && toolCalls.length === 0) finishReason = 'stop';
+  if (toolCalls.length > 0 && finishReason === 'stop') finishReason = 'tool_calls';
+
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          // The compatible format uses null content for a message that only calls tools.
+          content: text === '' && toolCalls.length > 0 ? null : text,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
+        finish_reason: finishReason,
+        logprobs: null,
+      },
+    ],
+    usage: mapUsage(message.usage),
+  };
+}
