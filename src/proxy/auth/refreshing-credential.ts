@@ -61,6 +61,9 @@ export class RefreshingCredential<C> {
   }
 
   private refreshFrom(current: C): Promise<C> {
+    // A caller that read the old file just before another refresh finished must not refresh again with a
+    // refresh token that may have been rotated.
+    if (this.cached !== undefined && this.fresh(this.cached)) return Promise.resolve(this.cached);
     this.inFlight ??= (async () => {
       try {
         const next = await this.opts.refresh(current);

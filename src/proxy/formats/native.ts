@@ -192,6 +192,14 @@ export type NativeStreamEvent =
   | NativePingEvent
   | NativeErrorEvent;
 
+// ---- the native chat-completion stream (SPEC.md §6.2) ---------------------------------------------------------
+
+/** Data-only events of POST /v1/chat/completions with stream true; the server frames them and ends with [DONE]. */
+export type NativeChatStreamEvent =
+  | { type: 'message_start'; message: NativeMessage }
+  | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } }
+  | { type: 'message_delta'; delta: { stop_reason: NativeStopReason | null }; usage: { output_tokens: number } };
+
 // The zod schemas for incoming native bodies live beside these types; re-exported so one import serves a route.
 export {
   nativeMessagesRequestSchema,
