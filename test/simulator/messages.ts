@@ -1,0 +1,219 @@
+// The provider's native API as the simulator serves it: POST /v1/messages (JSON or SSE) and GET /v1/models.
+
+import { defaultProfile } from '../../src/proxy/profile.js';
+import {
+  credentialOf,
+  defaultFailureMessage,
+  failureHeaders,
+  nativeErrorBody,
+  pause,
+  rateLimitHeaders,
+  resetConnection,
+  sendJson,
+  startSse,
+  takeFailure,
+  writeSse,
+} from './http.js';
+import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
+import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
+
+function baseHeaders(ctx: RouteContext): Record<string, string> {
+  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders() };
+}
+
+/** Answers 401 and returns false when the request carries no credential, or one the knobs do not accept. */
+function checkAuth(ctx: RouteContext, headers: Record<string, string>): boolean {
+  const credential = credentialOf(ctx.record.headers);
+  const accepted = ctx.state.knobs.acceptTokens;
+  if (!credential) {
+    sendJson(ctx.res, 401, nativeErrorBody(401, 'x-api-key header is required'), headers);
+    return false;
+  }
+  if (tokenSetSize(accepted) > 0 && !tokenSetHas(accepted, credential)) {
+    sendJson(ctx.res, 401, nativeErrorBody(401, 'invalid x-api-key'), headers);
+    return false;
+  }
+  return true;
+}
+
+/** Answers a failWith failure and returns true when one was due. */
+function failIfAsked(ctx: RouteContext, headers: Record<string, string>): boolean {
+  const fail = takeFailure(ctx.state, 'failWith');
+  if (!fail) return false;
+  const message = fail.message ?? defaultFailureMessage(fail.status);
+  sendJson(ctx.res, fail.status, nativeErrorBody(fail.status, message), { ...headers, ...failureHeaders(fail) });
+  return true;
+}
+
+export async function handleMessages(ctx: RouteContext): Promise<void> {
+  const { state, record, res } = ctx;
+  const knobs = state.knobs;
+  if (!(await pause(knobs.latencyMs, res))) return;
+  const headers = baseHeaders(ctx);
+  if (!checkAuth(ctx, headers) || failIfAsked(ctx, headers)) return;
+
+  const body = record.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    sendJson(res, 400, nativeErrorBody(400, 'request body must be a JSON object'), headers);
+    return;
+  }
+  if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+    sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
+    return;
+  }
+  const plan = planReply(body, knobs, () => `toolu_sim_${state.next('toolu')}`);
+  const id = `msg_sim_${state.next('msg')}`;
+  if (body.stream === true) {
+    await streamMessage(ctx, headers, id, body.model, plan);
+    return;
+  }
+  sendJson(
+    res,
+    200,
+    {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: planContent(plan),
+      stop_reason: plan.stopReason,
+      stop_sequence: plan.stopSequence,
+      usage: usage(plan.inputTokens, plan.outputTokens),
+    },
+    headers,
+  );
+}
+
+function usage(input: number, output: number): Record<string, number> {
+  return { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+}
+
+/** One event of the stream, flagged when it is a delta (faults count deltas). */
+interface StreamStep {
+  event: string;
+  data: unknown;
+  delta?: boolean;
+}
+
+function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean): StreamStep[] {
+  const steps: StreamStep[] = [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usage(plan.inputTokens, 1),
+        },
+      },
+    },
+  ];
+  plan.blocks.forEach((block, index) => {
+    const start =
+      block.type === 'text'
+        ? { type: 'text', text: '' }
+        : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+    steps.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
+    if (index === 0 && ping) steps.push({ event: 'ping', data: { type: 'ping' } });
+    for (const piece of block.pieces) {
+      const delta =
+        block.type === 'text' ? { type: 'text_delta', text: piece } : { type: 'input_json_delta', partial_json: piece };
+      steps.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta }, delta: true });
+    }
+    steps.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  steps.push({
+    event: 'message_delta',
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
+      usage: { output_tokens: plan.outputTokens },
+    },
+  });
+  steps.push({ event: 'message_stop', data: { type: 'message_stop' } });
+  return steps;
+}
+
+async function streamMessage(
+  ctx: RouteContext,
+  headers: Record<string, string>,
+  id: string,
+  model: string,
+  plan: ReplyPlan,
+): Promise<void> {
+  const { state, res } = ctx;
+  const knobs = state.knobs;
+  const steps = streamSteps(id, model, plan, knobs.ping);
+  const deltaCount = steps.filter((s) => s.delta).length;
+  const faultAfter = Math.max(1, Math.floor(deltaCount / 2));
+  const fault = knobs.streamFault;
+  startSse(res, headers);
+  let deltasSent = 0;
+  for (const step of steps) {
+    if (fault && deltasSent >= faultAfter) {
+      await applyFault(ctx, fault);
+      return;
+    }
+    if (step.delta && deltasSent > 0 && !(await pause(knobs.chunkIntervalMs, res))) return;
+    if (!writeSse(res, step.event, step.data)) return;
+    if (step.delta) deltasSent++;
+  }
+  res.end();
+}
+
+/** Applies a streamFault; shared with the response API, whose stream has the same faults. */
+export async function applyFault(ctx: RouteContext, fault: NonNullable<RouteContext['state']['knobs']['streamFault']>): Promise<void> {
+  const { state, res } = ctx;
+  switch (fault) {
+    case 'truncate':
+      res.end();
+      return;
+    case 'reset':
+      await resetConnection(state, res);
+      return;
+    case 'error':
+      writeSse(res, 'error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+      res.end();
+      return;
+    case 'stall':
+      // Nothing more is written; the socket stays open until the client aborts or close() destroys it.
+      await pause(2 ** 31 - 1, res);
+      return;
+  }
+}
+
+function displayName(suffix: string): string {
+  return suffix
+    .replace(/-\d{8}$/, '')
+    .split('-')
+    .map((w) => (/^\d/.test(w) ? w : w[0].toUpperCase() + w.slice(1)))
+    .join(' ');
+}
+
+/** The provider's model ids, made from the profile's public list (neutral prefix replaced by the provider's). */
+export function providerModels(): Array<{ type: 'model'; id: string; display_name: string; created_at: string }> {
+  const { neutral, provider } = defaultProfile.modelIdPrefix;
+  return defaultProfile.models.map((m) => {
+    const suffix = m.id.startsWith(neutral) ? m.id.slice(neutral.length) : m.id;
+    return {
+      type: 'model' as const,
+      id: provider + suffix,
+      display_name: displayName(suffix),
+      created_at: new Date(m.created * 1000).toISOString(),
+    };
+  });
+}
+
+export async function handleModels(ctx: RouteContext): Promise<void> {
+  if (!(await pause(ctx.state.knobs.latencyMs, ctx.res))) return;
+  const headers = baseHeaders(ctx);
+  if (!checkAuth(ctx, headers)) return;
+  const data = providerModels();
+  sendJson(ctx.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, headers);
+}

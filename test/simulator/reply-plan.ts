@@ -1,0 +1,143 @@
+// Decides what the simulated provider answers to a native request, as a pure function of the request and the knobs:
+// which content blocks, how each is split into stream pieces, the stop reason and the token counts.
+//
+// Token counts are deterministic and derived from content, never estimated:
+// - input_tokens  = number of whitespace-separated words in `system` plus every text in `messages` (string content,
+//                   text blocks, tool_result content text, tool_use input as JSON);
+// - output_tokens = number of stream pieces actually emitted (text deltas plus input_json_delta pieces).
+// The same counts are reported whether or not the request streams.
+
+import type { SimulatorKnobs } from './types.js';
+
+export type PlannedBlock =
+  | { type: 'text'; pieces: string[] }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; pieces: string[] };
+
+export interface ReplyPlan {
+  blocks: PlannedBlock[];
+  stopReason: 'end_turn' | 'tool_use' | 'stop_sequence' | 'max_tokens';
+  stopSequence: string | null;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function countWords(text: string): number {
+  const words = text.trim().split(/\s+/);
+  return words[0] === '' ? 0 : words.length;
+}
+
+/** All text a request carries in system and messages, for the input token count. */
+export function requestTexts(body: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      const block = value as Record<string, unknown>;
+      if (typeof block.text === 'string') out.push(block.text);
+      if (block.content !== undefined) visit(block.content);
+      if (block.type === 'tool_use' && block.input !== undefined) out.push(JSON.stringify(block.input));
+    }
+  };
+  visit(body.system);
+  visit(body.messages);
+  return out;
+}
+
+/** Splits text into pieces: one per word (keeping the trailing whitespace) or `count` near-equal pieces. */
+export function splitText(text: string, count?: number): string[] {
+  if (text === '') return [];
+  if (count === undefined) return text.match(/\S+\s*|\s+/g) ?? [text];
+  const n = Math.max(1, Math.min(count, text.length));
+  const size = Math.ceil(text.length / n);
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+/** JSON text in at least two pieces (three when long enough), as the provider streams tool input. */
+export function splitJson(json: string): string[] {
+  const n = Math.max(2, Math.min(3, json.length));
+  return splitText(json, n);
+}
+
+interface ToolResultLike {
+  type: 'tool_result';
+  content?: unknown;
+}
+
+function lastUserToolResult(messages: unknown[]): ToolResultLike | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown } | null;
+    if (!m || m.role !== 'user') continue;
+    if (!Array.isArray(m.content)) return undefined;
+    return m.content.find((b): b is ToolResultLike => (b as { type?: unknown })?.type === 'tool_result');
+  }
+  return undefined;
+}
+
+function toolResultText(result: ToolResultLike): string {
+  const c = result.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) {
+    return c
+      .map((b) => (typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : ''))
+      .join('');
+  }
+  return '';
+}
+
+export function planReply(
+  body: Record<string, unknown>,
+  knobs: SimulatorKnobs,
+  nextToolId: () => string,
+): ReplyPlan {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const inputTokens = requestTexts(body).reduce((n, t) => n + countWords(t), 0);
+  const tools = Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>) : [];
+  const toolResult = lastUserToolResult(messages);
+
+  if (tools.length > 0 && !toolResult) {
+    const blocks: PlannedBlock[] = [];
+    if (knobs.toolPreamble) blocks.push({ type: 'text', pieces: splitText(knobs.toolPreamble, knobs.chunkCount) });
+    const name = typeof tools[0].name === 'string' ? tools[0].name : 'tool';
+    const pieces = splitJson(JSON.stringify(knobs.toolInput));
+    blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });
+    const outputTokens = blocks.reduce((n, b) => n + b.pieces.length, 0);
+    return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens };
+  }
+
+  let text = toolResult ? `The tool said: ${toolResultText(toolResult)}` : knobs.replyText;
+  let stopReason: ReplyPlan['stopReason'] = 'end_turn';
+  let stopSequence: string | null = null;
+  const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s) => typeof s === 'string') : [];
+  let cut = -1;
+  for (const s of stops as string[]) {
+    const at = s === '' ? -1 : text.indexOf(s);
+    if (at >= 0 && (cut < 0 || at < cut)) {
+      cut = at;
+      stopSequence = s;
+    }
+  }
+  if (cut >= 0) {
+    text = text.slice(0, cut);
+    stopReason = 'stop_sequence';
+  }
+  let pieces = splitText(text, knobs.chunkCount);
+  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
+  if (maxTokens < pieces.length) {
+    pieces = pieces.slice(0, Math.max(0, maxTokens));
+    stopReason = 'max_tokens';
+    stopSequence = null;
+  }
+  return { blocks: [{ type: 'text', pieces }], stopReason, stopSequence, inputTokens, outputTokens: pieces.length };
+}
+
+/** The whole content array of a planned reply, as a non-streaming answer carries it. */
+export function planContent(plan: ReplyPlan): unknown[] {
+  return plan.blocks.map((b) =>
+    b.type === 'text'
+      ? { type: 'text', text: b.pieces.join('') }
+      : { type: 'tool_use', id: b.id, name: b.name, input: b.input },
+  );
+}

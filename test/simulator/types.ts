@@ -1,0 +1,140 @@
+// Shapes shared by the simulator's route files: what a test can tune (knobs), what the simulator records, and the
+// mutable state the handlers share. Kept apart from index.ts so the route files import no server code.
+
+import type { ServerResponse } from 'node:http';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string, e.g. /v1/messages. */
+  path: string;
+  /** Query string without the leading '?', '' when none (the CLI sends ?beta=true). */
+  query: string;
+  /** The full request target as received. */
+  url: string;
+  /** Header names lower-cased; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The body parsed as JSON, or undefined when it was empty or not JSON. */
+  json: unknown;
+  timestamp: number;
+  /** True when the client went away before the simulator finished its answer. */
+  aborted: boolean;
+}
+
+export interface FailWith {
+  status: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 503 | 529;
+  /** Seconds, sent as retry-after (429 always carries one, default 1). */
+  retryAfter?: number;
+  /** Fail only this many requests, then answer normally again. Unset: fail until the knob is cleared. */
+  times?: number;
+  message?: string;
+}
+
+/**
+ * - truncate: end the response cleanly after half the deltas, without message_delta/message_stop.
+ * - reset: destroy the socket after half the deltas (no terminating chunk: the client sees a network error).
+ * - stall: stop writing after half the deltas; the socket stays open until close() or the client aborts.
+ * - error: send an in-stream `event: error` (overloaded_error) after half the deltas, then end.
+ */
+export type StreamFault = 'truncate' | 'reset' | 'stall' | 'error';
+
+export type TokenSet = Set<string> | string[];
+
+export interface SimulatorKnobs {
+  /** Text of every native reply. */
+  replyText: string;
+  /** Split the reply into this many pieces; unset: one piece per word (trailing space kept). */
+  chunkCount?: number;
+  /** Delay before each stream delta after the first. */
+  chunkIntervalMs: number;
+  /** Delay before the response starts (status line and headers). */
+  latencyMs: number;
+  /** Send a `ping` event after content_block_start, like the real API. */
+  ping: boolean;
+  /** When non-empty, only these x-api-key / bearer values are accepted on the native API. */
+  acceptTokens: TokenSet;
+  /** Input of the tool_use block answered when the request has tools. */
+  toolInput: unknown;
+  /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
+  toolPreamble?: string;
+  failWith?: FailWith;
+  streamFault?: StreamFault;
+  /** Refresh tokens the CLI token endpoint accepts; unset: any non-empty one. */
+  validRefreshTokens?: TokenSet;
+  /** Remove a refresh token from validRefreshTokens once used (the real endpoint rotates them). */
+  rotateRefreshTokens: boolean;
+  refreshFail: boolean;
+  /** Delay of both token endpoints, so concurrent refreshers can pile up. */
+  refreshDelayMs: number;
+  respapiReplyText: string;
+  /** When non-empty, only these bearer JWTs are accepted on the response API. */
+  respapiAcceptTokens: TokenSet;
+  respapiNoSubscription: boolean;
+  respapiFailWith?: FailWith;
+  respapiRefreshFail: boolean;
+  /** Account id put into minted response-API tokens. */
+  respapiAccountId: string;
+}
+
+export function defaultKnobs(): SimulatorKnobs {
+  return {
+    replyText: 'Hi from the simulator!',
+    chunkCount: undefined,
+    chunkIntervalMs: 0,
+    latencyMs: 0,
+    ping: true,
+    acceptTokens: new Set(),
+    toolInput: { location: 'Paris' },
+    toolPreamble: undefined,
+    failWith: undefined,
+    streamFault: undefined,
+    validRefreshTokens: undefined,
+    rotateRefreshTokens: false,
+    refreshFail: false,
+    refreshDelayMs: 0,
+    respapiReplyText: 'Hi from the response API!',
+    respapiAcceptTokens: new Set(),
+    respapiNoSubscription: false,
+    respapiFailWith: undefined,
+    respapiRefreshFail: false,
+    respapiAccountId: 'acct-sim-1',
+  };
+}
+
+export function tokenSetSize(set: TokenSet | undefined): number {
+  if (!set) return 0;
+  return Array.isArray(set) ? set.length : set.size;
+}
+
+export function tokenSetHas(set: TokenSet, value: string): boolean {
+  return Array.isArray(set) ? set.includes(value) : set.has(value);
+}
+
+export function tokenSetAdd(set: TokenSet, value: string): void {
+  if (Array.isArray(set)) set.push(value);
+  else set.add(value);
+}
+
+export function tokenSetDelete(set: TokenSet, value: string): void {
+  if (Array.isArray(set)) {
+    const i = set.indexOf(value);
+    if (i >= 0) set.splice(i, 1);
+  } else set.delete(value);
+}
+
+/** What the route handlers share; owned by index.ts. */
+export interface SimulatorState {
+  knobs: SimulatorKnobs;
+  tokenRefreshes: number;
+  respapiTokenRefreshes: number;
+  /** Next number of a sequence (msg, toolu, req, token, resp...), starting at 1 per name. */
+  next(name: string): number;
+  /** Marks a response the simulator itself cut (reset, close()), so it is not recorded as a client abort. */
+  serverCut: WeakSet<ServerResponse>;
+}
+
+export interface RouteContext {
+  state: SimulatorState;
+  record: RecordedRequest;
+  res: ServerResponse;
+}
