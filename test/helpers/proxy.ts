@@ -1,0 +1,47 @@
+// Starts a real proxy on 127.0.0.1 with an OS-chosen port for a test, with quiet logs captured in memory so
+// tests can assert on what was logged (and that no secret was).
+
+import { Writable } from 'node:stream';
+import { validateSettings, type Settings } from '../../src/proxy/config.js';
+import { createLogger } from '../../src/proxy/logger.js';
+import { createProfile, type ProfileOverrides } from '../../src/proxy/profile.js';
+import { createProxy, type ProxyServer } from '../../src/proxy/server.js';
+import type { ProxyDeps } from '../../src/proxy/services.js';
+
+export interface TestProxy {
+  url: string;
+  port: number;
+  proxy: ProxyServer;
+  /** Every log line written so far, parsed. */
+  logs(): Array<Record<string, unknown>>;
+  /** The raw log text (to assert that a secret never appears). */
+  logText(): string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(settings: Settings = {}, opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides } = {}): Promise<TestProxy> {
+  const profile = createProfile(opts.profile ?? {});
+  const config = validateSettings({ port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, ...settings }, profile);
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      text += chunk.toString();
+      cb();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const proxy = createProxy({ config, profile, logger, deps: opts.deps });
+  const { port, url } = await proxy.listen();
+  return {
+    url,
+    port,
+    proxy,
+    logs: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    logText: () => text,
+    close: () => proxy.close(500),
+  };
+}
