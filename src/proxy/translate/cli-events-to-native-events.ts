@@ -1,0 +1,263 @@
+// Parsed CLI stdout lines (formats/cli-events.ts) -> one native stream for the client, plus a terminal outcome.
+// step/finish as in STYLE.md habit 3. What the recordings (fixtures/cli-recordings) taught:
+// - With partial messages the CLI wraps native events in `stream_event` lines and ALSO prints the whole message
+//   as an `assistant` line in the middle of them; that line is skipped by message id, or the text would repeat.
+// - Without partial messages only the `assistant` line carries the answer; it is expanded into a synthetic event
+//   sequence (one text delta per block: the CLI gives no token streaming then).
+// - The CLI may take several turns (its own tools): the client sees one message: one message_start, blocks
+//   renumbered in order, and one message_delta + message_stop when the `result` line arrives. tool_use blocks of
+//   the CLI's own tools are left out: the client did not define those tools and cannot answer them.
+// - `result` supplies the final usage, copied from result.usage (never estimated), and the stop reason when no
+//   message_delta or assistant line gave one.
+// - Failures arrive as a `<synthetic>` assistant line with `error`, then an is_error `result`: see map-cli-error.ts.
+
+import { ProxyError } from '../errors.js';
+import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
+import type { NativeContentDelta, NativeResponseBlock, NativeStreamEvent, NativeUsage } from '../formats/native.js';
+import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
+
+export interface CliTranslateOptions extends CliErrorOptions {
+  /** Shown as message.model in message_start instead of the CLI's provider id (the neutral id the client used). */
+  model?: string;
+}
+
+/** A `system/api_retry` line: the CLI is retrying a failed provider call by itself (for logs and a retry bound). */
+export interface CliRetry {
+  attempt: number;
+  maxRetries?: number;
+  delayMs?: number;
+  status: number | null;
+  error?: string;
+}
+
+export interface CliStep {
+  events: NativeStreamEvent[];
+  /** From `system/init`. */
+  init?: { sessionId?: string; model?: string };
+  retry?: CliRetry;
+  /** The CLI reported a failure: the chat is over; throw it (the route renders it). */
+  error?: ProxyError;
+  /** The `result` line arrived: nothing more will come. */
+  done: boolean;
+}
+
+export interface CliTranslateState {
+  readonly options: CliTranslateOptions;
+  started: boolean;
+  streamedIds: Set<string>;
+  /** CLI block index within the current streamed message -> our index, or null for a block left out. */
+  indexOf: Map<number, number | null>;
+  open: Set<number>;
+  nextIndex: number;
+  usage: NativeUsage;
+  stopReason: string | null;
+  stopSequence: string | null;
+  lastRetry?: CliRetry;
+  failure?: CliFailure;
+  done: boolean;
+}
+
+export function createCliTranslateState(options: CliTranslateOptions): CliTranslateState {
+  return {
+    options,
+    started: false,
+    streamedIds: new Set(),
+    indexOf: new Map(),
+    open: new Set(),
+    nextIndex: 0,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    stopReason: null,
+    stopSequence: null,
+    done: false,
+  };
+}
+
+function usageOf(usage: CliUsage | null | undefined, base: NativeUsage): NativeUsage {
+  const out: NativeUsage = { ...base };
+  if (!usage) return out;
+  if (usage.input_tokens !== undefined) out.input_tokens = usage.input_tokens;
+  if (usage.output_tokens !== undefined) out.output_tokens = usage.output_tokens;
+  if (usage.cache_creation_input_tokens != null) out.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  if (usage.cache_read_input_tokens != null) out.cache_read_input_tokens = usage.cache_read_input_tokens;
+  return out;
+}
+
+/** The blocks a client can use, empty as a content_block_start carries them; others are left out (see above). */
+function startBlockOf(block: CliBlock): NativeResponseBlock | undefined {
+  if (block.type === 'text') return { type: 'text', text: '' };
+  if (block.type === 'thinking') return { type: 'thinking', thinking: '' };
+  if (block.type === 'redacted_thinking' && block.data !== undefined) return { type: 'redacted_thinking', data: block.data };
+  return undefined;
+}
+
+function deltaOf(delta: { type: string; text?: string; thinking?: string; signature?: string }): NativeContentDelta | undefined {
+  if (delta.type === 'text_delta' && delta.text !== undefined) return { type: 'text_delta', text: delta.text };
+  if (delta.type === 'thinking_delta' && delta.thinking !== undefined) return { type: 'thinking_delta', thinking: delta.thinking };
+  if (delta.type === 'signature_delta' && delta.signature !== undefined) return { type: 'signature_delta', signature: delta.signature };
+  return undefined;
+}
+
+function messageStart(state: CliTranslateState, id: string, model: string, usage: CliUsage | null | undefined): NativeStreamEvent[] {
+  state.usage = usageOf(usage, state.usage);
+  if (state.started) return [];
+  state.started = true;
+  const message = {
+    id,
+    type: 'message' as const,
+    role: 'assistant' as const,
+    model: state.options.model ?? model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { ...state.usage },
+  };
+  return [{ type: 'message_start', message }];
+}
+
+function closeOpen(state: CliTranslateState): NativeStreamEvent[] {
+  const events: NativeStreamEvent[] = [...state.open].map((index) => ({ type: 'content_block_stop', index }));
+  state.open.clear();
+  return events;
+}
+
+function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): NativeStreamEvent[] {
+  switch (event.type) {
+    case 'message_start': {
+      state.streamedIds.add(event.message.id);
+      state.indexOf.clear();
+      return [...closeOpen(state), ...messageStart(state, event.message.id, event.message.model, event.message.usage)];
+    }
+    case 'content_block_start': {
+      const block = startBlockOf(event.content_block);
+      if (!block) {
+        state.indexOf.set(event.index, null);
+        return [];
+      }
+      const index = state.nextIndex++;
+      state.indexOf.set(event.index, index);
+      state.open.add(index);
+      return [{ type: 'content_block_start', index, content_block: block }];
+    }
+    case 'content_block_delta': {
+      const index = state.indexOf.get(event.index);
+      const delta = deltaOf(event.delta);
+      return index == null || !delta ? [] : [{ type: 'content_block_delta', index, delta }];
+    }
+    case 'content_block_stop': {
+      const index = state.indexOf.get(event.index);
+      if (index == null || !state.open.delete(index)) return [];
+      return [{ type: 'content_block_stop', index }];
+    }
+    case 'message_delta':
+      // Held until `result`: a later turn may follow, and result carries the final usage.
+      state.stopReason = event.delta.stop_reason ?? state.stopReason;
+      state.stopSequence = event.delta.stop_sequence ?? null;
+      state.usage = usageOf(event.usage, state.usage);
+      return [];
+    case 'ping':
+      return [{ type: 'ping' }];
+    default:
+      // message_stop is held until `result`; an `error` event is followed by the CLI's own retry or failure report.
+      return [];
+  }
+}
+
+/** An `assistant` line that was not streamed: one start, one whole delta and one stop per usable block. */
+function expandMessage(message: CliMessage, state: CliTranslateState): NativeStreamEvent[] {
+  const events = [...closeOpen(state), ...messageStart(state, message.id, message.model, message.usage)];
+  for (const block of message.content) {
+    const start = startBlockOf(block);
+    if (!start) continue;
+    const index = state.nextIndex++;
+    events.push({ type: 'content_block_start', index, content_block: start });
+    if (block.type === 'text' && block.text) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    if (block.type === 'thinking' && block.thinking) {
+      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+    }
+    if (block.type === 'thinking' && block.signature) {
+      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    }
+    events.push({ type: 'content_block_stop', index });
+  }
+  if (message.stop_reason) state.stopReason = message.stop_reason;
+  return events;
+}
+
+function failureError(state: CliTranslateState, failure: CliFailure): ProxyError {
+  const retried429 = state.lastRetry?.status === 429 ? state.lastRetry.delayMs : undefined;
+  return mapCliError(failure, state.options, retried429);
+}
+
+export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): CliStep {
+  if (state.done) return { events: [], done: true };
+  switch (parsed.kind) {
+    case 'system': {
+      const line = parsed.line;
+      if (line.subtype === 'init') return { events: [], init: { sessionId: line.session_id, model: line.model }, done: false };
+      if (line.subtype !== 'api_retry') return { events: [], done: false };
+      const retry: CliRetry = {
+        attempt: line.attempt ?? 0,
+        maxRetries: line.max_retries,
+        delayMs: line.retry_delay_ms,
+        status: line.error_status ?? null,
+        error: line.error ?? undefined,
+      };
+      state.lastRetry = retry;
+      return { events: [], retry, done: false };
+    }
+    case 'stream_event':
+      return { events: stepStreamEvent(parsed.line.event, state), done: false };
+    case 'assistant': {
+      const line = parsed.line;
+      if (line.error || line.is_api_error_message) {
+        const text = line.message.content.map((b) => b.text ?? '').join('');
+        state.failure = { status: line.api_error_status ?? null, type: line.api_error_type, text: text || line.error || '' };
+        return { events: [], done: false };
+      }
+      if (state.streamedIds.has(line.message.id)) return { events: [], done: false };
+      return { events: expandMessage(line.message, state), done: false };
+    }
+    case 'result': {
+      const line = parsed.line;
+      state.done = true;
+      if (line.is_error || state.failure) {
+        const failure: CliFailure = {
+          status: line.api_error_status ?? state.failure?.status ?? null,
+          type: line.api_error_type ?? state.failure?.type,
+          text: line.result || state.failure?.text || line.subtype,
+        };
+        return { events: [], error: failureError(state, failure), done: true };
+      }
+      const events = closeOpen(state);
+      // A result without any assistant output still answers with its final text.
+      if (!state.started) {
+        events.push(...messageStart(state, line.session_id ?? 'cli', state.options.model ?? '', undefined));
+        if (line.result) {
+          const index = state.nextIndex++;
+          events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+          events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: line.result } });
+          events.push({ type: 'content_block_stop', index });
+        }
+      }
+      const usage = usageOf(line.usage, state.usage);
+      events.push({
+        type: 'message_delta',
+        delta: { stop_reason: state.stopReason ?? line.stop_reason ?? null, stop_sequence: state.stopSequence },
+        usage,
+      });
+      events.push({ type: 'message_stop' });
+      return { events, done: true };
+    }
+    default:
+      // unknown lines (e.g. `user` tool results of the CLI's own tools) and malformed ones: the caller logs them
+      return { events: [], done: false };
+  }
+}
+
+/** stdout ended. Without a `result` line the chat did not finish: report the failure seen, or that. */
+export function finishCliLines(state: CliTranslateState): { events: NativeStreamEvent[]; error?: ProxyError } {
+  if (state.done) return { events: [] };
+  state.done = true;
+  if (state.failure) return { events: [], error: failureError(state, state.failure) };
+  return { events: [], error: new ProxyError('internal', 'The assistant CLI ended without a result') };
+}
