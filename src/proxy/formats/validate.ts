@@ -31,7 +31,8 @@ export function issueText(issue: z.core.$ZodIssue): string {
   if (own) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;
+      // zod leaves `input` out of issues; its message says what it received.
+      return /received undefined$/.test(issue.message) ? 'is required' : `must be ${article(issue.expected)}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union':
