@@ -85,6 +85,12 @@ export interface Profile {
     refreshSkewMs: number;
     loginHint: string;
     subscriptionHint: string;
+    /** Public rm- model ids (respapiModels) -> the names the response API serves; see docs/respapi-mode.md. */
+    modelMap: Record<string, string>;
+    /** Fields every upstream request carries unless the client sets them (the backend refuses stored responses). */
+    requestDefaults: Record<string, unknown>;
+    /** JWT claim (and key inside it) holding the account id, used when the credential file has no account_id. */
+    accountClaim: { claim: string; key: string };
   };
   /** Public model ids carry `neutral`; the provider's own ids carry `provider` (SPEC.md intro). */
   modelIdPrefix: { neutral: string; provider: string };
@@ -146,6 +152,11 @@ export const defaultProfile: Profile = {
     refreshSkewMs: 5 * 60_000,
     loginHint: 'Log in with the response-API CLI (`codex login`) so that ~/.codex/auth.json exists',
     subscriptionHint: 'The response API needs an active paid subscription on the logged-in account',
+    // The subscription backend serves only its current model family; each neutral id maps onto a tier of it
+    // (most capable, coding-tuned, small). Override with ASSISTANT_PROFILE_FILE when the backend's names change.
+    modelMap: { 'rm-4': 'gpt-5', 'rm-4-turbo': 'gpt-5-codex', 'rm-3.5-turbo': 'gpt-5-codex-mini' },
+    requestDefaults: { store: false },
+    accountClaim: { claim: 'https://api.openai.com/auth', key: 'chatgpt_account_id' },
   },
   modelIdPrefix: { neutral: 'assistant-', provider: 'claude-' },
   models: [
@@ -202,6 +213,11 @@ export function loadProfileOverrides(env: NodeJS.ProcessEnv): ProfileOverrides {
 export function toProviderModel(profile: Profile, id: string): string {
   const { neutral, provider } = profile.modelIdPrefix;
   return id.startsWith(neutral) ? provider + id.slice(neutral.length) : id;
+}
+
+/** Public rm- id -> the response API's model name (unlisted ids pass unchanged). */
+export function toRespapiUpstreamModel(profile: Profile, id: string): string {
+  return profile.respapi.modelMap[id] ?? id;
 }
 
 /** The provider's model id -> the public (neutral) id. */
