@@ -57,6 +57,9 @@ export interface Profile {
     realKeyPrefixes: string[];
     /** OAuth access tokens start with this; they are never mistaken for API keys. */
     oauthTokenPrefix: string;
+    /** max_tokens sent when a compatible-format client sets no limit (the native API requires one); every
+     * listed model accepts this many output tokens. */
+    defaultMaxTokens: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -131,6 +134,7 @@ export const defaultProfile: Profile = {
     defaultVersion: '2023-06-01',
     realKeyPrefixes: ['sk-ant-api'],
     oauthTokenPrefix: 'sk-ant-oat',
+    defaultMaxTokens: 4096,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),
