@@ -288,6 +288,28 @@ describe('token endpoints', () => {
   });
 });
 
+describe('delays', () => {
+  it('refreshDelayMs holds refreshes open (counted on arrival), latencyMs delays the answer', async () => {
+    sim.knobs.refreshDelayMs = 100;
+    const refresh = (): Promise<Response> =>
+      fetch(sim.cliTokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'rt', client_id: 'cid' }),
+      });
+    const pending = [refresh(), refresh(), refresh()];
+    await new Promise((r) => setTimeout(r, 40));
+    expect(sim.tokenRefreshes).toBe(3);
+    const bodies = await Promise.all(pending.map(async (p) => (await p).json()));
+    expect(new Set(bodies.map((b) => b.access_token)).size).toBe(3);
+
+    sim.knobs.latencyMs = 80;
+    const started = Date.now();
+    await postMessages(hello);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(75);
+  });
+});
+
 describe('response API', () => {
   const respBody = { model: 'rm-4', instructions: 'be nice', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }], stream: true };
   const post = (token: string, body: unknown = respBody, headers: Record<string, string> = {}): Promise<Response> =>
