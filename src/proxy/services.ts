@@ -39,9 +39,34 @@ export interface Services {
   healthExtras: Map<string, () => unknown>;
 }
 
+/**
+ * Runs a short command with a deadline. The child leads its own process group, so that on timeout the whole
+ * group is killed: a CLI wrapper script whose grandchild holds stdout open cannot keep the probe waiting.
+ */
 export const runWithExeca: RunCommand = async (file, args, { timeoutMs }) => {
-  const r = await execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000 });
-  return { exitCode: r.exitCode, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), timedOut: r.timedOut };
+  const groups = process.platform !== 'win32';
+  const child = execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000, detached: groups });
+  let timedOut = false;
+  const killGroup = (signal: NodeJS.Signals) => {
+    if (!groups || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      /* already gone */
+    }
+  };
+  const term = setTimeout(() => {
+    timedOut = true;
+    killGroup('SIGTERM');
+  }, timeoutMs);
+  const kill = setTimeout(() => killGroup('SIGKILL'), timeoutMs + 1000);
+  try {
+    const r = await child;
+    return { exitCode: r.exitCode, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), timedOut: timedOut || r.timedOut };
+  } finally {
+    clearTimeout(term);
+    clearTimeout(kill);
+  }
 };
 
 export function defaultDeps(partial: Partial<ProxyDeps> = {}): ProxyDeps {

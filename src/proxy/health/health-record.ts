@@ -45,6 +45,10 @@ export function httpStatusOf(status: OverallStatus): number {
 export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Profile): BasicHealth {
   const base = { service: fig.service, timestamp: new Date(fig.now).toISOString() };
   if (fig.cliRequired) {
+    if (snap.cli.status === 'unknown') {
+      // The first background probe has not finished (it is bounded to a few seconds): not healthy yet.
+      return { status: 'unhealthy', ...base, error: 'CLI check in progress', details: { [profile.cli.healthDetailsKey]: 'checking' } };
+    }
     if (snap.cli.status === 'unhealthy') {
       return { status: 'unhealthy', ...base, error: 'CLI not found in PATH', details: { searched_paths: snap.cli.searchedPaths, remedy: profile.cli.installHint } };
     }

@@ -1,0 +1,74 @@
+// The headless entry point (`npm run serve`) as a user runs it: exit codes and one-line messages for an
+// invalid setting and a taken port, and a graceful stop on SIGTERM.
+
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+let blocker: Server | undefined;
+afterEach(() => {
+  blocker?.close();
+  blocker = undefined;
+});
+
+function serve(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/proxy/cli.ts', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+describe('npm run serve', () => {
+  it('stops with exit code 2 and one line naming an invalid setting', async () => {
+    const run = serve(['--port', 'eighty']);
+    expect(await run.exited).toBe(2);
+    expect(run.err().trim().split('\n')).toHaveLength(1);
+    expect(run.err()).toMatch(/Invalid setting --port: expected an integer/);
+    expect(run.err()).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('stops with exit code 2 for an invalid environment value', async () => {
+    const run = serve([], { LOG_LEVEL: 'chatty' });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toMatch(/LOG_LEVEL.*expected one of/);
+  });
+
+  it('stops with exit code 1, the port, the host and the remedy when the port is taken', async () => {
+    blocker = createServer();
+    await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    const run = serve(['--port', String(port)]);
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toContain(`Port ${port} already in use on 127.0.0.1`);
+    expect(run.err()).toMatch(/--port or PORT/);
+    expect(run.err()).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('serves, then shuts down cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const run = serve([], { PORT: String(port) });
+    for (let i = 0; i < 100 && !run.err().includes('listening'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(run.err()).toContain(`listening on http://127.0.0.1:${port}`);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/models`);
+    expect(res.status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+});
