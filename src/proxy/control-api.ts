@@ -24,6 +24,10 @@ export interface ControlStatus {
   uptime?: string;
   requestsProcessed: number;
   errors: number;
+  /** Informational messages for the window (e.g. "stored settings were unreadable; defaults in use"). */
+  notices: string[];
+  /** Public model ids, for the copy-ready client snippets. */
+  models: string[];
 }
 
 export type SettingsView = Config;
@@ -52,6 +56,8 @@ export interface ControlApi {
   copyText(text: string): Promise<void>;
   /** Opens a file picker for the CLI path; resolves undefined when cancelled. */
   pickCliPath(): Promise<string | undefined>;
+  /** Removes a notice once the user has read it. */
+  dismissNotice(notice: string): Promise<ControlStatus>;
 }
 
 export type { MetricsSummary, RequestRecord };

@@ -33,6 +33,7 @@ export class ProxyController extends EventEmitter {
   private readonly profile: Profile;
   private readonly logger: Logger;
   private queue: Promise<unknown> = Promise.resolve();
+  private notices: string[] = [];
 
   constructor(private readonly opts: ControllerOptions) {
     super();
@@ -57,9 +58,10 @@ export class ProxyController extends EventEmitter {
     return this.serial(() => this.startNow());
   }
 
-  stop(): Promise<ControlStatus> {
+  /** Stops the server; `graceMs` bounds how long in-flight streams may finish (Quit uses a short one). */
+  stop(graceMs?: number): Promise<ControlStatus> {
     return this.serial(async () => {
-      await this.stopNow();
+      await this.stopNow(graceMs);
       return this.status();
     });
   }
@@ -109,6 +111,12 @@ export class ProxyController extends EventEmitter {
         return { ok: false, errors: { [key]: message }, message, status: this.status() };
       }
       const previous = { settings: this.settings, config: this.config };
+      if (JSON.stringify(config) === JSON.stringify(this.config)) {
+        // Nothing effective changed: no restart, so open streams are not cut for a no-op "Apply".
+        this.settings = next;
+        await this.opts.persist?.(this.settings);
+        return { ok: true, status: this.status() };
+      }
       const wasRunning = this.proxy !== undefined;
       this.settings = next;
       this.config = config;
@@ -197,7 +205,22 @@ export class ProxyController extends EventEmitter {
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,
+      notices: [...this.notices],
+      models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
     };
+  }
+
+  /** Adds a message the window shows until dismissed (a visible warning that is not a server error). */
+  addNotice(notice: string): void {
+    if (!this.notices.includes(notice)) this.notices.push(notice);
+    this.emit('status', this.status());
+  }
+
+  dismissNotice(notice: string): ControlStatus {
+    this.notices = this.notices.filter((n) => n !== notice);
+    const status = this.status();
+    this.emit('status', status);
+    return status;
   }
 
   getSettings(): Config {

@@ -1,0 +1,34 @@
+// The window's only door to the main process: `window.control`, a ControlApi over ipcRenderer.invoke.
+// CommonJS (.cts -> .cjs) because a sandboxed preload cannot be an ES module, and self-contained because a
+// sandboxed preload can require only `electron`: the channel names repeat ipc.ts's (`control:<method>`), and
+// test/main/ipc.test.ts checks the two lists agree.
+
+import { contextBridge, ipcRenderer } from 'electron';
+import type { ControlApi, ControlStatus } from '../proxy/control-api.js';
+
+const methods: Record<keyof ControlApi, true> = {
+  getStatus: true,
+  getSettings: true,
+  updateSettings: true,
+  start: true,
+  stop: true,
+  getMetrics: true,
+  getRecentRequests: true,
+  checkPort: true,
+  copyText: true,
+  pickCliPath: true,
+  dismissNotice: true,
+};
+
+const control: Record<string, unknown> = {};
+for (const method of Object.keys(methods)) {
+  control[method] = (...args: unknown[]) => ipcRenderer.invoke(`control:${method}`, ...args);
+}
+// Status pushes (tray start/stop, login changes) so the window updates without waiting for its next poll.
+control.onStatus = (listener: (status: ControlStatus) => void) => {
+  const wrapped = (_event: unknown, status: ControlStatus) => listener(status);
+  ipcRenderer.on('control-status', wrapped);
+  return () => ipcRenderer.removeListener('control-status', wrapped);
+};
+
+contextBridge.exposeInMainWorld('control', control);

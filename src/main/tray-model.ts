@@ -1,0 +1,110 @@
+// The tray menu and icon as pure functions of the controller's status (DESIGN.md src/main), so every state the
+// user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
+
+import type { ControlStatus } from '../proxy/control-api.js';
+import type { ModeName } from '../proxy/config.js';
+
+export type TrayIconState = 'running' | 'stopped' | 'attention';
+
+export type TrayAction =
+  | 'start'
+  | 'stop'
+  | 'copy-compat-url'
+  | 'copy-native-url'
+  | 'open-window'
+  | 'toggle-open-at-login'
+  | 'quit'
+  | `toggle-mode:${ModeName}`;
+
+export type TrayMenuItem =
+  | { kind: 'label'; label: string }
+  | { kind: 'separator' }
+  | { kind: 'action'; label: string; action: TrayAction; enabled: boolean }
+  | { kind: 'checkbox'; label: string; action: TrayAction; checked: boolean; enabled: boolean }
+  | { kind: 'submenu'; label: string; items: TrayMenuItem[] };
+
+export interface TrayPrefs {
+  openAtLogin: boolean;
+  /** False where the platform has no login-item support (some Linux desktops): the item is hidden. */
+  openAtLoginSupported: boolean;
+}
+
+const modeLabels: Record<ModeName, string> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
+
+/** The address a client on this machine uses: a wildcard bind is reached through loopback. */
+export function clientBaseUrl(status: Pick<ControlStatus, 'host' | 'port'>): string {
+  const wildcard = status.host === '0.0.0.0' || status.host === '::' || status.host === '[::]';
+  const host = wildcard ? '127.0.0.1' : status.host.includes(':') && !status.host.startsWith('[') ? `[${status.host}]` : status.host;
+  return `http://${host}:${status.port}`;
+}
+
+/** Running and healthy, stopped by the user, or something needs the user (server error, CLI missing, logged out). */
+export function trayIconState(status: ControlStatus): TrayIconState {
+  if (status.state === 'error' || status.attention.length > 0) return 'attention';
+  if (status.state === 'running') return 'running';
+  if (status.state === 'starting') return 'running';
+  return 'stopped';
+}
+
+/** The first line of the menu and the tray tooltip. */
+export function statusLine(status: ControlStatus): string {
+  switch (status.state) {
+    case 'running':
+      return `Running on ${status.host.includes(':') ? `[${status.host}]` : status.host}:${status.port}`;
+    case 'starting':
+      return 'Starting…';
+    case 'stopping':
+      return 'Stopping…';
+    case 'error':
+      return status.error ?? 'The proxy could not start';
+    default:
+      return 'Stopped';
+  }
+}
+
+export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs): TrayMenuItem[] {
+  const busy = status.state === 'starting' || status.state === 'stopping';
+  const running = status.state === 'running';
+  const base = clientBaseUrl(status);
+  const items: TrayMenuItem[] = [{ kind: 'label', label: statusLine(status) }];
+  // Attention items other than the server error (already the status line): CLI missing, logged out, expiring.
+  for (const item of status.attention) if (item !== status.error) items.push({ kind: 'label', label: `⚠ ${item}` });
+  items.push(
+    { kind: 'separator' },
+    running || status.state === 'stopping'
+      ? { kind: 'action', label: 'Stop proxy', action: 'stop', enabled: !busy }
+      : { kind: 'action', label: 'Start proxy', action: 'start', enabled: !busy },
+    { kind: 'separator' },
+    { kind: 'action', label: `Copy compat base URL (${base}/compat/v1)`, action: 'copy-compat-url', enabled: true },
+    { kind: 'action', label: `Copy native base URL (${base}/v1)`, action: 'copy-native-url', enabled: true },
+    { kind: 'separator' },
+    { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
+    {
+      kind: 'submenu',
+      label: 'Modes',
+      items: (['tool', 'direct', 'respapi'] as const).map((mode) => ({
+        kind: 'checkbox' as const,
+        label: modeLabels[mode],
+        action: `toggle-mode:${mode}` as const,
+        checked: status.modes.includes(mode),
+        // The last mode on cannot be switched off from the tray: a proxy with no mode answers only 404s.
+        enabled: !busy && !(status.modes.length === 1 && status.modes[0] === mode),
+      })),
+    },
+  );
+  if (prefs.openAtLoginSupported) items.push({ kind: 'checkbox', label: 'Open at login', action: 'toggle-open-at-login', checked: prefs.openAtLogin, enabled: true });
+  items.push({ kind: 'separator' }, { kind: 'action', label: 'Quit Assistant Proxy', action: 'quit', enabled: true });
+  return items;
+}
+
+/** The text a copy action puts on the clipboard. */
+export function copyTextFor(action: 'copy-compat-url' | 'copy-native-url', status: ControlStatus): string {
+  const base = clientBaseUrl(status);
+  return action === 'copy-compat-url' ? `${base}/compat/v1` : `${base}/v1`;
+}
+
+/** The modes after toggling one from the tray. */
+export function toggledModes(modes: readonly ModeName[], mode: ModeName): ModeName[] {
+  const next = modes.includes(mode) ? modes.filter((m) => m !== mode) : [...modes, mode];
+  return (['tool', 'direct', 'respapi'] as const).filter((m) => next.includes(m));
+}

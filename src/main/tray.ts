@@ -1,0 +1,72 @@
+// The tray: Electron's Tray + Menu rebuilt from trayMenuModel(status) on every status change. Electron is passed
+// in (menubar style), so tests drive this with small fakes.
+
+import { join } from 'node:path';
+import type { MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
+import type { ControlStatus } from '../proxy/control-api.js';
+import { statusLine, trayIconState, trayMenuModel, type TrayAction, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
+
+export interface TrayElectron {
+  Tray: new (image: NativeImage) => Tray;
+  Menu: { buildFromTemplate(template: MenuItemConstructorOptions[]): Electron.Menu };
+  nativeImage: { createFromPath(path: string): NativeImage };
+}
+
+export interface TrayOptions {
+  electron: TrayElectron;
+  assetsDir: string;
+  platform: NodeJS.Platform;
+  status: () => ControlStatus;
+  prefs: () => TrayPrefs;
+  onAction: (action: TrayAction) => void;
+}
+
+/** macOS draws template images (black + alpha) in the menu bar's own colour; elsewhere the coloured icons. */
+export function trayIconPath(assetsDir: string, state: TrayIconState, platform: NodeJS.Platform): string {
+  return join(assetsDir, 'tray', platform === 'darwin' ? `${state}Template.png` : `${state}.png`);
+}
+
+export function toMenuTemplate(items: TrayMenuItem[], onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {
+  return items.map((item): MenuItemConstructorOptions => {
+    switch (item.kind) {
+      case 'label':
+        return { label: item.label, enabled: false };
+      case 'separator':
+        return { type: 'separator' };
+      case 'action':
+        return { label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
+      case 'checkbox':
+        return { label: item.label, type: 'checkbox', checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
+      case 'submenu':
+        return { label: item.label, submenu: toMenuTemplate(item.items, onAction) };
+    }
+  });
+}
+
+export interface AppTray {
+  refresh(): void;
+  destroy(): void;
+  readonly tray: Tray;
+}
+
+export function setupTray(opts: TrayOptions): AppTray {
+  const { electron, assetsDir, platform } = opts;
+  let shownState: TrayIconState | undefined;
+  const tray = new electron.Tray(electron.nativeImage.createFromPath(trayIconPath(assetsDir, trayIconState(opts.status()), platform)));
+  const refresh = () => {
+    const status = opts.status();
+    const state = trayIconState(status);
+    if (state !== shownState) {
+      tray.setImage(electron.nativeImage.createFromPath(trayIconPath(assetsDir, state, platform)));
+      shownState = state;
+    }
+    tray.setToolTip(`Assistant Proxy: ${statusLine(status)}`);
+    tray.setContextMenu(electron.Menu.buildFromTemplate(toMenuTemplate(trayMenuModel(status, opts.prefs()), opts.onAction)));
+  };
+  refresh();
+  return {
+    tray,
+    refresh,
+    destroy: () => tray.destroy(),
+  };
+}
