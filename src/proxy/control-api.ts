@@ -28,6 +28,8 @@ export interface ControlStatus {
   notices: string[];
   /** Public model ids, for the copy-ready client snippets. */
   models: string[];
+  /** The provider's official client library names, for the native SDK snippet. */
+  sdk: { providerName: string; jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
 }
 
 export type SettingsView = Config;

@@ -207,6 +207,7 @@ export class ProxyController extends EventEmitter {
       errors: services?.metrics.errorsTotal ?? 0,
       notices: [...this.notices],
       models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
+      sdk: { providerName: this.profile.providerName, ...this.profile.sdk },
     };
   }
 

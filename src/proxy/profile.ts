@@ -99,6 +99,8 @@ export interface Profile {
   modelIdPrefix: { neutral: string; provider: string };
   models: ModelInfo[];
   respapiModels: ModelInfo[];
+  /** The provider's official client libraries, named in the desktop window's copy-ready snippets. */
+  sdk: { jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
 }
 
 const home = homedir();
@@ -171,6 +173,7 @@ export const defaultProfile: Profile = {
     { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
     { id: 'assistant-3-5-haiku-20241022', created: 1729555200 },
   ],
+  sdk: { jsPackage: '@anthropic-ai/sdk', jsClass: 'Anthropic', pyPackage: 'anthropic', pyClass: 'Anthropic' },
   respapiModels: [
     { id: 'rm-4', created: 1715367600 },
     { id: 'rm-4-turbo', created: 1712620800 },
