@@ -85,15 +85,21 @@ export class ProxyMetrics {
     this.inFlightGauge = new Gauge({ name: 'assistant_proxy_requests_in_flight', help: 'Requests being served now', labelNames: ['mode'], registers });
   }
 
+  /** A routed request began (counted in flight by its mode until it finishes). */
   started(mode: Mode): void {
     this.inFlight++;
     this.inFlightGauge.inc({ mode });
   }
 
-  /** `mayBeError` false: a non-2xx status that is an answer, not a failure (an unhealthy health check). */
-  finished(record: RequestRecord, startedMode: Mode, mayBeError = true): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
-    this.inFlightGauge.dec({ mode: startedMode });
+  /**
+   * A request ended. `startedMode` is the mode it was counted in flight under (undefined when it never reached
+   * a route). `mayBeError` false: a non-2xx status that is an answer, not a failure (an unhealthy health check).
+   */
+  finished(record: RequestRecord, startedMode: Mode | undefined, mayBeError = true): void {
+    if (startedMode !== undefined) {
+      this.inFlight = Math.max(0, this.inFlight - 1);
+      this.inFlightGauge.dec({ mode: startedMode });
+    }
     this.requestsTotal++;
     const labels = { mode: record.mode, route: record.route };
     this.requests.inc({ ...labels, status: String(record.status) });

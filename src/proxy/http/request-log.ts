@@ -19,8 +19,6 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
     ctx.state.abort = abort;
     ctx.state.signal = abort.signal;
     inFlight.add(abort);
-    const startedMode = 'none';
-    metrics.started(startedMode);
     let done = false;
     const finish = () => {
       if (done) return;
@@ -48,7 +46,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       };
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
       const probe = s.route.startsWith('/health') || s.route === '/metrics';
-      metrics.finished(record, startedMode, !(probe && status === 503));
+      metrics.finished(record, s.inFlightMode, !(probe && status === 503));
       const level = probe ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
       logger[level](
         { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },

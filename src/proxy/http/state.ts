@@ -10,6 +10,8 @@ export interface ProxyState {
   mode: Mode;
   /** The route pattern (not the raw path) for metrics labels. */
   route: string;
+  /** The mode this request is counted in flight under (set when it reaches a route). */
+  inFlightMode?: Mode;
   startedAt: number;
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;

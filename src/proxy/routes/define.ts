@@ -32,6 +32,8 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
   const handler = async (ctx: ProxyContext) => {
     ctx.state.mode = spec.mode;
     ctx.state.route = spec.path;
+    ctx.state.inFlightMode = spec.mode;
+    services.metrics.started(spec.mode);
     if (spec.mode !== 'none' && !services.modeOn(spec.mode)) {
       throw new ProxyError('not_found', `${modeSetting[spec.mode]} is off: turn it on with the setting MODES (e.g. MODES=tool,direct,respapi) or in the app's settings`);
     }
