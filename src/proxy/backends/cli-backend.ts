@@ -1,0 +1,324 @@
+// CliBackend (DESIGN.md `Backend`): one chat = one assistant CLI child in print mode with stream-json output and
+// partial messages, so text streams token by token. Flags and stdin come from native-request-to-cli-input.ts; every
+// stdout line goes through formats/cli-events.ts parseCliLine and translate/cli-events-to-native-events.ts.
+//
+// Hygiene (issue 3 "Process hygiene", STYLE.md habit 10): a cap on children with a bounded queue (child-slots.ts);
+// the child runs in an app-owned working directory with the user's own environment plus a bound on the CLI's
+// retries; two deadlines (first event, whole request) so a client gets an error in seconds, not after the CLI's
+// minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL after a
+// grace period, to its whole process group. The slot is held until the process has really exited.
+
+import { mkdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { execa, type ResultPromise } from 'execa';
+import type { Config } from '../config.js';
+import { ProxyError } from '../errors.js';
+import type { Backend } from '../formats/backend.js';
+import { parseCliLine } from '../formats/cli-events.js';
+import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import type { FindResult } from '../health/find-cli.js';
+import { redactSecrets, type Logger } from '../logger.js';
+import type { Profile } from '../profile.js';
+import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import { mapCliError } from '../translate/map-cli-error.js';
+import { ChildSlots } from './child-slots.js';
+import { LineChannel } from './line-channel.js';
+import { nativeRequestToCliInput } from './native-request-to-cli-input.js';
+
+/** SIGTERM first; SIGKILL when the child is still there this much later. */
+export const killGraceMs = 2000;
+/** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
+const lingerAfterResultMs = 5000;
+const stderrTailChars = 2000;
+
+export interface CliBackendOptions {
+  config: Pick<
+    Config,
+    | 'cliWorkDir'
+    | 'cliAllowedTools'
+    | 'cliDisallowedTools'
+    | 'cliMaxRetries'
+    | 'cliMaxConcurrent'
+    | 'cliQueueSize'
+    | 'cliFirstTokenTimeoutMs'
+    | 'requestTimeoutMs'
+  >;
+  profile: Profile;
+  logger: Logger;
+  /** Where the CLI is, looked up per chat so a CLI installed while the proxy runs is found. */
+  findCli: () => FindResult;
+  /** The user's environment for the child (default process.env). */
+  childEnv?: NodeJS.ProcessEnv;
+  /** A fixed PATH (a GUI-launched app passes its login shell's). */
+  envPath?: string;
+}
+
+export interface CliStreamContext {
+  /** A logger bound to the request (requestId). */
+  logger?: Logger;
+}
+
+interface EndInfo {
+  exitCode?: number;
+  signal?: string;
+  spawnError?: string;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Environment variables of the proxy itself that the CLI must not see. */
+const proxyOwnSecrets = ['PROXY_ACCESS_KEY'];
+
+export class CliBackend implements Backend {
+  private readonly slots: ChildSlots;
+  private readonly children = new Set<ResultPromise>();
+  private readonly active = new Set<AbortController>();
+  private workDirReady: Promise<unknown> | undefined;
+
+  constructor(private readonly opts: CliBackendOptions) {
+    this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
+  }
+
+  /** Children alive right now (for tests and health). */
+  childCount(): number {
+    return this.children.size;
+  }
+
+  slotCounts() {
+    return this.slots.counts();
+  }
+
+  /** Shutdown: refuse new chats, end every child (SIGTERM, then SIGKILL), wait until they are gone. */
+  async close(): Promise<void> {
+    this.slots.close();
+    const reason = new ProxyError('unavailable', 'The proxy is shutting down');
+    for (const stop of this.active) stop.abort(reason);
+    for (const child of this.children) terminate(child);
+    const exited = Promise.allSettled([...this.children].map((c) => exitOf(c)));
+    await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
+  }
+
+  childEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...(this.opts.childEnv ?? process.env) };
+    for (const name of proxyOwnSecrets) delete env[name];
+    if (this.opts.envPath) env.PATH = this.opts.envPath;
+    // The CLI retries failed provider calls for minutes by default (fixtures/cli-recordings/README.md).
+    env[this.opts.profile.cli.maxRetriesEnv] = String(this.opts.config.cliMaxRetries);
+    return env;
+  }
+
+  stream(req: NativeRequest, signal: AbortSignal, context: CliStreamContext = {}): AsyncIterable<NativeStreamEvent> {
+    // Input errors (images, a huge system prompt) are thrown here, before any slot or process is taken.
+    const input = nativeRequestToCliInput(req, {
+      profile: this.opts.profile,
+      allowedTools: this.opts.config.cliAllowedTools,
+      disallowedTools: this.opts.config.cliDisallowedTools,
+    });
+    return this.run(req, input, signal, context.logger ?? this.opts.logger);
+  }
+
+  private async *run(req: NativeRequest, input: { args: string[]; stdin: string }, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+    const { config, profile } = this.opts;
+    const stop = new AbortController();
+    this.active.add(stop);
+    let phase: 'queued' | 'running' | 'answering' = 'queued';
+    let lastRetry: CliRetry | undefined;
+    const onClientGone = () => stop.abort(new ProxyError('unavailable', 'The client disconnected'));
+    if (signal.aborted) onClientGone();
+    else signal.addEventListener('abort', onClientGone, { once: true });
+    const firstTimer = setTimeout(() => stop.abort(this.firstEventError(phase, lastRetry)), config.cliFirstTokenTimeoutMs);
+    const wholeTimer = setTimeout(
+      () =>
+        stop.abort(
+          new ProxyError('timeout', `The chat did not finish within ${seconds(config.requestTimeoutMs)} (setting REQUEST_TIMEOUT_MS)`),
+        ),
+      config.requestTimeoutMs,
+    );
+    let release: (() => void) | undefined;
+    let child: ResultPromise | undefined;
+    let finished = false;
+    try {
+      release = await this.slots.acquire(stop.signal);
+      const cliPath = this.cliPath();
+      this.workDirReady ??= mkdir(config.cliWorkDir, { recursive: true, mode: 0o700 });
+      await this.workDirReady;
+      if (stop.signal.aborted) throw stop.signal.reason;
+      phase = 'running';
+
+      child = execa(cliPath, input.args, {
+        input: input.stdin,
+        cwd: config.cliWorkDir,
+        env: this.childEnv(),
+        extendEnv: false,
+        buffer: false,
+        reject: false,
+        stripFinalNewline: false,
+        forceKillAfterDelay: killGraceMs,
+        windowsHide: true,
+        // Its own process group, so that ending it also ends the tools it started (STYLE.md habit 10).
+        detached: processGroups,
+      });
+      const running = child;
+      this.children.add(running);
+      const slot = release;
+      release = undefined;
+      // The slot and the registry entry are held until the process has really exited.
+      void exitOf(running).then(() => {
+        this.children.delete(running);
+        slot();
+      });
+      log.debug({ pid: running.pid, model: req.model, args: input.args.length }, 'assistant CLI started');
+
+      const channel = new LineChannel<string, EndInfo>();
+      let stderrTail = '';
+      running.stderr?.on('data', (chunk: Buffer) => {
+        stderrTail = (stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
+      });
+      const lines = createInterface({ input: running.stdout!, crlfDelay: Infinity });
+      lines.on('line', (line) => channel.push({ kind: 'line', line }));
+      const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+      void Promise.all([running, linesClosed]).then(([result]) => {
+        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
+        channel.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
+      });
+      const onStop = () => {
+        terminate(running);
+        channel.push({ kind: 'abort', reason: stop.signal.reason });
+      };
+      if (stop.signal.aborted) onStop();
+      else stop.signal.addEventListener('abort', onStop, { once: true });
+
+      const state = createCliTranslateState({
+        model: req.model,
+        notLoggedInPattern: profile.cli.notLoggedInPattern,
+        loginHint: profile.cli.loginHint,
+      });
+      for (;;) {
+        const item = await channel.next();
+        if (item.kind === 'abort') throw item.reason;
+        if (item.kind === 'end') {
+          const end = finishCliLines(state);
+          finished = true;
+          throw this.endError(end.error, item.end, stderrTail);
+        }
+        if (item.line.trim() === '') continue;
+        const parsed = parseCliLine(item.line);
+        if (parsed.kind === 'malformed') {
+          log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
+        } else if (parsed.kind === 'unknown') {
+          log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
+        }
+        const step = stepCliLine(parsed, state);
+        if (step.retry) {
+          lastRetry = step.retry;
+          log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
+        }
+        if (step.error) {
+          finished = true;
+          throw step.error;
+        }
+        for (const event of step.events) {
+          if (phase !== 'answering') {
+            phase = 'answering';
+            clearTimeout(firstTimer);
+          }
+          yield event;
+        }
+        if (step.done) {
+          finished = true;
+          return;
+        }
+      }
+    } finally {
+      clearTimeout(firstTimer);
+      clearTimeout(wholeTimer);
+      signal.removeEventListener('abort', onClientGone);
+      this.active.delete(stop);
+      release?.();
+      if (child && child.exitCode === null && child.signalCode === null) {
+        if (!finished) stop.abort(stop.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
+        else {
+          const lingering = child;
+          setTimeout(() => terminate(lingering), lingerAfterResultMs).unref();
+        }
+      }
+    }
+  }
+
+  private cliPath(): string {
+    const found = this.opts.findCli();
+    if (found.path) return found.path;
+    const where = found.searched.length > 0 ? ` (searched ${found.searched.slice(0, 5).join(', ')}${found.searched.length > 5 ? ', ...' : ''})` : '';
+    throw new ProxyError('unavailable', `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`);
+  }
+
+  /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */
+  private firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
+    const limit = `${seconds(this.opts.config.cliFirstTokenTimeoutMs)} (setting CLI_FIRST_TOKEN_TIMEOUT_MS)`;
+    if (phase === 'queued') {
+      const { running, max } = this.slots.counts();
+      return new ProxyError('unavailable', `No assistant CLI slot became free within ${limit}: ${running} of ${max} are busy (setting CLI_MAX_CONCURRENT)`, {
+        retryAfter: 5,
+      });
+    }
+    if (retry?.status != null) {
+      const { profile } = this.opts;
+      const mapped = mapCliError(
+        { status: retry.status, text: retry.error ?? '' },
+        { notLoggedInPattern: profile.cli.notLoggedInPattern, loginHint: profile.cli.loginHint },
+        retry.delayMs,
+      );
+      return new ProxyError(mapped.kind, `The assistant CLI was still retrying after ${limit}: ${mapped.message}`, {
+        retryAfter: mapped.retryAfter,
+      });
+    }
+    return new ProxyError('timeout', `The assistant CLI did not start answering within ${limit}`);
+  }
+
+  /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
+  private endError(error: ProxyError | undefined, end: EndInfo, stderrTail: string): ProxyError {
+    if (end.spawnError) {
+      return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${this.opts.profile.cli.installHint}`);
+    }
+    const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
+    if (err.kind !== 'internal') return err;
+    const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;
+    const lastLine = stderrTail.trim().split('\n').at(-1)?.trim() ?? '';
+    const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
+    return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
+  }
+}
+
+const processGroups = process.platform !== 'win32';
+
+function signalChild(child: ResultPromise, signal: NodeJS.Signals): void {
+  if (processGroups && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // the group is gone already; fall through to the process itself
+    }
+  }
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+
+/** SIGTERM to the child's process group, SIGKILL to what is left after the grace period. */
+export function terminate(child: ResultPromise): void {
+  if (child.pid === undefined) return;
+  signalChild(child, 'SIGTERM');
+  setTimeout(() => signalChild(child, 'SIGKILL'), killGraceMs).unref();
+}
+
+/** Resolves when the process has exited, even when a grandchild still holds its stdout open. */
+function exitOf(child: ResultPromise): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    // A spawn failure emits `error` and no `exit`.
+    child.once('error', () => resolve());
+    child.catch(() => undefined).finally(() => resolve());
+  });
+}

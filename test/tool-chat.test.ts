@@ -1,0 +1,219 @@
+// Tool mode answering through the fake CLI in every format: JSON and streams, the official SDKs as clients, the
+// whole conversation reaching the CLI, and what the child process is given.
+
+import { stat } from 'node:fs/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, postJson, readSse, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
+
+let bed: ToolBed;
+beforeAll(async () => {
+  bed = await startToolBed({}, { cliMaxRetries: 3, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash', 'WebFetch'] });
+});
+afterAll(async () => {
+  await bed?.close();
+});
+
+const model = 'assistant-sonnet-4-20250514';
+// The fake replies "Hi from fake!" as the tokens "Hi ", "from ", "fake!"; input tokens = words of the prompt.
+const reply = 'Hi from fake!';
+
+describe('official OpenAI SDK against /compat/v1', () => {
+  const client = () => new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+
+  it('gets the CLI text with finish_reason and usage', async () => {
+    const completion = await client().chat.completions.create({ model, messages: [{ role: 'user', content: 'say hi' }] });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.model).toBe(model);
+    expect(completion.id).toMatch(/^chatcmpl-/);
+    expect(Number.isInteger(completion.created) && completion.created < 1e11).toBe(true);
+    expect(completion.choices[0].message).toMatchObject({ role: 'assistant', content: reply });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+  });
+
+  it('streams token by token with one id, a final finish_reason and usage', async () => {
+    const stream = await client().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'say hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks[0].choices[0].delta.role).toBe('assistant');
+    const texts = chunks.flatMap((c) => (c.choices[0]?.delta.content ? [c.choices[0].delta.content] : []));
+    expect(texts).toEqual(['Hi ', 'from ', 'fake!']);
+    const withReason = chunks.filter((c) => c.choices[0]?.finish_reason);
+    expect(withReason).toHaveLength(1);
+    expect(withReason[0].choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+  });
+});
+
+describe('official native SDK', () => {
+  for (const prefix of ['', '/cc']) {
+    it(`messages.stream() against ${prefix}/v1 gets text, stop reason and usage`, async () => {
+      const client = new Anthropic({ baseURL: `${bed.url}${prefix}`, apiKey: 'dummy', maxRetries: 0 });
+      const texts: string[] = [];
+      const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'say hi' }] });
+      stream.on('text', (t) => texts.push(t));
+      const message = await stream.finalMessage();
+      expect(texts).toEqual(['Hi ', 'from ', 'fake!']);
+      expect(message.content).toEqual([{ type: 'text', text: reply }]);
+      expect(message.stop_reason).toBe('end_turn');
+      expect(message.model).toBe(model);
+      expect(message.usage).toMatchObject({ input_tokens: 2, output_tokens: 3 });
+    });
+  }
+
+  it('messages.create() without streaming gets a native message', async () => {
+    const client = new Anthropic({ baseURL: bed.url, apiKey: 'dummy', maxRetries: 0 });
+    const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'say hi' }] });
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', content: [{ type: 'text', text: reply }] });
+  });
+});
+
+describe('native chat completions (/v1/chat/completions)', () => {
+  it('answers a completion (SPEC.md §2.4)', async () => {
+    const res = await postJson(`${bed.url}/v1/chat/completions`, { model, max_tokens: 50, messages: [{ role: 'user', content: 'say hi' }] });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 },
+    });
+  });
+
+  it('streams data-only §6.2 events, each token in its own delta, ending with [DONE]', async () => {
+    const res = await postJson(`${bed.url}/v1/chat/completions`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'say hi' }] });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = await readSse(res);
+    expect(events.every((e) => e.event === undefined)).toBe(true);
+    const types = events.map((e) => (e.data === '[DONE]' ? '[DONE]' : (e.data as { type: string }).type));
+    expect(types).toEqual(['message_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'message_delta', '[DONE]']);
+    expect(events[4].data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } });
+  });
+});
+
+describe('token streaming', () => {
+  it('sends each token as soon as the CLI prints it, not buffered', async () => {
+    const slow = await startToolBed({ reply: 'one two three four', tokenDelayMs: 150 });
+    try {
+      const res = await postJson(`${slow.url}/compat/v1/chat/completions`, { model, stream: true, messages: [{ role: 'user', content: 'count' }] });
+      const events = await readSse(res);
+      const deltas = events.filter((e) => {
+        const d = e.data as { choices?: Array<{ delta: { content?: string } }> };
+        return typeof d === 'object' && d.choices?.[0]?.delta.content;
+      });
+      expect(deltas.map((e) => (e.data as { choices: Array<{ delta: { content: string } }> }).choices[0].delta.content)).toEqual(['one ', 'two ', 'three ', 'four']);
+      // Each token arrived in a read of its own: the proxy did not hold them back.
+      expect(new Set(deltas.map((e) => e.read)).size).toBe(4);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('what reaches the CLI', () => {
+  it('gets the whole conversation, the system prompt, the provider model id, tool rules, bounded retries, the user env and the app work dir', async () => {
+    const echo = await startToolBed({ echo: true }, { cliMaxRetries: 1, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash'] });
+    try {
+      const client = new OpenAI({ baseURL: `${echo.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+      const completion = await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: 'My name is Ada.' },
+          { role: 'assistant', content: 'Hello Ada!' },
+          { role: 'user', content: 'What is my name?' },
+        ],
+      });
+      const echoed = completion.choices[0].message.content ?? '';
+      expect(echoed).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(echoed).toContain('<turn role="assistant">\nHello Ada!\n</turn>');
+      expect(echoed.trim().endsWith('<turn role="user">\nWhat is my name?\n</turn>')).toBe(true);
+
+      // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
+      const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
+      expect(record.argv).toEqual([
+        '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
+        '--model', 'claude-sonnet-4-20250514',
+        '--system-prompt', 'You are terse.',
+        '--allowedTools', 'Read',
+        '--disallowedTools', 'Bash',
+      ]);
+      expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
+      expect(record.stdin).toBe(echoed);
+      expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('1');
+      expect(record.env.HOME).toBe(childEnv.HOME);
+      expect(record.env.hasPATH).toBe(true);
+      expect(record.envKeys).toContain('LANG');
+      expect(record.cwd).toBe(echo.workDir);
+      expect((await stat(echo.workDir)).isDirectory()).toBe(true);
+    } finally {
+      await echo.close();
+    }
+  });
+});
+
+describe('parameters (SPEC.md §2.2, §8)', () => {
+  it('names what the CLI cannot honour in X-Proxy-Ignored-Params and logs it', async () => {
+    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      messages: [{ role: 'user', content: 'say hi' }],
+      temperature: 1.7,
+      stop: 'END',
+      presence_penalty: 0.5,
+      user: 'u1',
+      max_tokens: 20,
+    });
+    expect(res.status).toBe(200);
+    const header = res.headers.get('x-proxy-ignored-params') ?? '';
+    expect(header.split(', ').sort()).toEqual(['max_tokens', 'presence_penalty', 'stop', 'temperature', 'user']);
+    expect(bed.proxy.logText()).toMatch(/cannot honour/);
+  });
+
+  it('native requests name temperature, top_k, stop_sequences and max_tokens', async () => {
+    const res = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 20,
+      temperature: 0.2,
+      top_k: 5,
+      stop_sequences: ['x'],
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual(['max_tokens', 'stop_sequences', 'temperature', 'top_k']);
+  });
+
+  it.each([
+    ['/v1/messages', { model, max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] }, 'temperature'],
+    ['/v1/chat/completions', { model, messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
+    ['/compat/v1/chat/completions', { model, frequency_penalty: 3, messages: [{ role: 'user', content: 'x' }] }, 'frequency_penalty'],
+    ['/compat/v1/chat/completions', { model, temperature: 2.5, messages: [{ role: 'user', content: 'x' }] }, 'temperature'],
+  ])('%s refuses an out-of-range or missing field with a 400 naming it', async (path, body, field) => {
+    const res = await postJson(`${bed.url}${path}`, body);
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).toContain(field);
+  });
+
+  it.each([
+    ['/compat/v1/chat/completions', { tools: [{ type: 'function', function: { name: 'f' } }] }, 'param'],
+    ['/sdk/v1/chat/completions', { tool_choice: 'auto' }, 'param'],
+    ['/v1/messages', { max_tokens: 5, tools: [{ name: 'f', input_schema: {} }] }, 'details'],
+    ['/v1/chat/completions', { max_tokens: 5, tool_choice: { type: 'auto' } }, 'details'],
+  ])('%s refuses tools with a 400 that points to /api/', async (path, extra, where) => {
+    const res = await postJson(`${bed.url}${path}`, { model, messages: [{ role: 'user', content: 'x' }], ...extra });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string; param?: string; details?: { field: string } } };
+    expect(body.error.message).toContain('/api/');
+    if (where === 'param') expect(['tools', 'tool_choice']).toContain(body.error.param);
+    else expect(['tools', 'tool_choice']).toContain(body.error.details?.field);
+  });
+});
