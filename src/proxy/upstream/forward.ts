@@ -1,0 +1,97 @@
+// The byte-level reverse proxy of /api/v1/messages (SPEC.md §1 direct mode, DESIGN.md): the client's body goes
+// upstream as received (only a neutral model id is mapped, rewrite-body-model.ts), with its query string; the
+// credential is chosen by client-auth.ts; the provider's status, headers (rate-limit ones included) and body come
+// back as they are, each chunk written as it arrives (no buffering, no re-parsing: STYLE.md, PEERS.md).
+// Failures after the answer started cannot change the status (STYLE.md habit 7): an SSE answer gets an
+// `event: error` in the native shape (SPEC.md §7.2) and ends; any other answer is cut, so the client sees a
+// truncated body instead of a complete-looking one.
+
+import { Readable } from 'node:stream';
+import type { Services } from '../services.js';
+import { renderError, errorTypeName } from '../http/render-error.js';
+import { encodeSse } from '../http/sse.js';
+import { markFirstToken } from '../http/state.js';
+import type { ProxyContext } from '../http/types.js';
+import { redactSecrets } from '../logger.js';
+import { clientAuthOf, forwardableHeaders } from './client-auth.js';
+import type { ProviderAnswer, ProviderClient } from './provider-client.js';
+import { rewriteBodyModel } from './rewrite-body-model.js';
+import { fromTransportError } from './upstream-error.js';
+import { UsageSniffer } from './usage-sniffer.js';
+
+/**
+ * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
+ * policy that is this proxy's to decide (its CORS setting; cookies the provider's edge sets must not land on
+ * localhost, where every local web page could send them back).
+ */
+const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
+
+function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): string {
+  const connectionTokens = new Set(String(answer.headers.connection ?? '').split(',').map((t) => t.trim().toLowerCase()));
+  for (const [name, value] of Object.entries(answer.headers)) {
+    const key = name.toLowerCase();
+    if (value === undefined || dropped.has(key) || connectionTokens.has(key) || key.startsWith('access-control-')) continue;
+    if (key === 'vary') ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
+    else ctx.set(key, value);
+  }
+  const type = answer.headers['content-type'];
+  return (Array.isArray(type) ? type[0] : type ?? '').toLowerCase();
+}
+
+/** True when `tail` (the last bytes sent) ends an SSE event, so an error event can follow without merging into it. */
+function endsEvent(tail: string): boolean {
+  return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') || tail.endsWith('\r\r') || tail === '';
+}
+
+/** Forwards the request on ctx to `path` under the API base (POST with the body as received, or GET). */
+export async function forwardToProvider(ctx: ProxyContext, services: Services, client: ProviderClient, method: 'GET' | 'POST', path: string): Promise<void> {
+  const { profile, config, logger, deps } = services;
+  const raw = ctx.state.rawBody;
+  const answer = await client.send({
+    method,
+    path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
+    headers: forwardableHeaders(ctx.headers),
+    body: method === 'POST' && raw ? rewriteBodyModel(raw, profile) : undefined,
+    auth: clientAuthOf(ctx.headers, profile, config.accessKey),
+    signal: ctx.state.signal,
+  });
+
+  ctx.status = answer.statusCode;
+  const contentType = copyAnswerHeaders(ctx, answer);
+  if (answer.statusCode === 204 || answer.statusCode === 304) {
+    await answer.body.dump().catch(() => undefined);
+    ctx.body = null;
+    return;
+  }
+  const isSse = contentType.includes('text/event-stream');
+  const gzipped = answer.headers['content-encoding'] !== undefined;
+  const sniffer = gzipped ? undefined : new UsageSniffer(contentType);
+  const state = ctx.state;
+  if (isSse) ctx.req.socket.setNoDelay(true);
+
+  async function* pipe(): AsyncGenerator<Buffer> {
+    let tail = '';
+    try {
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        if (chunk.length === 0) continue;
+        markFirstToken(state, deps.now());
+        sniffer?.feed(chunk);
+        if (isSse) tail = chunk.subarray(Math.max(0, chunk.length - 4)).toString('latin1');
+        yield chunk;
+      }
+    } catch (err) {
+      if (state.signal.aborted) return; // the client is gone; nothing to tell
+      const error = fromTransportError(err, client.timeouts);
+      state.errorType = errorTypeName(error, 'native');
+      logger.warn({ requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) }, 'provider answer broke off');
+      if (!isSse) throw error;
+      const event = encodeSse({ event: 'error', data: renderError(error, 'native', state.requestId) });
+      yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + event, 'utf8');
+    } finally {
+      const usage = sniffer?.end();
+      if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) state.usage = usage;
+      if (!answer.body.destroyed) answer.body.destroy();
+    }
+  }
+  ctx.body = Readable.from(pipe(), { objectMode: false });
+}

@@ -1,0 +1,76 @@
+// Public model ids carry the neutral prefix (SPEC.md intro, §2.6), and /api/models lists them that way, so a
+// client that picks a model from the list and sends it to /api/v1/messages must reach the provider's model. The
+// body is otherwise forwarded byte for byte, so instead of re-serialising it (which would reorder nothing but could
+// change number formatting and whitespace), only the bytes of the top-level "model" string are replaced.
+// The scan works on bytes: every JSON structural character is ASCII, and UTF-8 continuation bytes never equal one.
+
+import { toProviderModel, type Profile } from '../profile.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** End index (exclusive) of the string that starts at `start` (a quote). */
+function stringEnd(buf: Buffer, start: number): number {
+  for (let i = start + 1; i < buf.length; i++) {
+    if (buf[i] === BACKSLASH) i++;
+    else if (buf[i] === QUOTE) return i + 1;
+  }
+  return buf.length;
+}
+
+/** Byte span of the value of top-level member `key` when that value is a string (the last one, as JSON.parse). */
+export function topLevelStringSpan(buf: Buffer, key: string): { start: number; end: number } | undefined {
+  let depth = 0;
+  let lastKey: string | undefined;
+  let valueOf: string | undefined;
+  let found: { start: number; end: number } | undefined;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      const end = stringEnd(buf, i);
+      if (depth === 1) {
+        if (valueOf !== undefined) {
+          if (valueOf === key) found = { start: i, end };
+          valueOf = undefined;
+        } else {
+          try {
+            lastKey = JSON.parse(buf.subarray(i, end).toString('utf8')) as string;
+          } catch {
+            lastKey = undefined;
+          }
+        }
+      }
+      i = end - 1;
+    } else if (c === 0x7b || c === 0x5b) {
+      // { [
+      if (depth === 1) valueOf = undefined;
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    } else if (depth === 1 && c === 0x3a) {
+      // :
+      valueOf = lastKey;
+      lastKey = undefined;
+    } else if (depth === 1 && c === 0x2c) {
+      // ,
+      valueOf = undefined;
+    }
+  }
+  return found;
+}
+
+/** The body with a neutral top-level model id replaced by the provider's; the same Buffer when nothing changes. */
+export function rewriteBodyModel(raw: Buffer, profile: Profile): Buffer {
+  const span = topLevelStringSpan(raw, 'model');
+  if (!span) return raw;
+  let model: unknown;
+  try {
+    model = JSON.parse(raw.subarray(span.start, span.end).toString('utf8'));
+  } catch {
+    return raw;
+  }
+  if (typeof model !== 'string') return raw;
+  const mapped = toProviderModel(profile, model);
+  if (mapped === model) return raw;
+  return Buffer.concat([raw.subarray(0, span.start), Buffer.from(JSON.stringify(mapped), 'utf8'), raw.subarray(span.end)]);
+}

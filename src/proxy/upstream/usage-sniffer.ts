@@ -1,0 +1,70 @@
+// Token usage for metrics (ctx.state.usage), read from a copy of the bytes the byte-level proxy passes through.
+// The forwarded bytes are never changed or held back: the SSE copy goes through eventsource-parser (STYLE.md habit
+// 5) and only message_start / message_delta are looked at; a JSON answer is kept up to a bound and read at the end.
+
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+
+export interface SniffedUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+const jsonLimitBytes = 4 * 1024 * 1024;
+
+interface UsageLike {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+}
+
+function apply(out: SniffedUsage, usage: UsageLike | undefined): void {
+  if (!usage) return;
+  if (typeof usage.input_tokens === 'number') out.inputTokens = usage.input_tokens;
+  if (typeof usage.output_tokens === 'number') out.outputTokens = usage.output_tokens;
+}
+
+export class UsageSniffer {
+  readonly usage: SniffedUsage = {};
+  private readonly parser?: EventSourceParser;
+  private readonly decoder = new TextDecoder();
+  private json: Buffer[] | undefined;
+  private jsonBytes = 0;
+
+  constructor(contentType: string) {
+    if (contentType.includes('text/event-stream')) {
+      this.parser = createParser({
+        onEvent: (ev) => {
+          if (ev.event !== 'message_start' && ev.event !== 'message_delta') return;
+          try {
+            const data = JSON.parse(ev.data) as { message?: { usage?: UsageLike }; usage?: UsageLike };
+            apply(this.usage, ev.event === 'message_start' ? data.message?.usage : data.usage);
+          } catch {
+            /* not ours to judge: the client gets the bytes as they are */
+          }
+        },
+      });
+    } else if (contentType.includes('json')) {
+      this.json = [];
+    }
+  }
+
+  feed(chunk: Buffer): void {
+    if (this.parser) this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+    else if (this.json) {
+      this.jsonBytes += chunk.length;
+      if (this.jsonBytes > jsonLimitBytes) this.json = undefined;
+      else this.json.push(chunk);
+    }
+  }
+
+  end(): SniffedUsage {
+    if (this.json) {
+      try {
+        apply(this.usage, (JSON.parse(Buffer.concat(this.json).toString('utf8')) as { usage?: UsageLike }).usage);
+      } catch {
+        /* an error body or a cut answer: no usage */
+      }
+      this.json = undefined;
+    }
+    return this.usage;
+  }
+}

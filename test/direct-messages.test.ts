@@ -1,0 +1,235 @@
+// Direct mode's byte-level reverse proxy (/api/v1/messages) against the provider simulator, with the official
+// native SDK as the client: OAuth injection from the credential file, merged feature flags, the body byte for
+// byte, real keys forwarded, streams chunk by chunk, faithful errors, deadlines, client aborts, and no secrets in logs.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { readSse, startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+
+const fileToken = 'sk-ant-oat01-from-file-abcdef123456';
+const fileRefresh = 'sk-ant-ort01-from-file-abcdef123456';
+const realKey = 'sk-ant-api03-real-key-abcdef1234567890';
+
+let sim: Simulator;
+let proxy: TestProxy;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  dir = await mkdtemp(join(tmpdir(), 'direct-messages-'));
+  const credentialsPath = await writeCliCredentials(dir, { accessToken: fileToken, refreshToken: fileRefresh, expiresAt: Date.now() + 3_600_000 });
+  proxy = await startProxy({
+    apiBaseUrl: sim.url,
+    credentialsPath,
+    oauthTokenUrl: sim.cliTokenUrl,
+    upstreamIdleTimeoutMs: 400,
+    upstreamFirstByteTimeoutMs: 2000,
+  });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await sim?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => sim.reset());
+
+function sdk(apiKey = 'dummy', headers: Record<string, string> = {}) {
+  return new Anthropic({ apiKey, baseURL: `${proxy.url}/api`, maxRetries: 0, defaultHeaders: headers });
+}
+
+function post(body: string, headers: Record<string, string> = {}, path = '/api/v1/messages', signal?: AbortSignal) {
+  return fetch(proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal });
+}
+
+describe('POST /api/v1/messages with the native SDK', () => {
+  it('injects the OAuth bearer from the credential file, merges feature flags and forwards the body untouched', async () => {
+    const client = sdk('dummy-key', { 'anthropic-beta': 'my-feature-2025-01-01' });
+    const message = await client.messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hi from the simulator!' });
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.headers.authorization).toBe(`Bearer ${fileToken}`);
+    expect(seen.headers['x-api-key']).toBeUndefined();
+    expect(seen.headers['x-app']).toBe('cli');
+    expect(seen.headers['anthropic-beta'].split(',')).toEqual(['my-feature-2025-01-01', 'oauth-2025-04-20']);
+    expect(seen.headers['anthropic-version']).toBe('2023-06-01');
+    expect(seen.json).toEqual({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+  });
+
+  it('passes the exact bytes of an odd-looking body and the query string', async () => {
+    const body = '{ "max_tokens" :16,\n  "messages":[{"role":"user","content":"caf\\u00e9 ☕ 1.50"}],"temperature":1.0, "model":"claude-3-5-haiku-20241022"}';
+    const res = await post(body, { 'x-api-key': 'whatever' }, '/api/v1/messages?beta=true');
+    expect(res.status).toBe(200);
+    await res.text();
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.body.toString('utf8')).toBe(body);
+    expect(seen.query).toBe('beta=true');
+  });
+
+  it('maps a public (neutral) model id and nothing else in the body', async () => {
+    const body = '{"model":"assistant-sonnet-4-20250514","max_tokens":8,"messages":[{"role":"user","content":"say \\"assistant-sonnet-4-20250514\\""}]}';
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    await res.text();
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.body.toString('utf8')).toBe(body.replace('"model":"assistant-sonnet', '"model":"claude-sonnet'));
+  });
+
+  it('forwards a real provider key as sent instead of the OAuth token', async () => {
+    const message = await sdk(realKey).messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.type).toBe('message');
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.headers['x-api-key']).toBe(realKey);
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers['anthropic-beta']).toBeUndefined();
+
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}', { authorization: `Bearer ${realKey}` });
+    await res.text();
+    expect(sim.requests('/v1/messages')[1].headers.authorization).toBe(`Bearer ${realKey}`);
+  });
+
+  it('drops hop-by-hop and browser headers and keeps the rest', async () => {
+    // fetch refuses to set Connection, so this one goes through node:http.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${proxy.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'keep-alive, x-hop', 'x-hop': 'gone', cookie: 'session=abc', 'x-custom-client': 'kept' },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}');
+    });
+    expect(status).toBe(200);
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.headers['x-hop']).toBeUndefined();
+    expect(seen.headers.cookie).toBeUndefined();
+    expect(seen.headers['x-custom-client']).toBe('kept');
+  });
+
+  it('streams chunk by chunk: events arrive in separate reads before the end', async () => {
+    sim.knobs.chunkIntervalMs = 30;
+    sim.knobs.replyText = 'one two three four five six';
+    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"count"}]}');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const events = await readSse(res);
+    const deltas = events.filter((e) => e.event === 'content_block_delta');
+    expect(deltas).toHaveLength(6);
+    expect(new Set(deltas.map((d) => d.read)).size).toBeGreaterThan(3);
+    expect(events.at(-1)?.event).toBe('message_stop');
+  });
+
+  it('works with the SDK streaming helper', async () => {
+    sim.knobs.replyText = 'streamed through the proxy';
+    const stream = sdk().messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    const texts: string[] = [];
+    stream.on('text', (t) => texts.push(t));
+    const final = await stream.finalMessage();
+    expect(texts.join('')).toBe('streamed through the proxy');
+    expect(texts.length).toBeGreaterThan(1);
+    expect(final.stop_reason).toBe('end_turn');
+  });
+
+  it('returns the provider 429 with Retry-After and rate-limit headers as they are', async () => {
+    sim.knobs.failWith = { status: 429, retryAfter: 7 };
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+
+  it('returns the provider 529 as it is (the native SDK knows it)', async () => {
+    sim.knobs.failWith = { status: 529 };
+    const err = await sdk()
+      .messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    expect((err as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+  });
+
+  it('ends a stalled stream with an error event in the native shape', async () => {
+    sim.knobs.streamFault = 'stall';
+    sim.knobs.replyText = 'a b c d e f';
+    const res = await post('{"model":"m","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events.filter((e) => e.event === 'content_block_delta').length).toBeGreaterThan(0);
+    const last = events.at(-1);
+    expect(last?.event).toBe('error');
+    expect(last?.json).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') } });
+  });
+
+  it('the SDK raises a stalled stream as an error', async () => {
+    sim.knobs.streamFault = 'stall';
+    const stream = sdk().messages.stream({ model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] });
+    await expect(stream.finalMessage()).rejects.toThrow(/stalled/);
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    sim.knobs.chunkIntervalMs = 200;
+    sim.knobs.replyText = 'a b c d e f g h i j';
+    const abort = new AbortController();
+    const res = await post('{"model":"m","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages', abort.signal);
+    const reader = res.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
+  });
+
+  it('answers 400 in the native shape for a body that is not JSON', async () => {
+    const res = await post('{not json');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(sim.requests('/v1/messages')).toHaveLength(0);
+  });
+
+  it('forwards count_tokens and the native model list', async () => {
+    const models = await sdk().models.list();
+    expect(models.data.map((m) => m.id)).toContain('claude-sonnet-4-20250514');
+    expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
+    // The simulator has no count_tokens route: its own 404 comes back as it is.
+    const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { message: 'No route POST /v1/messages/count_tokens' } });
+    expect(sim.requests('/v1/messages/count_tokens')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
+  });
+
+  it('never writes the token, the refresh token or a real key to the log', async () => {
+    await sdk(realKey).messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] });
+    await sdk().messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] });
+    const text = proxy.logText();
+    expect(text).toContain('"route":"/api/v1/messages"');
+    for (const secret of [fileToken, fileRefresh, realKey]) expect(text).not.toContain(secret);
+  });
+});
+
+describe('POST /api/v1/messages without credentials', () => {
+  it('answers 401 in the native shape with the remedy', async () => {
+    const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: join(dir, 'missing.json'), oauthTokenUrl: sim.cliTokenUrl });
+    try {
+      const res = await fetch(`${p.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'dummy' },
+        body: '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}',
+      });
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+      expect(body.type).toBe('error');
+      expect(body.error.type).toBe('authentication_error');
+      expect(body.error.message).toMatch(/log in/i);
+      expect(sim.requests('/v1/messages')).toHaveLength(0);
+    } finally {
+      await p.close();
+    }
+  });
+});
