@@ -1,0 +1,265 @@
+// /api/v1/chat/completions (DirectBackend) and /api/models against the provider simulator, with the official OpenAI
+// SDK as the client: tool calls round-trip streaming and not, usage chunks, faithful errors (429 keeps
+// Retry-After; 5xx and 529 are 503, never 429), stalls reported in the stream, client aborts reach the provider.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+
+const fileToken = 'sk-ant-oat01-chat-file-abcdef123456';
+const model = 'assistant-sonnet-4-20250514';
+
+let sim: Simulator;
+let proxy: TestProxy;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  dir = await mkdtemp(join(tmpdir(), 'direct-chat-'));
+  const credentialsPath = await writeCliCredentials(dir, { accessToken: fileToken, refreshToken: 'sk-ant-ort01-x-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+  proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, upstreamIdleTimeoutMs: 400 });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await sim?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => sim.reset());
+
+const openai = () => new OpenAI({ apiKey: 'dummy', baseURL: `${proxy.url}/api/v1`, maxRetries: 0 });
+
+const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+    },
+  },
+];
+
+describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
+  it('round-trips a tool call without streaming', async () => {
+    const first = await openai().chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris?' },
+      ],
+      tools,
+    });
+    const call = first.choices[0].message.tool_calls?.[0];
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+    expect(JSON.parse((call as { function: { arguments: string } }).function.arguments)).toEqual({ location: 'Paris' });
+    expect(first.model).toBe(model);
+    expect(first.usage?.prompt_tokens).toBeGreaterThan(0);
+
+    const [upstream] = sim.requests('/v1/messages');
+    expect(upstream.headers.authorization).toBe(`Bearer ${fileToken}`);
+    expect(upstream.headers['anthropic-beta']).toContain('oauth-2025-04-20');
+    expect(upstream.json).toMatchObject({
+      model: 'claude-sonnet-4-20250514',
+      stream: true,
+      system: 'Be brief.',
+      max_tokens: 4096,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+    });
+
+    const second = await openai().chat.completions.create({
+      model,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        first.choices[0].message as OpenAI.Chat.Completions.ChatCompletionMessageParam,
+        { role: 'tool', tool_call_id: call!.id, content: 'sunny, 21 C' },
+      ],
+      tools,
+    });
+    expect(second.choices[0].message.content).toBe('The tool said: sunny, 21 C');
+    expect(second.choices[0].finish_reason).toBe('stop');
+    const replay = sim.requests('/v1/messages')[1].json as { messages: Array<{ role: string; content: unknown }> };
+    expect(replay.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool_use', id: call!.id, name: 'get_weather', input: { location: 'Paris' } }] });
+    expect(replay.messages[2]).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.id }] });
+  });
+
+  it('streams tool calls with their index, then the finish chunk and the usage chunk', async () => {
+    sim.knobs.toolPreamble = 'Let me check.';
+    const stream = await openai().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0].choices[0].delta.role).toBe('assistant');
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('Let me check.');
+    const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(toolDeltas.length).toBeGreaterThan(2);
+    expect(toolDeltas.every((d) => d.index === 0)).toBe(true);
+    expect(toolDeltas[0]).toMatchObject({ id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_weather' } });
+    expect(JSON.parse(toolDeltas.map((d) => d.function?.arguments ?? '').join(''))).toEqual({ location: 'Paris' });
+    const finish = chunks.find((c) => c.choices[0]?.finish_reason);
+    expect(finish?.choices[0].finish_reason).toBe('tool_calls');
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+    expect(last.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('the SDK stream helper assembles the streamed tool call', async () => {
+    const runner = openai().chat.completions.stream({ model, messages: [{ role: 'user', content: 'Weather?' }], tools });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"location":"Paris"}' } });
+  });
+
+  it('streams text chunk by chunk', async () => {
+    sim.knobs.chunkIntervalMs = 25;
+    sim.knobs.replyText = 'one two three four five';
+    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'count' }], stream: true }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reads: string[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) reads.push(Buffer.from(chunk).toString('utf8'));
+    expect(reads.filter((r) => r.includes('"content":"')).length).toBeGreaterThan(3);
+    expect(reads.join('')).toContain('data: [DONE]');
+  });
+
+  it('translates images, stop and max_completion_tokens, and reports ignored parameters', async () => {
+    const res = await openai()
+      .chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+        stop: 'END',
+        max_completion_tokens: 50,
+        presence_penalty: 0.5,
+      })
+      .withResponse();
+    expect(res.response.headers.get('x-proxy-ignored-params')).toContain('presence_penalty');
+    expect(sim.requests('/v1/messages')[0].json).toMatchObject({
+      max_tokens: 50,
+      stop_sequences: ['END'],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+    });
+    expect(proxy.logText()).toContain('presence_penalty');
+  });
+
+  it('answers a provider 429 with 429 and its Retry-After', async () => {
+    sim.knobs.failWith = { status: 429, retryAfter: 9 };
+    const err = await openai()
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('9');
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
+  });
+
+  it.each([529, 500, 503] as const)('answers a provider %i with 503, never 429', async (status) => {
+    sim.knobs.failWith = { status };
+    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: { code: 'service_unavailable', type: 'server_error' } });
+  });
+
+  it('passes the provider 400 message through in the compatible shape', async () => {
+    sim.knobs.failWith = { status: 400, message: 'max_tokens: too large for this model' };
+    const err = await openai()
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as Error).message).toContain('max_tokens: too large for this model');
+  });
+
+  it('reports a stalled stream as an error inside the stream', async () => {
+    sim.knobs.streamFault = 'stall';
+    sim.knobs.replyText = 'a b c d e f';
+    const stream = await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true });
+    const got: string[] = [];
+    const err = await (async () => {
+      for await (const chunk of stream) got.push(chunk.choices[0]?.delta.content ?? '');
+    })().catch((e: unknown) => e);
+    expect(got.join('')).not.toBe('');
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as Error).message).toMatch(/stalled/);
+  });
+
+  it('reports a provider error event inside the stream faithfully', async () => {
+    sim.knobs.streamFault = 'error';
+    sim.knobs.replyText = 'a b c d';
+    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
+    const text = await res.text();
+    expect(text).toContain('"code":"service_unavailable"');
+    expect(text).not.toContain('[DONE]');
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    sim.knobs.chunkIntervalMs = 200;
+    sim.knobs.replyText = 'a b c d e f g h';
+    const abort = new AbortController();
+    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }], stream: true }),
+      signal: abort.signal,
+    });
+    await res.body!.getReader().read();
+    abort.abort();
+    await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
+  });
+
+  it('answers 400 in the compatible shape for an invalid request, without calling the provider', async () => {
+    const err = await openai()
+      .chat.completions.create({ model, messages: [] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).param).toBe('messages');
+    expect(sim.requests('/v1/messages')).toHaveLength(0);
+  });
+});
+
+describe('GET /api/models', () => {
+  it("lists the provider's models with public ids when the credentials work", async () => {
+    const res = await fetch(`${proxy.url}/api/models`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-proxy-models-source')).toBe('provider');
+    const list = (await res.json()) as { object: string; data: Array<{ id: string; object: string; owned_by: string; created: number }> };
+    expect(list.object).toBe('list');
+    expect(list.data.map((m) => m.id)).toContain('assistant-sonnet-4-20250514');
+    expect(list.data[0]).toMatchObject({ object: 'model', owned_by: 'anthropic', created: expect.any(Number) });
+    expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
+  });
+
+  it("falls back to the profile's list, marked as such, when the provider cannot be asked", async () => {
+    const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: join(dir, 'missing.json'), oauthTokenUrl: sim.cliTokenUrl });
+    try {
+      const res = await fetch(`${p.url}/api/models`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-proxy-models-source')).toBe('profile');
+      const list = (await res.json()) as { data: Array<{ id: string }> };
+      expect(list.data.map((m) => m.id)).toContain('assistant-opus-4-20250514');
+      expect(sim.requests('/v1/models')).toHaveLength(0);
+    } finally {
+      await p.close();
+    }
+  });
+});
