@@ -1,0 +1,94 @@
+// Every knob of the benchmark, read once from the environment. Defaults give the full run (under ten minutes on
+// two cores, soak of 100,000 requests as issue 7 asks); BENCH_QUICK=1 shrinks every duration and count to a smoke
+// run of about a minute. Any single figure can still be overridden by its own variable.
+
+export interface BenchConfig {
+  quick: boolean;
+  /** Rounds of A B A B: each workload runs proxy, direct, nginx, then again, this many times. */
+  rounds: number;
+  /** Seconds of each autocannon measurement (one target, one round). */
+  durationSec: number;
+  /** Seconds each target is driven before anything is measured (JIT, connection pools). */
+  warmupSec: number;
+  /** Concurrency levels of workload (a). */
+  concurrency: number[];
+  /** Fixed upstream latency (ms) of the paced latency measurement at 32 concurrent. */
+  upstreamLatencyMs: number;
+  /** Concurrency of that paced measurement (the goal is stated at 32). */
+  latencyConcurrency: number;
+  /** Streaming workloads (b, c): chunks per response, pacing between chunks, streams open at once per round. */
+  streamChunks: number;
+  streamIntervalMs: number;
+  streamConcurrency: number;
+  /** Tool mode (d): fake CLI start-up delay, token pacing, and requests per target. */
+  cliDelayMs: number;
+  cliTokenDelayMs: number;
+  toolRequests: number;
+  /** Workload (e): streams held open at once, and how long each stays open. */
+  openStreams: number;
+  openStreamChunks: number;
+  openStreamIntervalMs: number;
+  /** Workload (f): requests of the soak, and of the warm-up before its starting RSS is read. */
+  soakRequests: number;
+  soakWarmup: number;
+  soakConcurrency: number;
+  /** Soak also driven through direct and nginx (for the throughput ratio); off saves time. */
+  soakAllTargets: boolean;
+  /** nginx worker processes; 1 by default, so it gets the same one core a Node process has. */
+  nginxWorkers: number;
+  /** Log level of the proxy under test (logging is part of its cost). */
+  proxyLogLevel: string;
+  /** Where latest.md / latest.json are written. */
+  resultsDir: string;
+}
+
+function num(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}: expected a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function list(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const out = raw.split(',').map((s) => Number(s.trim()));
+  if (out.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name}: expected a comma list of positive integers, got "${raw}"`);
+  return out;
+}
+
+function flag(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+export function loadBenchConfig(resultsDir: string): BenchConfig {
+  const quick = flag('BENCH_QUICK', false);
+  return {
+    quick,
+    rounds: num('BENCH_ROUNDS', 2),
+    durationSec: num('BENCH_DURATION_SEC', quick ? 1 : 6),
+    warmupSec: num('BENCH_WARMUP_SEC', quick ? 1 : 3),
+    concurrency: list('BENCH_CONCURRENCY', [1, 32, 256]),
+    upstreamLatencyMs: num('BENCH_UPSTREAM_LATENCY_MS', 20),
+    latencyConcurrency: num('BENCH_LATENCY_CONCURRENCY', 32),
+    streamChunks: num('BENCH_STREAM_CHUNKS', 200),
+    streamIntervalMs: num('BENCH_STREAM_INTERVAL_MS', quick ? 5 : 10),
+    streamConcurrency: num('BENCH_STREAM_CONCURRENCY', quick ? 4 : 16),
+    cliDelayMs: num('BENCH_CLI_DELAY_MS', 300),
+    cliTokenDelayMs: num('BENCH_CLI_TOKEN_DELAY_MS', 10),
+    toolRequests: num('BENCH_TOOL_REQUESTS', quick ? 3 : 12),
+    openStreams: num('BENCH_OPEN_STREAMS', quick ? 100 : 500),
+    openStreamChunks: num('BENCH_OPEN_STREAM_CHUNKS', quick ? 10 : 40),
+    openStreamIntervalMs: num('BENCH_OPEN_STREAM_INTERVAL_MS', 200),
+    soakRequests: num('BENCH_SOAK_REQUESTS', quick ? 5_000 : 100_000),
+    soakWarmup: num('BENCH_SOAK_WARMUP', quick ? 1_000 : 5_000),
+    soakConcurrency: num('BENCH_SOAK_CONCURRENCY', 32),
+    soakAllTargets: flag('BENCH_SOAK_ALL_TARGETS', true),
+    nginxWorkers: num('BENCH_NGINX_WORKERS', 1),
+    proxyLogLevel: process.env.BENCH_PROXY_LOG_LEVEL || 'warn',
+    resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,
+  };
+}

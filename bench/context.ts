@@ -1,0 +1,82 @@
+// What every workload shares: the three targets, the simulator's knobs, the request shapes, and the rule that a
+// proxy route which is not there yet gives an "n/a" cell instead of stopping the run.
+
+import type { BenchConfig } from './config.js';
+import { probeOnce, type RequestSpec } from './load.js';
+import type { NginxProcess } from './nginx.js';
+import type { Row, Target } from './report.js';
+import type { ProxyProcess, SimulatorProcess } from './servers.js';
+import type { SimulatorKnobs } from '../test/simulator/index.js';
+
+export const targets: Target[] = ['proxy', 'direct', 'nginx'];
+
+export interface Bench {
+  cfg: BenchConfig;
+  sim: SimulatorProcess;
+  nginx: NginxProcess;
+  proxy: ProxyProcess;
+  /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
+  restartProxy(): Promise<void>;
+  cliPath: string;
+  log(line: string): void;
+  rows: Row[];
+  /** Raw figures per workload, written to latest.json. */
+  raw: Record<string, unknown>;
+  notes: string[];
+}
+
+export const neutralModel = 'assistant-sonnet-4-20250514';
+export const providerModel = 'claude-sonnet-4-20250514';
+
+export function baseOf(b: Bench, t: Target): string {
+  return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : b.nginx.url;
+}
+
+const headers = {
+  'content-type': 'application/json',
+  // A dummy key: direct mode replaces it with the OAuth bearer from the credential file (DESIGN.md); the simulator
+  // accepts any key when reached directly.
+  'x-api-key': 'bench-dummy-key',
+  'anthropic-version': '2023-06-01',
+};
+
+/** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator and nginx. */
+export function nativeSpec(b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec {
+  const body = { model: t === 'proxy' ? neutralModel : providerModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
+  return { base: baseOf(b, t), path: t === 'proxy' ? path : '/v1/messages', headers, body: JSON.stringify(body) };
+}
+
+/** Compatible-format chat request through the proxy's translation route (SPEC.md §2.2). */
+export function compatSpec(b: Bench, stream: boolean): RequestSpec {
+  const body = { model: neutralModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
+  return {
+    base: b.proxy.url,
+    path: '/api/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer bench-dummy-key' },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Knobs of a plain, unpaced reply; workloads change only what they need on top. */
+export function baseKnobs(): Partial<SimulatorKnobs> {
+  return { latencyMs: 0, chunkIntervalMs: 0, chunkCount: undefined, replyText: 'Hi from the simulator!', ping: true, failWith: undefined, streamFault: undefined };
+}
+
+/**
+ * Checks a proxy route with one request. Returns undefined when it answers 2xx, else the text for its cells:
+ * "n/a (route not implemented)" for a 404, the status and message otherwise.
+ */
+export async function proxyRouteProblem(spec: RequestSpec): Promise<string | undefined> {
+  try {
+    const { status, text } = await probeOnce(spec);
+    if (status >= 200 && status < 300) return undefined;
+    if (status === 404) return 'n/a (route not implemented)';
+    return `n/a (HTTP ${status}: ${text.replace(/\s+/g, ' ').slice(0, 80)})`;
+  } catch (err) {
+    return `n/a (${(err as Error).message})`;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,78 @@
+// Closed-loop HTTP load with autocannon's programmatic API: `connections` clients each send the next request when
+// the previous answer is complete, for a duration or a number of requests. Latency is taken from autocannon's
+// per-response event (hrtime, sub-millisecond) rather than its histogram, which keeps whole milliseconds only.
+
+import autocannon from 'autocannon';
+import { Samples, type Summary } from './stats.js';
+
+export interface RequestSpec {
+  /** Base URL of the target (proxy, simulator or nginx), no trailing slash. */
+  base: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface LoadOptions {
+  connections: number;
+  /** Seconds; ignored when amount is set. */
+  durationSec?: number;
+  /** Total requests. */
+  amount?: number;
+  /** Raw 2xx latencies are returned too (for merging rounds). */
+  keepSamples?: boolean;
+}
+
+export interface LoadResult {
+  /** 2xx answers. */
+  ok: number;
+  non2xx: number;
+  /** Connection errors and timeouts (autocannon's errors count includes timeouts). */
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  seconds: number;
+  /** 2xx answers per second of wall time. */
+  rps: number;
+  /** Milliseconds, 2xx answers only. */
+  latency: Summary;
+  samples?: Samples;
+}
+
+export async function runLoad(spec: RequestSpec, o: LoadOptions): Promise<LoadResult> {
+  const samples = new Samples();
+  const started = performance.now();
+  const instance = autocannon({
+    url: spec.base + spec.path,
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    connections: o.connections,
+    ...(o.amount !== undefined ? { amount: o.amount } : { duration: o.durationSec ?? 5 }),
+    timeout: 30,
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) samples.push(responseTime);
+  });
+  const result = await instance;
+  const seconds = (performance.now() - started) / 1000;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count;
+  return {
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    seconds,
+    rps: result['2xx'] / seconds,
+    latency: samples.summary(),
+    samples: o.keepSamples ? samples : undefined,
+  };
+}
+
+/** One request, answered in full: the status and body text (to check a route exists before loading it). */
+export async function probeOnce(spec: RequestSpec): Promise<{ status: number; text: string }> {
+  const res = await fetch(spec.base + spec.path, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(30_000) });
+  return { status: res.status, text: await res.text() };
+}

@@ -1,0 +1,123 @@
+// `npm run bench` (issue 7): what the proxy costs against the client talking to the provider directly and against
+// nginx as a plain reverse proxy, measured side by side in one run on this machine, reported as ratios.
+// BENCH_QUICK=1 gives a one-minute smoke run; docs/benchmarks.md lists every knob.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, release, tmpdir, type as osType } from 'node:os';
+import { join } from 'node:path';
+import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
+import { loadBenchConfig } from './config.js';
+import { baseKnobs, nativeSpec, targets, type Bench } from './context.js';
+import { evaluateGoals } from './goals.js';
+import { runLoad } from './load.js';
+import { ensureNginx, startNginx, type NginxProcess } from './nginx.js';
+import { markdownReport, writeReport, type Row } from './report.js';
+import { buildProxy, repoRoot, startProxyProcess, startSimulatorProcess, writeBenchCredentials, type ProxyProcess, type SimulatorProcess } from './servers.js';
+import { runRequestWorkloads, runSoak } from './workload-requests.js';
+import { runOpenStreams, runPacedStreams } from './workload-streams.js';
+import { runToolWorkload } from './workload-tool.js';
+
+const started = Date.now();
+const log = (line: string): void => {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+};
+
+async function main(): Promise<number> {
+  const cfg = loadBenchConfig(join(repoRoot, 'bench', 'results'));
+  const tmp = await mkdtemp(join(tmpdir(), 'assistant-proxy-bench-'));
+  let sim: SimulatorProcess | undefined;
+  let nginx: NginxProcess | undefined;
+  let proxy: ProxyProcess | undefined;
+  let fakeCli: FakeCli | undefined;
+  const cleanup = async (): Promise<void> => {
+    await Promise.allSettled([proxy?.stop(), nginx?.stop()]);
+    await sim?.stop().catch(() => undefined);
+    await fakeCli?.cleanup().catch(() => undefined);
+    await rm(tmp, { recursive: true, force: true });
+  };
+  const onSignal = () => {
+    log('interrupted: stopping the processes the bench started');
+    void cleanup().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const nginxBin = ensureNginx(log);
+    const build = buildProxy(log);
+    sim = await startSimulatorProcess();
+    log(`simulator on ${sim.url}`);
+    fakeCli = await makeFakeCli({
+      delayMs: cfg.cliDelayMs,
+      tokenDelayMs: cfg.cliTokenDelayMs,
+      reply: 'Hello from the fake assistant CLI, streamed one word at a time.',
+    });
+    const credentialsPath = await writeBenchCredentials(join(tmp, 'credentials'));
+    const proxyOptions = { build, simulator: sim, credentialsPath, cliPath: fakeCli.path, home: join(tmp, 'home'), logLevel: cfg.proxyLogLevel };
+    proxy = await startProxyProcess(proxyOptions);
+    log(`proxy (${build.kind}) on ${proxy.url}, pid ${proxy.pid}`);
+    nginx = await startNginx(nginxBin, join(tmp, 'nginx'), sim.port, cfg.nginxWorkers);
+    log(`nginx ${nginx.version} on ${nginx.url}`);
+
+    const rows: Row[] = [];
+    const b: Bench = {
+      cfg,
+      sim,
+      nginx,
+      proxy,
+      cliPath: fakeCli.path,
+      log,
+      rows,
+      raw: {},
+      notes: [],
+      async restartProxy() {
+        await proxy?.stop();
+        proxy = await startProxyProcess(proxyOptions);
+        b.proxy = proxy;
+        log(`fresh proxy on ${proxy.url}, pid ${proxy.pid}`);
+      },
+    };
+
+    // Warm-up: JIT and connection pools of every hop, before anything is measured.
+    await sim.setKnobs(baseKnobs());
+    for (const t of targets) {
+      log(`warm-up: ${t}`);
+      await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
+    }
+
+    await runRequestWorkloads(b); // (a), (c) non-streaming
+    await runPacedStreams(b); // (b), (c) streaming
+    await runToolWorkload(b); // (d)
+    await runOpenStreams(b); // (e), fresh proxy
+    await runSoak(b); // (f), fresh proxy
+
+    const logLines = b.proxy.logLines();
+    if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);
+    const cpu = cpus();
+    const header = [
+      `Command: \`${cfg.quick ? 'BENCH_QUICK=1 ' : ''}npm run bench\`, ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${osType()} ${release()}, Node ${process.version}; every process on 127.0.0.1`,
+      `Proxy: ${build.kind === 'dist' ? 'production build, `node dist/proxy/cli.js`' : `**sources through tsx** (the build failed: ${build.note})`}, LOG_LEVEL=${cfg.proxyLogLevel}, metrics on, rate limit raised out of the way`,
+      `direct: the client talks to the provider simulator itself (the limit). nginx ${nginx.version}: ${cfg.nginxWorkers} worker, proxy_pass, proxy_buffering off, HTTP/1.1 keep-alive upstream, access_log off`,
+      `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
+      `Simulator: reply of 4 words unless stated; paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
+    ];
+    const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: cfg, ...b.raw } };
+    // A quick run never overwrites the committed full result.
+    const dir = cfg.quick && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
+    const files = await writeReport(dir, cfg.quick ? 'quick' : 'latest', report);
+    process.stdout.write(markdownReport(report) + '\n');
+    log(`written: ${files.join(', ')}`);
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

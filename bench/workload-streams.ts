@@ -1,0 +1,157 @@
+// Streaming workloads read with stream-probe.ts:
+//   (b) direct mode streaming, N chunks per response at a fixed pacing: time to first byte, inter-chunk gaps
+//       against the simulator's own pacing, and deltas that arrived glued to the one before (buffering);
+//   (c) the same through the compat translation route (direct and nginx serve the native equivalent);
+//   (e) hundreds of streams open at once on a fresh proxy, paced slowly so they stay open: peak RSS and errors.
+
+import { baseKnobs, compatSpec, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
+import type { RequestSpec } from './load.js';
+import type { Cell, Row, Target } from './report.js';
+import { readRss, resetPeakRss, sampleMax, treeRss } from './rss.js';
+import { runStreams, summarizeStreams, type StreamKind, type StreamRecord, type StreamRunResult } from './stream-probe.js';
+
+const MB = 1024 * 1024;
+
+function cellsOf(res: Record<Target, StreamRunResult | string>, pick: (r: StreamRunResult) => number): Record<Target, Cell> {
+  const out = {} as Record<Target, Cell>;
+  for (const t of targets) {
+    const r = res[t];
+    out[t] = typeof r === 'string' ? r : pick(r);
+  }
+  return out;
+}
+
+function withoutRecords(res: Record<Target, StreamRunResult | string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const t of targets) {
+    const r = res[t];
+    out[t] = typeof r === 'string' ? r : { ...r, records: undefined };
+  }
+  return out;
+}
+
+/** Paced streams, interleaved A B A B, records merged over the rounds. */
+async function interleavedStreams(
+  b: Bench,
+  specOf: (t: Target) => RequestSpec,
+  kindOf: (t: Target) => StreamKind,
+  problem: string | undefined,
+  label: string,
+): Promise<Record<Target, StreamRunResult | string>> {
+  const { cfg } = b;
+  const records = new Map<Target, StreamRecord[]>();
+  const streamMs = cfg.streamChunks * cfg.streamIntervalMs;
+  for (let round = 0; round < cfg.rounds; round++) {
+    for (const t of targets) {
+      if (t === 'proxy' && problem) continue;
+      b.log(`${label}: ${t}, round ${round + 1}/${cfg.rounds}`);
+      const r = await runStreams(specOf(t), {
+        kind: kindOf(t),
+        concurrency: cfg.streamConcurrency,
+        count: cfg.streamConcurrency,
+        intervalMs: cfg.streamIntervalMs,
+        timeoutMs: streamMs * 5 + 30_000,
+      });
+      records.set(t, [...(records.get(t) ?? []), ...r.records]);
+    }
+  }
+  const out = {} as Record<Target, StreamRunResult | string>;
+  for (const t of targets) {
+    const recs = records.get(t);
+    out[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (problem ?? 'n/a');
+  }
+  return out;
+}
+
+function pacedRows(workload: string, res: Record<Target, StreamRunResult | string>): Row[] {
+  const row = (metric: string, unit: Row['unit'], pick: (r: StreamRunResult) => number, ratios = true): Row => ({
+    workload,
+    metric,
+    unit,
+    cells: cellsOf(res, pick),
+    ratios,
+  });
+  return [
+    row('TTFB p50', 'ms', (r) => r.ttfb.p50),
+    row('TTFB p99', 'ms', (r) => r.ttfb.p99),
+    row('inter-chunk gap p50', 'ms', (r) => r.gap.p50),
+    row('inter-chunk gap p99', 'ms', (r) => r.gap.p99),
+    row('|gap − pacing| p99', 'ms', (r) => r.deviation.p99),
+    row('deltas glued to previous read', '%', (r) => r.coalescedShare * 100, false),
+    row('errors', 'count', (r) => r.errors, false),
+  ];
+}
+
+export async function runPacedStreams(b: Bench): Promise<void> {
+  const { cfg } = b;
+  // N pieces of exactly 5 characters: splitText gives one delta per piece.
+  await b.sim.setKnobs({ ...baseKnobs(), replyText: 'word '.repeat(cfg.streamChunks), chunkCount: cfg.streamChunks, chunkIntervalMs: cfg.streamIntervalMs });
+  const pacing = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
+
+  const problemB = await proxyRouteProblem(nativeSpec(b, 'proxy', true));
+  const resB = await interleavedStreams(b, (t) => nativeSpec(b, t, true), () => 'native', problemB, '(b) stream');
+  b.raw.b = withoutRecords(resB);
+  b.rows.push(...pacedRows(`(b) stream, ${pacing}`, resB));
+
+  const problemC = await proxyRouteProblem(compatSpec(b, true));
+  const resC = await interleavedStreams(
+    b,
+    (t) => (t === 'proxy' ? compatSpec(b, true) : nativeSpec(b, t, true)),
+    (t) => (t === 'proxy' ? 'compat' : 'native'),
+    problemC,
+    '(c) compat stream',
+  );
+  b.raw.cStream = withoutRecords(resC);
+  b.rows.push(...pacedRows(`(c) compat stream, ${pacing}`, resC));
+}
+
+export async function runOpenStreams(b: Bench): Promise<void> {
+  const { cfg } = b;
+  await b.sim.setKnobs({
+    ...baseKnobs(),
+    replyText: 'word '.repeat(cfg.openStreamChunks),
+    chunkCount: cfg.openStreamChunks,
+    chunkIntervalMs: cfg.openStreamIntervalMs,
+  });
+  await b.restartProxy();
+  const problem = await proxyRouteProblem(nativeSpec(b, 'proxy', true));
+  const res = {} as Record<Target, StreamRunResult | string>;
+  const peak = {} as Record<Target, Cell>;
+  const before = {} as Record<Target, Cell>;
+  for (const t of targets) {
+    if (t === 'proxy' && problem) {
+      res[t] = peak[t] = before[t] = problem;
+      continue;
+    }
+    let rssNow: () => number;
+    if (t === 'proxy') {
+      const pid = b.proxy.pid;
+      resetPeakRss(pid);
+      rssNow = () => readRss(pid)?.rss ?? NaN;
+    } else if (t === 'nginx') rssNow = () => treeRss(b.nginx.pid);
+    else rssNow = () => NaN;
+    before[t] = t === 'direct' ? 'n/a (no hop)' : rssNow() / MB;
+    const sampler = sampleMax(rssNow, 100);
+    b.log(`(e) ${cfg.openStreams} open streams: ${t}`);
+    const r = await runStreams(nativeSpec(b, t, true), {
+      kind: 'native',
+      concurrency: cfg.openStreams,
+      count: cfg.openStreams,
+      intervalMs: cfg.openStreamIntervalMs,
+      timeoutMs: cfg.openStreamChunks * cfg.openStreamIntervalMs * 4 + 60_000,
+    });
+    let max = sampler.stop();
+    if (t === 'proxy') max = Math.max(max, readRss(b.proxy.pid)?.hwm ?? NaN); // VmHWM also sees peaks between samples
+    res[t] = r;
+    peak[t] = t === 'direct' ? 'n/a (no hop)' : max / MB;
+  }
+  b.raw.e = { ...withoutRecords(res), peakRssMB: peak, rssBeforeMB: before };
+  const wl = `(e) ${cfg.openStreams} open streams`;
+  b.rows.push(
+    { workload: wl, metric: 'RSS before', unit: 'MB', cells: before, ratios: false },
+    { workload: wl, metric: 'peak RSS', unit: 'MB', cells: peak, ratios: true },
+    { workload: wl, metric: 'streams open at once', unit: 'count', cells: cellsOf(res, (r) => r.maxOpen), ratios: false },
+    { workload: wl, metric: 'TTFB p99', unit: 'ms', cells: cellsOf(res, (r) => r.ttfb.p99), ratios: true },
+    { workload: wl, metric: 'errors', unit: 'count', cells: cellsOf(res, (r) => r.errors), ratios: false },
+  );
+}
