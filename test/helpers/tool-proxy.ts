@@ -18,14 +18,15 @@ export interface ToolBed {
 
 export const childEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' };
 
-export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings = {}): Promise<ToolBed> {
+/** `env` adds variables to the user's environment the child inherits. */
+export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings = {}, env: Record<string, string> = {}): Promise<ToolBed> {
   const cli = await makeFakeCli(knobs);
   const base = await mkdtemp(join(tmpdir(), 'tool-bed-'));
   // A directory that does not exist yet: the backend creates it.
   const workDir = join(base, 'cli-workdir');
   const proxy = await startProxy(
     { cliPath: cli.path, cliWorkDir: workDir, modes: ['tool'], rateLimitPerMinute: 10_000, ...settings },
-    { deps: { childEnv } },
+    { deps: { childEnv: { ...childEnv, ...env } } },
   );
   return {
     cli,
