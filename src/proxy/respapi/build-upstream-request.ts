@@ -93,12 +93,12 @@ export function buildUpstreamRequest(raw: unknown, profile: Profile, ourInstruct
   const ignored: string[] = [];
   let body: Record<string, unknown>;
   if (parsed.messages !== undefined) {
-    const system = parsed.messages.filter((m) => m.role === 'system' || m.role === 'developer');
+    const system = parsed.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'system' || m.role === 'developer');
     const turns = parsed.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user' || m.role === 'assistant');
     if (turns.length === 0) throw invalidField('messages', 'must contain a user message');
     body = {
       model: upstreamModel,
-      instructions: combineInstructions(ourInstructions, parsed.instructions ?? undefined, ...system.map((m) => partsText(m.content, 'messages'))),
+      instructions: combineInstructions(ourInstructions, parsed.instructions ?? undefined, ...system.map(({ m, i }) => partsText(m.content, `messages.${i}.content`))),
       input: turns.map(({ m, i }) => toInputItem(m, i)),
     };
     for (const key of Object.keys(parsed)) if (!chatFields.has(key)) ignored.push(key);
