@@ -28,7 +28,7 @@ beforeAll(async () => {
     credentialsPath,
     oauthTokenUrl: sim.cliTokenUrl,
     upstreamIdleTimeoutMs: 400,
-    upstreamFirstByteTimeoutMs: 2000,
+    upstreamFirstByteTimeoutMs: 500,
   });
 });
 
@@ -173,6 +173,27 @@ describe('POST /api/v1/messages with the native SDK', () => {
     sim.knobs.streamFault = 'stall';
     const stream = sdk().messages.stream({ model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] });
     await expect(stream.finalMessage()).rejects.toThrow(/stalled/);
+  });
+
+  it('answers 504 in the native shape when the provider does not start answering in time', async () => {
+    sim.knobs.latencyMs = 5000;
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_FIRST_BYTE_TIMEOUT_MS') } });
+    await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
+  });
+
+  it('records model, stream, usage and time to first byte for metrics', async () => {
+    sim.knobs.replyText = 'three words here';
+    const before = proxy.proxy.services.metrics.recentRequests().length;
+    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"one two"}]}');
+    await res.text();
+    const json = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
+    await json.text();
+    await expect.poll(() => proxy.proxy.services.metrics.recentRequests().length).toBe(before + 2);
+    const [plain, streamed] = proxy.proxy.services.metrics.recentRequests();
+    expect(streamed).toMatchObject({ mode: 'direct', model: 'claude-sonnet-4-20250514', stream: true, inputTokens: 2, outputTokens: 3, ttftMs: expect.any(Number) });
+    expect(plain).toMatchObject({ stream: false, inputTokens: 2, outputTokens: 3 });
   });
 
   it('aborts the upstream request when the client goes away', async () => {
