@@ -128,7 +128,8 @@ export class ProxyController extends EventEmitter {
           // Roll back: keep the user's working proxy.
           this.settings = previous.settings;
           this.config = previous.config;
-          const message = err instanceof PortInUseError ? err.message : `Could not start with the new settings: ${(err as Error).message}`;
+          // The window shows this beside the port field: name the port, not the CLI's --port/PORT knobs.
+          const message = err instanceof PortInUseError ? `Port ${err.port} already in use on ${err.host}: choose another port.` : `Could not start with the new settings: ${(err as Error).message}`;
           try {
             await this.startNow();
           } catch {

@@ -1,0 +1,104 @@
+// Rendering of status, health, metrics and recent requests: each a function of ControlApi data to the DOM.
+
+import type { ControlStatus, MetricsSummary, RequestRecord } from '../proxy/control-api.js';
+import { byId, el, setText } from './dom.js';
+import { formatExpiry, formatMs, formatTime, formatTokens } from './format.js';
+
+const stateText: Record<ControlStatus['state'], string> = {
+  running: 'Running',
+  starting: 'Starting…',
+  stopping: 'Stopping…',
+  stopped: 'Stopped',
+  error: 'Error',
+};
+
+export function clientBase(status: ControlStatus): string {
+  const wildcard = status.host === '0.0.0.0' || status.host === '::';
+  const host = wildcard ? '127.0.0.1' : status.host.includes(':') ? `[${status.host}]` : status.host;
+  return `http://${host}:${status.port}`;
+}
+
+export function renderStatus(status: ControlStatus, now: number): void {
+  const pill = byId('state');
+  pill.dataset.state = status.state;
+  setText('state', stateText[status.state]);
+  setText('address', status.state === 'running' ? `${clientBase(status)}  ·  compat ${clientBase(status)}/compat/v1  ·  native ${clientBase(status)}/v1` : status.error ?? '');
+  const toggle = byId<HTMLButtonElement>('toggle');
+  const running = status.state === 'running' || status.state === 'stopping';
+  toggle.textContent = running ? 'Stop' : 'Start';
+  toggle.dataset.action = running ? 'stop' : 'start';
+  toggle.disabled = status.state === 'starting' || status.state === 'stopping';
+
+  const cliText: Record<string, string> = { healthy: 'Found', unhealthy: 'Not found', error: 'Check failed', unknown: 'Not checked yet' };
+  setText('cli-status', `${cliText[status.cli.status] ?? status.cli.status}${status.cli.error ? `: ${status.cli.error}` : ''}`);
+  byId('cli-status').dataset.status = status.cli.status;
+  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} places` : '–'));
+  setText('cli-version', status.cli.version ?? '–');
+  const loginText: Record<string, string> = { healthy: 'Yes', unauthenticated: 'No: log in with the CLI', error: 'Check failed', unknown: 'Not checked yet' };
+  setText('login-status', loginText[status.auth.status] ?? status.auth.status);
+  byId('login-status').dataset.status = status.auth.status;
+  setText('login-user', [status.auth.user, status.auth.subscription].filter(Boolean).join(' · ') || '–');
+  setText('login-expiry', status.auth.expires ? `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})` : '–');
+  setText('uptime', status.uptime ?? '–');
+  setText('requests-total', `${status.requestsProcessed} (${status.errors} errors)`);
+  setText('version', status.version);
+}
+
+/** Rebuilds a banner list only when its items changed (keeps focus on a dismiss button). */
+export function renderBanners(status: ControlStatus, onDismiss: (notice: string) => void): void {
+  const attention = byId('attention');
+  const key = JSON.stringify(status.attention);
+  if (attention.dataset.key !== key) {
+    attention.dataset.key = key;
+    attention.replaceChildren(...status.attention.map((a) => el('li', a, 'banner warning')));
+  }
+  const notices = byId('notices');
+  const nkey = JSON.stringify(status.notices);
+  if (notices.dataset.key !== nkey) {
+    notices.dataset.key = nkey;
+    notices.replaceChildren(
+      ...status.notices.map((n) => {
+        const li = el('li', undefined, 'banner info');
+        const dismiss = el('button', 'Dismiss');
+        dismiss.type = 'button';
+        dismiss.addEventListener('click', () => onDismiss(n));
+        li.append(el('span', n), dismiss);
+        return li;
+      }),
+    );
+  }
+}
+
+export function renderMetrics(m: MetricsSummary): void {
+  setText('m-rpm', String(m.requestsPerMinute));
+  setText('m-errors', String(m.errorsTotal));
+  setText('m-p50', formatMs(m.latencyP50Ms));
+  setText('m-p95', formatMs(m.latencyP95Ms));
+  setText('m-ttft', formatMs(m.ttftP50Ms));
+  setText('m-inflight', String(m.inFlight));
+}
+
+export function renderRequests(records: RequestRecord[]): void {
+  const body = byId('requests');
+  const key = records.map((r) => r.requestId).join(',');
+  if (body.dataset.key === key) return;
+  body.dataset.key = key;
+  body.replaceChildren(
+    ...records.slice(0, 50).map((r) => {
+      const tr = el('tr');
+      const status = el('td', String(r.status), r.status >= 400 || r.errorType ? 'bad' : 'ok');
+      if (r.errorType) status.title = r.errorType;
+      tr.append(
+        el('td', formatTime(r.time)),
+        el('td', `${r.method} ${r.route}`, 'mono'),
+        el('td', r.mode),
+        el('td', r.model ?? '–'),
+        status,
+        el('td', formatMs(r.durationMs)),
+        el('td', formatTokens(r.inputTokens, r.outputTokens)),
+      );
+      return tr;
+    }),
+  );
+  byId('requests-empty').hidden = records.length > 0;
+}
