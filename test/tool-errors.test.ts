@@ -143,6 +143,17 @@ describe('noise and deadlines', () => {
     expect(b.proxy.logText()).toMatch(/unparseable line from the assistant CLI/);
   });
 
+  it("ecut: the CLI's own fallback after a cut stream still answers (without token streaming)", async () => {
+    const b = await start({ scenario: 'ecut' });
+    const res = await postJson(`${b.url}/v1/messages`, { ...native, stream: true });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+    ]);
+    expect(events[2].data).toMatchObject({ delta: { type: 'text_delta', text: 'Hi from fake!' } });
+  });
+
   it('hang: a 504 within the first-token deadline, and the child is ended', async () => {
     const b = await start({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 300 });
     const res = await postJson(`${b.url}/v1/messages`, native);

@@ -125,7 +125,11 @@ export class CliBackend implements Backend {
     this.active.add(stop);
     let phase: 'queued' | 'running' | 'answering' = 'queued';
     let lastRetry: CliRetry | undefined;
-    const onClientGone = () => stop.abort(new ProxyError('unavailable', 'The client disconnected'));
+    // The request's signal fires when the client goes away, or on shutdown past its grace period.
+    const onClientGone = () => {
+      const why = signal.reason instanceof Error ? signal.reason.message : 'client disconnected';
+      stop.abort(new ProxyError('unavailable', `The chat was cancelled (${why})`));
+    };
     if (signal.aborted) onClientGone();
     else signal.addEventListener('abort', onClientGone, { once: true });
     const firstTimer = setTimeout(() => stop.abort(this.firstEventError(phase, lastRetry)), config.cliFirstTokenTimeoutMs);
