@@ -283,6 +283,31 @@ describe('settings', () => {
     expect((await res.json()).error.message).toContain('RESPAPI_INSTRUCTIONS_PATH');
   });
 
+  it('504 when the upstream does not start answering in time; an error event when it goes silent mid-stream', async () => {
+    const p = await bed.anotherProxy({ upstreamFirstByteTimeoutMs: 150, upstreamIdleTimeoutMs: 150 });
+    const send = (body: unknown) => fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    bed.sim.knobs.latencyMs = 1000;
+    const slow = await send(chatBody());
+    expect(slow.status).toBe(504);
+    expect((await slow.json()).error).toMatchObject({ code: 'timeout', message: expect.stringContaining('150 ms') });
+    bed.sim.knobs.latencyMs = 0;
+    bed.sim.knobs.streamFault = 'stall';
+    const events = await readSse(await send(chatBody({ stream: true })));
+    expect(events.filter((e) => e.event === 'response.output_text.delta').length).toBeGreaterThan(0);
+    expect(events.at(-1)).toMatchObject({ event: 'error', json: { code: 'timeout' } });
+  });
+
+  it('a non-streaming client that goes away aborts the upstream too', async () => {
+    bed.sim.knobs.chunkIntervalMs = 200;
+    const abort = new AbortController();
+    const pending = bed.post('/respapi/responses', chatBody(), { signal: abort.signal }).catch((e: unknown) => e);
+    await expect.poll(() => upstream().length).toBe(1);
+    abort.abort();
+    await pending;
+    await expect.poll(() => upstream()[0].aborted, { timeout: 3000 }).toBe(true);
+    await expect.poll(() => bed.proxy.logs().some((l) => l.msg === 'request' && l.status === 499 && l.errorType === 'client_disconnected')).toBe(true);
+  });
+
   it('404 naming the setting when the mode is off', async () => {
     const p = await bed.anotherProxy({ modes: ['direct'] });
     const res = await fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });

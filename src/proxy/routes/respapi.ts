@@ -32,9 +32,11 @@ export function respapiSessionsOf(services: Services): SessionRegistry | undefin
   return registries.get(services);
 }
 
-/** The error a request gets when its deadline passed or the client went away (never a 500 of ours). */
-function abortedError(ctx: ProxyContext, timeoutMs: number): ProxyError {
-  if (ctx.state.signal.aborted) return new ProxyError('invalid_request', 'Client closed the request', { status: 499 });
+/** Thrown when the request's own signal fired: the client went away (nothing to render) or the deadline passed. */
+class ClientGone extends Error {}
+
+function abortedError(ctx: ProxyContext, timeoutMs: number): Error {
+  if (ctx.state.signal.aborted) return new ClientGone('client disconnected');
   return new ProxyError('timeout', `The response-API request took longer than ${timeoutMs} ms (REQUEST_TIMEOUT_MS)`);
 }
 
@@ -87,6 +89,16 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
     else await collect(ctx, events, plan, signal);
   }
 
+  /** A client that went away gets no answer; the request log records it as a 499 client_disconnected. */
+  async function handleOrGone(ctx: ProxyContext, sessionId: string, origin: SessionRecord['origin']): Promise<void> {
+    try {
+      await handle(ctx, sessionId, origin);
+    } catch (err) {
+      if (err instanceof ClientGone) return;
+      throw err;
+    }
+  }
+
   /** Passes the upstream events through one by one (model shown as the neutral id), noting usage and failures. */
   async function* relay(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, signal: AbortSignal): AsyncGenerator<SseEvent> {
     const state = ctx.state;
@@ -108,7 +120,11 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
       if (!finished) throw new ProxyError('upstream', 'The response API stream ended before the response completed');
     } catch (caught) {
       if (state.signal.aborted) return; // the client is gone; nobody to tell
-      const err = isProxyError(caught) ? caught : signal.aborted ? abortedError(ctx, config.requestTimeoutMs) : new ProxyError('upstream', 'The response API stream failed');
+      const err = isProxyError(caught)
+        ? caught
+        : signal.aborted
+          ? new ProxyError('timeout', `The response-API request took longer than ${config.requestTimeoutMs} ms (REQUEST_TIMEOUT_MS)`)
+          : new ProxyError('upstream', 'The response API stream failed');
       if (!isProxyError(caught) && !signal.aborted) logger.error({ requestId: state.requestId, err: caught }, 'response-API stream failed');
       state.errorType = errorTypeName(err, 'compat');
       // STYLE.md habit 7: a mid-stream failure goes into the stream in the response API's own error shape.
@@ -141,7 +157,7 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
     path: '/respapi/responses',
     mode: 'respapi',
     json: true,
-    handler: (ctx) => handle(ctx, generateSessionId(), 'generated'),
+    handler: (ctx) => handleOrGone(ctx, generateSessionId(), 'generated'),
   });
   addRoute(router, services, {
     method: 'POST',
@@ -153,7 +169,7 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
       if (!isValidSessionId(id)) {
         throw new ProxyError('invalid_request', `Invalid session id in the path: it must be ${sessionIdRule}`, { field: 'session_id', issue: 'not a safe token' });
       }
-      await handle(ctx, id, 'path');
+      await handleOrGone(ctx, id, 'path');
     },
   });
 }
