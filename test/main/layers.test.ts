@@ -1,0 +1,37 @@
+// DESIGN.md's one rule between layers, checked on the sources: src/proxy never imports electron (or the app),
+// and the renderer takes nothing from src/proxy but types from control-api.ts.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : /\.(c|m)?ts$/.test(name) ? [p] : [];
+  });
+}
+const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ type: Boolean(m[2]), spec: m[3] ?? m[4] }));
+
+describe('layers', () => {
+  it('src/proxy never imports electron, src/main or src/renderer', () => {
+    const bad = files(join(src, 'proxy')).flatMap((f) => importsOf(f).filter((i) => /^electron(\/|$)|\/main\/|\/renderer\//.test(i.spec)).map((i) => `${f}: ${i.spec}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('src/renderer imports only types from src/proxy/control-api.ts and no Node modules', () => {
+    const bad = files(join(src, 'renderer')).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => (i.spec.includes('/proxy/') && !(i.type && i.spec.endsWith('/proxy/control-api.js'))) || i.spec.startsWith('node:') || i.spec === 'electron')
+        .map((i) => `${f}: ${i.spec}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('only index.ts and the preload load electron at runtime in src/main', () => {
+    const runtime = files(join(src, 'main')).filter((f) => importsOf(f).some((i) => i.spec === 'electron' && !i.type));
+    expect(runtime.map((f) => f.slice(src.length)).sort()).toEqual(['main/index.ts', 'main/preload.cts']);
+  });
+});

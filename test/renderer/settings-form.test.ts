@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { validateSettings } from '../../src/proxy/config.js';
+import { generateAccessKey, patchFromValues, valuesFromSettings } from '../../src/renderer/settings-form.js';
+
+const current = validateSettings({ port: 8000 });
+
+describe('settings form', () => {
+  it('round-trips: unchanged values give an empty patch', () => {
+    expect(patchFromValues(valuesFromSettings(current), current)).toEqual({ patch: {}, errors: {} });
+  });
+
+  it('sends only what changed, as the schema types', () => {
+    const v = { ...valuesFromSettings(current), port: ' 8123 ', corsOn: true, corsOrigins: 'http://localhost:3000, http://127.0.0.1:5173\n', modes: ['direct' as const, 'tool' as const], logLevel: 'debug' as const };
+    expect(patchFromValues(v, current)).toEqual({
+      patch: { port: 8123, corsOrigins: ['http://localhost:3000', 'http://127.0.0.1:5173'], modes: ['tool', 'direct'], logLevel: 'debug' },
+      errors: {},
+    });
+  });
+
+  it('LAN sets host 0.0.0.0 and the access key; clearing an optional field sends an empty string', () => {
+    const v = { ...valuesFromSettings(current), network: 'lan' as const, accessKey: 'abcdefghijklmnopqrstuvwx' };
+    expect(patchFromValues(v, current).patch).toEqual({ host: '0.0.0.0', accessKey: 'abcdefghijklmnopqrstuvwx' });
+    const withPath = validateSettings({ cliPath: '/usr/local/bin/cli' });
+    expect(patchFromValues({ ...valuesFromSettings(withPath), cliPath: '  ' }, withPath).patch).toEqual({ cliPath: '' });
+  });
+
+  it('keeps a custom loopback host the form cannot express', () => {
+    const custom = validateSettings({ host: '::1' });
+    expect(valuesFromSettings(custom).network).toBe('loopback');
+    expect(patchFromValues(valuesFromSettings(custom), custom).patch).toEqual({});
+  });
+
+  it('reports what needs no server: not a number, CORS on without origins, no mode', () => {
+    const v = { ...valuesFromSettings(current), port: '80a', corsOn: true, corsOrigins: ' ', modes: [], rateLimitBurst: '-1' };
+    expect(patchFromValues(v, current).errors).toEqual({
+      port: 'Enter a port number from 1 to 65535',
+      corsOrigins: 'Add at least one origin, such as http://localhost:3000, or turn CORS off',
+      modes: 'Turn on at least one mode: with none, every chat request is refused',
+      rateLimitBurst: 'Enter a whole number',
+    });
+  });
+
+  it('leaves range checks to the schema (70000 is a number here; the proxy refuses it)', () => {
+    const { patch, errors } = patchFromValues({ ...valuesFromSettings(current), port: '70000' }, current);
+    expect(errors).toEqual({});
+    expect(patch).toEqual({ port: 70000 });
+  });
+
+  it('generates URL-safe access keys long enough for the schema', () => {
+    const key = generateAccessKey((b) => b.fill(255));
+    expect(key).toBe('_'.repeat(32));
+    expect(() => validateSettings({ host: '0.0.0.0', accessKey: generateAccessKey() })).not.toThrow();
+  });
+});
