@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultProfile } from '../src/proxy/profile.js';
-import { readSse } from './simulator/index.js';
+import { readSse, writeRespapiCredentials } from './simulator/index.js';
 import { chatBody, startRespapiBed, type RespapiBed } from './respapi-bed.js';
 
 const ourPrompt = readFileSync(new URL('../assets/respapi-instructions.md', import.meta.url), 'utf8').trim();
@@ -228,6 +228,7 @@ describe('upstream errors in the SPEC §7.1 shape', () => {
     bed.sim.knobs.respapiNoSubscription = true;
     const res = await bed.post('/respapi/responses', chatBody());
     expect(res.status).toBe(403);
+    expect(res.headers.get('x-proxy-session-id')).toMatch(uuid);
     const err = (await res.json()).error;
     expect(err).toMatchObject({ code: 'insufficient_quota', type: 'permission_error' });
     expect(err.message).toContain(defaultProfile.respapi.subscriptionHint);
@@ -264,6 +265,15 @@ describe('settings', () => {
     const err = (await res.json()).error;
     expect(err.code).toBe('invalid_api_key');
     expect(err.message).toContain(defaultProfile.respapi.loginHint);
+    expect(upstream()).toHaveLength(0);
+  });
+
+  it('503 when the token endpoint cannot be reached to refresh an expired login', async () => {
+    const path = await writeRespapiCredentials(bed.dir, { fileName: 'expired.json', accessExp: Math.floor(Date.now() / 1000) - 5 });
+    const p = await bed.anotherProxy({ respapiCredentialsPath: path, respapiOauthTokenUrl: 'http://127.0.0.1:1/token' });
+    const res = await fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe('service_unavailable');
     expect(upstream()).toHaveLength(0);
   });
 
