@@ -115,6 +115,16 @@ describe('direct mode credential refresh', () => {
     expect(sim.tokenRefreshes).toBe(1);
   });
 
+  it('refreshes once when many concurrent requests see the token refused', async () => {
+    sim.knobs.acceptTokens = new Set(['sk-ant-oat01-only-new-tokens']);
+    sim.knobs.refreshDelayMs = 100;
+    const { proxy: p } = await withCredentials(Date.now() + 3_600_000);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(p)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    await Promise.all(answers.map((a) => a.text()));
+    expect(sim.tokenRefreshes).toBe(1);
+  });
+
   it('gives up after one refresh when the provider keeps refusing', async () => {
     sim.knobs.failWith = { status: 401 };
     const { proxy: p } = await withCredentials(Date.now() + 3_600_000);

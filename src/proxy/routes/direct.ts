@@ -83,7 +83,9 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
           markFirstToken(state, deps.now());
           yield { data: chunk satisfies CompatChunk };
         }
-        if (chunks.error || chunks.finishReason !== null) break;
+        // After the finish chunk the provider's last events (message_stop) are still read, so its connection
+        // ends cleanly and goes back to the keep-alive pool; they produce no chunks.
+        if (chunks.error) break;
         next = await events.next();
       }
       const end = finishCompatChunks(chunks);
