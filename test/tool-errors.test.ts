@@ -79,6 +79,14 @@ describe('failures before the answer starts keep their HTTP status', () => {
     await expect(client.chat.completions.create(chat as OpenAI.ChatCompletionCreateParamsNonStreaming)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
+  it('an unusable working directory is a 500 naming CLI_WORKDIR', async () => {
+    const b = await start({}, { cliWorkDir: '/dev/null/cli-workdir' });
+    const res = await postJson(`${b.url}/compat/v1/chat/completions`, chat);
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as CompatError).error.message).toMatch(/CLI_WORKDIR/);
+    expect((await b.cli.records()).filter((r) => r.argv.includes('-p'))).toEqual([]);
+  });
+
   it('a missing CLI is a 503 with the install remedy', async () => {
     const b = await start({}, { cliPath: '/nonexistent/assistant-cli' });
     const res = await postJson(`${b.url}/v1/messages`, native);

@@ -8,7 +8,7 @@
 // minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL after a
 // grace period, to its whole process group. The slot is held until the process has really exited.
 
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { execa, type ResultPromise } from 'execa';
 import type { Config } from '../config.js';
@@ -75,7 +75,7 @@ export class CliBackend implements Backend {
   private readonly slots: ChildSlots;
   private readonly children = new Set<ResultPromise>();
   private readonly active = new Set<AbortController>();
-  private workDirReady: Promise<unknown> | undefined;
+  private workDirReady = false;
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
@@ -146,8 +146,7 @@ export class CliBackend implements Backend {
     try {
       release = await this.slots.acquire(stop.signal);
       const cliPath = this.cliPath();
-      this.workDirReady ??= mkdir(config.cliWorkDir, { recursive: true, mode: 0o700 });
-      await this.workDirReady;
+      await this.ensureWorkDir();
       if (stop.signal.aborted) throw stop.signal.reason;
       phase = 'running';
 
@@ -249,6 +248,20 @@ export class CliBackend implements Backend {
         }
       }
     }
+  }
+
+  /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */
+  private async ensureWorkDir(): Promise<void> {
+    if (this.workDirReady) return;
+    const dir = this.opts.config.cliWorkDir;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('internal', `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`);
+    }
+    this.workDirReady = true;
   }
 
   private cliPath(): string {
