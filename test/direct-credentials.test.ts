@@ -135,6 +135,28 @@ describe('direct mode credential refresh', () => {
     expect(sim.tokenRefreshes).toBe(1);
   });
 
+  it('answers 503 (not 401) when the token endpoint cannot be reached, leaving the file as it was', async () => {
+    const path = await writeCliCredentials(dir, { accessToken: oldToken, refreshToken: oldRefresh, expiresAt: Date.now() - 1000 });
+    const before = await readFile(path);
+    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath: path, oauthTokenUrl: 'http://127.0.0.1:9/v1/oauth/token' });
+    const res = await post(proxy);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/token endpoint is unreachable/);
+    expect((await readFile(path)).equals(before)).toBe(true);
+  });
+
+  it('replaces the proxy access key with the OAuth token instead of forwarding it', async () => {
+    const key = 'my-proxy-access-key-0123456789';
+    const path = await writeCliCredentials(dir, { accessToken: oldToken, refreshToken: oldRefresh, expiresAt: Date.now() + 3_600_000 });
+    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath: path, oauthTokenUrl: sim.cliTokenUrl, accessKey: key });
+    const res = await fetch(`${proxy.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
+    expect(res.status).toBe(200);
+    await res.text();
+    const [seen] = sim.requests('/v1/messages');
+    expect(seen.headers.authorization).toBe(`Bearer ${oldToken}`);
+    expect(JSON.stringify(seen.headers)).not.toContain(key);
+  });
+
   it('does not refresh or retry for a client-supplied real key', async () => {
     sim.knobs.failWith = { status: 401 };
     const { proxy: p } = await withCredentials(Date.now() - 60_000);
