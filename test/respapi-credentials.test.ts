@@ -91,6 +91,15 @@ describe('refresh', () => {
     expect(bed.sim.requests('/respapi/responses')).toHaveLength(2);
   });
 
+  it('concurrent upstream 401s on the same token share one forced refresh', async () => {
+    bed = await startRespapiBed();
+    bed.sim.knobs.respapiAcceptTokens = new Set(['some-other-token']);
+    bed.sim.knobs.refreshDelayMs = 50;
+    const results = await Promise.all(Array.from({ length: 10 }, () => bed!.post('/respapi/responses', chatBody())));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(bed.sim.respapiTokenRefreshes).toBe(1);
+  });
+
   it('a token still refused after the refresh is a 401 (no loop)', async () => {
     bed = await startRespapiBed();
     bed.sim.knobs.respapiFailWith = { status: 401 };

@@ -109,8 +109,11 @@ export class RespapiClient {
    */
   async open(body: Record<string, unknown>, sessionId: string, signal: AbortSignal): Promise<OpenedStream> {
     const payload = JSON.stringify(body);
+    let refused: string | undefined;
     for (let attempt = 0; ; attempt++) {
-      const cred = attempt === 0 ? await this.opts.credential.get() : await this.opts.credential.forceRefresh();
+      let cred = await this.opts.credential.get();
+      // After a 401, refresh only when no concurrent request already replaced the refused token.
+      if (refused !== undefined && cred.accessToken === refused) cred = await this.opts.credential.forceRefresh();
       let res: Dispatcher.ResponseData;
       try {
         res = await request(this.url, { method: 'POST', headers: this.headers(cred, sessionId), body: payload, dispatcher: this.agent, signal });
@@ -133,7 +136,10 @@ export class RespapiClient {
       } catch (err) {
         if (isAbort(err, signal)) throw err;
       }
-      if (status === 401 && attempt === 0) continue;
+      if (status === 401 && attempt === 0) {
+        refused = cred.accessToken;
+        continue;
+      }
       throw respapiUpstreamError(status, text, headerValue(res.headers['retry-after']), this.opts.profile);
     }
   }
