@@ -10,6 +10,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { deflateSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'assets');
@@ -131,4 +133,4 @@ for (const [state, { color, template }] of Object.entries(tray)) {
   write(`tray/${state}Template.png`, 16, template);
   write(`tray/${state}Template@2x.png`, 32, template);
 }
-console.log(`icons written to ${root}`);
+process.stdout.write(`icons written to ${root}\n`);
