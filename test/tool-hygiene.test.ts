@@ -1,10 +1,10 @@
 // Process hygiene in tool mode (issue 3 §6): a client that goes away ends its CLI child; a child that ignores
 // SIGTERM is killed; the cap on children with its bounded queue answers 429 when full; shutdown ends every child.
 
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCliKnobs } from './fixtures/fake-cli.js';
+import { makeFakeCli, type FakeCliKnobs } from './fixtures/fake-cli.js';
 import type { Settings } from '../src/proxy/config.js';
 import { postJson, startToolBed, waitFor, type ToolBed } from './helpers/tool-proxy.js';
 
@@ -90,6 +90,27 @@ async function waitingCount(b: ToolBed): Promise<number | undefined> {
   };
   return find(health);
 }
+
+describe('process groups', () => {
+  it.skipIf(process.platform === 'win32')('ending a child also ends what it started (a tool left running)', async () => {
+    const cli = await makeFakeCli({ scenario: 'hang' });
+    try {
+      // A CLI that starts a long-running "tool" in the background, then runs the fake.
+      const wrapper = join(cli.dir, 'cli-with-tool');
+      const marker = join(cli.dir, 'grandchild');
+      await writeFile(wrapper, `#!/bin/sh\nsleep 30 &\necho $! > '${marker}'\nexec '${cli.path}' "$@"\n`);
+      await chmod(wrapper, 0o755);
+      const b = await start({}, { cliPath: wrapper, cliFirstTokenTimeoutMs: 300 });
+      const res = await postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 });
+      expect(res.status).toBe(504);
+      const grandchild = Number((await readFile(marker, 'utf8')).trim());
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await waitFor(() => !alive(grandchild), 5000)).toBe(true);
+    } finally {
+      await cli.cleanup();
+    }
+  });
+});
 
 describe('concurrency cap and queue', () => {
   it('runs at most CLI_MAX_CONCURRENT children, queues CLI_QUEUE_SIZE, and answers 429 with Retry-After beyond', async () => {

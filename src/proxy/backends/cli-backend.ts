@@ -22,11 +22,10 @@ import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { mapCliError } from '../translate/map-cli-error.js';
 import { ChildSlots } from './child-slots.js';
+import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
 import { LineChannel } from './line-channel.js';
 import { nativeRequestToCliInput } from './native-request-to-cli-input.js';
 
-/** SIGTERM first; SIGKILL when the child is still there this much later. */
-export const killGraceMs = 2000;
 /** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
 const stderrTailChars = 2000;
@@ -306,36 +305,4 @@ export class CliBackend implements Backend {
     const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
     return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
   }
-}
-
-const processGroups = process.platform !== 'win32';
-
-function signalChild(child: ResultPromise, signal: NodeJS.Signals): void {
-  if (processGroups && child.pid !== undefined) {
-    try {
-      process.kill(-child.pid, signal);
-      return;
-    } catch {
-      // the group is gone already; fall through to the process itself
-    }
-  }
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-}
-
-/** SIGTERM to the child's process group, SIGKILL to what is left after the grace period. */
-export function terminate(child: ResultPromise): void {
-  if (child.pid === undefined) return;
-  signalChild(child, 'SIGTERM');
-  setTimeout(() => signalChild(child, 'SIGKILL'), killGraceMs).unref();
-}
-
-/** Resolves when the process has exited, even when a grandchild still holds its stdout open. */
-function exitOf(child: ResultPromise): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    // A spawn failure emits `error` and no `exit`.
-    child.once('error', () => resolve());
-    child.catch(() => undefined).finally(() => resolve());
-  });
 }
