@@ -237,6 +237,23 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
   });
 });
 
+describe('logs', () => {
+  it('never carry the OAuth token or a client key', async () => {
+    const realKey = 'sk-ant-api03-chat-real-key-0123456789';
+    const keyed = new OpenAI({ apiKey: realKey, baseURL: `${proxy.url}/api/v1`, maxRetries: 0 });
+    await keyed.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
+    expect(sim.requests('/v1/messages')[0].headers['x-api-key']).toBe(realKey);
+    sim.knobs.failWith = { status: 401 };
+    await keyed.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch(() => undefined);
+    sim.knobs.failWith = undefined;
+    await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true }).catch(() => undefined);
+    const text = proxy.logText();
+    expect(text).toContain('"route":"/api/v1/chat/completions"');
+    expect(text).not.toContain(fileToken);
+    expect(text).not.toContain(realKey);
+  });
+});
+
 describe('GET /api/models', () => {
   it("lists the provider's models with public ids when the credentials work", async () => {
     const res = await fetch(`${proxy.url}/api/models`);
