@@ -16,6 +16,13 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // DESIGN.md: the window is a web page that knows only ControlApi: no Node modules, no electron.
+    files: ['src/renderer/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/*', '!**/proxy/control-api*'] }],
+    },
+  },
+  {
     // DESIGN.md: src/proxy is plain Node; it never imports electron, src/main or src/renderer.
     files: ['src/proxy/**/*.ts'],
     rules: {
