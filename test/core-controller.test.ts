@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProxyController } from '../src/proxy/controller.js';
 import { createLogger } from '../src/proxy/logger.js';
+import { freePort } from './helpers/free-port.js';
 
 let controller: ProxyController | undefined;
 let blocker: Server | undefined;
@@ -17,13 +18,6 @@ afterEach(async () => {
 
 const quiet = createLogger('silent');
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('ProxyController', () => {
   it('starts, reports running with base URL, stops', async () => {

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/free-port.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 let blocker: Server | undefined;
@@ -27,13 +28,6 @@ function serve(args: string[], env: Record<string, string> = {}) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('npm run serve', () => {
   it('stops with exit code 2 and one line naming an invalid setting', async () => {

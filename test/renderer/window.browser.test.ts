@@ -18,6 +18,7 @@ import { controlMethods } from '../../src/main/ipc.js';
 import type { ControlApi } from '../../src/proxy/control-api.js';
 import { ProxyController } from '../../src/proxy/controller.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
+import { freePort } from '../helpers/free-port.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
@@ -27,13 +28,6 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const artifacts = join(repoRoot, 'test-artifacts');
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
 
-async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
   const server = createServer(async (req, res) => {
