@@ -12,6 +12,7 @@ import { ProxyError, isProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChunk } from '../formats/compat.js';
 import type { NativeStreamEvent, NativeUsage } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { errorTypeName, renderError } from '../http/render-error.js';
 import { sendSse, type SseEvent } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
@@ -48,7 +49,7 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
   const { request, warnings, ignored } = compatRequestToNative(body, { defaultMaxTokens: profile.api.defaultMaxTokens, profile });
   if (warnings.length > 0) logger.warn({ requestId: state.requestId, warnings }, 'compatible-format request translated with losses');
   const headers: Record<string, string> = {};
-  if (ignored.length > 0) headers['x-proxy-ignored-params'] = ignored.join(', ');
+  if (ignored.length > 0) headers[ignoredParamsHeader] = ignoredParamsValue(ignored);
   const clientFlags = ctx.get(profile.api.oauthBetaHeader);
   const backend = new DirectBackend({
     client,

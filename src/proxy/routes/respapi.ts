@@ -9,6 +9,7 @@
 import { createRespapiCredential } from '../auth/respapi-credentials.js';
 import { ProxyError, isProxyError } from '../errors.js';
 import type { RespapiResponse } from '../formats/respapi.js';
+import { ignoredParamsValue } from '../http/ignored-params.js';
 import { errorTypeName } from '../http/render-error.js';
 import { sendSse, type SseEvent } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
@@ -72,7 +73,7 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
     state.stream = plan.clientStream;
     const headers: Record<string, string> = { [sessionHeader]: sessionId };
     if (plan.ignored.length > 0) {
-      headers[ignoredParamsHeader] = plan.ignored.join(', ');
+      headers[ignoredParamsHeader] = ignoredParamsValue(plan.ignored);
       ctx.set(ignoredParamsHeader, headers[ignoredParamsHeader]);
       logger.warn({ requestId: state.requestId, mode: 'respapi', ignored: plan.ignored }, 'response-API parameters not forwarded (the upstream refuses them or has no equivalent)');
     }

@@ -14,6 +14,7 @@ import type { SseEvent } from '../http/sse.js';
 import { sendSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
 import type { ProxyContext } from '../http/types.js';
+import { ignoredParamsValue } from '../http/ignored-params.js';
 import { renderError, errorTypeName } from '../http/render-error.js';
 import { redactSecrets } from '../logger.js';
 import type { Services } from '../services.js';
@@ -65,7 +66,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   ctx.state.stream = chat.stream;
   const headers: Record<string, string> = {};
   if (chat.ignored.length > 0) {
-    headers[ignoredParamsHeader] = chat.ignored.join(', ');
+    headers[ignoredParamsHeader] = ignoredParamsValue(chat.ignored);
     log.warn({ ignored: chat.ignored }, 'request parameters the assistant CLI cannot honour were ignored');
   }
   if (chat.warnings.length > 0) log.warn({ warnings: chat.warnings }, 'lossy request translation');
