@@ -111,12 +111,15 @@ function systemText(system: NativeRequest['system']): string | undefined {
  */
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
+  if (req.model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
   const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
   const system = systemText(req.system);
   if (system !== undefined) {
     if (system.length > maxSystemPromptChars) {
       throw invalidField('system', `must be at most ${maxSystemPromptChars} characters in tool mode (it is passed to the CLI on its command line)`);
     }
+    // A command-line argument cannot hold NUL (the spawn would throw); the message text goes on stdin and may.
+    if (system.includes('\0')) throw invalidField('system', 'must not contain a NUL character in tool mode (it is passed to the CLI on its command line)');
     args.push(cli.systemPromptFlag, system);
   }
   if (options.allowedTools.length > 0) args.push(cli.allowedToolsFlag, options.allowedTools.join(','));
