@@ -1,6 +1,7 @@
 // Review finding: the model id and the system prompt go to the assistant CLI as command-line arguments, which
 // cannot hold a NUL character; a request with one made the spawn throw and the client got a 500 from our own bug.
-// It is a request the CLI cannot take, so it is a 400 naming the field (SPEC.md §7).
+// A model id longer than an argument may be (E2BIG) was a 503 telling the user to install the CLI. Both are
+// requests the CLI cannot take, so they are a 400 naming the field (SPEC.md §7).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
@@ -35,6 +36,12 @@ describe('a NUL character in what becomes a CLI argument', () => {
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, messages: [{ role: 'system', content: 'a\u0000b' }, ...messages] });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: 'invalid_request_error', param: 'system' } });
+  });
+
+  it('is a 400 on a model id too long for a command-line argument, not a 503 saying to install the CLI', async () => {
+    const res = await postJson(`${bed.url}/v1/messages`, { model: 'm'.repeat(200_000), max_tokens: 5, messages });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { details: { field: 'model' } } });
   });
 
   it('leaves the message text alone (it goes on stdin)', async () => {

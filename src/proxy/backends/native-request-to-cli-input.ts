@@ -23,6 +23,9 @@ import { toProviderModel, type Profile } from '../profile.js';
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
 export const maxSystemPromptChars = 100_000;
 
+/** Model ids are short; a longer one would only fail the spawn (E2BIG) and look like a missing CLI. */
+export const maxModelChars = 256;
+
 export interface CliInputOptions {
   profile: Profile;
   allowedTools: string[];
@@ -112,6 +115,7 @@ function systemText(system: NativeRequest['system']): string | undefined {
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
   if (req.model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
+  if (req.model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
   const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
   const system = systemText(req.system);
   if (system !== undefined) {
