@@ -2,7 +2,7 @@
 // with partial messages, the prompt on stdin), timed to its first text delta. The proxy's time to first token on
 // /v1/messages minus this is what the proxy adds beyond the CLI itself.
 
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { defaultProfile } from '../src/proxy/profile.js';
 
@@ -13,10 +13,14 @@ export interface CliRun {
   exitCode: number | null;
 }
 
-export function runCliOnce(cliPath: string, model: string, prompt: string): Promise<CliRun> {
+/**
+ * `env` should be what the proxy gives its child: the proxy runs with a small environment, and a large one costs
+ * the CLI's own start (NODE_EXTRA_CA_CERTS, for one, makes every Node start parse a CA bundle: ~30 ms here).
+ */
+export function runCliOnce(cliPath: string, model: string, prompt: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
   const started = performance.now();
   const { printArgs, modelFlag } = defaultProfile.cli;
-  const child = spawn(cliPath, [...printArgs, modelFlag, model], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(cliPath, [...printArgs, modelFlag, model], { stdio: ['pipe', 'pipe', 'ignore'], env });
   let ttftMs: number | undefined;
   // readline is a tested line decoder with its own flush (STYLE.md habit 5).
   const lines = createInterface({ input: child.stdout });
@@ -34,4 +38,38 @@ export function runCliOnce(cliPath: string, model: string, prompt: string): Prom
     child.once('close', (code) => resolve({ ttftMs, totalMs: performance.now() - started, exitCode: code }));
     child.once('error', () => resolve({ ttftMs, totalMs: performance.now() - started, exitCode: null }));
   });
+}
+
+export interface CliRunner {
+  run(cliPath: string, model: string, prompt: string, env: NodeJS.ProcessEnv): Promise<CliRun>;
+  stop(): void;
+}
+
+/** A child process (cli-runner-process.ts) that spawns the CLI on request and times it. */
+export async function startCliRunner(): Promise<CliRunner> {
+  const child = fork(new URL('./cli-runner-process.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`CLI runner exited (${code}) at start`)));
+    child.once('message', () => resolve());
+  });
+  let nextId = 0;
+  const pending = new Map<number, (run: CliRun) => void>();
+  child.on('message', (m: { type: string; id: number; run: CliRun }) => {
+    if (m.type === 'result') pending.get(m.id)?.(m.run);
+  });
+  return {
+    run(cliPath, model, prompt, env) {
+      const id = ++nextId;
+      return new Promise((resolve) => {
+        pending.set(id, (run) => {
+          pending.delete(id);
+          resolve(run);
+        });
+        child.send({ type: 'run', id, cliPath, model, prompt, env });
+      });
+    },
+    stop() {
+      if (child.connected) child.disconnect();
+    },
+  };
 }

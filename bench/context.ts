@@ -2,6 +2,7 @@
 // proxy route which is not there yet gives an "n/a" cell instead of stopping the run.
 
 import type { BenchConfig } from './config.js';
+import { cpuSeconds, treeCpuSeconds } from './cpu.js';
 import { probeOnce, type RequestSpec } from './load.js';
 import type { NginxProcess } from './nginx.js';
 import type { Row, Target } from './report.js';
@@ -18,6 +19,8 @@ export interface Bench {
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
   cliPath: string;
+  /** The environment the proxy gives its CLI child, for running the same CLI directly (workload d). */
+  cliEnv: NodeJS.ProcessEnv;
   log(line: string): void;
   rows: Row[];
   /** Raw figures per workload, written to latest.json. */
@@ -27,6 +30,11 @@ export interface Bench {
 
 export const neutralModel = 'assistant-sonnet-4-20250514';
 export const providerModel = 'claude-sonnet-4-20250514';
+
+/** CPU seconds used so far by the hop of target t (nginx: master and workers); NaN for direct (no hop). */
+export function hopCpu(b: Bench, t: Target): number {
+  return t === 'proxy' ? cpuSeconds(b.proxy.pid) : t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
+}
 
 export function baseOf(b: Bench, t: Target): string {
   return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : b.nginx.url;

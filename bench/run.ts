@@ -53,7 +53,7 @@ async function main(): Promise<number> {
       reply: 'Hello from the fake assistant CLI, streamed one word at a time.',
     });
     const credentialsPath = await writeBenchCredentials(join(tmp, 'credentials'));
-    const proxyOptions = { build, simulator: sim, credentialsPath, cliPath: fakeCli.path, home: join(tmp, 'home'), logLevel: cfg.proxyLogLevel };
+    const proxyOptions = { build, simulator: sim, credentialsPath, cliPath: fakeCli.path, home: join(tmp, 'home'), logLevel: cfg.proxyLogLevel, nodeArgs: cfg.proxyNodeArgs };
     proxy = await startProxyProcess(proxyOptions);
     log(`proxy (${build.kind}) on ${proxy.url}, pid ${proxy.pid}`);
     nginx = await startNginx(nginxBin, join(tmp, 'nginx'), sim.port, cfg.nginxWorkers);
@@ -66,6 +66,8 @@ async function main(): Promise<number> {
       nginx,
       proxy,
       cliPath: fakeCli.path,
+      // What the proxy's CliBackend passes on: its own (small) environment plus the retry bound (default 2).
+      cliEnv: { PATH: process.env.PATH, HOME: proxyOptions.home, CLAUDE_CODE_MAX_RETRIES: '2' },
       log,
       rows,
       raw: {},
@@ -85,11 +87,12 @@ async function main(): Promise<number> {
       await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
     }
 
-    await runRequestWorkloads(b); // (a), (c) non-streaming
-    await runPacedStreams(b); // (b), (c) streaming
-    await runToolWorkload(b); // (d)
-    await runOpenStreams(b); // (e), fresh proxy
-    await runSoak(b); // (f), fresh proxy
+    const on = (w: string) => cfg.only.includes(w);
+    if (on('a') || on('c')) await runRequestWorkloads(b, on('a'), on('c')); // (a), (c) non-streaming
+    if (on('b') || on('c')) await runPacedStreams(b, on('b'), on('c')); // (b), (c) streaming
+    if (on('d')) await runToolWorkload(b);
+    if (on('e')) await runOpenStreams(b); // fresh proxy
+    if (on('f')) await runSoak(b); // fresh proxy
 
     const logLines = b.proxy.logLines();
     if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);
@@ -103,9 +106,10 @@ async function main(): Promise<number> {
       `Simulator: reply of 4 words unless stated; paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
     const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: cfg, ...b.raw } };
-    // A quick run never overwrites the committed full result.
-    const dir = cfg.quick && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
-    const files = await writeReport(dir, cfg.quick ? 'quick' : 'latest', report);
+    // A quick or partial run never overwrites the committed full result.
+    const partial = cfg.quick || cfg.only.length < 6;
+    const dir = partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
+    const files = await writeReport(dir, partial ? 'partial' : 'latest', report);
     process.stdout.write(markdownReport(report) + '\n');
     log(`written: ${files.join(', ')}`);
     return 0;

@@ -104,6 +104,7 @@ export interface ProxyProcessOptions {
   cliPath: string;
   home: string;
   logLevel: string;
+  nodeArgs: string[];
 }
 
 export interface ProxyProcess {
@@ -118,7 +119,8 @@ export interface ProxyProcess {
 }
 
 export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
-  const args = o.build.kind === 'dist' ? [join(repoRoot, 'dist', 'proxy', 'cli.js')] : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
+  const entry = o.build.kind === 'dist' ? [join(repoRoot, 'dist', 'proxy', 'cli.js')] : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
+  const args = [...o.nodeArgs, ...entry];
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: o.home,

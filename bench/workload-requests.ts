@@ -5,14 +5,16 @@
 //       workload-streams.ts);
 //   (f) the soak: >= 100,000 requests on a fresh proxy, RSS read after a warm-up and at the end.
 
-import { baseKnobs, baseOf, compatSpec, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
-import { runLoad, type LoadResult, type RequestSpec } from './load.js';
+import { baseKnobs, baseOf, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
+import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
 import type { Cell, Row, Target } from './report.js';
 import { readRss, treeRss } from './rss.js';
 import { median, Samples, type Summary } from './stats.js';
 
 export interface Aggregate {
   rps: number;
+  /** CPU time of the hop (proxy or nginx process) per answered request, µs; NaN for direct. */
+  cpuPerRequestUs: number;
   latency: Summary;
   /** non-2xx answers plus socket errors and timeouts, all rounds. */
   errors: number;
@@ -29,17 +31,22 @@ function errorsOf(r: LoadResult): number {
 export async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
-  load: { connections: number; durationSec?: number; amount?: number },
+  load: { connections: number; durationSec?: number; amount?: number; staggerMs?: number },
   problem: string | undefined,
   label: string,
 ): Promise<Record<Target, Aggregate | string>> {
-  const merged = new Map<Target, { samples: Samples; rounds: LoadResult[] }>();
+  const merged = new Map<Target, { samples: Samples; rounds: LoadResult[]; cpu: number }>();
   for (let round = 0; round < b.cfg.rounds; round++) {
     for (const t of targets) {
       if (t === 'proxy' && problem) continue;
       b.log(`${label}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
-      const r = await runLoad(specOf(t), { ...load, keepSamples: true });
-      const m = merged.get(t) ?? { samples: new Samples(), rounds: [] };
+      const cpu0 = hopCpu(b, t);
+      const r =
+        load.staggerMs !== undefined
+          ? await runStaggered(specOf(t), { connections: load.connections, durationSec: load.durationSec ?? 5, periodMs: load.staggerMs })
+          : await runLoad(specOf(t), { ...load, keepSamples: true });
+      const m = merged.get(t) ?? { samples: new Samples(), rounds: [], cpu: 0 };
+      m.cpu += hopCpu(b, t) - cpu0;
       m.samples.pushAll(r.samples!);
       m.rounds.push(r);
       merged.set(t, m);
@@ -52,8 +59,10 @@ export async function interleavedLoad(
       out[t] = problem ?? 'n/a';
       continue;
     }
+    const answered = m.rounds.reduce((n, r) => n + r.ok + r.non2xx, 0);
     out[t] = {
       rps: median(m.rounds.map((r) => r.rps)),
+      cpuPerRequestUs: (m.cpu / answered) * 1e6,
       latency: m.samples.summary(),
       errors: m.rounds.reduce((n, r) => n + errorsOf(r), 0),
       rounds: m.rounds.map(({ samples: _samples, ...rest }) => rest),
@@ -84,8 +93,17 @@ function standardRows(workload: string, agg: Record<Target, Aggregate | string>)
     rowOf(workload, 'throughput', 'req/s', agg, (a) => a.rps),
     rowOf(workload, 'latency p50', 'ms', agg, (a) => a.latency.p50),
     rowOf(workload, 'latency p99', 'ms', agg, (a) => a.latency.p99),
+    cpuRow(workload, agg),
     rowOf(workload, 'errors', 'count', agg, (a) => a.errors, false),
   ];
+}
+
+/** CPU of the hop per request: independent of how the two cores were shared, unlike throughput. */
+function cpuRow(workload: string, agg: Record<Target, Aggregate | string>): Row {
+  const row = rowOf(workload, 'hop CPU per request (µs)', 'count', agg, (a) => a.cpuPerRequestUs);
+  row.cells.direct = 'n/a (no hop)';
+  row.ratios = true;
+  return row;
 }
 
 /** Cells of X minus direct: what a hop adds to the same request. */
@@ -99,7 +117,12 @@ function addedRow(workload: string, metric: string, agg: Record<Target, Aggregat
   return { workload, metric, unit: 'ms', cells, ratios: true };
 }
 
-export async function runRequestWorkloads(b: Bench): Promise<void> {
+export async function runRequestWorkloads(b: Bench, runA = true, runC = true): Promise<void> {
+  if (runA) await runDirectNonStreaming(b);
+  if (runC) await runCompatNonStreaming(b);
+}
+
+async function runDirectNonStreaming(b: Bench): Promise<void> {
   const { cfg } = b;
   // (a) unpaced: each concurrency level, as fast as the slowest process allows.
   await b.sim.setKnobs(baseKnobs());
@@ -110,27 +133,31 @@ export async function runRequestWorkloads(b: Bench): Promise<void> {
     rawA[`c${c}`] = agg;
     b.rows.push(...standardRows(`(a) non-stream, ${c} conc.`, agg));
   }
-  // (a) paced: a fixed upstream latency keeps the load below saturation, so latency differences are per-request
-  // cost, not queueing behind a busy core.
+  // (a) paced: a fixed upstream latency keeps the load below saturation, so the difference to direct is what one
+  // request gains by passing the hop. Measured twice: clients spread over the round trip (independent clients),
+  // and autocannon's clients all in lock step (bursts of N simultaneous requests every round trip).
   await b.sim.setKnobs({ ...baseKnobs(), latencyMs: cfg.upstreamLatencyMs });
-  const paced = await interleavedLoad(
-    b,
-    (t) => nativeSpec(b, t, false),
-    { connections: cfg.latencyConcurrency, durationSec: cfg.durationSec },
-    problemA,
-    `(a) paced c=${cfg.latencyConcurrency}`,
-  );
-  rawA.paced = paced;
-  const wl = `(a) ${cfg.latencyConcurrency} conc., upstream +${cfg.upstreamLatencyMs} ms`;
-  b.rows.push(
-    rowOf(wl, 'latency p50', 'ms', paced, (a) => a.latency.p50),
-    rowOf(wl, 'latency p99', 'ms', paced, (a) => a.latency.p99),
-    addedRow(wl, 'added p50 vs direct', paced, (s) => s.p50),
-    addedRow(wl, 'added p99 vs direct', paced, (s) => s.p99),
-    rowOf(wl, 'errors', 'count', paced, (a) => a.errors, false),
-  );
+  const n = cfg.latencyConcurrency;
+  for (const [key, label, staggerMs] of [
+    ['paced', `(a) ${n} conc. spread, upstream +${cfg.upstreamLatencyMs} ms`, cfg.upstreamLatencyMs],
+    ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined],
+  ] as const) {
+    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, problemA, `(a) ${key}`);
+    rawA[key] = agg;
+    b.rows.push(
+      rowOf(label, 'latency p50', 'ms', agg, (a) => a.latency.p50),
+      rowOf(label, 'latency p99', 'ms', agg, (a) => a.latency.p99),
+      addedRow(label, 'added p50 vs direct', agg, (s) => s.p50),
+      addedRow(label, 'added p99 vs direct', agg, (s) => s.p99),
+      cpuRow(label, agg),
+      rowOf(label, 'errors', 'count', agg, (a) => a.errors, false),
+    );
+  }
   b.raw.a = rawA;
+}
 
+async function runCompatNonStreaming(b: Bench): Promise<void> {
+  const { cfg } = b;
   // (c) compat translation, not streaming. Direct and nginx serve the native equivalent (the simulator has no
   // compatible-format route): the ratio is the cost of the hop plus the translation.
   await b.sim.setKnobs(baseKnobs());
@@ -146,16 +173,21 @@ export async function runRequestWorkloads(b: Bench): Promise<void> {
   b.rows.push(...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc.`, aggC));
 }
 
-/** (f) The soak. Runs last: it restarts the proxy so its starting RSS is not the previous workloads' peak. */
+/**
+ * (f) The soak. Runs last, on a fresh proxy, so its starting RSS is not the previous workloads' peak. It runs in two
+ * halves with RSS read after the warm-up, at half and at the end: growth in the first half is mostly the V8 heap
+ * settling at its working size; growth that continues in the second half is what a leak looks like.
+ */
 export async function runSoak(b: Bench): Promise<void> {
   const { cfg } = b;
   await b.sim.setKnobs(baseKnobs());
   await b.restartProxy();
   const problem = await proxyRouteProblem(nativeSpec(b, 'proxy', false));
   const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc.`;
-  const metrics = ['requests', 'errors', 'rps', 'start', 'end', 'growth'] as const;
+  const metrics = ['requests', 'errors', 'rps', 'start', 'half', 'end', 'growth', 'growth2'] as const;
   const cells = Object.fromEntries(metrics.map((m) => [m, {} as Record<Target, Cell>])) as Record<(typeof metrics)[number], Record<Target, Cell>>;
   const raw: Record<string, unknown> = {};
+  const pct = (from: number, to: number): number => ((to - from) / from) * 100;
   for (const t of targets) {
     const skip = (t === 'proxy' && problem) || (t !== 'proxy' && !cfg.soakAllTargets);
     if (skip) {
@@ -168,26 +200,37 @@ export async function runSoak(b: Bench): Promise<void> {
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);
     await runLoad(spec, { connections: cfg.soakConcurrency, amount: cfg.soakWarmup });
     const start = rssOf();
+    const firstHalf = Math.floor(cfg.soakRequests / 2);
     b.log(`(f) soak: ${t}, ${cfg.soakRequests} requests`);
-    const r = await runLoad(spec, { connections: cfg.soakConcurrency, amount: cfg.soakRequests });
+    const r1 = await runLoad(spec, { connections: cfg.soakConcurrency, amount: firstHalf });
+    const half = rssOf();
+    const r2 = await runLoad(spec, { connections: cfg.soakConcurrency, amount: cfg.soakRequests - firstHalf });
     const end = rssOf();
-    const { samples: _s, ...rest } = r;
-    raw[t] = { ...rest, rssStart: start, rssEnd: end, base: baseOf(b, t) };
-    cells.requests[t] = r.ok + r.non2xx;
-    cells.errors[t] = errorsOf(r);
-    cells.rps[t] = r.rps;
+    const answered = r1.ok + r1.non2xx + r2.ok + r2.non2xx;
+    const errors = errorsOf(r1) + errorsOf(r2);
+    const rps = (r1.ok + r2.ok) / (r1.seconds + r2.seconds);
+    raw[t] = { answered, errors, rps, ok: r1.ok + r2.ok, statusCodes: [r1.statusCodes, r2.statusCodes], rssStart: start, rssHalf: half, rssEnd: end, base: baseOf(b, t) };
+    cells.requests[t] = answered;
+    cells.errors[t] = errors;
+    cells.rps[t] = rps;
     const noRss = t === 'direct' ? 'n/a (no hop)' : NaN;
-    cells.start[t] = Number.isFinite(start) ? start / MB : noRss;
-    cells.end[t] = Number.isFinite(end) ? end / MB : noRss;
-    cells.growth[t] = Number.isFinite(start) && Number.isFinite(end) ? ((end - start) / start) * 100 : noRss;
+    const mb = (v: number): Cell => (Number.isFinite(v) ? v / MB : noRss);
+    cells.start[t] = mb(start);
+    cells.half[t] = mb(half);
+    cells.end[t] = mb(end);
+    cells.growth[t] = Number.isFinite(start) && Number.isFinite(end) ? pct(start, end) : noRss;
+    cells.growth2[t] = Number.isFinite(half) && Number.isFinite(end) ? pct(half, end) : noRss;
   }
   b.raw.f = raw;
+  const row = (metric: string, unit: Row['unit'], c: Record<Target, Cell>, ratios = false): Row => ({ workload: wl, metric, unit, cells: c, ratios });
   b.rows.push(
-    { workload: wl, metric: 'requests answered', unit: 'count', cells: cells.requests, ratios: false },
-    { workload: wl, metric: 'errors', unit: 'count', cells: cells.errors, ratios: false },
-    { workload: wl, metric: 'throughput', unit: 'req/s', cells: cells.rps, ratios: true },
-    { workload: wl, metric: 'RSS after warm-up', unit: 'MB', cells: cells.start, ratios: false },
-    { workload: wl, metric: 'RSS at end', unit: 'MB', cells: cells.end, ratios: false },
-    { workload: wl, metric: 'RSS growth', unit: '%', cells: cells.growth, ratios: false },
+    row('requests answered', 'count', cells.requests),
+    row('errors', 'count', cells.errors),
+    row('throughput', 'req/s', cells.rps, true),
+    row('RSS after warm-up', 'MB', cells.start),
+    row('RSS at half', 'MB', cells.half),
+    row('RSS at end', 'MB', cells.end),
+    row('RSS growth, whole soak', '%', cells.growth),
+    row('RSS growth, second half', '%', cells.growth2),
   );
 }

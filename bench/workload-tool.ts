@@ -3,7 +3,7 @@
 // equivalent here (there is no HTTP upstream to proxy to).
 
 import { Agent } from 'node:http';
-import { runCliOnce } from './cli-probe.js';
+import { startCliRunner } from './cli-probe.js';
 import { nativeSpec, providerModel, proxyRouteProblem, type Bench } from './context.js';
 import type { Cell, Target } from './report.js';
 import { Samples } from './stats.js';
@@ -21,6 +21,7 @@ export async function runToolWorkload(b: Bench): Promise<void> {
   let proxyErrors = 0;
   let directErrors = 0;
   let firstError: string | undefined;
+  const runner = await startCliRunner();
   for (let i = 0; i < cfg.toolRequests; i++) {
     if (!problem) {
       const rec = await readStream(spec, 'native', agent, 60_000);
@@ -29,11 +30,12 @@ export async function runToolWorkload(b: Bench): Promise<void> {
         firstError ??= rec.error ?? 'no text delta';
       } else viaProxy.push(rec.deltaTimes[0] - rec.startAt);
     }
-    const run = await runCliOnce(b.cliPath, providerModel, prompt);
+    const run = await runner.run(b.cliPath, providerModel, prompt, b.cliEnv);
     if (run.ttftMs === undefined || run.exitCode !== 0) directErrors++;
     else direct.push(run.ttftMs);
   }
   agent.destroy();
+  runner.stop();
   const p = viaProxy.summary();
   const d = direct.summary();
   const none = 'n/a (no equivalent)';
