@@ -209,7 +209,9 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     });
     const text = await res.text();
     expect(text).toContain('"code":"service_unavailable"');
-    expect(text).not.toContain('[DONE]');
+    // The error chunk comes last before the sentinel, as in tool mode (SPEC.md §6).
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+    expect(text.indexOf('service_unavailable')).toBeLessThan(text.indexOf('[DONE]'));
   });
 
   it('aborts the upstream request when the client goes away', async () => {

@@ -215,6 +215,13 @@ describe('streaming', () => {
     expect(last.json).toMatchObject({ type: 'error', code: 'bad_gateway' });
   });
 
+  it('503 for a non-streaming request whose upstream reported overload inside its stream', async () => {
+    bed.sim.knobs.streamFault = 'error';
+    const res = await bed.post('/respapi/responses', chatBody());
+    expect(res.status).toBe(503);
+    expect((await res.json()).error).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/Overloaded/) });
+  });
+
   it('502 for a non-streaming request whose upstream stream was cut', async () => {
     bed.sim.knobs.streamFault = 'truncate';
     const res = await bed.post('/respapi/responses', chatBody());

@@ -63,10 +63,13 @@ export function rewriteModel(data: string, ev: ParsedEvent, upstreamModel: strin
 /** A failure the upstream reported inside its stream, as the error a non-streaming client gets. */
 export function failureError(ev: ParsedEvent): ProxyError {
   const json = ev.json ?? {};
-  const inner = (ev.type === 'error' ? json : (responseOf(json) as unknown as Record<string, unknown> | undefined)?.error) as
-    | { code?: unknown; message?: unknown }
+  // An `error` event carries code/message at the top level; some backends nest them under `error` as the
+  // provider's native API does. `response.failed` carries them in response.error.
+  const nested = typeof json.error === 'object' && json.error !== null ? json.error : undefined;
+  const inner = (ev.type === 'error' ? (nested ?? json) : (responseOf(json) as unknown as Record<string, unknown> | undefined)?.error) as
+    | { code?: unknown; type?: unknown; message?: unknown }
     | undefined;
-  const code = typeof inner?.code === 'string' ? inner.code : '';
+  const code = typeof inner?.code === 'string' ? inner.code : typeof inner?.type === 'string' ? inner.type : '';
   const message = typeof inner?.message === 'string' && inner.message ? inner.message : 'no details';
   if (/rate_limit|usage_limit/.test(code)) return new ProxyError('rate_limit', `The response API's rate or usage limit was reached (${message})`);
   if (/quota|usage_not_included|permission/.test(code)) return new ProxyError('permission', `The response API refused access (${message})`);

@@ -101,6 +101,9 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
       state.errorType = errorTypeName(error, 'compat');
       // SPEC.md §7.1 shape inside the stream (STYLE.md habit 7); clients' SDKs raise it as an API error.
       yield { data: renderError(new ProxyError(error.kind, redactSecrets(error.message)), 'compat') };
+      // As in tool mode: a data-only stream always ends with the sentinel (SPEC.md §6), so clients that wait
+      // for [DONE] stop waiting.
+      yield { data: '[DONE]' };
     } finally {
       state.usage = usageOf(chunks.usage);
       await events.return(undefined);
