@@ -38,6 +38,9 @@ describe('request plumbing', () => {
     expect(given.headers['x-request-id']).toBe('abc-123');
     const minted = await raw(proxy.url, { path: '/v1/models', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(minted.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    // Native routes also answer `request-id`, the header the native SDK reads.
+    expect(minted.headers['request-id']).toBe(minted.headers['x-request-id']);
+    expect((await raw(proxy.url, { path: '/compat/v1/models' })).headers['request-id']).toBeUndefined();
   });
 
   it('answers unknown paths 404 and wrong methods 405, each in its family shape', async () => {

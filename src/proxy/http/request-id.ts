@@ -15,6 +15,9 @@ export function requestId(): ProxyMiddleware {
     ctx.state.mode = 'none';
     ctx.state.route = 'unmatched';
     ctx.set('x-request-id', ctx.state.requestId);
+    // The native SDK reads `request-id` (its error objects and `requestID` carry it); direct mode replaces it
+    // with the provider's own when the answer comes from upstream.
+    if (ctx.state.family === 'native') ctx.set('request-id', ctx.state.requestId);
     await next();
   };
 }
