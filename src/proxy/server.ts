@@ -17,6 +17,7 @@ import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import type { RequestAbort } from './http/request-abort.js';
 import { requestLog } from './http/request-log.js';
 import type { ProxyState } from './http/state.js';
 import { createLogger, type Logger } from './logger.js';
@@ -64,7 +65,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const metrics = new ProxyMetrics(deps.now);
   const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath });
   const closeHooks: Array<() => Promise<void> | void> = [];
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<RequestAbort>();
   const services: Services = {
     config,
     profile,

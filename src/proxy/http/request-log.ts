@@ -4,20 +4,21 @@
 
 import type { Logger } from '../logger.js';
 import type { ProxyMetrics } from '../metrics.js';
+import { RequestAbort } from './request-abort.js';
 import type { ProxyMiddleware } from './types.js';
 
 export interface InFlightRegistry {
-  add(abort: AbortController): void;
-  delete(abort: AbortController): void;
+  add(abort: RequestAbort): void;
+  delete(abort: RequestAbort): void;
 }
 
 export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number): ProxyMiddleware {
   return async (ctx, next) => {
     const startedAt = now();
-    const abort = new AbortController();
+    const abort = new RequestAbort();
     ctx.state.startedAt = startedAt;
     ctx.state.abort = abort;
-    ctx.state.signal = abort.signal;
+    Object.defineProperty(ctx.state, 'signal', { get: () => abort.signal, enumerable: true, configurable: true });
     inFlight.add(abort);
     let done = false;
     const finish = () => {
@@ -25,7 +26,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       done = true;
       inFlight.delete(abort);
       const clientGone = !ctx.res.writableFinished;
-      if (clientGone && !abort.signal.aborted) abort.abort(new Error('client disconnected'));
+      if (clientGone) abort.abort(new Error('client disconnected'));
       const s = ctx.state;
       const durationMs = now() - startedAt;
       const status = clientGone && !ctx.headerSent ? 499 : ctx.status;

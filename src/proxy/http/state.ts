@@ -1,6 +1,7 @@
 // What every middleware and route may read or set on ctx.state for one request.
 
 import type { Family } from './family.js';
+import type { RequestAbort } from './request-abort.js';
 import type { Mode } from '../metrics.js';
 
 export interface ProxyState {
@@ -15,7 +16,7 @@ export interface ProxyState {
   startedAt: number;
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;
-  abort: AbortController;
+  abort: RequestAbort;
   firstTokenAt?: number;
   model?: string;
   stream?: boolean;

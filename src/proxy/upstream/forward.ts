@@ -38,6 +38,9 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): string {
   return (Array.isArray(type) ? type[0] : type ?? '').toLowerCase();
 }
 
+/** Largest non-streaming answer read whole before it is passed on (larger ones are streamed through). */
+const bufferLimit = 1024 * 1024;
+
 /** True when `tail` (the last bytes sent) ends an SSE event, so an error event can follow without merging into it. */
 function endsEvent(tail: string): boolean {
   return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') || tail.endsWith('\r\r') || tail === '';
@@ -68,6 +71,28 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const sniffer = gzipped ? undefined : new UsageSniffer(contentType);
   const state = ctx.state;
   if (isSse) ctx.req.socket.setNoDelay(true);
+
+  // A JSON answer of known, modest size is not a stream: read it whole and answer with one Buffer. Koa then
+  // writes it with a Content-Length in one go, instead of piping a stream (chunked framing, an extra write and
+  // a pipeline per response); `npm run bench` measured this at about a third of the proxy's CPU per request.
+  // Nothing has been sent yet, so a provider that breaks off mid-answer still gets a proper error status.
+  const length = Number(answer.headers['content-length']);
+  if (!isSse && Number.isFinite(length) && length <= bufferLimit) {
+    let whole: Buffer;
+    try {
+      whole = Buffer.from(await answer.body.arrayBuffer());
+    } catch (err) {
+      throw fromTransportError(err, client.timeouts);
+    }
+    markFirstToken(state, deps.now());
+    if (sniffer) {
+      sniffer.feed(whole);
+      const usage = sniffer.end();
+      if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) state.usage = usage;
+    }
+    ctx.body = whole;
+    return;
+  }
 
   async function* pipe(): AsyncGenerator<Buffer> {
     let tail = '';
