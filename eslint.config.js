@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', 'release/', 'node_modules/', 'test-artifacts/', 'bench/results/'] },
+  { ignores: ['.cache/', 'dist/', 'out/', 'release/', 'node_modules/', 'test-artifacts/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -63,7 +63,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const logger = options.logger ?? createLogger(config.logLevel);
   const deps = defaultDeps(options.deps);
   const metrics = new ProxyMetrics(deps.now);
-  const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath });
+  const probeEnv = deps.childEnv || deps.envPath ? { ...(deps.childEnv ?? process.env), ...(deps.envPath ? { PATH: deps.envPath } : {}) } : undefined;
+  const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
   const closeHooks: Array<() => Promise<void> | void> = [];
   const inFlight = new Set<RequestAbort>();
   const services: Services = {

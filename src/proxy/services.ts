@@ -43,9 +43,9 @@ export interface Services {
  * Runs a short command with a deadline. The child leads its own process group, so that on timeout the whole
  * group is killed: a CLI wrapper script whose grandchild holds stdout open cannot keep the probe waiting.
  */
-export const runWithExeca: RunCommand = async (file, args, { timeoutMs }) => {
+export const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) => {
   const groups = process.platform !== 'win32';
-  const child = execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000, detached: groups });
+  const child = execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000, detached: groups, env, extendEnv: env === undefined });
   let timedOut = false;
   const killGroup = (signal: NodeJS.Signals) => {
     if (!groups || child.pid === undefined) return;

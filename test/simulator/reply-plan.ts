@@ -97,7 +97,7 @@ export function planReply(
   const tools = Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>) : [];
   const toolResult = lastUserToolResult(messages);
 
-  if (tools.length > 0 && !toolResult) {
+  if (tools.length > 0 && !toolResult && knobs.answerTools) {
     const blocks: PlannedBlock[] = [];
     if (knobs.toolPreamble) blocks.push({ type: 'text', pieces: splitText(knobs.toolPreamble, knobs.chunkCount) });
     const name = typeof tools[0].name === 'string' ? tools[0].name : 'tool';

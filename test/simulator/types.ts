@@ -55,6 +55,9 @@ export interface SimulatorKnobs {
   acceptTokens: TokenSet;
   /** Input of the tool_use block answered when the request has tools. */
   toolInput: unknown;
+  /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
+   * that chose not to call a tool does (the real CLI sends its own tools with every request). */
+  answerTools: boolean;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
   toolPreamble?: string;
   failWith?: FailWith;
@@ -85,6 +88,7 @@ export function defaultKnobs(): SimulatorKnobs {
     ping: true,
     acceptTokens: new Set(),
     toolInput: { location: 'Paris' },
+    answerTools: true,
     toolPreamble: undefined,
     failWith: undefined,
     streamFault: undefined,

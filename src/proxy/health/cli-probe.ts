@@ -13,7 +13,8 @@ export interface RunResult {
   stderr: string;
   timedOut: boolean;
 }
-export type RunCommand = (file: string, args: string[], opts: { timeoutMs: number }) => Promise<RunResult>;
+/** `env` replaces the environment when given (the same one CLI children get), else the process's is used. */
+export type RunCommand = (file: string, args: string[], opts: { timeoutMs: number; env?: NodeJS.ProcessEnv }) => Promise<RunResult>;
 
 export type CliStatus = 'healthy' | 'unhealthy' | 'error' | 'unknown';
 export type AuthStatus = 'healthy' | 'unauthenticated' | 'error' | 'unknown';
@@ -31,6 +32,8 @@ export interface CliProbeOptions {
   run: RunCommand;
   now?: () => number;
   envPath?: string;
+  /** The environment of CLI children, so the probe sees the same login (HOME, config variables) they do. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const initial: CliSnapshot = {
@@ -87,8 +90,8 @@ export class CliProbe extends EventEmitter {
     }
     const path = found.path;
     const [version, auth] = await Promise.all([
-      run(path, profile.cli.versionArgs, { timeoutMs: 5000 }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
-      run(path, profile.cli.authStatusArgs, { timeoutMs: 8000 }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
+      run(path, profile.cli.versionArgs, { timeoutMs: 5000, env: this.opts.env }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
+      run(path, profile.cli.authStatusArgs, { timeoutMs: 8000, env: this.opts.env }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
     ]);
     let cli: CliSnapshot['cli'];
     if (version.exitCode === 0 && version.stdout.trim()) {

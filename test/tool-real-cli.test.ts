@@ -1,0 +1,118 @@
+// Issue 3: "a real CLI binary given as ASSISTANT_CLI_PATH works without code changes". This test runs the real
+// assistant CLI (the vendor's published package) through the proxy, pointed at the provider simulator on
+// 127.0.0.1 through the CLI's own base-URL variable and an OAuth credential file in a temporary HOME, so nothing
+// reaches a real provider. The binary is large and is not a dependency of this project: the test runs when
+// it is present (REAL_ASSISTANT_CLI, or the test set-up's cache) and is
+// skipped with that reason otherwise. `npm run test:setup` puts the pinned version in .cache/real-cli.
+
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProfile } from '../src/proxy/profile.js';
+import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+
+// `npm run test:setup` installs the pinned CLI into .cache/real-cli; REAL_ASSISTANT_CLI points elsewhere.
+const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
+const present = existsSync(cliPath);
+if (!present) {
+  console.warn(`[tool-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+}
+
+describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
+  let sim: Simulator;
+  let proxy: TestProxy;
+  let home: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false } });
+    home = await mkdtemp(join(tmpdir(), 'real-cli-home-'));
+    const configDir = join(home, '.claude');
+    await mkdir(configDir, { recursive: true });
+    await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-test', refreshToken: 'sk-ant-ort01-real-cli-test', expiresAt: Date.now() + 3_600_000 });
+    const profile = createProfile();
+    proxy = await startProxy(
+      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000 },
+      {
+        deps: {
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        },
+      },
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await sim?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  it('reports the real CLI healthy, with its version and the OAuth login, in /health/detailed', async () => {
+    const res = await fetch(`${proxy.url}/health/detailed`);
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(body.components.assistant_cli).toMatchObject({ status: 'healthy', path: cliPath, version: expect.stringMatching(/^\d+\.\d+\.\d+$/), authenticated: true });
+    expect(body.components.authentication).toMatchObject({ status: 'healthy', logged_in: true });
+  });
+
+  it('answers the OpenAI SDK, streamed and not, with the upstream text', async () => {
+    const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy' });
+    const done = await client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] });
+    expect(done.choices[0].message.content).toBe('Hello from the simulator through the real CLI');
+    expect(done.choices[0].finish_reason).toBe('stop');
+    expect(done.usage?.completion_tokens).toBeGreaterThan(0);
+    const stream = await client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', stream: true, messages: [{ role: 'user', content: 'say hi' }] });
+    const parts: string[] = [];
+    for await (const chunk of stream) parts.push(chunk.choices[0]?.delta?.content ?? '');
+    expect(parts.join('')).toBe('Hello from the simulator through the real CLI');
+    expect(parts.filter(Boolean).length).toBeGreaterThan(1);
+    // The CLI called the simulator with the OAuth token from the credential file.
+    const calls = sim.requests('/v1/messages');
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.at(-1)!.headers.authorization).toBe('Bearer sk-ant-oat01-real-cli-test');
+  }, 120_000);
+
+  it("streams to the native SDK and carries a conversation's earlier turns to the provider", async () => {
+    const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
+    const stream = client.messages.stream({
+      model: 'assistant-sonnet-4-20250514',
+      max_tokens: 200,
+      messages: [
+        { role: 'user', content: 'My favourite colour is ultramarine.' },
+        { role: 'assistant', content: 'Noted: ultramarine.' },
+        { role: 'user', content: 'What is my favourite colour?' },
+      ],
+    });
+    const message = await stream.finalMessage();
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hello from the simulator through the real CLI' });
+    const sent = JSON.stringify(sim.requests('/v1/messages').at(-1)!.json);
+    expect(sent).toContain('ultramarine');
+    expect(sent).toContain('Noted: ultramarine.');
+    expect(sent).toContain('What is my favourite colour?');
+  }, 120_000);
+
+  it("maps the provider's refusals, seen through the real CLI, to faithful statuses within seconds", async () => {
+    const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+    const ask = () => client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] }).catch((e: unknown) => e);
+    sim.knobs.failWith = { status: 401 };
+    const unauthorized = await ask();
+    expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((unauthorized as Error).message).toMatch(/log in again/i);
+    sim.knobs.failWith = { status: 529 };
+    const overloaded = await ask();
+    expect(overloaded).toBeInstanceOf(OpenAI.APIError);
+    expect((overloaded as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    sim.knobs.failWith = undefined;
+  }, 120_000);
+});
