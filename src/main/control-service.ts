@@ -54,6 +54,8 @@ export function createControlService(controller: ProxyController, deps: ControlS
     stop: () => controller.stop(),
     getMetrics: async () => controller.metrics() ?? emptyMetrics(),
     getRecentRequests: async () => controller.recentRequests(),
+    getSessions: async () => controller.sessions(),
+    endSession: async (id) => controller.endSession(String(id)),
     checkPort: async (port) => {
       if (!Number.isInteger(port) || port < 1 || port > 65535) return { free: false, message: 'Choose a port from 1 to 65535' };
       return controller.checkPort(port);

@@ -15,6 +15,8 @@ export const controlMethods = [
   'stop',
   'getMetrics',
   'getRecentRequests',
+  'getSessions',
+  'endSession',
   'checkPort',
   'copyText',
   'pickCliPath',

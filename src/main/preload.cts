@@ -14,6 +14,8 @@ const methods: Record<keyof ControlApi, true> = {
   stop: true,
   getMetrics: true,
   getRecentRequests: true,
+  getSessions: true,
+  endSession: true,
   checkPort: true,
   copyText: true,
   pickCliPath: true,

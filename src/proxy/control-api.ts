@@ -4,6 +4,7 @@
 
 import type { Config } from './config.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
+import type { SessionView } from './respapi/session-registry.js';
 
 export type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
 
@@ -52,6 +53,10 @@ export interface ControlApi {
   stop(): Promise<ControlStatus>;
   getMetrics(): Promise<MetricsSummary>;
   getRecentRequests(): Promise<RequestRecord[]>;
+  /** Response-API sessions the proxy has seen and not yet expired, most recently used first. */
+  getSessions(): Promise<SessionView[]>;
+  /** Forgets one response-API session (its next request starts a new one); returns the remaining list. */
+  endSession(id: string): Promise<SessionView[]>;
   /** Checks whether a port can be bound on the configured host right now. */
   checkPort(port: number): Promise<{ free: boolean; message?: string }>;
   /** Copies text to the clipboard (the main process owns the clipboard). */
@@ -62,4 +67,4 @@ export interface ControlApi {
   dismissNotice(notice: string): Promise<ControlStatus>;
 }
 
-export type { MetricsSummary, RequestRecord };
+export type { MetricsSummary, RequestRecord, SessionView };

@@ -10,6 +10,8 @@ import { formatUptime } from './health/health-record.js';
 import { createLogger, type Logger } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
+import type { SessionView } from './respapi/session-registry.js';
+import { respapiSessionsOf } from './routes/respapi.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
 
@@ -156,6 +158,18 @@ export class ProxyController extends EventEmitter {
 
   metrics(): MetricsSummary | undefined {
     return this.proxy?.services.metrics.summary();
+  }
+
+  /** The running proxy's response-API sessions (SessionRegistry.snapshot's view, no secrets). */
+  sessions(): SessionView[] {
+    const services = this.proxy?.services;
+    return services ? (respapiSessionsOf(services)?.snapshot(200).sessions ?? []) : [];
+  }
+
+  endSession(id: string): SessionView[] {
+    const services = this.proxy?.services;
+    if (services) respapiSessionsOf(services)?.delete(id);
+    return this.sessions();
   }
 
   recentRequests(): RequestRecord[] {

@@ -9,7 +9,7 @@ import { fieldMessage } from './format.js';
 import { allModes, generateAccessKey, logLevels, patchFromValues, valuesFromSettings, type FormValues } from './settings-form.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet } from './snippets.js';
 import './style.css';
-import { clientBase, renderBanners, renderMetrics, renderRequests, renderStatus } from './views.js';
+import { clientBase, renderBanners, renderMetrics, renderRequests, renderSessions, renderStatus } from './views.js';
 
 type Control = ControlApi & { onStatus?(listener: (status: ControlStatus) => void): () => void };
 
@@ -39,13 +39,18 @@ function render(status: ControlStatus): void {
   renderSnippets();
 }
 
+function endSession(id: string): void {
+  void control.endSession(id).then((left) => renderSessions(left, endSession));
+}
+
 async function poll(): Promise<void> {
   try {
-    const [status, metrics, recent] = await Promise.all([control.getStatus(), control.getMetrics(), control.getRecentRequests()]);
+    const [status, metrics, recent, sessions] = await Promise.all([control.getStatus(), control.getMetrics(), control.getRecentRequests(), control.getSessions()]);
     render(status);
     renderMetrics(metrics);
     chart?.update(metrics.series);
     renderRequests(recent);
+    renderSessions(sessions, endSession);
     byId('fatal').hidden = true;
   } catch (err) {
     showFatal(`Lost contact with the app: ${(err as Error).message}`);

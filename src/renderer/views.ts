@@ -1,6 +1,6 @@
 // Rendering of status, health, metrics and recent requests: each a function of ControlApi data to the DOM.
 
-import type { ControlStatus, MetricsSummary, RequestRecord } from '../proxy/control-api.js';
+import type { ControlStatus, MetricsSummary, RequestRecord, SessionView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { formatExpiry, formatMs, formatTime, formatTokens } from './format.js';
 
@@ -76,6 +76,28 @@ export function renderMetrics(m: MetricsSummary): void {
   setText('m-p95', formatMs(m.latencyP95Ms));
   setText('m-ttft', formatMs(m.ttftP50Ms));
   setText('m-inflight', String(m.inFlight));
+}
+
+/** Response-API sessions, with a button that ends one (the proxy forgets it; its next request starts afresh). */
+export function renderSessions(sessions: SessionView[], onEnd: (id: string) => void): void {
+  const body = byId('session-rows');
+  const key = sessions.map((s) => `${s.id}:${s.requests}:${s.last_used}`).join(',');
+  if (body.dataset.key === key) return;
+  body.dataset.key = key;
+  body.replaceChildren(
+    ...sessions.map((s) => {
+      const end = el('button', 'End');
+      end.className = 'small';
+      end.title = `Forget session ${s.id}`;
+      end.addEventListener('click', () => onEnd(s.id));
+      const action = el('td');
+      action.append(end);
+      const tr = el('tr');
+      tr.append(el('td', s.origin === 'generated' ? `${s.id} (generated)` : s.id, 'mono'), el('td', String(s.requests)), el('td', formatTime(s.last_used)), el('td', formatTime(s.expires)), action);
+      return tr;
+    }),
+  );
+  byId('sessions-empty').hidden = sessions.length > 0;
 }
 
 export function renderRequests(records: RequestRecord[]): void {

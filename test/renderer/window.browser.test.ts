@@ -19,6 +19,7 @@ import type { ControlApi } from '../../src/proxy/control-api.js';
 import { ProxyController } from '../../src/proxy/controller.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
 import { freePort } from '../helpers/free-port.js';
+import { startSimulator, writeRespapiCredentials, type Simulator } from '../simulator/index.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
@@ -55,6 +56,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
   let page: Page;
   let controller: ProxyController;
   let fake: FakeCli;
+  let sim: Simulator;
   let port: number;
   const copied: string[] = [];
   const pageErrors: string[] = [];
@@ -67,7 +69,20 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
 
     fake = await makeFakeCli({ version: '9.8.7 (Assistant CLI)' });
     port = await freePort();
-    controller = new ProxyController({ settings: { port, logLevel: 'silent', cliPath: fake.path, shutdownGraceMs: 500, healthRefreshMs: 60_000 } });
+    sim = await startSimulator();
+    const respapiCredentialsPath = await writeRespapiCredentials(outDir, {});
+    controller = new ProxyController({
+      settings: {
+        port,
+        logLevel: 'silent',
+        cliPath: fake.path,
+        shutdownGraceMs: 500,
+        healthRefreshMs: 60_000,
+        respapiBaseUrl: sim.respapiBaseUrl,
+        respapiOauthTokenUrl: sim.respapiTokenUrl,
+        respapiCredentialsPath,
+      },
+    });
     await controller.start();
     const api: ControlApi = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path });
 
@@ -96,6 +111,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await controller?.stop(200);
     site?.server.close();
     await fake?.cleanup();
+    await sim?.close();
     if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
@@ -122,6 +138,24 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(rows.some((r) => r[4] === '404')).toBe(true);
     expect(await page.isVisible('#chart canvas')).toBe(true);
     await page.screenshot({ path: join(artifacts, 'window-running.png'), fullPage: true });
+  });
+
+  it('lists response-API sessions and ends one on request', async () => {
+    const ask = () =>
+      fetch(`http://127.0.0.1:${port}/respapi/window-session/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await ask()).status).toBe(200);
+    expect((await ask()).status).toBe(200);
+    const row = () => page.$$eval('#session-rows tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    await expect.poll(row, { timeout: 5000 }).toEqual([[ 'window-session', '2', expect.any(String), expect.any(String), 'End' ]]);
+    expect(await page.isVisible('#sessions-empty')).toBe(false);
+    await page.click('#session-rows button');
+    await expect.poll(row, { timeout: 5000 }).toEqual([]);
+    expect(await page.isVisible('#sessions-empty')).toBe(true);
+    expect(controller.sessions()).toEqual([]);
   });
 
   it('refuses port 70000 inline and keeps the proxy where it was', async () => {
