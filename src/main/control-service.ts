@@ -9,6 +9,9 @@ import type { ProxyController } from '../proxy/controller.js';
 export interface ControlServiceDeps {
   copyText(text: string): void | Promise<void>;
   pickCliPath(): Promise<string | undefined>;
+  /** Where the app writes its log, and how to show it (shell.openPath); absent where logs go to a terminal. */
+  logPath?: string;
+  openPath?(path: string): Promise<string>;
 }
 
 /** Keys the window may change; anything else in a patch is refused (the renderer is not trusted with paths it did not pick). */
@@ -66,5 +69,11 @@ export function createControlService(controller: ProxyController, deps: ControlS
     },
     pickCliPath: () => deps.pickCliPath(),
     dismissNotice: async (notice) => controller.dismissNotice(String(notice)),
+    openLogs: async () => {
+      if (!deps.logPath || !deps.openPath) return { error: 'This proxy logs to its terminal (started headless)' };
+      // shell.openPath answers an error text, or '' on success.
+      const failure = await deps.openPath(deps.logPath);
+      return failure ? { path: deps.logPath, error: failure } : { path: deps.logPath };
+    },
   };
 }

@@ -12,6 +12,7 @@ import { ProxyController } from '../proxy/controller.js';
 import { createLogger } from '../proxy/logger.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, statusPushChannel } from './ipc.js';
+import { openAppLog } from './log-file.js';
 import { createLoginItem, hiddenArg } from './login-item.js';
 import { LoginWatcher } from './login-watcher.js';
 import { openSettings } from './settings.js';
@@ -21,7 +22,7 @@ import { hasTrayHost } from './tray-host.js';
 import { copyTextFor, toggledModes, type TrayAction } from './tray-model.js';
 import { createMainWindow, type MainWindow } from './window.js';
 
-const { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, ipcMain, nativeImage } = electron;
+const { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, ipcMain, nativeImage, shell } = electron;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const paths = {
@@ -45,14 +46,15 @@ const loginItem = createLoginItem({
   execPath: process.execPath,
   execArgs: process.defaultApp && process.argv[1] ? [resolve(process.argv[1])] : [],
 });
-const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info');
+// Tests (and users keeping two profiles apart) can point the app at another settings directory.
+if (process.env.ASSISTANT_PROXY_USER_DATA) app.setPath('userData', resolve(process.env.ASSISTANT_PROXY_USER_DATA));
+// One logger for the app and the proxy: stdout (a terminal, if any) and <userData>/logs/assistant-proxy.log.
+const appLog = openAppLog(join(app.getPath('userData'), 'logs'));
+const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info', appLog.destination);
 
 function notify(title: string, body: string): void {
   if (Notification.isSupported()) new Notification({ title, body }).show();
 }
-
-// Tests (and users keeping two profiles apart) can point the app at another settings directory.
-if (process.env.ASSISTANT_PROXY_USER_DATA) app.setPath('userData', resolve(process.env.ASSISTANT_PROXY_USER_DATA));
 
 if (!app.requestSingleInstanceLock()) {
   // A second launch (double-click while running) shows the first instance's window instead.
@@ -108,6 +110,7 @@ async function setupProxy(stored: ReturnType<typeof openSettings>): Promise<void
   process.env.PATH = shellPath.path;
   controller = new ProxyController({
     settings: stored.settings,
+    logger: log,
     deps: { envPath: shellPath.path, childEnv: { ...process.env, PATH: shellPath.path } },
     persist: (settings: Settings) => stored.persist(settings),
   });
@@ -187,6 +190,8 @@ async function onTrayAction(action: TrayAction): Promise<void> {
 function setupIpc(): void {
   const api = createControlService(controller, {
     copyText: (text) => clipboard.writeText(text),
+    logPath: appLog.path,
+    openPath: (path) => shell.openPath(path),
     pickCliPath: async () => {
       const options = { title: 'Choose the assistant CLI executable', properties: ['openFile' as const, 'showHiddenFiles' as const] };
       const win = mainWindow.window;

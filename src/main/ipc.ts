@@ -21,6 +21,7 @@ export const controlMethods = [
   'copyText',
   'pickCliPath',
   'dismissNotice',
+  'openLogs',
 ] as const satisfies ReadonlyArray<keyof ControlApi>;
 
 type Unlisted = Exclude<keyof ControlApi, (typeof controlMethods)[number]>;

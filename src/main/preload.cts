@@ -20,6 +20,7 @@ const methods: Record<keyof ControlApi, true> = {
   copyText: true,
   pickCliPath: true,
   dismissNotice: true,
+  openLogs: true,
 };
 
 const control: Record<string, unknown> = {};

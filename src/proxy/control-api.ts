@@ -57,6 +57,8 @@ export interface ControlApi {
   getSessions(): Promise<SessionView[]>;
   /** Forgets one response-API session (its next request starts a new one); returns the remaining list. */
   endSession(id: string): Promise<SessionView[]>;
+  /** Opens the app's log file in the system's viewer; says where it is, or why it cannot be opened. */
+  openLogs(): Promise<{ path?: string; error?: string }>;
   /** Checks whether a port can be bound on the configured host right now. */
   checkPort(port: number): Promise<{ free: boolean; message?: string }>;
   /** Copies text to the clipboard (the main process owns the clipboard). */

@@ -71,6 +71,8 @@ export class ProxyController extends EventEmitter {
   private async startNow(): Promise<ControlStatus> {
     if (this.proxy) return this.status();
     this.setState('starting');
+    // The log level is a setting the window can change: the shared logger follows it on every (re)start.
+    this.logger.level = this.config.logLevel;
     const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps });
     try {
       await proxy.listen();

@@ -225,6 +225,12 @@ async function main(): Promise<void> {
   control = window.control;
   setupForm();
   setupSnippets();
+  byId('open-logs').addEventListener('click', async () => {
+    const result = await control.openLogs();
+    const button = byId<HTMLButtonElement>('open-logs');
+    button.title = result.error ? `${result.error}${result.path ? ` (${result.path})` : ''}` : `Opened ${result.path}`;
+    if (result.error) showFatal(`Could not open the log: ${button.title}`);
+  });
   byId('toggle').addEventListener('click', async () => {
     const button = byId<HTMLButtonElement>('toggle');
     button.disabled = true;

@@ -41,4 +41,36 @@ describe('control service over a real controller', () => {
     expect((await api.updateSettings({ logLevel: 'silent' })).ok).toBe(true);
     expect(controller.current()).toBe(before);
   });
+
+  it('opens the log file through the shell, and says why not when there is none', async () => {
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    const opened: string[] = [];
+    const api = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      logPath: '/tmp/app/logs/assistant-proxy.log',
+      openPath: async (path) => (opened.push(path), ''),
+    });
+    expect(await api.openLogs()).toEqual({ path: '/tmp/app/logs/assistant-proxy.log' });
+    expect(opened).toEqual(['/tmp/app/logs/assistant-proxy.log']);
+    const failing = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logPath: '/x.log', openPath: async () => 'No application' });
+    expect(await failing.openLogs()).toEqual({ path: '/x.log', error: 'No application' });
+    const headless = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
+    expect((await headless.openLogs()).error).toMatch(/terminal/);
+  });
+
+  it('applies a log-level change to the running proxy', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../src/proxy/logger.js');
+    let text = '';
+    const sink = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
+    await controller.start();
+    const url = () => `http://127.0.0.1:${controller!.current()!.services.boundPort}`;
+    await fetch(`${url()}/v1/models`, { headers: { 'x-request-id': 'quiet-1' } });
+    expect(text).not.toContain('quiet-1');
+    expect((await controller.updateSettings({ logLevel: 'info' })).ok).toBe(true);
+    await fetch(`${url()}/v1/models`, { headers: { 'x-request-id': 'loud-1' } });
+    await expect.poll(() => text.includes('loud-1')).toBe(true);
+  });
 });
