@@ -49,14 +49,17 @@ const loginItem = createLoginItem({
 // Tests (and users keeping two profiles apart) can point the app at another settings directory.
 if (process.env.ASSISTANT_PROXY_USER_DATA) app.setPath('userData', resolve(process.env.ASSISTANT_PROXY_USER_DATA));
 // One logger for the app and the proxy: stdout (a terminal, if any) and <userData>/logs/assistant-proxy.log.
-const appLog = openAppLog(join(app.getPath('userData'), 'logs'));
-const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info', appLog.destination);
+// Only the first instance owns the log file: a second launch (which only hands over to the first) must not
+// rotate the file the first one is writing.
+const primary = app.requestSingleInstanceLock();
+const appLog = primary ? openAppLog(join(app.getPath('userData'), 'logs')) : undefined;
+const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info', appLog?.destination);
 
 function notify(title: string, body: string): void {
   if (Notification.isSupported()) new Notification({ title, body }).show();
 }
 
-if (!app.requestSingleInstanceLock()) {
+if (!primary) {
   // A second launch (double-click while running) shows the first instance's window instead.
   app.quit();
 } else {
@@ -190,7 +193,7 @@ async function onTrayAction(action: TrayAction): Promise<void> {
 function setupIpc(): void {
   const api = createControlService(controller, {
     copyText: (text) => clipboard.writeText(text),
-    logPath: appLog.path,
+    logPath: appLog?.path,
     openPath: (path) => shell.openPath(path),
     pickCliPath: async () => {
       const options = { title: 'Choose the assistant CLI executable', properties: ['openFile' as const, 'showHiddenFiles' as const] };
