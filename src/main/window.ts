@@ -47,8 +47,9 @@ export function createMainWindow(opts: WindowOptions): MainWindow {
       webPreferences: secureWebPreferences(opts.preloadPath),
     });
     w.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-    w.webContents.on('will-navigate', (event, url) => {
-      if (url !== pageUrl) event.preventDefault();
+    // The details object carries the target URL (the second `url` argument is deprecated since Electron 25).
+    w.webContents.on('will-navigate', (event) => {
+      if (event.url !== pageUrl) event.preventDefault();
     });
     w.on('close', (event) => {
       if (opts.hideOnClose()) {

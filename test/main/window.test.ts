@@ -71,7 +71,7 @@ describe('main window', () => {
     expect(secureWebPreferences('/p')).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true });
     expect(win.webContents.openHandler?.()).toEqual({ action: 'deny' });
     let prevented = false;
-    win.webContents.emit('will-navigate', { preventDefault: () => (prevented = true) }, 'https://example.com/');
+    win.webContents.emit('will-navigate', { url: 'https://example.com/', preventDefault: () => (prevented = true) });
     expect(prevented).toBe(true);
     expect(win.loaded).toBe('/app/dist/renderer/index.html');
   });
