@@ -12,11 +12,26 @@ import { createProxy } from '../src/proxy/server.js';
 import { makeFakeCli } from '../test/fixtures/fake-cli.js';
 import { startSimulator, writeCliCredentials, writeRespapiCredentials } from '../test/simulator/index.js';
 
+/** The port: `--port N` (or `--port=N`) wins over PORT, as for `npm run serve`; default 8000. */
+function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
+  const i = argv.findIndex((a) => a === '--port' || a.startsWith('--port='));
+  const raw = i < 0 ? env.PORT : argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
+  if (raw === undefined || raw === '') return 8000;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${raw}": expected an integer from 0 to 65535 (--port or PORT)`);
+  return port;
+}
+
 async function main() {
-  const port = Number(process.env.PORT ?? 8000);
+  const port = demoPort(process.argv.slice(2), process.env);
   const dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-demo-'));
   const sim = await startSimulator({ knobs: { chunkIntervalMs: 40, replyText: 'Hello from the demo simulator! Every word arrives as its own chunk.' } });
   const cli = await makeFakeCli({ tokenDelayMs: 40, reply: 'Hello from the demo CLI! Tool mode streams token by token.' });
+  const cleanup = async () => {
+    await sim.close();
+    await cli.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  };
   const credentialsPath = await writeCliCredentials(dir, { accessToken: sim.mintCliAccessToken(), refreshToken: 'demo-refresh', expiresAt: Date.now() + 8 * 3_600_000 });
   const respapiCredentialsPath = await writeRespapiCredentials(dir, {});
   const config = validateSettings({
@@ -32,7 +47,15 @@ async function main() {
     respapiOauthTokenUrl: sim.respapiTokenUrl,
   });
   const proxy = createProxy({ config, logger: createLogger(config.logLevel) });
-  const { url } = await proxy.listen();
+  let url: string;
+  try {
+    ({ url } = await proxy.listen());
+  } catch (err) {
+    // Nothing of the demo may outlive a failed start: no temporary credential files, no simulator.
+    await proxy.close(0).catch(() => undefined);
+    await cleanup();
+    throw err;
+  }
   const banner = [
     '',
     '==================================================================================',
@@ -58,9 +81,7 @@ async function main() {
   process.stderr.write(banner.join('\n'));
   const stop = async () => {
     await proxy.close(1000);
-    await sim.close();
-    await cli.cleanup();
-    await rm(dir, { recursive: true, force: true });
+    await cleanup();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

@@ -11,9 +11,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 describe('npm run demo', () => {
   it('labels itself a demonstration and answers in tool, direct and response-API mode, then stops cleanly', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--port', String(port)], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let banner = '';
@@ -37,5 +37,30 @@ describe('npm run demo', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  }, 60_000);
+
+  it('leaves nothing behind when its port is taken', async () => {
+    const { createServer } = await import('node:net');
+    const { readdir } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    const demoDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('assistant-proxy-demo-'));
+    const before = await demoDirs();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(1);
+      expect(err).toContain(`Port ${port} already in use`);
+      expect((await demoDirs()).filter((d) => !before.includes(d))).toEqual([]);
+    } finally {
+      blocker.close();
+    }
   }, 60_000);
 });

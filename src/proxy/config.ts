@@ -74,7 +74,7 @@ interface SettingSource {
   help: string;
 }
 
-/** How each setting is named outside the code. README's configuration table is generated from the same facts. */
+/** How each setting is named outside the code (`--help` prints this list; docs/configuration.md mirrors it). */
 export const settingSources: SettingSource[] = [
   { key: 'port', env: 'PORT', flag: '--port', kind: 'int', help: 'listening port (0 = any free port)' },
   { key: 'host', env: 'HOST', flag: '--host', kind: 'string', help: 'bind address; non-loopback needs PROXY_ACCESS_KEY' },
