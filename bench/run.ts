@@ -4,7 +4,7 @@
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, release, tmpdir, type as osType } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
 import { loadBenchConfig } from './config.js';
 import { baseKnobs, nativeSpec, targets, type Bench } from './context.js';
@@ -105,7 +105,7 @@ async function main(): Promise<number> {
       `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
       `Simulator: reply of 4 words unless stated; paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
-    const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: cfg, ...b.raw } };
+    const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw } }; // no machine paths in committed results
     // A quick or partial run never overwrites the committed full result.
     const partial = cfg.quick || cfg.only.length < 6;
     const dir = partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
