@@ -9,7 +9,7 @@
 import { createRespapiCredential } from '../auth/respapi-credentials.js';
 import { ProxyError, isProxyError } from '../errors.js';
 import type { RespapiResponse } from '../formats/respapi.js';
-import { ignoredParamsValue } from '../http/ignored-params.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { errorTypeName } from '../http/render-error.js';
 import { sendSse, type SseEvent } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
@@ -24,7 +24,6 @@ import { RespapiClient, type UpstreamEvent } from '../upstream/respapi-client.js
 import { addRoute, type ProxyRouter } from './define.js';
 
 export const sessionHeader = 'x-proxy-session-id';
-export const ignoredParamsHeader = 'x-proxy-ignored-params';
 
 const registries = new WeakMap<Services, SessionRegistry>();
 

@@ -14,7 +14,7 @@ import type { SseEvent } from '../http/sse.js';
 import { sendSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
 import type { ProxyContext } from '../http/types.js';
-import { ignoredParamsValue } from '../http/ignored-params.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { renderError, errorTypeName } from '../http/render-error.js';
 import { redactSecrets } from '../logger.js';
 import type { Services } from '../services.js';
@@ -26,7 +26,6 @@ import type { ToolChat } from './tool.js';
 
 export type ChatOutput = 'messages' | 'native-chat' | 'compat';
 
-export const ignoredParamsHeader = 'X-Proxy-Ignored-Params';
 
 /** Marks the first token for metrics and keeps the final usage on ctx.state as events pass. */
 async function* observe(ctx: ProxyContext, services: Services, events: AsyncIterable<NativeStreamEvent>): AsyncGenerator<NativeStreamEvent> {
