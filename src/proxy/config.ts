@@ -57,6 +57,15 @@ export function configSchema(profile: Profile = defaultProfile) {
     respapiSessionIdleMs: int(1000, 7 * 24 * 3_600_000).default(3_600_000),
     healthRefreshMs: int(500, 3_600_000).default(30_000),
     shutdownGraceMs: int(0, 600_000).default(10_000),
+    bodyTimeoutMs: int(100, 3_600_000).default(30_000),
+    dataDir: z.string().min(1).default(dataDir()),
+    usageRetentionDays: int(1, 36_500).default(90),
+    usageMaxMb: int(1, 1_000_000).default(512),
+    captureBodies: z.boolean().default(false),
+    captureBodiesCount: int(1, 10_000).default(50),
+    modelAliases: z.array(z.string().regex(/^[^=\s]+=[^=\s]+$/, 'expected alias=model pairs')).default([]),
+    cliPoolSize: int(0, 32).default(1),
+    cliPoolIdleMs: int(1000, 24 * 3_600_000).default(300_000),
   });
 }
 
@@ -109,6 +118,15 @@ export const settingSources: SettingSource[] = [
   { key: 'respapiSessionIdleMs', env: 'RESPAPI_SESSION_IDLE_MS', kind: 'int', help: 'idle lifetime of a response-API session' },
   { key: 'healthRefreshMs', env: 'HEALTH_REFRESH_MS', kind: 'int', help: 'how often the CLI probe runs in the background' },
   { key: 'shutdownGraceMs', env: 'SHUTDOWN_GRACE_MS', kind: 'int', help: 'how long in-flight streams may finish on shutdown' },
+  { key: 'bodyTimeoutMs', env: 'BODY_TIMEOUT_MS', kind: 'int', help: 'deadline for a client to finish sending its request body' },
+  { key: 'dataDir', env: 'DATA_DIR', flag: '--data-dir', kind: 'string', help: 'where the usage database and other user data live' },
+  { key: 'usageRetentionDays', env: 'USAGE_RETENTION_DAYS', kind: 'int', help: 'days of request history kept in the usage ledger' },
+  { key: 'usageMaxMb', env: 'USAGE_MAX_MB', kind: 'int', help: 'size cap of the usage database; oldest rows pruned past it' },
+  { key: 'captureBodies', env: 'CAPTURE_BODIES', flag: '--capture-bodies', kind: 'bool', help: 'keep redacted request/response bodies of recent requests for the inspector' },
+  { key: 'captureBodiesCount', env: 'CAPTURE_BODIES_COUNT', kind: 'int', help: 'how many recent requests keep captured bodies' },
+  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
+  { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
+  { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
 ];
 
 export class ConfigError extends Error {
@@ -146,6 +164,8 @@ export interface ParsedArgs {
   values: Settings;
   configFile?: string;
   help: boolean;
+  /** `--diagnose`: check each enabled mode end to end, print a report, exit. */
+  diagnose: boolean;
 }
 
 /** Parses `--flag value`, `--flag=value` and `--no-metrics`. Unknown flags are an error. */
@@ -153,10 +173,15 @@ export function parseArgs(argv: string[]): ParsedArgs {
   const values: Record<string, unknown> = {};
   let configFile: string | undefined;
   let help = false;
+  let diagnose = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
       help = true;
+      continue;
+    }
+    if (arg === '--diagnose') {
+      diagnose = true;
       continue;
     }
     if (arg === '--no-metrics') {
@@ -185,7 +210,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     values[source.key] = convert(source, takeValue(), 'flag');
   }
-  return { values: values as Settings, configFile, help };
+  return { values: values as Settings, configFile, help, diagnose };
 }
 
 export function readEnv(env: NodeJS.ProcessEnv): Settings {
@@ -254,13 +279,13 @@ export interface LoadConfigInput {
   profile?: Profile;
 }
 
-export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean } {
+export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean } {
   const env = input.env ?? process.env;
   const args = parseArgs(input.argv ?? []);
   const file = args.configFile ?? env.ASSISTANT_PROXY_CONFIG;
   const fromFile = file ? readSettingsFile(file) : {};
   const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
-  return { config: validateSettings(merged, input.profile), help: args.help };
+  return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose };
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -268,11 +293,21 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
+/** A default as a person would type it back: lists comma-joined, "none" for empty or unset. */
+function shownDefault(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (Array.isArray(value)) return value.length > 0 ? value.join(',') : 'none';
+  return String(value);
+}
+
 export function usage(): string {
+  const defaults = configSchema().parse({}) as Record<string, unknown>;
   const lines = ['Usage: npm run serve -- [options]', '', 'Options (each also an environment variable):'];
   for (const s of settingSources) {
-    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help}`);
+    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help} (default: ${shownDefault(defaults[s.key])})`);
   }
-  lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md)`);
+  lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`);
+  lines.push(`  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`);
+  lines.push(`  ${'--help'.padEnd(18)} ${''.padEnd(30)} this list`);
   return lines.join('\n');
 }

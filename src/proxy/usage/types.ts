@@ -1,0 +1,111 @@
+// The usage ledger's shapes (docs/usage.md). One file of types shared by the three sides that meet here: the
+// request pipeline that produces a record when a request ends, the ledger that stores and queries records, and
+// the window and tray that show them (through ControlApi, which re-exports these types). Types only.
+
+import type { ModeName } from '../config.js';
+
+/**
+ * How a request ended. `ok`: answered in full. `rejected`: refused by the proxy before any upstream work (a body
+ * that does not parse, a failed validation, the rate limit, a refused key, an unknown model). `upstream_error`:
+ * the provider, the CLI or the response API failed, before or after the answer started. `client_gone`: the client
+ * disconnected before the answer ended. `timeout`: one of the proxy's deadlines ended it. `error`: our own bug.
+ */
+export type Outcome = 'ok' | 'rejected' | 'upstream_error' | 'client_gone' | 'timeout' | 'error';
+
+/** Token counts exactly as the provider or the CLI reported them; null when not reported (never estimated). */
+export interface TokenCounts {
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+}
+
+/** One row of the ledger: one request for a chat, a model list or a token count, whatever its end. */
+export interface RequestRecord {
+  /** The id in the response's request-id header. */
+  requestId: string;
+  /** Start time, ms since the epoch. */
+  startedAt: number;
+  /** null for a path that matched no mode's route (an unknown path is still traffic the proxy carried). */
+  mode: ModeName | null;
+  /** The route as registered (`/v1/messages`, `/respapi/:session/responses`), or the raw path when none matched. */
+  route: string;
+  method: string;
+  streamed: boolean;
+  modelRequested: string | null;
+  /** The model the answer reports (the provider's or the CLI's), in the neutral naming users see. */
+  modelServed: string | null;
+  /** The client's family from its user-agent (`openai-js`, `anthropic-python`, `curl`, ...), or null. */
+  client: string | null;
+  status: number;
+  outcome: Outcome;
+  /** The error type in the route family's wire shape (SPEC.md §7), null on success. */
+  errorType: string | null;
+  tokens: TokenCounts;
+  /** Time to the first content delta, ms; null when none came (or the route does not stream content). */
+  ttftMs: number | null;
+  durationMs: number;
+}
+
+/** Where a quota window was observed. */
+export type QuotaSource = 'direct' | 'cli' | 'respapi';
+
+/** The latest observation of one subscription quota window. */
+export interface QuotaWindow {
+  source: QuotaSource;
+  /** `five_hour`, `seven_day`, or another window the provider reports. */
+  window: string;
+  /** A fraction: 0.18 means 18 % used; null when the source reported the window without a figure. */
+  utilization: number | null;
+  /** Unix seconds; null when not reported. */
+  resetsAt: number | null;
+  /** `allowed`, `allowed_warning`, `rejected`, or what the source said; null when not reported. */
+  status: string | null;
+  /** ms since the epoch. */
+  observedAt: number;
+}
+
+export type SummaryBy = 'day' | 'model' | 'mode' | 'client';
+
+export interface SummaryRow {
+  /** The day (YYYY-MM-DD, local time of the proxy), the model, the mode or the client; `unknown` for null. */
+  key: string;
+  requests: number;
+  errors: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Requests whose token counts were not reported at all (they count in `requests`, not in `tokens`). */
+  unreportedTokens: number;
+  ttftP50Ms: number | null;
+  ttftP95Ms: number | null;
+}
+
+export interface UsageSummary {
+  from: number;
+  to: number;
+  by: SummaryBy;
+  rows: SummaryRow[];
+  total: Omit<SummaryRow, 'key'>;
+}
+
+export interface RequestQuery {
+  limit?: number;
+  /** Rows that started strictly before this time (ms), for paging back. */
+  before?: number;
+  mode?: ModeName;
+  outcome?: Outcome;
+}
+
+export interface RequestPage {
+  rows: RequestRecord[];
+  /** Pass as `before` to get the next page; absent on the last page. */
+  nextBefore?: number;
+}
+
+/** Bodies kept for the inspector when capture is on (CAPTURE_BODIES), redacted like the logs and size-capped. */
+export interface CapturedBodies {
+  request: string | null;
+  response: string | null;
+  /** Request headers, redacted. */
+  headers: Record<string, string>;
+  truncated: boolean;
+}
