@@ -21,7 +21,7 @@ export interface TokenCounts {
 }
 
 /** One row of the ledger: one request for a chat, a model list or a token count, whatever its end. */
-export interface RequestRecord {
+export interface UsageRecord {
   /** The id in the response's request-id header. */
   requestId: string;
   /** Start time, ms since the epoch. */
@@ -96,7 +96,7 @@ export interface RequestQuery {
 }
 
 export interface RequestPage {
-  rows: RequestRecord[];
+  rows: UsageRecord[];
   /** Pass as `before` to get the next page; absent on the last page. */
   nextBefore?: number;
 }
