@@ -109,3 +109,17 @@ export interface CapturedBodies {
   headers: Record<string, string>;
   truncated: boolean;
 }
+
+/**
+ * What the request pipeline tells the ledger. The pipeline hands over raw observations; parsing quota headers and
+ * CLI events into QuotaWindow rows is the ledger's job (src/proxy/usage/), so the pipeline stays unaware of it.
+ * Every method must return at once and never throw: the ledger batches its writes off the request path.
+ */
+export interface UsageSink {
+  /** Once per request in ledger scope (chat, model list, token count), when its answer has ended, whatever the end. */
+  record(row: UsageRecord): void;
+  /** The response headers of an upstream answer (direct mode: the provider; respapi: the response API). */
+  upstreamHeaders(source: QuotaSource, headers: Record<string, string | string[] | undefined>): void;
+  /** The `rate_limit_info` object of a CLI `rate_limit_event` line, as printed (not yet validated). */
+  cliRateLimit(info: unknown): void;
+}
