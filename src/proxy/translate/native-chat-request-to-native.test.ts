@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nativeChatRequestSchema } from '../formats/native-schemas.js';
-import { nativeChatRequestToNative } from './native-chat-request-to-native.js';
+import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
 
 describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
   it('copies the native fields', () => {
@@ -50,5 +50,31 @@ describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
   it('refuses a conversation with only system messages', () => {
     const body = nativeChatRequestSchema.parse({ model: 'm', messages: [{ role: 'system', content: 's' }], max_tokens: 5 });
     expect(() => nativeChatRequestToNative(body)).toThrow(expect.objectContaining({ field: 'messages', status: 400 }));
+  });
+});
+
+describe('parseNativeChatRequest (SPEC.md §2.1)', () => {
+  const messages = [{ role: 'user', content: 'hi' }];
+
+  it('points a body without max_tokens (an OpenAI-format client at /v1) to /compat/v1', () => {
+    let caught: unknown;
+    try {
+      parseNativeChatRequest({ model: 'assistant-sonnet-4-20250514', messages });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toMatchObject({ kind: 'invalid_request', status: 400, field: 'max_tokens', issue: 'is required' });
+    expect((caught as Error).message).toContain('/compat/v1');
+  });
+
+  it('gives other invalid values the ordinary field error', () => {
+    expect(() => parseNativeChatRequest({ model: 'm', messages, max_tokens: 0 })).toThrow(
+      expect.objectContaining({ field: 'max_tokens', issue: 'must be a positive integer' }) as Error,
+    );
+    expect(() => parseNativeChatRequest({ model: 'm', messages: [], max_tokens: 5 })).toThrow(expect.objectContaining({ field: 'messages' }) as Error);
+  });
+
+  it('returns the validated body', () => {
+    expect(parseNativeChatRequest({ model: 'm', messages, max_tokens: 5 })).toEqual({ model: 'm', messages, max_tokens: 5 });
   });
 });

@@ -2,9 +2,14 @@
 // already have native names and ranges; only the shape differs: `system` role messages, which many clients send
 // instead of the `system` field, are folded into the system prompt (after the field's own text), and consecutive
 // messages of one role are merged because the native format wants them alternating.
+//
+// parseNativeChatRequest validates the body first. The one change from plain validation: a body without max_tokens
+// (required by SPEC.md §2.1) is most often an OpenAI-format client pointed at /v1 out of habit (PEERS.md "First
+// run"), so that 400 says where such clients belong (/compat/v1, where max_tokens is optional, §2.2).
 
 import { invalidField } from '../errors.js';
-import type { NativeChatRequestBody } from '../formats/native-schemas.js';
+import { nativeChatRequestSchema, type NativeChatRequestBody } from '../formats/native-schemas.js';
+import { validate } from '../formats/validate.js';
 import type { NativeContentBlock, NativeMessageParam, NativeMessagesRequest } from '../formats/native.js';
 
 function blocksOf(content: string | NativeContentBlock[]): NativeContentBlock[] {
@@ -15,6 +20,25 @@ function textOf(content: string | NativeContentBlock[]): string {
   return typeof content === 'string'
     ? content
     : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+/** The 400 for a native chat request without max_tokens, pointing OpenAI-format clients to /compat/v1. */
+export function missingMaxTokensError() {
+  return invalidField(
+    'max_tokens',
+    'is required',
+    'Invalid request: max_tokens is required on /v1/chat/completions (the native chat format, SPEC.md §2.1). ' +
+      'OpenAI-format clients and SDKs should use the base URL /compat/v1 instead, where max_tokens is optional.',
+  );
+}
+
+/** Validates a POST /v1/chat/completions body (SPEC.md §2.1); a missing max_tokens gets the hint above. */
+export function parseNativeChatRequest(body: unknown): NativeChatRequestBody {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const maxTokens = (body as Record<string, unknown>).max_tokens;
+    if (maxTokens === undefined || maxTokens === null) throw missingMaxTokensError();
+  }
+  return validate(nativeChatRequestSchema, body);
 }
 
 export function nativeChatRequestToNative(body: NativeChatRequestBody): NativeMessagesRequest {

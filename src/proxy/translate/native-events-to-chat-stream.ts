@@ -2,40 +2,125 @@
 // true): message_start, text deltas with their block index, and message_delta with the stop reason and output
 // tokens. Other event types are not part of that stream and are dropped (§6.2: "not shown"). The server adds the
 // SSE framing and [DONE]. step/finish as in STYLE.md habit 3.
+//
+// Two kinds of client read this route (docs/http.md "One stream, two readers"): clients written for §6.2, which
+// switch on `type`, and OpenAI-format clients pointed at `/v1` out of habit (PEERS.md "First run"), which read
+// `choices[0].delta` and would otherwise get empty text and no error. So every event keeps its §6.2 fields
+// exactly and also carries the compatible chunk fields of §2.5 (id, object, created, model, choices). The two sets
+// of names do not collide: §6.2 puts `delta` and `index` at the top level, §2.5 puts them inside `choices`. The
+// only shared name is `usage` on message_delta, where the compatible token counts sit beside `output_tokens`.
 
 import { ProxyError } from '../errors.js';
-import type { NativeChatStreamEvent, NativeStreamEvent } from '../formats/native.js';
+import type { CompatChunkChoice, CompatUsage } from '../formats/compat.js';
+import type { NativeChatStreamEvent, NativeStreamEvent, NativeUsage } from '../formats/native.js';
 import { mapNativeError } from './map-native-error.js';
+import { mapStopReason } from './map-stop-reason.js';
+import { mapUsage } from './map-usage.js';
+
+/** The compatible chunk fields (SPEC.md §2.5) every event also carries. */
+export interface ChatChunkFields {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: CompatChunkChoice[];
+}
+
+/** One event of the stream: a §6.2 event plus the §2.5 chunk fields. */
+export type NativeChatStreamOutput =
+  | (Extract<NativeChatStreamEvent, { type: 'message_start' }> & ChatChunkFields)
+  | (Extract<NativeChatStreamEvent, { type: 'content_block_delta' }> & ChatChunkFields)
+  | (Omit<Extract<NativeChatStreamEvent, { type: 'message_delta' }>, 'usage'> &
+      ChatChunkFields & { usage: { output_tokens: number } & CompatUsage });
+
+export interface NativeChatStreamOptions {
+  /** The model id to show the client; without it, the served model named by `nameModel` (or as the stream says). */
+  model?: string;
+  /** Names the provider's model id of message_start for clients (the neutral `assistant-` id). */
+  nameModel?: (providerId: string) => string;
+  /** Completion id, the same on every event; default: derived from the provider's message id. */
+  id?: string;
+  /** Unix time in seconds, the same on every event; default: when the state is created. */
+  created?: number;
+}
 
 export interface NativeChatStreamState {
-  /** The model id to show the client, replacing the provider's id in message_start. */
-  readonly model?: string;
+  readonly options: NativeChatStreamOptions;
+  readonly created: number;
+  id: string;
+  model: string;
+  usage: NativeUsage;
+  started: boolean;
   stopped: boolean;
   error?: ProxyError;
 }
 
-export function createNativeChatStreamState(options: { model?: string } = {}): NativeChatStreamState {
-  return { model: options.model, stopped: false };
+export function createNativeChatStreamState(options: NativeChatStreamOptions = {}): NativeChatStreamState {
+  return {
+    options,
+    created: options.created ?? Math.floor(Date.now() / 1000),
+    id: options.id ?? '',
+    model: options.model ?? '',
+    usage: { input_tokens: 0, output_tokens: 0 },
+    started: false,
+    stopped: false,
+  };
 }
 
-export function stepNativeChatStream(event: NativeStreamEvent, state: NativeChatStreamState): NativeChatStreamEvent[] {
+function fields(state: NativeChatStreamState, choice: Omit<CompatChunkChoice, 'index' | 'logprobs'>): ChatChunkFields {
+  return {
+    id: state.id,
+    object: 'chat.completion.chunk',
+    created: state.created,
+    model: state.model,
+    choices: [{ index: 0, ...choice, logprobs: null }],
+  };
+}
+
+export function stepNativeChatStream(event: NativeStreamEvent, state: NativeChatStreamState): NativeChatStreamOutput[] {
   if (state.stopped || state.error) return [];
   switch (event.type) {
-    case 'message_start':
-      return [{ type: 'message_start', message: { ...event.message, model: state.model ?? event.message.model } }];
+    case 'message_start': {
+      const { options } = state;
+      state.started = true;
+      state.id = options.id ?? `chatcmpl-${event.message.id}`;
+      state.model = options.model ?? (options.nameModel ? options.nameModel(event.message.model) : event.message.model);
+      state.usage = { ...event.message.usage };
+      return [
+        {
+          type: 'message_start',
+          message: { ...event.message, model: state.model },
+          ...fields(state, { delta: { role: 'assistant', content: '' }, finish_reason: null }),
+        },
+      ];
+    }
     case 'content_block_delta':
-      return event.delta.type === 'text_delta'
-        ? [{ type: 'content_block_delta', index: event.index, delta: { type: 'text_delta', text: event.delta.text } }]
-        : [];
-    case 'message_delta':
+      if (event.delta.type !== 'text_delta' || !state.started) return [];
+      return [
+        {
+          type: 'content_block_delta',
+          index: event.index,
+          delta: { type: 'text_delta', text: event.delta.text },
+          ...fields(state, { delta: { content: event.delta.text }, finish_reason: null }),
+        },
+      ];
+    case 'message_delta': {
       state.stopped = true;
+      state.usage = {
+        ...state.usage,
+        output_tokens: event.usage.output_tokens,
+        ...(event.usage.input_tokens !== undefined ? { input_tokens: event.usage.input_tokens } : {}),
+      };
+      const usage = mapUsage(state.usage);
       return [
         {
           type: 'message_delta',
           delta: { stop_reason: event.delta.stop_reason },
-          usage: { output_tokens: event.usage.output_tokens },
+          ...fields(state, { delta: {}, finish_reason: mapStopReason(event.delta.stop_reason) ?? 'stop' }),
+          usage: { output_tokens: event.usage.output_tokens, ...usage },
         },
       ];
+    }
     case 'error':
       state.error = mapNativeError(event.error);
       return [];
@@ -45,7 +130,7 @@ export function stepNativeChatStream(event: NativeStreamEvent, state: NativeChat
 }
 
 /** A stream that ended without message_delta is reported, for the route to put into the stream. */
-export function finishNativeChatStream(state: NativeChatStreamState): { events: NativeChatStreamEvent[]; error?: ProxyError } {
+export function finishNativeChatStream(state: NativeChatStreamState): { events: NativeChatStreamOutput[]; error?: ProxyError } {
   if (state.error) return { events: [], error: state.error };
   if (!state.stopped) return { events: [], error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
   return { events: [] };
