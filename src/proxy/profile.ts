@@ -101,6 +101,15 @@ export interface Profile {
   respapiModels: ModelInfo[];
   /** The provider's official client libraries, named in the desktop window's copy-ready snippets. */
   sdk: { jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
+  /** What clients and first-run help need to know about the CLI (docs/clients.md). */
+  clientSupport: {
+    /** npm package of the assistant CLI, for the start-up summary and the README's quick start. */
+    cliPackage: string;
+    /** Model family words the CLI accepts as its model (it picks that family's current model). */
+    cliModelAliases: string[];
+    /** Environment variable the CLI reads as the output-token limit of each answer (max_tokens in tool mode). */
+    maxOutputTokensEnv: string;
+  };
 }
 
 const home = homedir();
@@ -179,6 +188,11 @@ export const defaultProfile: Profile = {
     { id: 'rm-4-turbo', created: 1712620800 },
     { id: 'rm-3.5-turbo', created: 1677610602 },
   ],
+  clientSupport: {
+    cliPackage: '@anthropic-ai/claude-code',
+    cliModelAliases: ['sonnet', 'opus', 'haiku'],
+    maxOutputTokensEnv: 'CLAUDE_CODE_MAX_OUTPUT_TOKENS',
+  },
 };
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
