@@ -1,45 +1,69 @@
-// The requests/latency chart: uPlot (small, maintained, canvas) over metrics.series, one point per 10 s for
-// the last 10 minutes. Created once, fed with setData, resized with its container.
+// The requests/latency chart: uPlot (small, maintained, canvas) over metrics.series, one point per 10 s, trimmed
+// to the server's uptime (chart-data.ts). Its legend is plain HTML in the page (uPlot's own shows "--" values and
+// wraps), its colours come from the theme's CSS variables, and it follows the container's width.
 
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { MetricsSummary } from '../proxy/control-api.js';
+import { trimToUptime, xRange } from './chart-data.js';
 
 export interface Chart {
-  update(series: MetricsSummary['series']): void;
+  update(series: MetricsSummary['series'], uptimeSec: number | undefined): void;
+}
+
+export function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
 
 export function toChartData(series: MetricsSummary['series']): uPlot.AlignedData {
   return [series.map((p) => p[0]), series.map((p) => p[1]), series.map((p) => p[2]), series.map((p) => p[3])];
 }
 
+const HEIGHT = 180;
+
 export function createChart(container: HTMLElement): Chart {
-  const width = () => Math.max(300, container.clientWidth);
-  const plot = new uPlot(
-    {
-      width: width(),
-      height: 180,
-      legend: { show: true },
-      scales: { x: { time: true }, ms: { auto: true } },
-      series: [
-        {},
-        { label: 'Requests / 10 s', stroke: '#2f7de1', fill: 'rgba(47,125,225,0.12)', width: 2 },
-        { label: 'Errors', stroke: '#d9480f', width: 2 },
-        { label: 'Latency p50 (ms)', stroke: '#7048e8', scale: 'ms', width: 1.5, dash: [4, 3], spanGaps: true },
-      ],
-      axes: [{}, { label: 'requests' }, { side: 1, scale: 'ms', label: 'ms', grid: { show: false } }],
-    },
-    [[], [], [], []],
-    container,
-  );
-  new ResizeObserver(() => plot.setSize({ width: width(), height: 180 })).observe(container);
+  const width = () => Math.max(200, container.clientWidth);
+  let data: uPlot.AlignedData = [[], [], [], []];
+  const build = () => {
+    const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--border') }, ticks: { stroke: cssVar('--border') } };
+    return new uPlot(
+      {
+        width: width(),
+        height: HEIGHT,
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: { x: { time: true, range: (_u, min, max) => xRange(min, max) }, y: { range: (_u, _min, max) => [0, Math.max(2, max)] }, ms: { auto: true } },
+        series: [
+          {},
+          { label: 'Requests / 10 s', stroke: cssVar('--series-requests'), width: 2 },
+          { label: 'Errors', stroke: cssVar('--series-errors'), width: 2 },
+          { label: 'Latency p50 (ms)', stroke: cssVar('--series-latency'), scale: 'ms', width: 1.5, dash: [4, 3], spanGaps: true },
+        ],
+        // Plain clock times: uPlot's default adds a date line that is cut at the left edge.
+        axes: [{ ...axis, values: (_u, splits) => splits.map((t) => new Date(t * 1000).toLocaleTimeString(undefined, { hour12: false })) }, { ...axis, size: 40 }, { ...axis, side: 1, scale: 'ms', size: 50, grid: { show: false } }],
+      },
+      data,
+      container,
+    );
+  };
+  let plot = build();
+  new ResizeObserver(() => plot.setSize({ width: width(), height: HEIGHT })).observe(container);
+  // The OS switching between light and dark: rebuild with the new colours.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    plot.destroy();
+    plot = build();
+  });
   let last = '';
   return {
-    update(series) {
-      const key = JSON.stringify(series);
+    update(series, uptimeSec) {
+      const shown = trimToUptime(series, uptimeSec);
+      const key = JSON.stringify(shown);
       if (key === last) return;
       last = key;
-      plot.setData(toChartData(series));
+      data = toChartData(shown);
+      container.dataset.points = String(shown.length);
+      container.dataset.spanSeconds = String(shown.length ? shown[shown.length - 1][0] - shown[0][0] : 0);
+      plot.setData(data);
     },
   };
 }

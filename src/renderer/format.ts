@@ -30,7 +30,7 @@ export function formatExpiry(iso: string | undefined, now: number): string {
 
 export function formatTokens(input?: number, output?: number): string {
   if (input === undefined && output === undefined) return '–';
-  return `${input ?? 0} in / ${output ?? 0} out`;
+  return `${input ?? '–'} / ${output ?? '–'}`;
 }
 
 /** "Invalid setting PORT (--port): expected an integer from 0 to 65535" -> "Expected an integer from 0 to 65535". */

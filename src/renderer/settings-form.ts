@@ -9,6 +9,7 @@ type LogLevel = SettingsView['logLevel'];
 
 export const allModes: readonly ModeName[] = ['tool', 'direct', 'respapi'];
 export const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const portRangeMessage = 'Choose a port from 1 to 65535';
 export const lanHost = '0.0.0.0';
 export const loopbackHost = '127.0.0.1';
 
@@ -58,8 +59,10 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   const errors: Record<string, string> = {};
   const next: SettingsPatch = {};
 
+  // One wording for the port everywhere in the window (the live check says the same): the window offers 1 to
+  // 65535; 0 ("any free port") stays a command-line setting, and a stored 0 is kept while unchanged.
   const port = wholeNumber(v.port);
-  if (port === undefined) errors.port = 'Enter a port number from 1 to 65535';
+  if (port === undefined || ((port < 1 || port > 65535) && port !== current.port)) errors.port = portRangeMessage;
   else next.port = port;
 
   const currentIsLoopback = isLoopback(current.host);

@@ -22,7 +22,9 @@ export function renderStatus(status: ControlStatus, now: number): void {
   const pill = byId('state');
   pill.dataset.state = status.state;
   setText('state', stateText[status.state]);
-  setText('address', status.state === 'running' ? `${clientBase(status)}  ·  compat ${clientBase(status)}/compat/v1  ·  native ${clientBase(status)}/v1` : status.error ?? '');
+  // The top bar names the address only while something answers there (the Connect tab lists every base URL).
+  setText('address', status.state === 'running' ? clientBase(status) : (status.error ?? ''));
+  byId('copy-address').hidden = status.state !== 'running';
   const toggle = byId<HTMLButtonElement>('toggle');
   const running = status.state === 'running' || status.state === 'stopping';
   toggle.textContent = running ? 'Stop' : 'Start';
@@ -38,10 +40,18 @@ export function renderStatus(status: ControlStatus, now: number): void {
   setText('login-status', loginText[status.auth.status] ?? status.auth.status);
   byId('login-status').dataset.status = status.auth.status;
   setText('login-user', [status.auth.user, status.auth.subscription].filter(Boolean).join(' · ') || '–');
-  setText('login-expiry', status.auth.expires ? `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})` : '–');
+  setText('login-expiry', expiryText(status, now));
   setText('uptime', status.uptime ?? '–');
   setText('requests-total', `${status.requestsProcessed} (${status.errors} errors)`);
   setText('version', status.version);
+}
+
+/** The login's expiry in words: relative and absolute, or why there is none to show. */
+export function expiryText(status: ControlStatus, now: number): string {
+  if (status.auth.expires) return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})`;
+  // Logged in but no expiry: the CLI's status did not say and its credential file has none (a keychain login).
+  if (status.auth.loggedIn) return 'Not reported by the CLI';
+  return '–';
 }
 
 /** Rebuilds a banner list only when its items changed (keeps focus on a dismiss button). */
@@ -69,7 +79,8 @@ export function renderBanners(status: ControlStatus, onDismiss: (notice: string)
   }
 }
 
-export function renderMetrics(m: MetricsSummary): void {
+export function renderMetrics(m: MetricsSummary, running: boolean): void {
+  byId('metrics-stopped').hidden = running;
   setText('m-rpm', String(m.requestsPerMinute));
   setText('m-errors', String(m.errorsTotal));
   setText('m-p50', formatMs(m.latencyP50Ms));
@@ -100,7 +111,13 @@ export function renderSessions(sessions: SessionView[], onEnd: (id: string) => v
   byId('sessions-empty').hidden = sessions.length > 0;
 }
 
-export function renderRequests(records: RequestRecord[]): void {
+/** "GET /v1/models"; a request that matched no route shows its own path (metrics name those `unmatched`). */
+export function requestLabel(r: RequestRecord & { path?: string }): string {
+  const route = r.route === 'unmatched' ? (r.path ?? '(no route)') : r.route;
+  return `${r.method} ${route}`;
+}
+
+export function renderRequests(records: Array<RequestRecord & { path?: string }>): void {
   const body = byId('requests');
   const key = records.map((r) => r.requestId).join(',');
   if (body.dataset.key === key) return;
@@ -108,16 +125,16 @@ export function renderRequests(records: RequestRecord[]): void {
   body.replaceChildren(
     ...records.slice(0, 50).map((r) => {
       const tr = el('tr');
-      const status = el('td', String(r.status), r.status >= 400 || r.errorType ? 'bad' : 'ok');
+      const status = el('td', String(r.status), `nowrap ${r.status >= 400 || r.errorType ? 'bad' : 'ok'}`);
       if (r.errorType) status.title = r.errorType;
       tr.append(
-        el('td', formatTime(r.time)),
-        el('td', `${r.method} ${r.route}`, 'mono'),
-        el('td', r.mode),
+        el('td', formatTime(r.time), 'nowrap'),
+        el('td', requestLabel(r), 'mono'),
+        el('td', r.mode === 'none' ? '–' : r.mode, 'nowrap'),
         el('td', r.model ?? '–'),
         status,
-        el('td', formatMs(r.durationMs)),
-        el('td', formatTokens(r.inputTokens, r.outputTokens)),
+        el('td', formatMs(r.durationMs), 'nowrap num'),
+        el('td', formatTokens(r.inputTokens, r.outputTokens), 'nowrap num'),
       );
       return tr;
     }),

@@ -20,7 +20,8 @@ describe('format', () => {
 
   it('tokens', () => {
     expect(formatTokens()).toBe('–');
-    expect(formatTokens(12, 40)).toBe('12 in / 40 out');
+    expect(formatTokens(12, 40)).toBe('12 / 40');
+    expect(formatTokens(12, undefined)).toBe('12 / –');
   });
 
   it('turns schema messages into field messages', () => {

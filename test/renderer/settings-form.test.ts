@@ -33,17 +33,22 @@ describe('settings form', () => {
   it('reports what needs no server: not a number, CORS on without origins, no mode', () => {
     const v = { ...valuesFromSettings(current), port: '80a', corsOn: true, corsOrigins: ' ', modes: [], rateLimitBurst: '-1' };
     expect(patchFromValues(v, current).errors).toEqual({
-      port: 'Enter a port number from 1 to 65535',
+      port: 'Choose a port from 1 to 65535',
       corsOrigins: 'Add at least one origin, such as http://localhost:3000, or turn CORS off',
       modes: 'Turn on at least one mode: with none, every chat request is refused',
       rateLimitBurst: 'Enter a whole number',
     });
   });
 
-  it('leaves range checks to the schema (70000 is a number here; the proxy refuses it)', () => {
-    const { patch, errors } = patchFromValues({ ...valuesFromSettings(current), port: '70000' }, current);
-    expect(errors).toEqual({});
-    expect(patch).toEqual({ port: 70000 });
+  it('refuses a port outside 1 to 65535 with the same words as the live port check', () => {
+    for (const port of ['70000', '0']) {
+      const { patch, errors } = patchFromValues({ ...valuesFromSettings(current), port }, current);
+      expect(errors).toEqual({ port: 'Choose a port from 1 to 65535' });
+      expect(patch.port).toBeUndefined();
+    }
+    // A stored 0 (any free port, set on the command line) is not an error while the user leaves it alone.
+    const anyPort = validateSettings({ port: 0 });
+    expect(patchFromValues(valuesFromSettings(anyPort), anyPort).errors).toEqual({});
   });
 
   it('generates URL-safe access keys long enough for the schema', () => {

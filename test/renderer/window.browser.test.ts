@@ -1,125 +1,38 @@
 // The desktop window's page in real Chromium (Playwright), wired to a REAL ProxyController and proxy running in
-// this test process through the same ControlApi object the Electron main process uses (createControlService).
-// The page is built with Vite from the current sources and served from a local static server. Skips, saying
-// why, only when Chromium is not installed.
+// this test process through the same ControlApi object the Electron main process uses (harness.ts). Each flaw a
+// user could see in the first minute has a check here that would catch it. Skips, saying why, only when
+// Chromium is not installed.
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlService } from '../../src/main/control-service.js';
-import { controlMethods } from '../../src/main/ipc.js';
-import type { ControlApi } from '../../src/proxy/control-api.js';
-import { ProxyController } from '../../src/proxy/controller.js';
-import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
 import { freePort } from '../helpers/free-port.js';
-import { startSimulator, writeRespapiCredentials, type Simulator } from '../simulator/index.js';
+import { chromiumPath, get, haveChromium, layoutProblems, refuses, screenshot, showTab, startHarness, type Harness } from './harness.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const haveChromium = existsSync(chromiumPath);
 if (!haveChromium) console.warn(`[window.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const artifacts = join(repoRoot, 'test-artifacts');
-const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
-
-
-async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
-  const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    try {
-      const file = join(dir, path === '/' ? 'index.html' : path);
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
-}
-
-/** Resolves when a GET answers; rejects with the connection error otherwise. */
-const get = (port: number, path = '/health') => fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) });
-const refuses = async (port: number) => get(port).then(() => false, (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED');
+const cells = (page: Page, body: string) => page.$$eval(`${body} tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
 
 describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy', () => {
-  let outDir: string;
-  let site: { url: string; server: Server };
-  let browser: Browser;
+  let h: Harness;
   let page: Page;
-  let controller: ProxyController;
-  let fake: FakeCli;
-  let sim: Simulator;
   let port: number;
-  const copied: string[] = [];
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    outDir = await mkdtemp(join(tmpdir(), 'renderer-build-'));
-    await build({ configFile: join(repoRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir, emptyOutDir: true, sourcemap: false } });
-    site = await serveStatic(outDir);
-    await mkdir(artifacts, { recursive: true });
-
-    fake = await makeFakeCli({ version: '9.8.7 (Assistant CLI)' });
-    port = await freePort();
-    sim = await startSimulator();
-    const respapiCredentialsPath = await writeRespapiCredentials(outDir, {});
-    controller = new ProxyController({
-      settings: {
-        port,
-        logLevel: 'silent',
-        cliPath: fake.path,
-        shutdownGraceMs: 500,
-        healthRefreshMs: 60_000,
-        respapiBaseUrl: sim.respapiBaseUrl,
-        respapiOauthTokenUrl: sim.respapiTokenUrl,
-        respapiCredentialsPath,
-      },
-    });
-    await controller.start();
-    const api: ControlApi = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path });
-
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless'],
-    });
-    page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    // The same shape the preload gives the page in the app: one async function per ControlApi method.
-    await page.exposeFunction('__controlInvoke', (method: string, args: unknown[]) => {
-      if (!(controlMethods as readonly string[]).includes(method)) throw new Error(`unknown method ${method}`);
-      return (api[method as keyof ControlApi] as (...a: unknown[]) => Promise<unknown>)(...args);
-    });
-    await page.addInitScript((methods: string[]) => {
-      const invoke = (window as unknown as { __controlInvoke(m: string, a: unknown[]): Promise<unknown> }).__controlInvoke;
-      (window as unknown as { control: Record<string, unknown> }).control = Object.fromEntries(methods.map((m) => [m, (...a: unknown[]) => invoke(m, a)]));
-    }, [...controlMethods]);
-    await page.goto(site.url);
-    await page.waitForSelector('body[data-ready=true]');
+    h = await startHarness();
+    port = h.port;
+    page = await h.open({ width: 1280, height: 800 });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await controller?.stop(200);
-    site?.server.close();
-    await fake?.cleanup();
-    await sim?.close();
-    if (outDir) await rm(outDir, { recursive: true, force: true });
+    await h?.close();
   });
 
   it('shows a running proxy, its components and live metrics after requests', async () => {
     await expect.poll(() => page.textContent('#state')).toBe('Running');
-    expect(await page.textContent('#address')).toContain(`http://127.0.0.1:${port}/compat/v1`);
+    expect(await page.textContent('#address')).toBe(`http://127.0.0.1:${port}`);
     await expect.poll(() => page.textContent('#cli-status')).toBe('Found');
-    expect(await page.textContent('#cli-path')).toBe(fake.path);
+    expect(await page.textContent('#cli-path')).toBe(h.fake.path);
     expect(await page.textContent('#cli-version')).toBe('9.8.7');
     expect(await page.textContent('#login-status')).toBe('Yes');
     expect(await page.textContent('#uptime')).toMatch(/^\d+h \d+m \d+s$/);
@@ -131,13 +44,48 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await expect.poll(() => page.textContent('#m-rpm'), { timeout: 5000 }).toBe('5');
     expect(Number(await page.textContent('#m-errors'))).toBe(1);
     expect(await page.textContent('#m-p50')).toMatch(/\d+ ms|\d\.\d+ s/);
-    expect(await page.textContent('#m-p95')).toMatch(/\d+ ms|\d\.\d+ s/);
-    const rows = await page.$$eval('#requests tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const rows = await cells(page, '#requests');
     expect(rows).toHaveLength(5);
     expect(rows.some((r) => r[1] === 'GET /v1/models' && r[4] === '200')).toBe(true);
     expect(rows.some((r) => r[4] === '404')).toBe(true);
     expect(await page.isVisible('#chart canvas')).toBe(true);
-    await page.screenshot({ path: join(artifacts, 'window-running.png'), fullPage: true });
+    await screenshot(page, 'window-overview-running-1280x800-light');
+  });
+
+  it('health: the login expiry is shown while logged in, and no gap opens under the Health card', async () => {
+    // The CLI credential file of this test expires in 5 hours.
+    await expect.poll(() => page.textContent('#login-expiry')).toMatch(/^in (4 h 5\d|5 h 0) min \(/);
+    const gap = await page.evaluate(() => document.getElementById('metrics')!.getBoundingClientRect().top - document.getElementById('health')!.getBoundingClientRect().bottom);
+    expect(gap).toBeLessThanOrEqual(24);
+  });
+
+  it('recent requests fit their card (no cut "Durat"), an unmatched path is not called "unmatched"', async () => {
+    const long = `/respapi/a-rather-long-session-name-that-goes-on-${'x'.repeat(40)}/responses`;
+    await fetch(`http://127.0.0.1:${port}${long}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] }) });
+    await expect.poll(async () => (await cells(page, '#requests')).length, { timeout: 5000 }).toBe(6);
+    const rows = await cells(page, '#requests');
+    expect(rows.some((r) => r[1].includes('unmatched'))).toBe(false);
+    expect(await page.$$eval('#recent th', (ths) => ths.map((th) => th.textContent))).toEqual(['Time', 'Request', 'Mode', 'Model', 'Status', 'Duration', 'Tokens in / out']);
+    for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
+      await page.setViewportSize(size);
+      expect(await layoutProblems(page)).toEqual([]);
+      // Every header cell shows its whole text (a cut one has a scrollWidth beyond its box).
+      expect(await page.$$eval('#recent th', (ths) => ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent))).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('the chart spans the uptime, not ten empty minutes, and its legend has no "--" and does not wrap', async () => {
+    const span = Number(await page.getAttribute('#chart', 'data-span-seconds'));
+    const uptime = Number(/(\d+)s$/.exec((await page.textContent('#uptime')) ?? '')?.[1]) + 60 * Number(/(\d+)m/.exec((await page.textContent('#uptime')) ?? '')?.[1]);
+    expect(span).toBeLessThanOrEqual(uptime + 20);
+    expect(await page.textContent('#metrics')).not.toContain('--');
+    for (const width of [800, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      const legend = await page.$eval('#chart-legend', (e) => ({ h: e.getBoundingClientRect().height, items: [...e.children].map((li) => li.getBoundingClientRect().top) }));
+      expect(new Set(legend.items).size).toBe(1);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('lists response-API sessions and ends one on request', async () => {
@@ -149,27 +97,31 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
       });
     expect((await ask()).status).toBe(200);
     expect((await ask()).status).toBe(200);
-    const row = () => page.$$eval('#session-rows tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    await expect.poll(row, { timeout: 5000 }).toEqual([[ 'window-session', '2', expect.any(String), expect.any(String), 'End' ]]);
-    expect(await page.isVisible('#sessions-empty')).toBe(false);
-    await page.click('#session-rows button');
+    const row = async () => (await cells(page, '#session-rows')).filter((r) => r[0] === 'window-session');
+    await expect.poll(row, { timeout: 5000 }).toEqual([['window-session', '2', expect.any(String), expect.any(String), 'End']]);
+    await page.click('#session-rows tr:has-text("window-session") button');
     await expect.poll(row, { timeout: 5000 }).toEqual([]);
-    expect(await page.isVisible('#sessions-empty')).toBe(true);
-    expect(controller.sessions()).toEqual([]);
+    expect(h.controller.sessions().some((s) => s.id === 'window-session')).toBe(false);
   });
 
-  it('refuses port 70000 inline and keeps the proxy where it was', async () => {
+  it('refuses port 70000 with one message, in the window\'s own words, and keeps the proxy where it was', async () => {
+    await showTab(page, 'settings');
     await page.fill('#port', '70000');
-    await expect.poll(() => page.textContent('#port-hint')).toContain('1 to 65535');
+    await expect.poll(() => page.textContent('#port-hint')).toBe('Choose a port from 1 to 65535');
     await page.click('#apply');
-    await expect.poll(() => page.textContent('[data-error-for=port]')).toMatch(/integer from 0 to 65535/);
+    await expect.poll(() => page.textContent('#port-error')).toBe('Choose a port from 1 to 65535');
+    expect(await page.textContent('#port-hint')).toBe('');
+    const text = (await page.textContent('#settings')) ?? '';
+    expect(text.split('1 to 65535').length - 1).toBe(1);
+    expect(text).not.toContain('0 to 65535');
+    expect(text).not.toMatch(/PORT|--port/);
     expect(await page.getAttribute('#port', 'aria-invalid')).toBe('true');
     expect((await get(port)).status).toBe(200);
-    expect(controller.status()).toMatchObject({ state: 'running', port });
-    await page.screenshot({ path: join(artifacts, 'window-invalid-port.png'), fullPage: true });
+    expect(h.controller.status()).toMatchObject({ state: 'running', port });
+    await screenshot(page, 'window-settings-invalid-port-1280x800-light');
   });
 
-  it('refuses a port another server holds, inline, and keeps the proxy running on the old port', async () => {
+  it('refuses a port another server holds with one message under the field, and keeps the proxy on the old port', async () => {
     const blocker = createNetServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const taken = (blocker.address() as AddressInfo).port;
@@ -177,12 +129,14 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
       await page.fill('#port', String(taken));
       await expect.poll(() => page.textContent('#port-hint')).toContain(`Port ${taken} already in use`);
       await page.click('#apply');
-      await expect.poll(() => page.textContent('[data-error-for=port]')).toContain(`Port ${taken} already in use`);
-      expect(await page.textContent('#settings-message')).toContain('previous settings were kept');
+      await expect.poll(() => page.textContent('#port-error')).toContain(`Port ${taken} already in use`);
+      expect(await page.textContent('#settings-message')).toBe('Not applied: the previous settings were kept.');
+      const text = (await page.textContent('#settings')) ?? '';
+      expect(text.split('already in use').length - 1).toBe(1);
       expect((await get(port)).status).toBe(200);
       await expect.poll(() => page.textContent('#state')).toBe('Running');
       expect(await page.textContent('#address')).toContain(`:${port}`);
-      await page.screenshot({ path: join(artifacts, 'window-port-taken.png'), fullPage: true });
+      await screenshot(page, 'window-settings-port-taken-1280x800-light');
     } finally {
       blocker.close();
     }
@@ -192,20 +146,29 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     const next = await freePort();
     await page.fill('#port', String(next));
     await page.click('#apply');
-    await expect.poll(() => page.textContent('#settings-message'), { timeout: 10_000 }).toContain(`running on http://127.0.0.1:${next}`);
-    expect(await page.textContent('[data-error-for=port]')).toBe('');
+    await expect.poll(() => page.textContent('#settings-message'), { timeout: 10_000 }).toBe(`Settings applied. The proxy is running on http://127.0.0.1:${next}.`);
+    expect(await page.textContent('#port-error')).toBe('');
     expect((await get(next)).status).toBe(200);
     expect(await refuses(port)).toBe(true);
     expect(await page.inputValue('#port')).toBe(String(next));
-    await expect.poll(() => page.textContent('#address')).toContain(`:${next}/compat/v1`);
+    await expect.poll(() => page.textContent('#address')).toBe(`http://127.0.0.1:${next}`);
     port = next;
   });
 
-  it('stops and starts the proxy from the window', async () => {
+  it('stopped: nothing on the page says the proxy is running', async () => {
     await page.click('#toggle');
     await expect.poll(() => page.textContent('#state')).toBe('Stopped');
     expect(await refuses(port)).toBe(true);
-    await page.screenshot({ path: join(artifacts, 'window-stopped.png'), fullPage: true });
+    await expect.poll(() => page.textContent('#settings-message')).toBe('Settings applied.');
+    for (const tab of ['settings', 'overview', 'connect'] as const) {
+      await showTab(page, tab);
+      expect(await page.textContent('body')).not.toMatch(/is running|running on/i);
+    }
+    expect(await page.textContent('#address')).toBe('');
+    expect(await page.isVisible('#base-urls-stopped')).toBe(true);
+    await showTab(page, 'overview');
+    await expect.poll(() => page.isVisible('#metrics-stopped')).toBe(true);
+    await screenshot(page, 'window-overview-stopped-1280x800-light');
     await expect.poll(() => page.textContent('#toggle')).toBe('Start');
     await page.click('#toggle');
     await expect.poll(() => page.textContent('#state')).toBe('Running');
@@ -213,6 +176,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
   });
 
   it('checks settings in the page before sending them (CORS on with no origin, no mode on)', async () => {
+    await showTab(page, 'settings');
     await page.check('#corsOn');
     await page.fill('#corsOrigins', '');
     for (const box of await page.$$('input[name=modes]')) await box.uncheck();
@@ -229,30 +193,52 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.uncheck('input[name=modes][value=respapi]');
     await page.click('#apply');
     await expect.poll(() => page.textContent('#settings-message'), { timeout: 10_000 }).toContain('Settings applied');
-    expect(controller.getSettings()).toMatchObject({ corsOrigins: ['http://localhost:3000'], modes: ['tool', 'direct'] });
+    expect(h.controller.getSettings()).toMatchObject({ corsOrigins: ['http://localhost:3000'], modes: ['tool', 'direct'] });
     const res = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { origin: 'http://localhost:3000' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
   });
 
-  it('copies a client snippet built from the current base URL, and fills the CLI path from the picker', async () => {
+  it('fills the CLI path from the picker', async () => {
+    await page.fill('#cliPath', '');
+    await page.click('#pick-cli');
+    await expect.poll(() => page.inputValue('#cliPath')).toBe(h.fake.path);
+  });
+
+  it('copies snippets, base URLs and model ids; every snippet fits its box at both sizes', async () => {
+    await showTab(page, 'connect');
     await page.selectOption('#snippet-select', 'curl');
     expect(await page.textContent('#snippet-text')).toContain(`http://127.0.0.1:${port}/compat/v1/chat/completions`);
     await page.click('#copy-snippet');
-    await expect.poll(() => copied.at(-1)).toContain(`curl http://127.0.0.1:${port}/compat/v1/chat/completions`);
-    await page.selectOption('#snippet-select', 'openai-python');
-    expect(await page.textContent('#snippet-text')).toContain(`base_url="http://127.0.0.1:${port}/compat/v1"`);
-    await page.fill('#cliPath', '');
-    await page.click('#pick-cli');
-    await expect.poll(() => page.inputValue('#cliPath')).toBe(fake.path);
+    await expect.poll(() => h.copied.at(-1)).toContain(`curl http://127.0.0.1:${port}/compat/v1/chat/completions`);
+    // Base URLs of the modes that are on (response API was switched off above), each with its own Copy.
+    const urls = await page.$$eval('#base-url-list code', (cs) => cs.map((c) => c.textContent));
+    expect(urls).toEqual([`http://127.0.0.1:${port}/v1`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api/v1`]);
+    await page.click(`#base-url-list li:has-text("/compat/v1") button`);
+    await expect.poll(() => h.copied.at(-1)).toBe(`http://127.0.0.1:${port}/compat/v1`);
+    const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
+    expect(models).toEqual(h.controller.status().models);
+    await page.click(`#model-list li:has-text("${models[1]}") button`);
+    await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
+    for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
+      await page.setViewportSize(size);
+      for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
+        await page.selectOption('#snippet-select', option);
+        expect(await layoutProblems(page), option).toEqual([]);
+      }
+      await page.selectOption('#snippet-select', 'openai-python');
+      // The whole line is on screen: nothing past api_key="dum is cut off.
+      expect(await page.textContent('#snippet-text')).toContain('api_key="dummy")');
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('shows a notice until it is dismissed', async () => {
-    controller.addNotice('The settings file could not be read; defaults are in use.');
+    await showTab(page, 'overview');
+    h.controller.addNotice('The settings file could not be read; defaults are in use.');
     await expect.poll(() => page.textContent('#notices')).toContain('defaults are in use');
-    await page.screenshot({ path: join(artifacts, 'window-notice.png'), fullPage: true });
     await page.click('#notices button');
     await expect.poll(() => page.locator('#notices li').count()).toBe(0);
-    expect(controller.status().notices).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(h.controller.status().notices).toEqual([]);
+    expect(h.pageErrors).toEqual([]);
   });
 });

@@ -1,0 +1,91 @@
+// The Connect tab: the base URLs of the modes that are on and the model ids, each with its own Copy button, and
+// the copy-ready client snippets (snippets.ts). Copy goes through ControlApi (the main process owns the
+// clipboard); a short "Copied" note is announced to screen readers.
+
+import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
+import { byId, el, setText } from './dom.js';
+import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet } from './snippets.js';
+import { clientBase } from './views.js';
+
+export interface BaseUrl {
+  what: string;
+  url: string;
+}
+
+/** Base URLs a client sets (SPEC.md §2: native {base}/v1, compatible {base}/compat/v1), for the modes that are on. */
+export function baseUrls(status: ControlStatus): BaseUrl[] {
+  const base = clientBase(status);
+  const out: BaseUrl[] = [];
+  if (status.modes.includes('tool')) out.push({ what: 'Native (tool mode)', url: `${base}/v1` }, { what: 'Compatible (tool mode)', url: `${base}/compat/v1` });
+  if (status.modes.includes('direct')) out.push({ what: 'Direct API', url: `${base}/api/v1` });
+  if (status.modes.includes('respapi')) out.push({ what: 'Response API', url: `${base}/respapi` });
+  return out;
+}
+
+export class ConnectPanel {
+  private snippets: Snippet[] = [];
+  private status: ControlStatus | undefined;
+  private settings: SettingsView | undefined;
+
+  constructor(private readonly control: ControlApi) {}
+
+  setup(): void {
+    byId('snippet-select').addEventListener('change', () => this.renderSnippets());
+    byId('copy-snippet').addEventListener('click', () => {
+      const snippet = this.snippets.find((s) => s.id === byId<HTMLSelectElement>('snippet-select').value);
+      if (snippet) void this.copy(snippet.text, 'Snippet copied.');
+    });
+    byId('copy-address').addEventListener('click', () => {
+      if (this.status) void this.copy(clientBase(this.status), 'Base URL copied.');
+    });
+  }
+
+  update(status: ControlStatus | undefined, settings: SettingsView | undefined): void {
+    if (status) this.status = status;
+    if (settings) this.settings = settings;
+    if (!this.status) return;
+    byId('base-urls-stopped').hidden = this.status.state === 'running';
+    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
+    this.renderList('model-list', this.status.models.map((id) => ({ text: id, label: `Copy model id ${id}` })));
+    this.renderSnippets();
+  }
+
+  /** Copies and says so beside the snippet picker (one live region for every copy button on the tab). */
+  async copy(text: string, said: string): Promise<void> {
+    await this.control.copyText(text);
+    setText('copy-message', said);
+    setTimeout(() => setText('copy-message', ''), 2500);
+  }
+
+  private renderList(id: string, items: Array<{ what?: string; text: string; label: string }>): void {
+    const list = byId(id);
+    const key = JSON.stringify(items);
+    if (list.dataset.key === key) return;
+    list.dataset.key = key;
+    list.replaceChildren(
+      ...items.map((item) => {
+        const li = el('li');
+        if (item.what) li.append(el('span', item.what, 'what'));
+        const button = el('button', 'Copy', 'small');
+        button.type = 'button';
+        button.setAttribute('aria-label', item.label);
+        button.addEventListener('click', () => void this.copy(item.text, 'Copied.'));
+        li.append(el('code', item.text), button);
+        return li;
+      }),
+    );
+  }
+
+  private renderSnippets(): void {
+    if (!this.status || !this.settings) return;
+    const apiKey = this.settings.accessKey ?? dummyKey;
+    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models), sdk: this.status.sdk });
+    const select = byId<HTMLSelectElement>('snippet-select');
+    if (select.options.length !== this.snippets.length) {
+      select.replaceChildren(...this.snippets.map((s) => Object.assign(el('option', s.title), { value: s.id })));
+    }
+    const current = this.snippets.find((s) => s.id === select.value) ?? this.snippets[0];
+    setText('snippet-hint', current.hint);
+    setText('snippet-text', maskKey(current.text, apiKey));
+  }
+}
