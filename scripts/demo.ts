@@ -79,13 +79,18 @@ async function main() {
     '',
   ];
   process.stderr.write(banner.join('\n'));
-  const stop = async () => {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`\ndemo: ${signal} received, stopping the proxy, the simulator and the fake CLI\n`);
     await proxy.close(1000);
     await cleanup();
+    process.stderr.write('demo: stopped; its temporary files are removed\n');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err: Error) => {

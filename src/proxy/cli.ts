@@ -1,67 +1,147 @@
 #!/usr/bin/env node
-// `npm run serve`: the headless proxy. Exit codes: 2 for an invalid setting (one line naming it, no stack),
-// 1 when the port is taken or the server cannot start. SIGINT/SIGTERM stop accepting, let in-flight streams
-// finish up to SHUTDOWN_GRACE_MS, then end them and every CLI child.
+// `npm run serve`: the headless proxy. A person reads the start-up summary on stderr (where it listens, which modes
+// are on, whether the CLI is found and logged in, or the one thing to do next); the structured JSON logs follow on
+// stdout. Exit codes (docs/configuration.md):
+//   0  stopped by SIGINT/SIGTERM after in-flight streams finished (up to SHUTDOWN_GRACE_MS); --help; --diagnose
+//      found nothing wrong
+//   1  could not start: port taken, address not available or not allowed (one line with the remedy), or an
+//      unexpected failure (our bug: its stack is printed so it can be reported); --diagnose found a problem
+//   2  an invalid setting (one line naming it, no stack): flags, environment, settings file, ASSISTANT_PROFILE_FILE,
+//      MODEL_ALIASES
+//   130 a second signal while shutting down
 
-import { ConfigError, loadConfig, usage } from './config.js';
+import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { createProfile, loadProfileOverrides } from './profile.js';
+import type { CliSnapshot } from './health/cli-probe.js';
+import { createModelCatalog } from './models/model-catalog.js';
+import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
+import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
 
-async function main(): Promise<number> {
-  let loaded;
-  let profile;
+const name = 'assistant-proxy';
+
+/** Settings, profile and model aliases: any problem here is the user's setting, exit 2. */
+function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
+  let overrides;
   try {
-    profile = createProfile(loadProfileOverrides(process.env));
-    loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
+    overrides = loadProfileOverrides(process.env);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof Error) {
-      process.stderr.write(`assistant-proxy: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+    throw new ConfigError((err as Error).message, 'ASSISTANT_PROFILE_FILE');
   }
-  if (loaded.help) {
+  const profile = createProfile(overrides);
+  const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
+  createModelCatalog(profile, loaded.config.modelAliases); // throws ConfigError for an alias of an unknown model
+  return { ...loaded, profile };
+}
+
+/** The CLI's state in plain words, and the one thing to do next when something is missing. */
+function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): { line: string; next?: string } {
+  const install = `install the assistant CLI: npm install -g ${profile.clientSupport.cliPackage} (or set ASSISTANT_CLI_PATH to where it is)`;
+  const login = profile.cli.loginHint.replace(/^Log in again with the CLI: run /, '');
+  if (snap.cli.status === 'unhealthy' || (snap.cli.status === 'unknown' && !snap.cli.path)) {
+    if (cliPath) return { line: `not found at ${cliPath} (ASSISTANT_CLI_PATH)`, next: 'point ASSISTANT_CLI_PATH (--cli-path) at the CLI, or unset it to search PATH' };
+    return { line: 'not found on PATH', next: `${install}, then log in: ${login}` };
+  }
+  const where = `${snap.cli.path ?? '?'}${snap.cli.version ? ` (${snap.cli.version})` : ''}`;
+  if (snap.cli.status === 'error') return { line: `found at ${where}, but it does not answer: ${snap.cli.error ?? 'unknown error'}`, next: 'check that the CLI runs by itself' };
+  if (snap.auth.loggedIn) return { line: `found at ${where}, logged in${snap.auth.user ? ` as ${snap.auth.user}` : ''}` };
+  if (snap.auth.status === 'unauthenticated') return { line: `found at ${where}, not logged in`, next: profile.cli.loginHint };
+  return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
+}
+
+function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string): string {
+  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+  const next: string[] = [];
+  if (config.modes.includes('tool') || config.modes.includes('direct')) {
+    const cli = cliLines(snap, profile, config.cliPath);
+    lines.push(`  assistant CLI: ${cli.line}`);
+    if (cli.next) next.push(cli.next);
+  }
+  if (config.modes.includes('respapi') && !existsSync(config.respapiCredentialsPath)) {
+    lines.push(`  response API: no login found at ${config.respapiCredentialsPath}`);
+    // Only the one thing to do next: the response API is experimental and matters less than the CLI.
+    if (next.length === 0) next.push(profile.respapi.loginHint);
+  }
+  if (next.length > 0) lines.push('', `Next: ${next[0]}.`);
+  lines.push('', 'Logs follow as JSON lines on stdout. Stop with Ctrl-C.', '');
+  return lines.join('\n');
+}
+
+/** --diagnose: the diagnose module's report, when that module is part of this build (docs/configuration.md). */
+async function diagnose(config: Config, profile: Profile): Promise<number> {
+  // A variable specifier, so that a build without the module still compiles; it is then reported, not crashed on.
+  const specifier = './diagnose/index.js';
+  let mod: { runDiagnose?: (config: Config, opts: { profile: Profile; out: NodeJS.WritableStream }) => Promise<unknown> };
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    process.stderr.write(`${name}: --diagnose is not available in this build\n`);
+    return 1;
+  }
+  if (typeof mod.runDiagnose !== 'function') {
+    process.stderr.write(`${name}: --diagnose is not available in this build\n`);
+    return 1;
+  }
+  const result = await mod.runDiagnose(config, { profile, out: process.stdout });
+  const ok = typeof result === 'boolean' ? result : (result as { ok?: boolean } | undefined)?.ok === true;
+  return ok ? 0 : 1;
+}
+
+async function main(): Promise<number> {
+  let settings;
+  try {
+    settings = loadSettings();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${name}: ${err.message}\n`);
+    return 2;
+  }
+  if (settings.help) {
     process.stdout.write(usage() + '\n');
     return 0;
   }
-  const { config } = loaded;
+  const { config, profile } = settings;
+  if (settings.diagnose) return diagnose(config, profile);
+
   const logger = createLogger(config.logLevel);
   const proxy = createProxy({ config, profile, logger });
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version));
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
-    process.stderr.write(`assistant-proxy listening on ${url} (native: ${url}/v1, compatible: ${url}/compat/v1)\n`);
   } catch (err) {
-    if (err instanceof PortInUseError) {
-      process.stderr.write(`assistant-proxy: ${err.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`assistant-proxy: cannot start: ${(err as Error).message}\n`);
+    await proxy.close(0).catch(() => undefined);
+    // listen() rejects with a message written for a person (port taken, address not available, not allowed).
+    process.stderr.write(`${name}: ${err instanceof PortInUseError ? '' : 'cannot start: '}${(err as Error).message}\n`);
     return 1;
   }
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
-        process.stderr.write('assistant-proxy: second signal, exiting now\n');
+        process.stderr.write(`${name}: second signal, exiting now\n`);
         process.exit(130);
       }
       stopping = true;
+      process.stderr.write(`${name}: ${signal} received, stopping (in-flight requests may finish for up to ${config.shutdownGraceMs} ms)\n`);
       logger.info({ signal }, 'shutting down');
       void proxy.close().then(resolve);
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
+  process.stderr.write(`${name}: stopped\n`);
   return 0;
 }
 
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`assistant-proxy: unexpected failure: ${(err as Error).message}\n`);
+    // Not a setting and not a known start-up failure: our own bug. The stack helps a report; no secret is in it.
+    process.stderr.write(`${name}: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },
 );

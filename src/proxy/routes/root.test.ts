@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { baseUrls, rootPage } from './root.js';
+
+describe('GET / page', () => {
+  it('says the proxy is running and lists the base URL of every mode that is on', () => {
+    expect(rootPage('http://localhost:8000', ['tool', 'direct', 'respapi'], '1.2.3')).toBe(
+      [
+        'Assistant Proxy is running.',
+        '',
+        'native format (tool mode):     http://localhost:8000/v1  (native SDKs take the base without /v1)',
+        'compatible format (tool mode): http://localhost:8000/compat/v1  (OpenAI-format clients and SDKs)',
+        'direct mode, native:           http://localhost:8000/api  (tools and every model setting)',
+        'direct mode, compatible:       http://localhost:8000/api/v1',
+        'response-API mode:             http://localhost:8000/respapi',
+        'health:                        http://localhost:8000/health/detailed',
+        '',
+        "Version 1.2.3. Any API key works (the proxy uses your CLI's login); see the README for client settings.",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('leaves out the modes that are off', () => {
+    expect(baseUrls('http://127.0.0.1:9', ['direct']).map((u) => u.url)).toEqual([
+      'http://127.0.0.1:9/api',
+      'http://127.0.0.1:9/api/v1',
+      'http://127.0.0.1:9/health/detailed',
+    ]);
+  });
+});
