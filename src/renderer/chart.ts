@@ -40,7 +40,7 @@ export function createChart(container: HTMLElement): Chart {
           { label: 'Latency p50 (ms)', stroke: cssVar('--series-latency'), scale: 'ms', width: 1.5, dash: [4, 3], spanGaps: true },
         ],
         // Plain clock times: uPlot's default adds a date line that is cut at the left edge.
-        axes: [{ ...axis, values: (_u, splits) => splits.map((t) => new Date(t * 1000).toLocaleTimeString(undefined, { hour12: false })) }, { ...axis, size: 40 }, { ...axis, side: 1, scale: 'ms', size: 50, grid: { show: false } }],
+        axes: [{ ...axis, space: 90, values: (_u, splits) => splits.map((t) => new Date(t * 1000).toLocaleTimeString(undefined, { hour12: false })) }, { ...axis, size: 40 }, { ...axis, side: 1, scale: 'ms', size: 50, grid: { show: false } }],
       },
       data,
       container,

@@ -54,13 +54,18 @@ export function expiryText(status: ControlStatus, now: number): string {
   return '–';
 }
 
+/** ISO times inside a message ("expires at 2026-11-23T05:23:35.324Z") in the user's local format. */
+export function localTimes(text: string): string {
+  return text.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, (iso) => new Date(iso).toLocaleString());
+}
+
 /** Rebuilds a banner list only when its items changed (keeps focus on a dismiss button). */
 export function renderBanners(status: ControlStatus, onDismiss: (notice: string) => void): void {
   const attention = byId('attention');
   const key = JSON.stringify(status.attention);
   if (attention.dataset.key !== key) {
     attention.dataset.key = key;
-    attention.replaceChildren(...status.attention.map((a) => el('li', a, 'banner warning')));
+    attention.replaceChildren(...status.attention.map((a) => el('li', localTimes(a), 'banner warning')));
   }
   const notices = byId('notices');
   const nkey = JSON.stringify(status.notices);

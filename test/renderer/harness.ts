@@ -149,7 +149,7 @@ export const refuses = async (port: number) => get(port).then(() => false, (err:
 
 export async function showTab(page: Page, name: 'overview' | 'usage' | 'log' | 'diagnose' | 'connect' | 'settings'): Promise<void> {
   await page.click(`#tab-${name}`);
-  await page.waitForSelector(`#panel-${name}:not([hidden])`);
+  await page.waitForSelector(`#panel-${name}:not([hidden])`, { state: 'attached' });
 }
 
 /**
