@@ -1,26 +1,123 @@
-// DNS-rebinding guard (PEERS.md "Local-server safety"). While the proxy listens on loopback, a request whose
-// Host header is not a loopback name or a configured name is refused with 403: a web page that rebinds its own
-// domain to 127.0.0.1 still sends its own domain as Host. Beyond loopback the access key protects instead.
+// DNS-rebinding guard (PEERS.md "Local-server safety"; docs/security.md). While the proxy listens on loopback, a
+// request whose Host header is not a loopback name or a configured name is refused with 403: a web page that
+// rebinds its own domain to 127.0.0.1 still sends its own domain as Host. Beyond loopback the access key protects
+// instead.
+//
+// The Host value is parsed exactly (RFC 9110 §7.2 / RFC 3986 §3.2.2): `host [":" port]`, where host is a bracketed
+// IPv6 literal, a dotted IPv4 address or a DNS name, and port is 1 to 5 digits in 1..65535. Anything else is
+// refused as a whole rather than "repaired": `[::1].attacker.com`, `127.0.0.1:80.attacker.com` and `localhost:evil`
+// are not loopback, they are malformed.
 
+import { isIPv4, isIPv6 } from 'node:net';
 import { ProxyError } from '../errors.js';
 import type { ProxyMiddleware } from './types.js';
 
-const loopbackNames = ['localhost', '127.0.0.1', '::1'];
+export interface ParsedHost {
+  /** Lower-case; IPv6 without brackets and in its canonical short form (`::1`); a DNS name without a final dot. */
+  hostname: string;
+  kind: 'ipv4' | 'ipv6' | 'name';
+  port?: number;
+}
 
-export function hostnameOf(hostHeader: string): string {
+// A DNS label: letters, digits, hyphen (not at an end), underscore (seen in real local names); 1..63 characters.
+const label = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+const digits = /^[0-9]{1,5}$/;
+
+function parsePort(text: string): number | undefined | null {
+  if (!digits.test(text)) return null;
+  const port = Number(text);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+
+function canonicalIpv6(text: string): string | undefined {
+  if (!isIPv6(text) || text.includes('%')) return undefined;
+  try {
+    return new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Host header value parsed exactly, or undefined when it is not a well-formed `host[:port]`. */
+export function parseHost(hostHeader: string): ParsedHost | undefined {
   const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
-  const colon = h.lastIndexOf(':');
-  return colon > 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
+  if (h.length === 0 || h.length > 260) return undefined;
+  let hostPart: string;
+  let portPart: string | undefined;
+  if (h.startsWith('[')) {
+    const close = h.indexOf(']');
+    if (close < 0) return undefined;
+    const rest = h.slice(close + 1);
+    if (rest !== '' && !rest.startsWith(':')) return undefined;
+    const ip = canonicalIpv6(h.slice(1, close));
+    if (ip === undefined) return undefined;
+    hostPart = ip;
+    portPart = rest === '' ? undefined : rest.slice(1);
+    const port = portPart === undefined ? undefined : parsePort(portPart);
+    if (port === null) return undefined;
+    return { hostname: hostPart, kind: 'ipv6', port };
+  }
+  const colon = h.indexOf(':');
+  if (colon >= 0) {
+    hostPart = h.slice(0, colon);
+    portPart = h.slice(colon + 1);
+  } else {
+    hostPart = h;
+  }
+  const port = portPart === undefined ? undefined : parsePort(portPart);
+  if (port === null) return undefined;
+  // One final dot is the absolute form of the same name (`localhost.`).
+  const name = hostPart.endsWith('.') ? hostPart.slice(0, -1) : hostPart;
+  if (name.length === 0 || name.length > 253) return undefined;
+  if (isIPv4(name)) return { hostname: name, kind: 'ipv4', port };
+  const labels = name.split('.');
+  if (!labels.every((l) => label.test(l))) return undefined;
+  // All-numeric dotted names that are not a valid IPv4 address (`127.1`, `127.0.0.256`) are refused: resolvers
+  // read some of them as addresses, so they are neither a clear name nor a clear address.
+  if (labels.every((l) => /^[0-9]+$/.test(l)) || /^(0x[0-9a-f]*|[0-9]+)$/.test(labels[labels.length - 1])) return undefined;
+  return { hostname: name, kind: 'name', port };
+}
+
+/** The host name of a Host header ('' when the header is malformed). */
+export function hostnameOf(hostHeader: string): string {
+  return parseHost(hostHeader)?.hostname ?? '';
+}
+
+/** True for names and addresses that always mean this machine. */
+export function isLoopbackHostname(host: ParsedHost): boolean {
+  switch (host.kind) {
+    case 'ipv4':
+      return host.hostname.startsWith('127.');
+    case 'ipv6':
+      return host.hostname === '::1' || host.hostname === '::ffff:7f00:1' || /^::ffff:127\./.test(host.hostname);
+    case 'name':
+      // RFC 6761 §6.3: `localhost` and every name under it are loopback, and browsers resolve them so themselves.
+      return host.hostname === 'localhost' || host.hostname.endsWith('.localhost');
+  }
+}
+
+function normaliseAllowed(name: string): string {
+  const parsed = parseHost(name);
+  return parsed ? parsed.hostname : name.trim().toLowerCase();
 }
 
 export function hostGuard(allowedHosts: string[]): ProxyMiddleware {
-  const allowed = new Set([...loopbackNames, ...allowedHosts.map((h) => h.toLowerCase())]);
+  const allowed = new Set(allowedHosts.map(normaliseAllowed));
   return async (ctx, next) => {
-    const name = hostnameOf(ctx.get('host'));
-    const ok = allowed.has(name) || /^127(\.\d{1,3}){3}$/.test(name) || name.endsWith('.localhost');
-    if (!ok) {
-      throw new ProxyError('permission', `Host "${name || '(none)'}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`);
+    const header = ctx.get('host');
+    const parsed = parseHost(header);
+    if (!parsed) {
+      const shown = header.length > 80 ? `${header.slice(0, 80)}...` : header;
+      throw new ProxyError('permission', `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
+        field: 'host',
+        issue: 'malformed Host header',
+      });
+    }
+    if (!isLoopbackHostname(parsed) && !allowed.has(parsed.hostname)) {
+      throw new ProxyError('permission', `Host "${parsed.hostname}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
+        field: 'host',
+        issue: 'not a loopback or allowed name',
+      });
     }
     await next();
   };
