@@ -1,17 +1,104 @@
-// JSON bodies only (SPEC.md §8: application/json is the only accepted input type). The body is read once,
-// with a size limit (413 past it), kept as raw bytes for routes that forward it untouched (direct mode), and
-// parsed; malformed JSON is a 400 naming where it broke.
+// JSON bodies only (SPEC.md §8: application/json is the only accepted input type). The body is read once, kept as
+// raw bytes for routes that forward it untouched (direct mode), and parsed. Every refusal is a ProxyError, so the
+// client gets it in its route family's shape (SPEC.md §7), never a 500 (docs/security.md "Request bodies"):
+// - larger than BODY_LIMIT_BYTES: 413;
+// - not finished within BODY_TIMEOUT_MS of the headers (a client dripping bytes): 408, and the connection is
+//   closed, because the rest of a body we stopped reading cannot be skipped safely;
+// - nested deeper than maxJsonDepth: 400 naming the limit. JSON.parse itself copes with any depth, but translators
+//   and serialisers further on recurse over client data and would hit the stack limit (at about 4,000 levels)
+//   as a 500. The depth is measured on the raw bytes with a loop, before parsing, so the check cannot itself
+//   overflow; it costs one pass over the body;
+// - malformed JSON: 400 naming where it broke.
 
 import getRawBody from 'raw-body';
 import { ProxyError } from '../errors.js';
 import type { ProxyMiddleware } from './types.js';
+
+/**
+ * Deepest accepted nesting of objects and arrays. Real bodies stay far below it: a chat request spends about six
+ * levels reaching a tool's JSON Schema (body > tools > [i] > function > parameters > schema), and each schema level
+ * adds two (properties > name); generated schemas for deeply nested types rarely pass 30 schema levels. 256 leaves
+ * room for 120 schema levels, is twice the limit common JSON libraries enforce by default (128), and sits more
+ * than ten times below where recursive code on this runtime's default stack fails (about 4,000 levels).
+ */
+export const defaultMaxJsonDepth = 256;
+
+/** Default deadline for the body (config.bodyTimeoutMs, BODY_TIMEOUT_MS, has the same default). */
+export const defaultBodyTimeoutMs = 30_000;
+
+export interface JsonBodyOptions {
+  /** Deadline for the whole body, counted from when the route starts reading it. */
+  timeoutMs?: number;
+  maxDepth?: number;
+}
 
 function isJsonType(contentType: string): boolean {
   const mime = contentType.split(';')[0].trim().toLowerCase();
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
 }
 
-export function jsonBody(limitBytes: number): ProxyMiddleware {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The byte offset at which the nesting of `{`/`[` outside strings first exceeds maxDepth, or -1. Works on UTF-8
+ * bytes: every structural character is ASCII, and no byte of a multi-byte character is. Malformed JSON is left to
+ * JSON.parse; this only counts.
+ */
+export function depthExceededAt(raw: Uint8Array, maxDepth: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return i;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** Resolves with the body, or rejects with a 408 ProxyError when the deadline passes first. */
+async function readWithDeadline(req: import('node:http').IncomingMessage, limitBytes: number, length: string | undefined, timeoutMs: number): Promise<Buffer> {
+  const reading = getRawBody(req, { limit: limitBytes, length });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // raw-body keeps listening; it settles when the connection closes after our answer. Nothing awaits it then.
+      reading.catch(() => undefined);
+      req.pause();
+      reject(
+        new ProxyError('timeout', `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`, {
+          status: 408,
+          field: 'body',
+          issue: `not received within ${timeoutMs} ms`,
+          // Unread bytes may still be on their way: the connection cannot carry another request.
+          headers: { connection: 'close' },
+          retryable: false,
+        }),
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([reading, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): ProxyMiddleware {
+  const timeoutMs = options.timeoutMs ?? defaultBodyTimeoutMs;
+  const maxDepth = options.maxDepth ?? defaultMaxJsonDepth;
   return async (ctx, next) => {
     if (!isJsonType(ctx.get('content-type'))) {
       throw new ProxyError('unsupported_media_type', `Content-Type must be application/json (got ${ctx.get('content-type') || 'none'})`, {
@@ -21,8 +108,9 @@ export function jsonBody(limitBytes: number): ProxyMiddleware {
     }
     let raw: Buffer;
     try {
-      raw = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined });
+      raw = await readWithDeadline(ctx.req, limitBytes, ctx.get('content-length') || undefined, timeoutMs);
     } catch (err) {
+      if (err instanceof ProxyError) throw err;
       const e = err as { type?: string; status?: number };
       if (e.type === 'entity.too.large') {
         throw new ProxyError('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes (BODY_LIMIT_BYTES)`, { field: 'body', issue: `larger than ${limitBytes} bytes` });
@@ -31,6 +119,13 @@ export function jsonBody(limitBytes: number): ProxyMiddleware {
       throw new ProxyError('invalid_request', 'Could not read the request body', { field: 'body', issue: 'unreadable', cause: err });
     }
     if (raw.length === 0) throw new ProxyError('invalid_request', 'Request body is empty; a JSON object is required', { field: 'body', issue: 'empty' });
+    const deepAt = depthExceededAt(raw, maxDepth);
+    if (deepAt >= 0) {
+      throw new ProxyError('invalid_request', `Request body nests JSON objects and arrays deeper than the limit of ${maxDepth} levels (at byte ${deepAt})`, {
+        field: 'body',
+        issue: `nested deeper than ${maxDepth} levels`,
+      });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));

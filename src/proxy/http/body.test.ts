@@ -1,0 +1,136 @@
+// jsonBody in a minimal Koa app with the proxy's own request-id and error-renderer middleware, so each refusal is
+// seen as a client sees it: status, family-shaped body (SPEC.md §7), and what happens to the connection.
+
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
+import { defaultMaxJsonDepth, depthExceededAt, jsonBody } from './body.js';
+import { errorRenderer } from './errors.js';
+import { requestId } from './request-id.js';
+import type { ProxyState } from './state.js';
+
+function deepArrays(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+describe('depthExceededAt', () => {
+  it('counts objects and arrays, not brackets inside strings', () => {
+    const raw = (s: string) => Buffer.from(s, 'utf8');
+    expect(depthExceededAt(raw('{"a":[{"b":[]}]}'), 4)).toBe(-1);
+    expect(depthExceededAt(raw('{"a":[{"b":[]}]}'), 3)).toBe(11);
+    expect(depthExceededAt(raw(`{"s":"${'['.repeat(1000)}"}`), 2)).toBe(-1);
+    expect(depthExceededAt(raw(`{"s":"\\"[[[[", "t":[[[]]]}`), 4)).toBe(-1);
+    expect(depthExceededAt(raw(`{"s":"\\\\", "t":[[[]]]}`), 3)).toBe(17);
+    expect(depthExceededAt(raw(`{"é":"[[[", "t":{}}`), 2)).toBe(-1);
+  });
+
+  it('handles a million levels without recursion', () => {
+    expect(depthExceededAt(Buffer.from(deepArrays(1_000_000)), defaultMaxJsonDepth)).toBe(defaultMaxJsonDepth);
+  });
+});
+
+let server: Server;
+let base: string;
+let logs = '';
+
+beforeAll(async () => {
+  const app = new Koa<ProxyState>();
+  app.silent = true;
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs += String(chunk);
+      cb();
+    },
+  });
+  app.use(requestId());
+  app.use(errorRenderer(createLogger('debug', sink)));
+  app.use(jsonBody(1024 * 1024, { timeoutMs: 300 }));
+  app.use(async (ctx) => {
+    ctx.body = { ok: true, keys: Object.keys(ctx.state.body as object) };
+  });
+  server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const post = (path: string, body: string) => fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+describe('nesting limit', () => {
+  const deepTool = (depth: number) =>
+    `{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"f","parameters":${deepArrays(depth)}}}]}`;
+
+  it('answers a body nested 10,000 deep with 400 naming the limit, in each family shape', async () => {
+    const compat = await post('/compat/v1/chat/completions', deepTool(10_000));
+    expect(compat.status).toBe(400);
+    const c = (await compat.json()) as { error: { message: string; code: string; param: string } };
+    expect(c.error).toMatchObject({ code: 'invalid_request_error', param: 'body' });
+    expect(c.error.message).toContain(`limit of ${defaultMaxJsonDepth} levels`);
+
+    const native = await post('/v1/messages', deepTool(10_000));
+    expect(native.status).toBe(400);
+    expect(await native.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'body', issue: `nested deeper than ${defaultMaxJsonDepth} levels` } } });
+
+    const general = await post('/elsewhere', deepTool(10_000));
+    expect(general.status).toBe(400);
+    expect(await general.json()).toMatchObject({ error: { type: 'validation_error', details: { field: 'body' } } });
+  });
+
+  it('accepts the deepest body within the limit', async () => {
+    // The body object itself is level 1, tools 2, [0] 3, function 4; parameters adds the rest.
+    const res = await post('/v1/messages', deepTool(defaultMaxJsonDepth - 4));
+    expect(res.status).toBe(200);
+    expect((await post('/v1/messages', deepTool(defaultMaxJsonDepth - 3))).status).toBe(400);
+  });
+});
+
+describe('body deadline', () => {
+  it('answers 408 in the family shape and closes the connection when the body drips too slowly', async () => {
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    const body = '{"model":"m","messages":[]}';
+    socket.write(`POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    // One byte every 50 ms: the whole body would take 1.35 s, past the 300 ms deadline.
+    let i = 0;
+    const drip = setInterval(() => {
+      if (i < body.length && !socket.destroyed) socket.write(body[i++]);
+    }, 50);
+    await closed;
+    clearInterval(drip);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string; param: string } };
+    expect(json.error).toMatchObject({ code: 'timeout', param: 'body' });
+    expect(json.error.message).toContain('BODY_TIMEOUT_MS');
+    expect(i).toBeLessThan(body.length);
+  });
+
+  it('answers 408 when the headers promise a body that never comes', async () => {
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mo');
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ type: 'error', error: { type: 'timeout_error', details: { field: 'body' } } });
+  });
+
+  it('still reads a body that arrives in time, and the server keeps serving', async () => {
+    const res = await post('/v1/messages', '{"model":"m","messages":[]}');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, keys: ['model', 'messages'] });
+    expect(logs).not.toContain('unhandled error');
+  });
+});
