@@ -1,0 +1,148 @@
+// The individual diagnose checks. Each returns a DiagnoseCheck and never throws; every text that could carry
+// something from outside (an error body, a CLI message) passes through redactSecrets() before it is kept.
+
+import { readRespapiCredentials } from '../auth/respapi-credentials.js';
+import type { CliSnapshot } from '../health/cli-probe.js';
+import { redactSecrets } from '../logger.js';
+import type { Profile } from '../profile.js';
+import type { ModeName } from '../config.js';
+import type { DiagnoseCheck } from './types.js';
+
+export interface ProxyTarget {
+  url: string;
+  accessKey?: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+}
+
+type Outcome = Omit<DiagnoseCheck, 'id' | 'mode' | 'title' | 'durationMs'>;
+
+export async function timed(id: string, mode: ModeName, title: string, fn: () => Promise<Outcome>, now: () => number): Promise<DiagnoseCheck> {
+  const start = now();
+  let out: Outcome;
+  try {
+    out = await fn();
+  } catch (err) {
+    out = { status: 'fail', detail: `The check itself failed: ${(err as Error).message}`, remedy: 'Run it again; if it keeps failing, include this report in a bug report.' };
+  }
+  return { id, mode, title, ...out, detail: redactSecrets(out.detail), remedy: out.remedy === undefined ? undefined : redactSecrets(out.remedy), durationMs: now() - start };
+}
+
+export const skip = (why: string): Outcome => ({ status: 'skip', detail: 'not run', remedy: why });
+
+/** "in 3 h 12 min" / "5 min ago" from an ISO time. */
+export function relative(iso: string, now: number): string {
+  const ms = Date.parse(iso) - now;
+  const min = Math.round(Math.abs(ms) / 60_000);
+  const span = min < 60 ? `${min} min` : min < 48 * 60 ? `${Math.floor(min / 60)} h ${min % 60} min` : `${Math.floor(min / 1440)} days`;
+  return ms >= 0 ? `in ${span}` : `${span} ago`;
+}
+
+export function cliCheck(snap: CliSnapshot, profile: Profile): Outcome {
+  const { cli } = snap;
+  if (cli.status === 'healthy') return { status: 'pass', detail: `found at ${cli.path}${cli.version ? `, version ${cli.version}` : ''}` };
+  if (cli.status === 'unhealthy') return { status: 'fail', detail: `not found (searched ${cli.searchedPaths.length} places)`, remedy: `${profile.cli.installHint}, or set the CLI path in the app's Settings.` };
+  return { status: 'fail', detail: `found${cli.path ? ` at ${cli.path}` : ''} but it did not answer: ${cli.error ?? 'unknown error'}`, remedy: 'Run the CLI once in a terminal to see what it needs (an update, a first-run prompt), then run diagnose again.' };
+}
+
+export function loginCheck(snap: CliSnapshot, profile: Profile, now: number): Outcome {
+  const { auth } = snap;
+  if (auth.status === 'unauthenticated') return { status: 'fail', detail: 'the CLI is not logged in', remedy: `${profile.cli.loginHint}.` };
+  if (auth.status !== 'healthy') return { status: 'fail', detail: `the login state could not be read: ${auth.error ?? auth.status}`, remedy: `${profile.cli.loginHint}.` };
+  const who = [auth.user, auth.subscription].filter(Boolean).join(', ');
+  if (!auth.expires) return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token's expiry is not reported by the CLI` };
+  if (Date.parse(auth.expires) <= now) return { status: 'fail', detail: `the login token expired ${relative(auth.expires, now)} (${auth.expires})`, remedy: `${profile.cli.loginHint}. The proxy refreshes tokens itself while it can; an expired refresh needs a new login.` };
+  return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token expires ${relative(auth.expires, now)} (${auth.expires})` };
+}
+
+function headers(target: ProxyTarget): Record<string, string> {
+  return { 'content-type': 'application/json', ...(target.accessKey ? { 'x-proxy-access-key': target.accessKey } : {}) };
+}
+
+/** The error text of an answer in any of the route families' shapes (SPEC.md §7). */
+function errorText(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
+    const e = parsed.error;
+    const message = typeof e === 'object' && e ? e.message : typeof e === 'string' ? e : parsed.message;
+    const type = typeof e === 'object' && e && typeof e.type === 'string' ? `${e.type}: ` : '';
+    if (typeof message === 'string') return `HTTP ${status}, ${type}${message}`;
+  } catch {
+    /* not JSON */
+  }
+  return `HTTP ${status}${body.trim() ? `, ${body.trim().slice(0, 200)}` : ''}`;
+}
+
+async function call(target: ProxyTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; headers: Headers; ms: number }> {
+  const start = Date.now();
+  const res = await target.fetch(`${target.url}${path}`, { method, headers: headers(target), body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(target.timeoutMs) });
+  const text = await res.text();
+  return { status: res.status, text, headers: res.headers, ms: Date.now() - start };
+}
+
+const remedyFor = (status: number, profile: Profile, mode: 'tool' | 'direct'): string =>
+  status === 401 || status === 403
+    ? `${profile.cli.loginHint}.`
+    : status === 429
+      ? 'The subscription or the proxy is rate limited right now: wait for the reset shown in the Usage tab, then try again.'
+      : mode === 'tool'
+        ? 'Run the CLI once in a terminal with a short prompt; if that works, include this report in a bug report.'
+        : 'Check the network connection to the provider, then run diagnose again.';
+
+/** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
+export async function toolRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
+  const model = profile.models[0]?.id ?? 'assistant-sonnet-4-20250514';
+  const r = await call(target, 'POST', '/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
+  if (r.status !== 200) return { status: 'fail', detail: `POST /v1/messages answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'tool') };
+  let reply = '';
+  try {
+    const parsed = JSON.parse(r.text) as { content?: Array<{ type?: string; text?: string }> };
+    reply = (parsed.content ?? []).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('').trim();
+  } catch {
+    return { status: 'fail', detail: 'POST /v1/messages answered 200 with a body that is not JSON', remedy: 'Include this report in a bug report.' };
+  }
+  return { status: 'pass', detail: `${model} answered in ${r.ms} ms: "${reply.slice(0, 60)}"` };
+}
+
+/** Direct mode's credentials, accepted or not by the provider: its model list through /api/v1/models. */
+export async function directModelsCheck(target: ProxyTarget, profile: Profile, credentialsPath: string): Promise<Outcome> {
+  const r = await call(target, 'GET', '/api/v1/models');
+  if (r.status !== 200) return { status: 'fail', detail: `GET /api/v1/models answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'direct') };
+  const source = r.headers.get('x-proxy-models-source');
+  let count = 0;
+  try {
+    count = ((JSON.parse(r.text) as { data?: unknown[] }).data ?? []).length;
+  } catch {
+    /* counted as 0 */
+  }
+  // The route answers the profile's list when the provider cannot be asked (docs/direct-mode.md), and says so.
+  if (source === 'profile') {
+    return {
+      status: 'fail',
+      detail: 'the provider did not accept the CLI login token for its model list (the proxy fell back to its built-in list)',
+      remedy: `${profile.cli.loginHint}. Direct mode sends the CLI's OAuth token from ${credentialsPath}; if you are logged in, check the network connection to the provider.`,
+    };
+  }
+  return { status: 'pass', detail: `the provider listed ${count} models in ${r.ms} ms` };
+}
+
+export async function respapiCredentialsCheck(path: string, profile: Profile, now: number): Promise<Outcome> {
+  try {
+    const cred = await readRespapiCredentials(path, profile);
+    const exp = cred.expiresAt;
+    if (exp === undefined) return { status: 'pass', detail: `present at ${path}; the access token's expiry cannot be read` };
+    const iso = new Date(exp).toISOString();
+    return { status: 'pass', detail: `present at ${path}; the access token ${exp > now ? 'expires' : 'expired'} ${relative(iso, now)}${exp > now ? '' : ' (the proxy refreshes it on the next request)'}` };
+  } catch (err) {
+    return { status: 'fail', detail: `no usable credential file at ${path}: ${(err as Error).message}`, remedy: `${profile.respapi.loginHint}.` };
+  }
+}
+
+/** A tiny real request through the response-API route: the credentials are valid when the upstream accepts them. */
+export async function respapiRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
+  const model = profile.respapiModels[0]?.id ?? 'rm-4';
+  const r = await call(target, 'POST', '/respapi/responses', { model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
+  if (r.status === 200) return { status: 'pass', detail: `${model} answered in ${r.ms} ms` };
+  const remedy = r.status === 401 || r.status === 403 ? `${profile.respapi.loginHint}. ${profile.respapi.subscriptionHint}.` : r.status === 429 ? 'The subscription is rate limited right now: wait for its reset, then try again.' : 'Check the network connection, then run diagnose again.';
+  return { status: 'fail', detail: `POST /respapi/responses answered ${errorText(r.status, r.text)}`, remedy };
+}

@@ -1,0 +1,33 @@
+// The diagnose report's shapes (docs/desktop.md "Diagnose"): what `--diagnose` prints and the window shows.
+
+import type { ModeName } from '../config.js';
+
+export type CheckStatus = 'pass' | 'fail' | 'skip';
+
+export interface DiagnoseCheck {
+  /** Stable id: `cli`, `login`, `tool-request`, `direct-models`, `respapi-credentials`, `respapi-request`. */
+  id: string;
+  /** The mode the check is for. */
+  mode: ModeName;
+  title: string;
+  status: CheckStatus;
+  /** What was seen, in plain words (never a token or key). */
+  detail: string;
+  /** What to do about a failure (or why a check was skipped), in plain words. */
+  remedy?: string;
+  durationMs: number;
+}
+
+export interface DiagnoseReport {
+  version: string;
+  /** ISO time the run started. */
+  startedAt: string;
+  platform: string;
+  node: string;
+  modes: ModeName[];
+  /** Where the test requests went: the running proxy's URL, or "a temporary proxy on 127.0.0.1". */
+  target: string;
+  checks: DiagnoseCheck[];
+  /** True when no check failed. */
+  ok: boolean;
+}

@@ -1,0 +1,135 @@
+// Diagnose end to end against the fake CLI and the simulator: every check of every mode passes when all is well;
+// a logged-out CLI, a missing response-API login and a refused direct-mode token each fail with a remedy in plain
+// words; requests can go through a running proxy (with its access key) instead of a temporary one; and no token
+// appears anywhere in the report or its text.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateSettings, type Settings } from '../src/proxy/config.js';
+import { runDiagnose } from '../src/proxy/diagnose/index.js';
+import { createLogger } from '../src/proxy/logger.js';
+import { createProxy } from '../src/proxy/server.js';
+import { makeFakeCli, type FakeCli } from './fixtures/fake-cli.js';
+import { startSimulator, writeCliCredentials, writeRespapiCredentials, type Simulator } from './simulator/index.js';
+
+const cliToken = 'sk-ant-oat01-diagnose-secret-token-0123456789';
+const refresh = 'sk-ant-ort01-diagnose-refresh-secret-0123456789';
+const accessKey = 'diagnose-access-key-0123456789';
+
+describe('diagnose', () => {
+  let dir: string;
+  let sim: Simulator;
+  let fake: FakeCli;
+  let base: Settings;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'diagnose-'));
+    sim = await startSimulator();
+    fake = await makeFakeCli({ version: '2.1.0 (Assistant CLI)', reply: 'OK' });
+    base = {
+      logLevel: 'silent',
+      cliPath: fake.path,
+      apiBaseUrl: sim.url,
+      credentialsPath: await writeCliCredentials(join(dir, 'cli'), { accessToken: cliToken, refreshToken: refresh, expiresAt: Date.now() + 3 * 3_600_000 }),
+      oauthTokenUrl: sim.cliTokenUrl,
+      respapiBaseUrl: sim.respapiBaseUrl,
+      respapiOauthTokenUrl: sim.respapiTokenUrl,
+      respapiCredentialsPath: await writeRespapiCredentials(join(dir, 'respapi'), {}),
+      dataDir: join(dir, 'data'),
+      shutdownGraceMs: 200,
+    };
+  });
+
+  afterAll(async () => {
+    await fake?.cleanup();
+    await sim?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const secretsIn = (s: string) => [cliToken, refresh, accessKey, 'diagnose-secret', 'refresh-secret'].filter((t) => s.includes(t));
+
+  it('passes every check of every mode when all is well, through a temporary proxy', async () => {
+    const { report, text, ok } = await runDiagnose(validateSettings(base));
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['cli', 'pass'],
+      ['login', 'pass'],
+      ['tool-request', 'pass'],
+      ['direct-models', 'pass'],
+      ['respapi-credentials', 'pass'],
+      ['respapi-request', 'pass'],
+    ]);
+    expect(ok).toBe(true);
+    expect(report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
+    expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(/^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/);
+    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/answered in \d+ ms: "OK"/);
+    expect(report.target).toMatch(/^a temporary proxy on http:\/\/127\.0\.0\.1:\d+/);
+    expect(text).toContain('[PASS] A tiny request through tool mode (tool)');
+    expect(text.trim().endsWith('All checks passed.')).toBe(true);
+    // The direct check reached the provider with the CLI's token (the simulator saw the model list call).
+    expect(sim.requests('/v1/models').length).toBeGreaterThan(0);
+    expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
+  });
+
+  it('a logged-out CLI and a missing response-API login fail with their remedies; what depends on them is skipped', async () => {
+    const loggedOut = await makeFakeCli({ loggedIn: false });
+    try {
+      const { report, text, ok } = await runDiagnose(validateSettings({ ...base, cliPath: loggedOut.path, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }));
+      expect(ok).toBe(false);
+      const by = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+      expect(by.cli.status).toBe('pass');
+      expect(by.login).toMatchObject({ status: 'fail', detail: 'the CLI is not logged in' });
+      expect(by.login.remedy).toMatch(/Log in again with the CLI: run `claude auth login`/);
+      expect(by['tool-request']).toMatchObject({ status: 'skip', remedy: 'needs the CLI found and logged in (see above)' });
+      expect(by['respapi-credentials'].status).toBe('fail');
+      expect(by['respapi-credentials'].remedy).toMatch(/Log in with the response-API CLI/);
+      expect(by['respapi-request'].status).toBe('skip');
+      expect(text).toContain('[FAIL] CLI logged in (tool): the CLI is not logged in');
+      expect(text).toMatch(/\n {7}Remedy: Log in again with the CLI/);
+      expect(text).toContain('2 checks failed.');
+    } finally {
+      await loggedOut.cleanup();
+    }
+  });
+
+  it('a CLI that is not installed fails with the install hint', async () => {
+    const { report } = await runDiagnose(validateSettings({ ...base, modes: ['tool'], cliPath: join(dir, 'no-such-cli') }));
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['cli', 'fail'],
+      ['login', 'skip'],
+      ['tool-request', 'skip'],
+    ]);
+    expect(report.checks[0].remedy).toMatch(/Install the assistant CLI/);
+  });
+
+  it("direct mode: a token the provider refuses fails the model-list check with what to do", async () => {
+    sim.mintCliAccessToken(); // turns the simulator's allow-list on: our file's token is no longer accepted
+    sim.knobs.refreshFail = true; // and the proxy's refresh of it fails too (a revoked login)
+    try {
+      const { report } = await runDiagnose(validateSettings({ ...base, modes: ['direct'] }));
+      const direct = report.checks.find((c) => c.id === 'direct-models');
+      expect(direct?.status).toBe('fail');
+      expect(direct?.remedy).toMatch(/Log in again with the CLI/);
+      expect(secretsIn(JSON.stringify(report))).toEqual([]);
+    } finally {
+      sim.reset();
+    }
+  });
+
+  it('sends the test requests through a running proxy, with its access key, when given its URL', async () => {
+    const config = validateSettings({ ...base, port: 0, accessKey, modes: ['tool', 'direct'] });
+    const proxy = createProxy({ config, logger: createLogger('silent') });
+    const { url } = await proxy.listen();
+    try {
+      const before = proxy.services.metrics.requestsTotal;
+      const { report, text, ok } = await runDiagnose(config, { proxyUrl: url });
+      expect(ok).toBe(true);
+      expect(report.target).toBe(url);
+      expect(proxy.services.metrics.requestsTotal - before).toBe(2);
+      expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
+    } finally {
+      await proxy.close(0);
+    }
+  });
+});
