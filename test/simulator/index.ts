@@ -55,6 +55,8 @@ export interface Simulator {
   readonly respapiTokenRefreshes: number;
   /** Received requests whose path is `path` (or starts with it when it ends with '*'). */
   requests(path?: string): RecordedRequest[];
+  /** Requests whose answer has not closed yet: still streaming, stalled or waiting (0 = no open upstream request). */
+  openRequests(): number;
   /** Clears the records, counters and sequences, and restores the knobs (in place: references stay valid). */
   reset(): void;
   /** Closes the server and every connection, including open and stalled streams. */
@@ -103,6 +105,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const received: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let closing = false;
+  let open = 0;
 
   const routes: Record<string, (ctx: RouteContext) => Promise<void>> = {
     'POST /v1/messages': handleMessages,
@@ -127,11 +130,19 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       aborted: false,
     };
     received.push(record);
+    open++;
     res.on('close', () => {
+      open--;
       if (!res.writableFinished && !closing && !state.serverCut.has(res)) record.aborted = true;
     });
     record.body = await readBody(req);
     record.json = parseJson(record.body);
+    const drop = state.knobs.dropBeforeHeaders;
+    if (drop === true || (typeof drop === 'string' && (drop.endsWith('*') ? record.path.startsWith(drop.slice(0, -1)) : record.path === drop))) {
+      state.serverCut.add(res);
+      res.socket?.destroy();
+      return;
+    }
     const route = routes[`${record.method} ${record.path}`];
     if (!route) {
       sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `No route ${record.method} ${record.path}` } });
@@ -178,6 +189,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     get respapiTokenRefreshes() {
       return state.respapiTokenRefreshes;
     },
+    openRequests: () => open,
     requests(path) {
       if (path === undefined) return [...received];
       if (path.endsWith('*')) return received.filter((r) => r.path.startsWith(path.slice(0, -1)));

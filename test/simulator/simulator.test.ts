@@ -396,3 +396,25 @@ describe('raw socket behaviour', () => {
     expect(chunks.join('')).toMatch(/^event: message_start\ndata: /);
   });
 });
+
+describe('connection faults and open requests (fault-injection knobs)', () => {
+  it('dropBeforeHeaders cuts the connection before a status line, on the named path only', async () => {
+    sim.knobs.dropBeforeHeaders = '/v1/messages';
+    await expect(postMessages(hello)).rejects.toThrow();
+    expect((await fetch(`${sim.url}/v1/models`, { headers: key })).status).toBe(200);
+    expect(sim.requests('/v1/messages')[0].aborted).toBe(false);
+  });
+
+  it('openRequests counts answers not yet closed: a stalled stream until the client goes away', async () => {
+    sim.knobs.streamFault = 'stall';
+    const ac = new AbortController();
+    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, stream: true }), signal: ac.signal });
+    const reading = readSse(res, { tolerateErrors: true });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sim.openRequests()).toBe(1);
+    ac.abort();
+    await reading;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sim.openRequests()).toBe(0);
+  });
+});

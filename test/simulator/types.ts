@@ -77,6 +77,9 @@ export interface SimulatorKnobs {
   respapiRefreshFail: boolean;
   /** Account id put into minted response-API tokens. */
   respapiAccountId: string;
+  /** Cut the connection right after reading a request, before any status line (every route; fault tests). A
+   * path (or prefix ending in '*') limits it to those requests. */
+  dropBeforeHeaders?: boolean | string;
 }
 
 export function defaultKnobs(): SimulatorKnobs {
