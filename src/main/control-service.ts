@@ -3,8 +3,13 @@
 // what the window is tested against is what the app runs.
 
 import type { Settings } from '../proxy/config.js';
-import type { ControlApi, ControlStatus, SettingsResult } from '../proxy/control-api.js';
+import type { ControlApi, ControlStatus, CsvExport, DiagnoseResult, LogView, SettingsResult } from '../proxy/control-api.js';
 import type { ProxyController } from '../proxy/controller.js';
+import { runDiagnose } from '../proxy/diagnose/index.js';
+import type { LogTap } from '../proxy/logger.js';
+import { clientBaseUrl } from './tray-model.js';
+import { usageCsv } from './usage-csv.js';
+import type { UsageReader } from './usage-reader.js';
 
 export interface ControlServiceDeps {
   copyText(text: string): void | Promise<void>;
@@ -12,7 +17,18 @@ export interface ControlServiceDeps {
   /** Where the app writes its log, and how to show it (shell.openPath); absent where logs go to a terminal. */
   logPath?: string;
   openPath?(path: string): Promise<string>;
+  /** The logger's tap (createLogger(level, destination, tap)), for the live log. */
+  logTap?: LogTap;
+  /** The usage ledger, when one runs (usage-reader.ts). */
+  usage?: UsageReader;
+  /** Asks where to save a CSV (a save dialog); resolves the path written, or undefined when cancelled. */
+  saveCsv?(suggestedName: string, csv: string): Promise<string | undefined>;
+  /** Runs diagnose; default: runDiagnose over the controller's settings, through the running proxy's URL. */
+  diagnose?(): Promise<DiagnoseResult>;
 }
+
+/** Longest history an export reads (rows), so one click cannot build an unbounded string. */
+const CSV_MAX_ROWS = 200_000;
 
 /** Keys the window may change; anything else in a patch is refused (the renderer is not trusted with paths it did not pick). */
 export const windowSettingKeys = [
@@ -40,6 +56,23 @@ export function createControlService(controller: ProxyController, deps: ControlS
     } catch {
       return controller.status();
     }
+  };
+  const ledger = (): UsageReader => {
+    if (!deps.usage) throw new Error('The usage ledger is not running, so there is no usage history to show');
+    return deps.usage;
+  };
+  const times = (from: unknown, to: unknown): [number, number] => {
+    const f = Number(from);
+    const t = Number(to);
+    if (!Number.isFinite(f) || !Number.isFinite(t) || f > t) throw new TypeError('from and to must be times in ms, from <= to');
+    return [f, t];
+  };
+  const diagnose = async (): Promise<DiagnoseResult> => {
+    if (deps.diagnose) return deps.diagnose();
+    const status = controller.status();
+    const config = controller.getConfig();
+    // Through the running proxy when there is one: the requests then see exactly what clients see.
+    return runDiagnose(config, { proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined });
   };
   return {
     getStatus: async () => controller.status(),
@@ -69,6 +102,40 @@ export function createControlService(controller: ProxyController, deps: ControlS
     },
     pickCliPath: () => deps.pickCliPath(),
     dismissNotice: async (notice) => controller.dismissNotice(String(notice)),
+    getLogs: async (sinceSeq): Promise<LogView> => {
+      const level = controller.getConfig().logLevel;
+      const page = deps.logTap?.since(Number(sinceSeq) || 0, 500) ?? { lines: [], nextSeq: 0, missed: 0 };
+      return { ...page, level };
+    },
+    diagnose,
+    getUsageSummary: async (from, to, by) => {
+      const [f, t] = times(from, to);
+      if (!['day', 'model', 'mode', 'client'].includes(by)) throw new TypeError('by must be day, model, mode or client');
+      return ledger().summary(f, t, by);
+    },
+    getUsageRequests: async (query) => ledger().requests(typeof query === 'object' && query !== null ? query : {}),
+    getUsageRequest: async (requestId) => ledger().request(String(requestId)),
+    getLimits: async () => (deps.usage ? deps.usage.quotaWindows() : []),
+    exportUsageCsv: async (from, to): Promise<CsvExport> => {
+      const [f, t] = times(from, to);
+      const rows = [];
+      let before: number | undefined = t + 1;
+      while (before !== undefined && rows.length < CSV_MAX_ROWS) {
+        const page = await ledger().requests({ before, limit: 1000 });
+        rows.push(...page.rows.filter((r) => r.startedAt >= f && r.startedAt <= t));
+        before = page.rows.length > 0 && page.rows[page.rows.length - 1].startedAt >= f ? page.nextBefore : undefined;
+      }
+      rows.sort((a, b) => a.startedAt - b.startedAt);
+      const csv = usageCsv(rows);
+      if (!deps.saveCsv) return { rows: rows.length, csv };
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      try {
+        const path = await deps.saveCsv(`assistant-proxy-usage-${day(f)}-to-${day(t)}.csv`, csv);
+        return path ? { rows: rows.length, path } : { rows: rows.length };
+      } catch (err) {
+        return { rows: rows.length, error: `Could not save the file: ${(err as Error).message}` };
+      }
+    },
     openLogs: async () => {
       if (!deps.logPath || !deps.openPath) return { error: 'This proxy logs to its terminal (started headless)' };
       // shell.openPath answers an error text, or '' on success.

@@ -2,6 +2,7 @@
 // steps (electron/fiddle) over plain modules that tests cover without Electron: settings.ts, shell-path.ts,
 // control-service.ts, ipc.ts, tray-model.ts, login-watcher.ts, window.ts.
 
+import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import electron from 'electron';
@@ -9,7 +10,8 @@ import Store from 'electron-store';
 import type { Settings } from '../proxy/config.js';
 import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';
-import { createLogger } from '../proxy/logger.js';
+import { runDiagnose } from '../proxy/diagnose/index.js';
+import { createLogger, LogTap } from '../proxy/logger.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, statusPushChannel } from './ipc.js';
 import { openAppLog } from './log-file.js';
@@ -19,7 +21,7 @@ import { openSettings } from './settings.js';
 import { loginShellPath } from './shell-path.js';
 import { setupTray as createAppTray, type AppTray } from './tray.js';
 import { hasTrayHost } from './tray-host.js';
-import { copyTextFor, toggledModes, type TrayAction } from './tray-model.js';
+import { clientBaseUrl, copyTextFor, toggledModes, type TrayAction } from './tray-model.js';
 import { createMainWindow, type MainWindow } from './window.js';
 
 const { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, ipcMain, nativeImage, shell } = electron;
@@ -53,7 +55,9 @@ if (process.env.ASSISTANT_PROXY_USER_DATA) app.setPath('userData', resolve(proce
 // rotate the file the first one is writing.
 const primary = app.requestSingleInstanceLock();
 const appLog = primary ? openAppLog(join(app.getPath('userData'), 'logs')) : undefined;
-const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info', appLog?.destination);
+// The window's live log reads the most recent lines from this tap (already redacted by the logger).
+const logTap = new LogTap(2000);
+const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info', appLog?.destination, logTap);
 
 function notify(title: string, body: string): void {
   if (Notification.isSupported()) new Notification({ title, body }).show();
@@ -106,15 +110,18 @@ function setupSettings(): ReturnType<typeof openSettings> {
   return stored;
 }
 
+let proxyDeps: { envPath: string; childEnv: NodeJS.ProcessEnv } | undefined;
+
 async function setupProxy(stored: ReturnType<typeof openSettings>): Promise<void> {
   // A GUI-launched app has no login-shell PATH: fix it before the proxy looks for the CLI.
   const shellPath = await loginShellPath();
   if (shellPath.error) log.warn({ reason: shellPath.error }, 'using the inherited PATH');
   process.env.PATH = shellPath.path;
+  proxyDeps = { envPath: shellPath.path, childEnv: { ...process.env, PATH: shellPath.path } };
   controller = new ProxyController({
     settings: stored.settings,
     logger: log,
-    deps: { envPath: shellPath.path, childEnv: { ...process.env, PATH: shellPath.path } },
+    deps: proxyDeps,
     persist: (settings: Settings) => stored.persist(settings),
   });
   for (const warning of stored.warnings) {
@@ -194,6 +201,20 @@ function setupIpc(): void {
   const api = createControlService(controller, {
     copyText: (text) => clipboard.writeText(text),
     logPath: appLog?.path,
+    logTap,
+    // Through the running proxy (what clients see); the CLI probe gets the same PATH as the proxy's children.
+    diagnose: () => {
+      const status = controller.status();
+      return runDiagnose(controller.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined });
+    },
+    saveCsv: async (suggestedName, csv) => {
+      const options = { title: 'Export usage as CSV', defaultPath: join(app.getPath('downloads'), suggestedName), filters: [{ name: 'CSV', extensions: ['csv'] }] };
+      const win = mainWindow.window;
+      const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+      if (result.canceled || !result.filePath) return undefined;
+      await writeFile(result.filePath, csv, { mode: 0o600 });
+      return result.filePath;
+    },
     openPath: (path) => shell.openPath(path),
     pickCliPath: async () => {
       const options = { title: 'Choose the assistant CLI executable', properties: ['openFile' as const, 'showHiddenFiles' as const] };

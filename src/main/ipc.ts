@@ -22,6 +22,13 @@ export const controlMethods = [
   'pickCliPath',
   'dismissNotice',
   'openLogs',
+  'getLogs',
+  'diagnose',
+  'getUsageSummary',
+  'getUsageRequests',
+  'getUsageRequest',
+  'getLimits',
+  'exportUsageCsv',
 ] as const satisfies ReadonlyArray<keyof ControlApi>;
 
 type Unlisted = Exclude<keyof ControlApi, (typeof controlMethods)[number]>;

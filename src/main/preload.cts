@@ -21,6 +21,13 @@ const methods: Record<keyof ControlApi, true> = {
   pickCliPath: true,
   dismissNotice: true,
   openLogs: true,
+  getLogs: true,
+  diagnose: true,
+  getUsageSummary: true,
+  getUsageRequests: true,
+  getUsageRequest: true,
+  getLimits: true,
+  exportUsageCsv: true,
 };
 
 const control: Record<string, unknown> = {};

@@ -3,8 +3,11 @@
 // ProxyController.
 
 import type { Config } from './config.js';
+import type { DiagnoseReport } from './diagnose/types.js';
+import type { LogLevelName, LogLine, LogPage } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import type { SessionView } from './respapi/session-registry.js';
+import type { CapturedBodies, Outcome, QuotaWindow, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './usage/types.js';
 
 export type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
 
@@ -67,6 +70,48 @@ export interface ControlApi {
   pickCliPath(): Promise<string | undefined>;
   /** Removes a notice once the user has read it. */
   dismissNotice(notice: string): Promise<ControlStatus>;
+  /** The live log: structured lines (already redacted) after `sinceSeq` (0: all still held), and the level in force. */
+  getLogs(sinceSeq: number): Promise<LogView>;
+  /** Runs every check of the enabled modes (src/proxy/diagnose); the text is what `--diagnose` prints. */
+  diagnose(): Promise<DiagnoseResult>;
+  /** Requests, errors and tokens between two times (ms), grouped by day, model, mode or client. Throws when no ledger runs. */
+  getUsageSummary(from: number, to: number, by: SummaryBy): Promise<UsageSummary>;
+  /** A page of the request history, newest first, with the filters of RequestQuery. */
+  getUsageRequests(query: RequestQuery): Promise<RequestPage>;
+  /** One request for the inspector; bodies only where capture is on. */
+  getUsageRequest(requestId: string): Promise<UsageDetail | undefined>;
+  /** The latest observation of each subscription quota window; empty when no answer has reported one yet. */
+  getLimits(): Promise<QuotaWindow[]>;
+  /** The history between two times as CSV: saved where the user chooses (path), or returned as text. */
+  exportUsageCsv(from: number, to: number): Promise<CsvExport>;
+}
+
+export interface LogView extends LogPage {
+  /** The log level in force ("silent" means nothing will show). */
+  level: string;
+}
+
+export interface DiagnoseResult {
+  report: DiagnoseReport;
+  text: string;
+  ok: boolean;
+}
+
+export interface UsageDetail {
+  record: UsageRecord;
+  /** Present only when body capture was on for this request. */
+  bodies?: CapturedBodies;
+}
+
+export interface CsvExport {
+  rows: number;
+  /** Where it was saved; absent when the user cancelled or no file dialog exists (then `csv` holds the text). */
+  path?: string;
+  csv?: string;
+  error?: string;
 }
 
 export type { MetricsSummary, RequestRecord, SessionView };
+export type { LogLevelName, LogLine, LogPage };
+export type { DiagnoseReport };
+export type { CapturedBodies, Outcome, QuotaWindow, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary };

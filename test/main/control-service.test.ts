@@ -74,3 +74,61 @@ describe('control service over a real controller', () => {
     await expect.poll(() => text.includes('loud-1')).toBe(true);
   });
 });
+
+describe('control service: live log, diagnose, usage', () => {
+  let controller: ProxyController | undefined;
+  afterEach(async () => {
+    await controller?.stop(100);
+  });
+
+  it('serves the log tap from a sequence number, with the level in force', async () => {
+    const { LogTap, createLogger } = await import('../../src/proxy/logger.js');
+    const { Writable } = await import('node:stream');
+    const tap = new LogTap(50);
+    const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
+    const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap });
+    logger.info({ requestId: 'req_a' }, 'first');
+    logger.warn('second');
+    await new Promise((r) => setTimeout(r, 20));
+    const page = await api.getLogs(0);
+    expect(page.level).toBe('info');
+    expect(page.lines.map((l) => l.msg)).toEqual(['first', 'second']);
+    expect((await api.getLogs(page.lines[0].seq)).lines.map((l) => l.msg)).toEqual(['second']);
+    // Without a tap (headless), an empty page rather than an error.
+    const bare = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
+    expect(await bare.getLogs(0)).toEqual({ lines: [], nextSeq: 0, missed: 0, level: 'info' });
+  });
+
+  it('says plainly when no usage ledger runs, and answers limits as "none observed"', async () => {
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
+    await expect(api.getUsageSummary(0, Date.now(), 'model')).rejects.toThrow('The usage ledger is not running');
+    expect(await api.getLimits()).toEqual([]);
+    await expect(api.getUsageSummary(10, 5, 'model')).rejects.toThrow('from <= to');
+  });
+
+  it('exports the history between two times as CSV (to the chosen file, or as text without a dialog)', async () => {
+    const { FakeUsageReader, sampleRecords } = await import('./usage-fixture.js');
+    const now = Date.now();
+    const records = sampleRecords(now, 3000);
+    const usage = new FakeUsageReader(records);
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    const from = now - 7 * 86_400_000;
+    const inRange = records.filter((r) => r.startedAt >= from && r.startedAt <= now);
+    const text = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage }).exportUsageCsv(from, now);
+    expect(text.rows).toBe(inRange.length);
+    const lines = text.csv!.trim().split('\r\n');
+    expect(lines).toHaveLength(inRange.length + 1);
+    expect(lines[0]).toMatch(/^started_at,request_id,mode,/);
+    // Oldest first, every request id once.
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[1]))).toEqual(new Set(inRange.map((r) => r.requestId)));
+    const saved: Array<[string, string]> = [];
+    const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage, saveCsv: async (name, csv) => (saved.push([name, csv]), `/tmp/${name}`) });
+    const result = await api.exportUsageCsv(from, now);
+    expect(result).toEqual({ rows: inRange.length, path: expect.stringMatching(/^\/tmp\/assistant-proxy-usage-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/) });
+    expect(saved[0][1]).toBe(text.csv);
+    const cancelled = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage, saveCsv: async () => undefined });
+    expect(await cancelled.exportUsageCsv(from, now)).toEqual({ rows: inRange.length });
+  });
+});
