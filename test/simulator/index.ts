@@ -1,6 +1,7 @@
 // A simulator of the hosted provider for tests and the benchmark: a real node:http server on 127.0.0.1 with an
 // OS-chosen port, deliberately independent of Koa and of the code under test. It serves
 //   POST /v1/messages[?beta=true]    native Messages API, JSON or SSE (messages.ts, reply-plan.ts)
+//   POST /v1/messages/count_tokens   the input token count of a native request
 //   GET  /v1/models                  the provider's model list
 //   POST /v1/oauth/token             the CLI's credential refresh (oauth.ts)
 //   POST <respapiBasePath>/responses the response API, SSE only (respapi.ts); default base /respapi
@@ -11,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { makeRespapiAccessToken, type RespapiTokenOptions } from './jwt.js';
 import { readBody, sendJson } from './http.js';
-import { handleMessages, handleModels } from './messages.js';
+import { handleCountTokens, handleMessages, handleModels } from './messages.js';
 import { handleCliToken, handleRespapiToken } from './oauth.js';
 import { handleResponses } from './respapi.js';
 import {
@@ -109,6 +110,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const routes: Record<string, (ctx: RouteContext) => Promise<void>> = {
     'POST /v1/messages': handleMessages,
+    'POST /v1/messages/count_tokens': handleCountTokens,
     'GET /v1/models': handleModels,
     'POST /v1/oauth/token': handleCliToken,
     [`POST ${respapiBase}/responses`]: handleResponses,

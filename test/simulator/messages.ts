@@ -14,7 +14,7 @@ import {
   takeFailure,
   writeSse,
 } from './http.js';
-import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
+import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
@@ -216,4 +216,18 @@ export async function handleModels(ctx: RouteContext): Promise<void> {
   if (!checkAuth(ctx, headers)) return;
   const data = providerModels();
   sendJson(ctx.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, headers);
+}
+
+/** POST /v1/messages/count_tokens: the same deterministic input count a message would report. */
+export async function handleCountTokens(ctx: RouteContext): Promise<void> {
+  const { state, record, res } = ctx;
+  if (!(await pause(state.knobs.latencyMs, res))) return;
+  const headers = baseHeaders(ctx);
+  if (!checkAuth(ctx, headers) || failIfAsked(ctx, headers)) return;
+  const body = record.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+    sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
+    return;
+  }
+  sendJson(res, 200, { input_tokens: requestTexts(body).reduce((n, t) => n + countWords(t), 0) }, headers);
 }

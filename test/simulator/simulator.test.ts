@@ -418,3 +418,11 @@ describe('connection faults and open requests (fault-injection knobs)', () => {
     expect(sim.openRequests()).toBe(0);
   });
 });
+
+describe('POST /v1/messages/count_tokens', () => {
+  it('counts the words of system and messages, as message usage does', async () => {
+    const res = await fetch(`${sim.url}/v1/messages/count_tokens`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, system: 'be brief' }) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ input_tokens: 5 });
+  });
+});
