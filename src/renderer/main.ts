@@ -6,7 +6,9 @@ import type { ControlApi, ControlStatus } from '../proxy/control-api.js';
 import { uptimeSeconds } from './chart-data.js';
 import { createChart, type Chart } from './chart.js';
 import { ConnectPanel } from './connect-view.js';
+import { DiagnosePanel } from './diagnose-view.js';
 import { byId, setText } from './dom.js';
+import { LogPanel } from './log-view.js';
 import { SettingsPanel } from './settings-view.js';
 import './style.css';
 import { setupTabs } from './tabs.js';
@@ -25,6 +27,7 @@ let control: Control;
 let chart: Chart | undefined;
 let settingsPanel: SettingsPanel;
 let connect: ConnectPanel;
+let logPanel: LogPanel;
 
 function showFatal(message: string): void {
   const box = byId('fatal');
@@ -51,6 +54,7 @@ async function poll(): Promise<void> {
     chart?.update(metrics.series, uptimeSeconds(status.uptime));
     renderRequests(recent);
     renderSessions(sessions, endSession);
+    await logPanel.poll();
     byId('fatal').hidden = true;
   } catch (err) {
     showFatal(`Lost contact with the app: ${(err as Error).message}`);
@@ -70,12 +74,16 @@ async function main(): Promise<void> {
   settingsPanel = new SettingsPanel({ control, render, onSettings: (s) => connect.update(undefined, s) });
   settingsPanel.setup();
   setupTabs(() => undefined);
-  byId('open-logs').addEventListener('click', async () => {
+  const openLogs = async () => {
     const result = await control.openLogs();
-    const button = byId<HTMLButtonElement>('open-logs');
-    button.title = result.error ? `${result.error}${result.path ? ` (${result.path})` : ''}` : `Opened ${result.path}`;
-    if (result.error) showFatal(`Could not open the log: ${button.title}`);
-  });
+    const where = result.error ? `${result.error}${result.path ? ` (${result.path})` : ''}` : `Opened ${result.path}`;
+    byId<HTMLButtonElement>('open-logs').title = where;
+    if (result.error) showFatal(`Could not open the log: ${where}`);
+  };
+  byId('open-logs').addEventListener('click', () => void openLogs());
+  logPanel = new LogPanel(control);
+  logPanel.setup(() => void openLogs());
+  new DiagnosePanel(control).setup();
   byId('toggle').addEventListener('click', async () => {
     const button = byId<HTMLButtonElement>('toggle');
     button.disabled = true;

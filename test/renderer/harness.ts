@@ -19,7 +19,8 @@ import { controlMethods } from '../../src/main/ipc.js';
 import type { Settings } from '../../src/proxy/config.js';
 import type { ControlApi } from '../../src/proxy/control-api.js';
 import { ProxyController } from '../../src/proxy/controller.js';
-import type { Logger } from '../../src/proxy/logger.js';
+import { Writable } from 'node:stream';
+import { createLogger, LogTap, type Logger } from '../../src/proxy/logger.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
 import { freePort } from '../helpers/free-port.js';
 import { startSimulator, writeCliCredentials, writeRespapiCredentials, type Simulator } from '../simulator/index.js';
@@ -47,6 +48,9 @@ async function serveStatic(dir: string): Promise<{ url: string; server: Server }
 
 export interface Harness {
   controller: ProxyController;
+  /** The controller's logger and its tap (what the Log tab shows). */
+  logger: Logger;
+  tap: LogTap;
   api: ControlApi;
   fake: FakeCli;
   sim: Simulator;
@@ -61,7 +65,7 @@ export interface Harness {
 export interface HarnessOptions {
   settings?: Settings;
   logger?: Logger;
-  /** Extra ControlService deps (the log tap, the usage ledger) or a wrapper of the service. */
+  /** Extra ControlService deps (the usage ledger) or a wrapper of the service. */
   serviceDeps?: Partial<ControlServiceDeps>;
   wrapApi?: (api: ControlApi, h: Omit<Harness, 'open' | 'close' | 'api'>) => ControlApi;
 }
@@ -78,10 +82,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const sim = await startSimulator();
   const respapiCredentialsPath = await writeRespapiCredentials(join(dir, 'respapi'), {});
   const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-window-test-token-0123456789', refreshToken: 'sk-ant-ort01-window-refresh-0123456789', expiresAt: Date.now() + 5 * 3_600_000 });
+  // The app's logger shape: a destination (here discarded) plus the tap the live log reads.
+  const tap = new LogTap(1000);
+  const logger = opts.logger ?? createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
   const controller = new ProxyController({
     settings: {
       port,
-      logLevel: 'silent',
+      logLevel: 'info',
       cliPath: fake.path,
       shutdownGraceMs: 500,
       healthRefreshMs: 60_000,
@@ -94,13 +101,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       dataDir: join(dir, 'data'),
       ...opts.settings,
     },
-    logger: opts.logger,
+    logger,
   });
   await controller.start();
   const copied: string[] = [];
   const pageErrors: string[] = [];
-  const base = { controller, fake, sim, port, dir, copied, pageErrors };
-  const service = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path, ...opts.serviceDeps });
+  const base = { controller, logger, tap, fake, sim, port, dir, copied, pageErrors };
+  const service = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path, logTap: tap, ...opts.serviceDeps });
   const api = opts.wrapApi ? opts.wrapApi(service, base) : service;
 
   const browser: Browser = await chromium.launch({

@@ -232,6 +232,69 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('live log: lines appear as requests happen (no secrets), filter by level, pause, copy, and the log file button', async () => {
+    await showTab(page, 'log');
+    const secret = 'sk-ant-oat01-leaked-in-a-message-0123456789';
+    h.logger.warn({ detail: `upstream said ${secret}` }, 'a warning with a token in it');
+    await get(port, '/v1/models');
+    const lines = () => page.$$eval('#log-lines .log-line', (ls) => ls.map((l) => l.textContent ?? ''));
+    await expect.poll(async () => (await lines()).some((l) => l.includes('request') && l.includes('path=/v1/models') && l.includes('status=200')), { timeout: 5000 }).toBe(true);
+    await expect.poll(async () => (await lines()).some((l) => l.includes('WARN') && l.includes('a warning with a token in it'))).toBe(true);
+    expect((await page.textContent('#log-lines')) ?? '').not.toContain(secret);
+    await screenshot(page, 'window-log-live-1280x800-light');
+    // Level filter: warnings and errors only.
+    await page.selectOption('#log-level', 'warn');
+    expect((await lines()).every((l) => /WARN|ERROR|FATAL/.test(l))).toBe(true);
+    expect((await lines()).length).toBeGreaterThan(0);
+    await page.selectOption('#log-level', 'info');
+    // Pause: new lines wait (and are counted) until Resume.
+    await page.click('#log-pause');
+    expect(await page.getAttribute('#log-pause', 'aria-pressed')).toBe('true');
+    const before = (await lines()).length;
+    h.logger.info('while paused');
+    await expect.poll(() => page.textContent('#log-note'), { timeout: 5000 }).toMatch(/Paused: \d+ new lines? waiting/);
+    expect((await lines()).length).toBe(before);
+    await page.click('#log-pause');
+    await expect.poll(async () => (await lines()).some((l) => l.includes('while paused'))).toBe(true);
+    // Copy: the shown lines as JSON, redacted.
+    await page.click('#log-copy');
+    await expect.poll(() => h.copied.at(-1) ?? '').toContain('"msg":"while paused"');
+    expect(h.copied.at(-1)).not.toContain(secret);
+    for (const json of (h.copied.at(-1) ?? '').split('\n')) expect(() => JSON.parse(json)).not.toThrow();
+    // The log file stays one click away (the test service has no file: it says why).
+    await page.click('#log-open');
+    await expect.poll(() => page.getAttribute('#open-logs', 'title')).toContain('logs to its terminal');
+  });
+
+  it('diagnose: the report shows each check, one deliberately failing with its remedy, and copies as text', async () => {
+    // The provider stops accepting the CLI's login (a revoked token that cannot be refreshed): direct mode's
+    // check must fail and say what to do. (Response API was switched off in the settings test above.)
+    h.sim.mintCliAccessToken();
+    h.sim.knobs.refreshFail = true;
+    try {
+      await showTab(page, 'diagnose');
+      await page.click('#diagnose-run');
+      await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
+      const checks = await page.$$eval('#diagnose-checks li', (lis) => lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']));
+      expect(checks.map((c) => [c[0], c[1]])).toEqual([
+        ['cli', 'pass'],
+        ['login', 'pass'],
+        ['tool-request', 'pass'],
+        ['direct-models', 'fail'],
+      ]);
+      expect(await page.textContent('#diagnose-message')).toBe('1 check failed: see what to do below.');
+      expect(checks[3][2]).toContain('What to do: Log in again with the CLI');
+      expect(await layoutProblems(page)).toEqual([]);
+      await screenshot(page, 'window-diagnose-report-1280x800-light');
+      await page.click('#diagnose-copy');
+      await expect.poll(() => h.copied.at(-1) ?? '').toContain("[FAIL] Direct mode's credentials accepted by the provider (direct)");
+      expect(h.copied.at(-1)).toContain('1 check failed.');
+      expect(h.copied.at(-1)).not.toMatch(/sk-ant-o[ar]t01-window/);
+    } finally {
+      h.sim.reset();
+    }
+  }, 40_000);
+
   it('shows a notice until it is dismissed', async () => {
     await showTab(page, 'overview');
     h.controller.addNotice('The settings file could not be read; defaults are in use.');
