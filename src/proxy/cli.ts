@@ -68,24 +68,12 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
   return lines.join('\n');
 }
 
-/** --diagnose: the diagnose module's report, when that module is part of this build (docs/configuration.md). */
+/** --diagnose: each enabled mode checked end to end through a temporary proxy (diagnose/index.ts), the report on
+ * stdout; 0 when nothing failed. Loaded only when asked for, so that it costs an ordinary start nothing. */
 async function diagnose(config: Config, profile: Profile): Promise<number> {
-  // A variable specifier, so that a build without the module still compiles; it is then reported, not crashed on.
-  const specifier = './diagnose/index.js';
-  let mod: { runDiagnose?: (config: Config, opts: { profile: Profile; out: NodeJS.WritableStream }) => Promise<unknown> };
-  try {
-    mod = (await import(specifier)) as typeof mod;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    process.stderr.write(`${name}: --diagnose is not available in this build\n`);
-    return 1;
-  }
-  if (typeof mod.runDiagnose !== 'function') {
-    process.stderr.write(`${name}: --diagnose is not available in this build\n`);
-    return 1;
-  }
-  const result = await mod.runDiagnose(config, { profile, out: process.stdout });
-  const ok = typeof result === 'boolean' ? result : (result as { ok?: boolean } | undefined)?.ok === true;
+  const { runDiagnose } = await import('./diagnose/index.js');
+  const { text, ok } = await runDiagnose(config, { profile });
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return ok ? 0 : 1;
 }
 

@@ -96,6 +96,26 @@ describe('the start-up summary', () => {
   }, 30_000);
 });
 
+describe('--diagnose', () => {
+  it('prints the report and exits 1 when a check fails (no CLI)', async () => {
+    const run = serve(['--diagnose', '--modes', 'tool']);
+    expect(await run.exited).toBe(1);
+    expect(run.out()).toContain('[FAIL] Assistant CLI found');
+  }, 60_000);
+
+  it('exits 0 when every check of the enabled modes passes', async () => {
+    const cli = await makeFakeCli({});
+    try {
+      const run = serve(['--diagnose', '--modes', 'tool'], { ASSISTANT_CLI_PATH: cli.path });
+      expect(await run.exited).toBe(0);
+      expect(run.out()).not.toContain('[FAIL]');
+      expect(run.out()).toContain('[PASS] A tiny request through tool mode');
+    } finally {
+      await cli.cleanup();
+    }
+  }, 60_000);
+});
+
 describe('exit codes', () => {
   it('2 and one line for an alias of an unknown model (MODEL_ALIASES)', async () => {
     const run = serve([], { MODEL_ALIASES: 'gpt-4o=gpt-5' });
