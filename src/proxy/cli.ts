@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run serve`: the headless proxy. A person reads the start-up summary on stderr (where it listens, which modes
 // are on, whether the CLI is found and logged in, or the one thing to do next); the structured JSON logs follow on
-// stdout. Exit codes (docs/configuration.md):
+// stdout. Exit codes (README "Troubleshooting", docs/configuration.md):
 //   0  stopped by SIGINT/SIGTERM after in-flight streams finished (up to SHUTDOWN_GRACE_MS); --help; --diagnose
 //      found nothing wrong
 //   1  could not start: port taken, address not available or not allowed (one line with the remedy), or an
