@@ -7,11 +7,13 @@ import { uptimeSeconds } from './chart-data.js';
 import { createChart, type Chart } from './chart.js';
 import { ConnectPanel } from './connect-view.js';
 import { DiagnosePanel } from './diagnose-view.js';
+import { HistoryPanel } from './history-view.js';
 import { byId, setText } from './dom.js';
 import { LogPanel } from './log-view.js';
 import { SettingsPanel } from './settings-view.js';
 import './style.css';
 import { setupTabs } from './tabs.js';
+import { UsagePanel } from './usage-view.js';
 import { renderBanners, renderMetrics, renderRequests, renderSessions, renderStatus } from './views.js';
 
 type Control = ControlApi & { onStatus?(listener: (status: ControlStatus) => void): () => void };
@@ -73,7 +75,19 @@ async function main(): Promise<void> {
   connect.setup();
   settingsPanel = new SettingsPanel({ control, render, onSettings: (s) => connect.update(undefined, s) });
   settingsPanel.setup();
-  setupTabs(() => undefined);
+  const usage = new UsagePanel(control);
+  usage.setup();
+  const history = new HistoryPanel(control);
+  history.setup();
+  // The Usage tab loads when shown and refreshes every 10 s while it stays shown.
+  let usageTimer: ReturnType<typeof setInterval> | undefined;
+  setupTabs((panel) => {
+    clearInterval(usageTimer);
+    if (panel !== 'panel-usage') return;
+    void usage.refresh();
+    void history.refresh();
+    usageTimer = setInterval(() => void usage.refresh(), 10_000);
+  });
   const openLogs = async () => {
     const result = await control.openLogs();
     const where = result.error ? `${result.error}${result.path ? ` (${result.path})` : ''}` : `Opened ${result.path}`;

@@ -5,6 +5,7 @@
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeUsageReader, sampleQuota, sampleRecords } from '../main/usage-fixture.js';
 import { axeViolations, chromiumPath, get, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
 
 if (!haveChromium) console.warn(`[window.layout.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
@@ -20,7 +21,8 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness();
+    // Usage from the in-memory ledger of test/main/usage-fixture.ts (the real ledger is not wired in yet).
+    h = await startHarness({ serviceDeps: { usage: new FakeUsageReader(sampleRecords(Date.now()), sampleQuota(Date.now())) } });
     for (let i = 0; i < 3; i++) await get(h.port, '/v1/models');
     await get(h.port, '/no/such/route');
   });
@@ -31,7 +33,7 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
 
   for (const theme of themes) {
     for (const size of sizes) {
-      it(`${size.width}×${size.height} ${theme}: every tab fits, passes axe and is screenshotted`, async () => {
+      it(`${size.width}×${size.height} ${theme}: every tab fits, passes axe and is screenshotted`, { timeout: 60_000 }, async () => {
         const page = await h.open({ ...size, colorScheme: theme });
         try {
           const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -41,6 +43,10 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
           await expect.poll(() => page.textContent('#state')).toBe('Running');
           for (const tab of tabs) {
             await showTab(page, tab);
+            if (tab === 'diagnose') {
+              await page.click('#diagnose-run');
+              await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
+            }
             await page.waitForTimeout(tab === 'overview' ? 1200 : 300);
             expect(await layoutProblems(page), tab).toEqual([]);
             expect(await axeViolations(page), tab).toEqual([]);

@@ -1,0 +1,150 @@
+// The Usage tab in Chromium: summary tiles, charts and table for today / 7 / 30 days by model and by mode, the
+// quota windows (bars, reset countdown, elapsed marker, "not observed yet"), the history with filters and paging,
+// the inspector (with and without captured bodies), and CSV export. The ledger behind ControlApi is the
+// in-memory UsageReader of test/main/usage-fixture.ts (realistic typed records; the real ledger is not wired into
+// the controller yet), behind a real ProxyController and control service.
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeUsageReader, sampleQuota, sampleRecords } from '../main/usage-fixture.js';
+import { chromiumPath, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import { rangeStart } from '../../src/renderer/usage-view.js';
+
+if (!haveChromium) console.warn(`[window.usage.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+
+describe.skipIf(!haveChromium)('usage tab', () => {
+  let h: Harness;
+  let page: Page;
+  const now = Date.now();
+  const reader = new FakeUsageReader(sampleRecords(now), sampleQuota(now), {});
+
+  beforeAll(async () => {
+    const captured = reader.records.find((r) => r.outcome === 'ok' && r.mode === 'tool')!;
+    reader.bodies[captured.requestId] = { request: '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"Hello"}]}', response: '{"content":[{"type":"text","text":"Hi!"}]}', headers: { 'content-type': 'application/json', authorization: '[redacted]' }, truncated: false };
+    h = await startHarness({ serviceDeps: { usage: reader } });
+    page = await h.open({ width: 1280, height: 800 });
+    await showTab(page, 'usage');
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const text = (sel: string) => page.textContent(sel).then((t) => t ?? '');
+
+  it("today by model: tiles, chart and table agree with the ledger's summary", async () => {
+    const expected = reader.summary(rangeStart('today', Date.now()), Date.now(), 'model');
+    await expect.poll(() => text('#u-requests')).toBe(String(expected.total.requests));
+    expect(await text('#u-errors')).toBe(String(expected.total.errors));
+    const keys = await page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent));
+    expect(keys).toEqual(expected.rows.map((r) => r.key));
+    expect(await page.getAttribute('#usage-groups', 'data-bars')).toBe(String(expected.rows.length));
+    expect(await page.isVisible('#usage-daily')).toBe(false);
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-usage-today-by-model-1280x800-light');
+  });
+
+  it('7 and 30 days show a bar per day; by mode groups by mode', async () => {
+    await page.click('#usage [data-range="7d"]');
+    await expect.poll(() => page.getAttribute('#usage-daily', 'data-bars')).toBe('7');
+    await page.click('#usage [data-range="30d"]');
+    await expect.poll(() => page.getAttribute('#usage-daily', 'data-bars')).toBe('30');
+    await page.click('#usage [data-by="mode"]');
+    const expected = reader.summary(rangeStart('30d', Date.now()), Date.now(), 'mode');
+    await expect.poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(expected.rows.map((r) => r.key));
+    expect(await text('#usage-key-head')).toBe('Mode');
+    expect(await page.getAttribute('#usage [data-by="mode"]', 'aria-pressed')).toBe('true');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-usage-30-days-by-mode-1280x800-light');
+  });
+
+  it('quota windows: used share, reset countdown and the elapsed-time marker', async () => {
+    const items = await page.$$eval('#quota-list li', (lis) => lis.map((li) => ({ text: li.textContent ?? '', fill: (li.querySelector('.fill') as HTMLElement).style.width, mark: (li.querySelector('.elapsed') as HTMLElement | null)?.style.left ?? null })));
+    expect(items).toHaveLength(2);
+    expect(items[0].text).toContain('5-hour window · direct mode');
+    expect(items[0].text).toContain('18 % used');
+    expect(items[0].text).toMatch(/resets in 2 h (29|30) min \(\d\d:\d\d\)/);
+    expect(items[0].fill).toBe('18%');
+    // 2.5 h left of 5 h: the marker sits at half the bar.
+    expect(items[0].mark).toMatch(/calc\(50(\.\d)?% - 1px\)/);
+    expect(items[1].text).toContain('7-day window');
+    expect(items[1].text).toContain('23 % used');
+    expect(await page.isVisible('#quota-empty')).toBe(false);
+  });
+
+  it('history: filters, paging and the inspector (bodies only where captured)', async () => {
+    await page.selectOption('#history-outcome', 'upstream_error');
+    await expect.poll(async () => (await page.$$eval('#history-rows tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent ?? ''))).every((t) => t.endsWith('upstream error'))).toBe(true);
+    const failing = reader.records.filter((r) => r.outcome === 'upstream_error');
+    expect(await page.locator('#history-rows tr').count()).toBe(Math.min(50, failing.length));
+    await page.selectOption('#history-outcome', '');
+    await page.selectOption('#history-mode', 'tool');
+    await expect.poll(() => page.locator('#history-rows tr').count()).toBe(50);
+    expect((await page.$$eval('#history-rows tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent))).every((m) => m === 'tool')).toBe(true);
+    await page.click('#history-more');
+    await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(50);
+
+    const captured = Object.keys(reader.bodies)[0];
+    await page.selectOption('#history-mode', '');
+    const row = reader.records.findIndex((r) => r.requestId === captured);
+    while ((await page.locator(`#history-rows tr[data-request-id="${captured}"]`).count()) === 0 && row >= 0) await page.click('#history-more');
+    await page.click(`#history-rows tr[data-request-id="${captured}"] button`);
+    await expect.poll(() => text('#inspector-title')).toBe(`Request ${captured}`);
+    const fields = await text('#inspector-fields');
+    const rec = reader.records[row];
+    expect(fields).toContain(`Route${rec.method} ${rec.route}`);
+    expect(fields).toContain(`Tokens${rec.tokens.input} in, ${rec.tokens.output} out`);
+    expect(await text('#inspector-request')).toContain('"content":"Hello"');
+    expect(await text('#inspector-headers')).toContain('authorization: [redacted]');
+    expect(await page.isVisible('#inspector-nobodies')).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('inspector-title');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-usage-history-inspector-1280x800-light');
+
+    const plain = reader.records.find((r) => r.route === '/no/such/route')!;
+    await page.selectOption('#history-outcome', 'rejected');
+    await page.click(`#history-rows tr[data-request-id="${plain.requestId}"] button`);
+    await expect.poll(() => text('#inspector-title')).toBe(`Request ${plain.requestId}`);
+    // An unmatched path is recorded (and shown) as the path itself.
+    expect(await text('#inspector-fields')).toContain('RouteGET /no/such/route');
+    expect(await page.isVisible('#inspector-nobodies')).toBe(true);
+    expect(await page.isVisible('#inspector-request')).toBe(false);
+  });
+
+  it('exports the range as CSV (to the clipboard here: the test service has no file dialog)', async () => {
+    await page.click('#usage [data-range="7d"]');
+    await page.click('#usage-export');
+    const from = rangeStart('7d', Date.now());
+    const count = reader.records.filter((r) => r.startedAt >= from).length;
+    await expect.poll(() => text('#usage-message')).toBe(`Copied ${count} rows as CSV.`);
+    const csv = h.copied.at(-1) ?? '';
+    expect(csv.trim().split('\r\n')).toHaveLength(count + 1);
+    expect(csv.startsWith('started_at,request_id,mode,')).toBe(true);
+  });
+
+  it('says "not observed yet" when no answer has reported a quota window', async () => {
+    const quota = reader.quota;
+    reader.quota = [];
+    try {
+      await page.click('#usage [data-range="today"]');
+      await expect.poll(() => page.isVisible('#quota-empty')).toBe(true);
+      expect(await text('#quota-empty')).toContain('Not observed yet');
+      expect(await page.locator('#quota-list li').count()).toBe(0);
+    } finally {
+      reader.quota = quota;
+    }
+  });
+
+  it('without a ledger, the tab says so instead of showing zeros', async () => {
+    const bare = await startHarness();
+    try {
+      const p = await bare.open({ width: 800, height: 600 });
+      await showTab(p, 'usage');
+      await expect.poll(() => p.textContent('#usage-error')).toContain('The usage ledger is not running');
+      expect(await p.isVisible('#usage-error')).toBe(true);
+      expect(await p.textContent('#u-requests')).toBe('–');
+    } finally {
+      await bare.close();
+    }
+  });
+});
