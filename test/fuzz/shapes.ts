@@ -106,3 +106,31 @@ export function streamProblem(events: SseEvent[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why an answer is not a clear error in its route's shape, or undefined. A clear error is either an error status
+ * (never 500, which is reserved for our own bugs) with the family's body and a message, or, once a stream has
+ * started, an in-stream error: §7.1 data object then [DONE] on compatible streams, an `error` event with the
+ * native error object on native streams, the response API's own `error` event on /respapi streams.
+ */
+export function clearErrorProblem(target: string, answer: RawAnswer): string | undefined {
+  if (answer.timedOut) return 'no answer in time';
+  if (answer.error) return `connection failed without an answer: ${answer.error}`;
+  if (answer.status === 500) return 'answered 500';
+  if (answer.status >= 400) return errorAnswerProblem(target, 'POST', answer);
+  if (answer.status !== 200) return `unexpected status ${answer.status}`;
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return `200 with a complete answer, not an error: ${answer.text.slice(0, 200)}`;
+  const events = parseSseText(answer.text);
+  const err = streamError(events);
+  if (!err) return `stream ended without an error event: ...${answer.text.slice(-300)}`;
+  const body = err.body as Record<string, unknown>;
+  if (target.startsWith('/respapi')) {
+    const e = (isObject(body.error) ? body.error : body) as Record<string, unknown>;
+    return isString(e.message) && e.message.length > 0 ? undefined : `response-API error event without a message: ${JSON.stringify(body)}`;
+  }
+  const family = familyOfTarget(target);
+  const why = errorBodyProblem(family, body);
+  if (why) return `in-stream error in the wrong shape: ${why}`;
+  if (family === 'compat' && events.at(-1)?.data !== '[DONE]') return 'compatible stream did not end with [DONE] after its error';
+  return undefined;
+}
