@@ -13,15 +13,17 @@ import { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
 import { createControlService } from './control-service.js';
-import { registerIpc, statusPushChannel } from './ipc.js';
+import { registerIpc, showPanelChannel, statusPushChannel, type ShowPanel } from './ipc.js';
 import { openAppLog } from './log-file.js';
+import { errorsInLastHour, quotaAlerts, quotaLine, type AlertState } from './quota-alerts.js';
 import { createLoginItem, hiddenArg } from './login-item.js';
 import { LoginWatcher } from './login-watcher.js';
 import { openSettings } from './settings.js';
 import { loginShellPath } from './shell-path.js';
 import { setupTray as createAppTray, type AppTray } from './tray.js';
 import { hasTrayHost } from './tray-host.js';
-import { clientBaseUrl, copyTextFor, toggledModes, type TrayAction } from './tray-model.js';
+import { clientBaseUrl, copyTextFor, toggledModes, type TrayAction, type TrayExtras } from './tray-model.js';
+import type { UsageReader } from './usage-reader.js';
 import { createMainWindow, type MainWindow } from './window.js';
 
 const { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, ipcMain, nativeImage, shell } = electron;
@@ -35,11 +37,17 @@ const paths = {
 /** How long streams may finish when the user quits: short, the user asked to leave. */
 const QUIT_GRACE_MS = 2000;
 const LOGIN_CHECK_MS = 5 * 60_000;
+/** How often the tray's quota line and error count (and the quota notifications) are brought up to date. */
+const USAGE_WATCH_MS = 30_000;
 
 let controller: ProxyController;
 let mainWindow: MainWindow;
 let tray: AppTray | undefined;
 let trayHost = true;
+let trayExtras: TrayExtras = {};
+// The usage ledger (src/proxy/usage/), once the proxy runs one: the Usage tab, the tray's quota line and the
+// quota notifications read it through this. Until then the tray counts errors from the recent-requests list.
+const usage: UsageReader | undefined = undefined;
 let quitting = false;
 let stopped = false;
 const loginItem = createLoginItem({
@@ -96,6 +104,7 @@ async function onReady(): Promise<void> {
   await setupTray();
   setupIpc();
   setupLoginWatcher();
+  setupUsageWatch();
   if (!process.argv.includes(hiddenArg) || !tray) mainWindow.show();
 }
 
@@ -162,6 +171,7 @@ async function setupTray(): Promise<void> {
     platform: process.platform,
     status: () => controller.status(),
     prefs: () => ({ openAtLogin: loginItem.get(), openAtLoginSupported: loginItem.supported }),
+    extras: () => trayExtras,
     onAction: (action) => void onTrayAction(action),
   });
 }
@@ -181,6 +191,10 @@ async function onTrayAction(action: TrayAction): Promise<void> {
       break;
     case 'open-window':
       mainWindow.show();
+      break;
+    case 'diagnose':
+      mainWindow.show();
+      mainWindow.send(showPanelChannel, { panel: 'diagnose', run: true } satisfies ShowPanel);
       break;
     case 'toggle-open-at-login':
       loginItem.set(!loginItem.get());
@@ -202,6 +216,7 @@ function setupIpc(): void {
     copyText: (text) => clipboard.writeText(text),
     logPath: appLog?.path,
     logTap,
+    usage,
     // Through the running proxy (what clients see); the CLI probe gets the same PATH as the proxy's children.
     diagnose: () => {
       const status = controller.status();
@@ -242,4 +257,30 @@ function setupLoginWatcher(): void {
   watcher.observe(controller.status());
   watcher.start();
   app.on('will-quit', () => watcher.stop());
+}
+
+/** Keeps the tray's quota line and error count current, and notifies at 80 % / 95 % and on a quota rejection. */
+function setupUsageWatch(): void {
+  let alerts: AlertState = {};
+  const tick = async () => {
+    const now = Date.now();
+    const windows = usage ? await usage.quotaWindows() : [];
+    const errors = usage
+      ? (await usage.summary(now - 3_600_000, now, 'mode')).total.errors
+      : errorsInLastHour(
+          controller
+            .recentRequests()
+            .filter((r) => !r.route.startsWith('/health') && r.route !== '/metrics')
+            .map((r) => ({ startedAt: Date.parse(r.time), failed: r.status >= 400 || r.errorType !== undefined })),
+          now,
+        );
+    trayExtras = { quotaLine: quotaLine(windows, now), errorsLastHour: errors };
+    const due = quotaAlerts(alerts, windows);
+    alerts = due.state;
+    for (const n of due.notices) notify(n.title, n.body);
+    tray?.refresh();
+  };
+  const timer = setInterval(() => void tick().catch((err: Error) => log.warn({ err: err.message }, 'usage watch failed')), USAGE_WATCH_MS);
+  app.on('will-quit', () => clearInterval(timer));
+  void tick().catch(() => undefined);
 }

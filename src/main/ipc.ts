@@ -41,6 +41,14 @@ export const channelPrefix = 'control:';
 export const channelOf = (method: ControlMethod): string => `${channelPrefix}${method}`;
 /** The channel on which the main process pushes status changes to the window. */
 export const statusPushChannel = 'control-status';
+/** The channel on which the main process asks the window to show a tab (the tray's "Diagnose…"). */
+export const showPanelChannel = 'control-show';
+
+export interface ShowPanel {
+  panel: 'diagnose' | 'usage' | 'log';
+  /** Start the panel's action at once (run diagnose). */
+  run?: boolean;
+}
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown): void;

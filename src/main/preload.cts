@@ -41,4 +41,11 @@ control.onStatus = (listener: (status: ControlStatus) => void) => {
   return () => ipcRenderer.removeListener('control-status', wrapped);
 };
 
+// The tray asking for a tab ("Diagnose…" shows the Diagnose tab and runs it); ipc.ts names the channel.
+control.onShow = (listener: (what: { panel: string; run?: boolean }) => void) => {
+  const wrapped = (_event: unknown, what: { panel: string; run?: boolean }) => listener(what);
+  ipcRenderer.on('control-show', wrapped);
+  return () => ipcRenderer.removeListener('control-show', wrapped);
+};
+
 contextBridge.exposeInMainWorld('control', control);

@@ -12,6 +12,7 @@ export type TrayAction =
   | 'copy-compat-url'
   | 'copy-native-url'
   | 'open-window'
+  | 'diagnose'
   | 'toggle-open-at-login'
   | 'quit'
   | `toggle-mode:${ModeName}`;
@@ -27,6 +28,14 @@ export interface TrayPrefs {
   openAtLogin: boolean;
   /** False where the platform has no login-item support (some Linux desktops): the item is hidden. */
   openAtLoginSupported: boolean;
+}
+
+/** What the tray shows beyond the status: the quota line (quota-alerts.ts) and recent errors. */
+export interface TrayExtras {
+  /** "5h 18 % · week 23 % · resets 16:05"; absent until a window has been observed. */
+  quotaLine?: string;
+  /** Requests that failed in the last hour; the line shows only when it is not zero. */
+  errorsLastHour?: number;
 }
 
 const modeLabels: Record<ModeName, string> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
@@ -62,13 +71,16 @@ export function statusLine(status: ControlStatus): string {
   }
 }
 
-export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs): TrayMenuItem[] {
+export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: TrayExtras = {}): TrayMenuItem[] {
   const busy = status.state === 'starting' || status.state === 'stopping';
   const running = status.state === 'running';
   const base = clientBaseUrl(status);
   const items: TrayMenuItem[] = [{ kind: 'label', label: statusLine(status) }];
   // Attention items other than the server error (already the status line): CLI missing, logged out, expiring.
   for (const item of status.attention) if (item !== status.error) items.push({ kind: 'label', label: `⚠ ${item}` });
+  if (extras.quotaLine) items.push({ kind: 'label', label: extras.quotaLine });
+  const errors = extras.errorsLastHour ?? 0;
+  if (errors > 0) items.push({ kind: 'label', label: `${errors} error${errors === 1 ? '' : 's'} in the last hour` });
   items.push(
     { kind: 'separator' },
     running || status.state === 'stopping'
@@ -79,6 +91,7 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs): TrayMenu
     { kind: 'action', label: `Copy native base URL (${base}/v1)`, action: 'copy-native-url', enabled: true },
     { kind: 'separator' },
     { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
+    { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
     {
       kind: 'submenu',
       label: 'Modes',

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
 import type { ControlStatus } from '../proxy/control-api.js';
-import { statusLine, trayIconState, trayMenuModel, type TrayAction, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
+import { statusLine, trayIconState, trayMenuModel, type TrayAction, type TrayExtras, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
 
 export interface TrayElectron {
   Tray: new (image: NativeImage) => Tray;
@@ -18,6 +18,8 @@ export interface TrayOptions {
   platform: NodeJS.Platform;
   status: () => ControlStatus;
   prefs: () => TrayPrefs;
+  /** The quota line and recent errors (index.ts refreshes them from the usage ledger). */
+  extras?: () => TrayExtras;
   onAction: (action: TrayAction) => void;
 }
 
@@ -61,7 +63,7 @@ export function setupTray(opts: TrayOptions): AppTray {
       shownState = state;
     }
     tray.setToolTip(`Assistant Proxy: ${statusLine(status)}`);
-    tray.setContextMenu(electron.Menu.buildFromTemplate(toMenuTemplate(trayMenuModel(status, opts.prefs()), opts.onAction)));
+    tray.setContextMenu(electron.Menu.buildFromTemplate(toMenuTemplate(trayMenuModel(status, opts.prefs(), opts.extras?.()), opts.onAction)));
   };
   refresh();
   return {

@@ -16,7 +16,11 @@ import { setupTabs } from './tabs.js';
 import { UsagePanel } from './usage-view.js';
 import { renderBanners, renderMetrics, renderRequests, renderSessions, renderStatus } from './views.js';
 
-type Control = ControlApi & { onStatus?(listener: (status: ControlStatus) => void): () => void };
+type Control = ControlApi & {
+  onStatus?(listener: (status: ControlStatus) => void): () => void;
+  /** The tray asking for a tab (src/main/ipc.ts ShowPanel). */
+  onShow?(listener: (what: { panel: string; run?: boolean }) => void): () => void;
+};
 
 declare global {
   interface Window {
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   history.setup();
   // The Usage tab loads when shown and refreshes every 10 s while it stays shown.
   let usageTimer: ReturnType<typeof setInterval> | undefined;
-  setupTabs((panel) => {
+  const selectTab = setupTabs((panel) => {
     clearInterval(usageTimer);
     if (panel !== 'panel-usage') return;
     void usage.refresh();
@@ -97,7 +101,12 @@ async function main(): Promise<void> {
   byId('open-logs').addEventListener('click', () => void openLogs());
   logPanel = new LogPanel(control);
   logPanel.setup(() => void openLogs());
-  new DiagnosePanel(control).setup();
+  const diagnose = new DiagnosePanel(control);
+  diagnose.setup();
+  control.onShow?.((what) => {
+    selectTab(`panel-${what.panel}`);
+    if (what.panel === 'diagnose' && what.run) void diagnose.run();
+  });
   byId('toggle').addEventListener('click', async () => {
     const button = byId<HTMLButtonElement>('toggle');
     button.disabled = true;

@@ -10,7 +10,6 @@ import { createBarChart, type BarChart } from './usage-charts.js';
 
 export type Range = 'today' | '7d' | '30d';
 
-const DAY = 86_400_000;
 
 /** The start of the range: local midnight today, or of the day 6 / 29 days before it. */
 export function rangeStart(range: Range, now: number): number {

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import type { IpcMainInvokeEvent } from 'electron';
 import ts from 'typescript';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { channelOf, controlMethods, registerIpc, type IpcMainLike } from '../../src/main/ipc.js';
+import { channelOf, controlMethods, registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike } from '../../src/main/ipc.js';
 import type { ControlApi } from '../../src/proxy/control-api.js';
 import { statusFixture } from './status-fixture.js';
 
@@ -18,6 +18,8 @@ const bus = {
   exposed: new Map<string, unknown>(),
   sender: { id: 1 } as unknown,
   frameUrl: 'file:///app/dist/renderer/index.html',
+  /** Channels the preload listens on (status pushes, tab requests from the tray). */
+  listening: [] as string[],
 };
 
 const fakeElectron = {
@@ -28,7 +30,7 @@ const fakeElectron = {
       if (!handler) throw new Error(`No handler registered for '${channel}'`);
       return handler({ sender: bus.sender, senderFrame: { url: bus.frameUrl } }, ...args);
     },
-    on: () => undefined,
+    on: (channel: string) => void bus.listening.push(channel),
     removeListener: () => undefined,
   },
 };
@@ -90,7 +92,11 @@ describe('IPC registry', () => {
     runPreload();
     const control = bus.exposed.get('control') as Record<string, (...a: unknown[]) => Promise<unknown>>;
     // The preload's own list must cover exactly the registry's methods (it cannot import ipc.ts when sandboxed).
-    expect(Object.keys(control).filter((k) => k !== 'onStatus').sort()).toEqual([...controlMethods].sort());
+    expect(Object.keys(control).filter((k) => k !== 'onStatus' && k !== 'onShow').sort()).toEqual([...controlMethods].sort());
+    // The two push subscriptions listen on the channels ipc.ts names.
+    (control.onStatus as unknown as (l: () => void) => void)(() => undefined);
+    (control.onShow as unknown as (l: () => void) => void)(() => undefined);
+    expect(bus.listening).toEqual([statusPushChannel, showPanelChannel]);
 
     expect(await control.getStatus()).toEqual(statusFixture());
     expect(await control.updateSettings({ port: 8123 })).toBe('updateSettings-result');

@@ -224,6 +224,7 @@ describe('the built main process under a fake electron', () => {
       `Copy compat base URL (${base}/compat/v1)`,
       `Copy native base URL (${base}/v1)`,
       'Open window',
+      'Diagnose…',
       'Modes',
       'Open at login',
       'Quit Assistant Proxy',

@@ -16,6 +16,7 @@ describe('trayMenuModel', () => {
       { kind: 'action', label: 'Copy native base URL (http://127.0.0.1:8000/v1)', action: 'copy-native-url', enabled: true },
       { kind: 'separator' },
       { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
+      { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
       {
         kind: 'submenu',
         label: 'Modes',
@@ -29,6 +30,19 @@ describe('trayMenuModel', () => {
       { kind: 'separator' },
       { kind: 'action', label: 'Quit Assistant Proxy', action: 'quit', enabled: true },
     ]);
+  });
+
+  it('the quota line and the errors of the last hour under the status, the errors only when there are any', () => {
+    const items = trayMenuModel(statusFixture(), prefs, { quotaLine: '5h 18 % · week 23 % · resets 16:05', errorsLastHour: 3 });
+    expect(items.slice(0, 4)).toEqual([
+      { kind: 'label', label: 'Running on 127.0.0.1:8000' },
+      { kind: 'label', label: '5h 18 % · week 23 % · resets 16:05' },
+      { kind: 'label', label: '3 errors in the last hour' },
+      { kind: 'separator' },
+    ]);
+    expect(trayMenuModel(statusFixture(), prefs, { errorsLastHour: 1 })[1]).toEqual({ kind: 'label', label: '1 error in the last hour' });
+    const quiet = trayMenuModel(statusFixture(), prefs, { errorsLastHour: 0 });
+    expect(quiet.filter((i) => i.kind === 'label')).toEqual([{ kind: 'label', label: 'Running on 127.0.0.1:8000' }]);
   });
 
   it('stopped: "Stopped" and Start', () => {

@@ -128,7 +128,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     });
     await page.addInitScript((methods: string[]) => {
       const invoke = (window as unknown as { __controlInvoke(m: string, a: unknown[]): Promise<unknown> }).__controlInvoke;
-      (window as unknown as { control: Record<string, unknown> }).control = Object.fromEntries(methods.map((m) => [m, (...a: unknown[]) => invoke(m, a)]));
+      const control: Record<string, unknown> = Object.fromEntries(methods.map((m) => [m, (...a: unknown[]) => invoke(m, a)]));
+      // The preload's push subscription for the tray's tab requests; tests call window.__show(...) to push one.
+      control.onShow = (listener: (what: unknown) => void) => {
+        (window as unknown as { __show: (what: unknown) => void }).__show = listener;
+        return () => undefined;
+      };
+      (window as unknown as { control: Record<string, unknown> }).control = control;
     }, [...controlMethods]);
     await page.goto(site.url);
     await page.waitForSelector('body[data-ready=true]');

@@ -295,6 +295,14 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     }
   }, 40_000);
 
+  it('the tray\'s "Diagnose…" shows the Diagnose tab and runs it', async () => {
+    await showTab(page, 'overview');
+    await page.evaluate(() => (window as unknown as { __show(w: unknown): void }).__show({ panel: 'diagnose', run: true }));
+    expect(await page.getAttribute('#tab-diagnose', 'aria-selected')).toBe('true');
+    expect(await page.isVisible('#panel-diagnose')).toBe(true);
+    await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toBe('All checks passed.');
+  }, 30_000);
+
   it('shows a notice until it is dismissed', async () => {
     await showTab(page, 'overview');
     h.controller.addNotice('The settings file could not be read; defaults are in use.');
