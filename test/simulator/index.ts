@@ -133,6 +133,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     };
     received.push(record);
     open++;
+    res.on('finish', () => {
+      record.answeredStatus = res.statusCode;
+    });
     res.on('close', () => {
       open--;
       if (!res.writableFinished && !closing && !state.serverCut.has(res)) record.aborted = true;

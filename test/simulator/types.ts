@@ -19,6 +19,8 @@ export interface RecordedRequest {
   timestamp: number;
   /** True when the client went away before the simulator finished its answer. */
   aborted: boolean;
+  /** The status the simulator answered with, once it has (unset while pending or when the connection was cut). */
+  answeredStatus?: number;
 }
 
 export interface FailWith {
