@@ -1,0 +1,254 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeFakeCli, type FakeCli } from '../../../test/fixtures/fake-cli.js';
+import { CliPool, filesFingerprint, procRss, type CliPoolOptions } from './cli-pool.js';
+
+const print = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+const argsFor = (model: string, system?: string): string[] => [...print, '--model', model, ...(system ? ['--system-prompt', system] : [])];
+
+/** A child that only exists in memory: exit() ends it as a process would. */
+class StubChild extends EventEmitter {
+  static nextPid = 1000;
+  readonly pid = StubChild.nextPid++;
+  exitCode: number | null = null;
+  signalCode: string | null = null;
+  constructor(readonly args: string[]) {
+    super();
+  }
+  exit(code = 0): void {
+    if (this.exitCode !== null) return;
+    this.exitCode = code;
+    this.emit('exit', code);
+  }
+}
+
+function stubPool(over: Partial<CliPoolOptions<StubChild>> = {}) {
+  const spawned: StubChild[] = [];
+  const ended: StubChild[] = [];
+  const pool = new CliPool<StubChild>({
+    size: 2,
+    idleMs: 60_000,
+    spawn: (args) => {
+      const c = new StubChild(args);
+      spawned.push(c);
+      return c;
+    },
+    end: (c) => {
+      ended.push(c);
+      queueMicrotask(() => c.exit(143));
+    },
+    ...over,
+  });
+  return { pool, spawned, ended, alive: () => spawned.filter((c) => c.exitCode === null && !ended.includes(c)) };
+}
+
+describe('CliPool with in-memory children', () => {
+  it('is off at size 0: never starts a process and never hands one out', () => {
+    const { pool, spawned } = stubPool({ size: 0 });
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(spawned).toHaveLength(0);
+    expect(pool.snapshot()).toMatchObject({ enabled: false, warm: 0, hits: 0, misses: 0 });
+  });
+
+  it('learns the argv of a request, starts processes with exactly that argv, and hands each out once', () => {
+    const { pool, spawned } = stubPool({ size: 1 });
+    const args = argsFor('claude-x', 'You are terse.');
+    expect(pool.take(args)).toBeUndefined(); // first sight: a miss, and a process is started for next time
+    expect(spawned).toHaveLength(1);
+    expect(spawned[0].args).toEqual(args);
+    const first = pool.take(args);
+    expect(first).toBe(spawned[0]);
+    // Used once, then replaced: the next request gets a different, fresh process.
+    expect(spawned).toHaveLength(2);
+    const second = pool.take(args);
+    expect(second).toBe(spawned[1]);
+    expect(second).not.toBe(first);
+    expect(pool.snapshot()).toMatchObject({ hits: 2, misses: 1, started: 3, warm: 1 });
+  });
+
+  it('never hands a process to a request whose model or system prompt differs', () => {
+    const { pool } = stubPool({ size: 3 });
+    pool.take(argsFor('m1', 'A'));
+    expect(pool.take(argsFor('m1', 'B'))).toBeUndefined();
+    expect(pool.take(argsFor('m2', 'A'))).toBeUndefined();
+    const c = pool.take(argsFor('m1', 'A')) as StubChild | undefined;
+    expect(c?.args).toEqual(argsFor('m1', 'A'));
+  });
+
+  it('keeps at most size processes, the most frequent keys first', () => {
+    const { pool, alive } = stubPool({ size: 2 });
+    const taken = new Set<StubChild | undefined>();
+    for (let i = 0; i < 3; i++) taken.add(pool.take(argsFor('hot')));
+    taken.add(pool.take(argsFor('warm')));
+    taken.add(pool.take(argsFor('cold')));
+    const waiting = alive().filter((c) => !taken.has(c));
+    expect(waiting).toHaveLength(2);
+    const models = waiting.map((c) => c.args[c.args.indexOf('--model') + 1]).sort();
+    // 'hot' is the most frequent, 'cold' the most recent of the ones seen once.
+    expect(models).toEqual(['cold', 'hot']);
+    expect(pool.snapshot().warm).toBe(2);
+  });
+
+  it('ends a process unused for idleMs and does not replace it until traffic asks again', async () => {
+    const { pool, spawned, ended } = stubPool({ size: 1, idleMs: 50 });
+    pool.take(argsFor('m1'));
+    expect(spawned).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(ended).toContain(spawned[0]);
+    expect(spawned).toHaveLength(1);
+    expect(pool.snapshot()).toMatchObject({ warm: 0, expired: 1 });
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(spawned).toHaveLength(2);
+  });
+
+  it('replaces every warm process when the login or settings fingerprint changes', () => {
+    let fp = 'login-1';
+    const { pool, spawned, ended } = stubPool({ size: 1, fingerprint: () => fp });
+    pool.take(argsFor('m1'));
+    const old = spawned[0];
+    fp = 'login-2';
+    // The process started under the old login is never handed out.
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(ended).toContain(old);
+    expect(spawned).toHaveLength(2);
+    expect(pool.take(argsFor('m1'))).toBe(spawned[1]);
+    expect(pool.snapshot().replaced).toBe(1);
+  });
+
+  it('does not start a process the memory cap has no room for', () => {
+    const { pool, alive } = stubPool({ size: 3, maxRssBytes: 250, rssOf: () => 100 });
+    pool.take(argsFor('m1')); // one started; its size is learned when it is measured
+    pool.take(argsFor('m2'));
+    pool.take(argsFor('m3'));
+    expect(alive().length).toBeLessThanOrEqual(2);
+    const snap = pool.snapshot();
+    expect(snap.skippedForMemory).toBeGreaterThan(0);
+    expect(snap.rssBytes).toBeLessThanOrEqual(250);
+  });
+
+  it('skips a warm process that died while waiting, and pauses after repeated early deaths', () => {
+    const { pool, spawned } = stubPool({ size: 1 });
+    pool.take(argsFor('m1'));
+    spawned[0].exit(1);
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    spawned[1].exit(1);
+    pool.take(argsFor('m1'));
+    spawned[2].exit(1);
+    const snap = pool.snapshot();
+    expect(snap.died).toBe(3);
+    expect(snap.pausedUntil).toBeGreaterThan(Date.now());
+    const before = spawned.length;
+    pool.take(argsFor('m1'));
+    expect(spawned.length).toBe(before); // paused: no respawn loop
+  });
+
+  it('shows models and counts in its snapshot, never the system prompt', () => {
+    const { pool } = stubPool({ size: 1 });
+    pool.take(argsFor('claude-sonnet-x', 'secret-ish system prompt text'));
+    const snap = pool.snapshot();
+    expect(snap.keys).toEqual([{ model: 'claude-sonnet-x', id: expect.stringMatching(/^[0-9a-f]{8}$/), recentRequests: 1, warm: 1 }]);
+    expect(JSON.stringify(snap)).not.toContain('secret-ish');
+  });
+
+  it('a spawn that throws counts as an early death, not a crash of the request', () => {
+    const pool = new CliPool<StubChild>({
+      size: 1,
+      idleMs: 1000,
+      spawn: () => {
+        throw new Error('ENOENT');
+      },
+      end: () => undefined,
+    });
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(pool.snapshot().warm).toBe(0);
+  });
+});
+
+describe('CliPool with the fake CLI', () => {
+  let cli: FakeCli | undefined;
+  let pool: CliPool<ChildProcess> | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    await cli?.cleanup();
+    pool = undefined;
+    cli = undefined;
+  });
+
+  function realPool(path: string, size = 1): CliPool<ChildProcess> {
+    return new CliPool<ChildProcess>({
+      size,
+      idleMs: 60_000,
+      spawn: (args) => spawn(path, args, { stdio: ['pipe', 'pipe', 'ignore'] }),
+      end: (c) => c.kill('SIGTERM'),
+      rssOf: procRss,
+    });
+  }
+
+  function answer(child: ChildProcess, prompt: string): Promise<string> {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdin!.end(prompt);
+    return new Promise((resolve) => child.once('close', () => resolve(out)));
+  }
+
+  it('hands over a started CLI whose stdin is still open; the prompt written then is answered', async () => {
+    cli = await makeFakeCli({ echo: true });
+    pool = realPool(cli.path);
+    const args = argsFor('claude-x', 'Be brief.');
+    expect(pool.take(args)).toBeUndefined();
+    const child = pool.take(args);
+    expect(child).toBeDefined();
+    const out = await answer(child!, 'ping from the pool test');
+    expect(out).toContain('ping from the pool test');
+    const records = await cli.records();
+    const rec = records.find((r) => r.pid === child!.pid);
+    expect(rec?.argv).toEqual(args);
+    expect(rec?.stdin).toBe('ping from the pool test');
+  });
+
+  it('measures the RSS of its idle processes and ends every one of them on close', async () => {
+    cli = await makeFakeCli({});
+    pool = realPool(cli.path, 2);
+    pool.take(argsFor('a'));
+    pool.take(argsFor('b'));
+    await new Promise((r) => setTimeout(r, 300));
+    const snap = pool.snapshot();
+    expect(snap.warm).toBe(2);
+    expect(snap.rssBytes).toBeGreaterThan(1024 * 1024);
+    const pids = (await cli.records().catch(() => [])).map((r) => r.pid);
+    await pool.close();
+    pool = undefined;
+    expect(pids.every((pid) => !isRunning(pid))).toBe(true);
+  });
+});
+
+describe('filesFingerprint', () => {
+  it('changes when a file changes or appears, and with the settings', async () => {
+    const dir = await import('node:fs/promises').then((fs) => fs.mkdtemp(join(process.env.TMPDIR ?? '/tmp', 'pool-fp-')));
+    const file = join(dir, 'credentials.json');
+    const fs = await import('node:fs/promises');
+    const missing = filesFingerprint([file], { a: 1 });
+    await fs.writeFile(file, '{"t":1}');
+    const present = filesFingerprint([file], { a: 1 });
+    expect(present).not.toBe(missing);
+    expect(filesFingerprint([file], { a: 2 })).not.toBe(present);
+    await fs.writeFile(file, '{"t":22}');
+    expect(filesFingerprint([file], { a: 1 })).not.toBe(present);
+    expect(await readFile(file, 'utf8')).toBe('{"t":22}');
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
