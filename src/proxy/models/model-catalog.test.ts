@@ -64,6 +64,9 @@ describe('createModelCatalog: what a requested model id means', () => {
   it('names served models by their neutral id', () => {
     expect(catalog.publicName('claude-sonnet-4-5-20250929')).toBe('assistant-sonnet-4-5-20250929');
     expect(catalog.publicName('assistant-sonnet-4-20250514')).toBe('assistant-sonnet-4-20250514');
+    // A CLI that echoes the alias it was given names no model: the resolved id stands in.
+    expect(catalog.publicName('sonnet', 'assistant-sonnet-4-20250514')).toBe('assistant-sonnet-4-20250514');
+    expect(catalog.publicName('claude-opus-4-20250514', 'assistant-sonnet-4-20250514')).toBe('assistant-opus-4-20250514');
   });
 });
 

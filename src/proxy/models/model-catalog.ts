@@ -39,8 +39,12 @@ export interface ModelCatalog {
   readonly aliases: ReadonlyMap<string, string>;
   /** Throws ProxyError model_not_found (404) for an id that is not available. */
   resolve(requested: string): ResolvedModel;
-  /** The id to show clients for a model the provider named: the neutral `assistant-` id. */
-  publicName(providerId: string): string;
+  /**
+   * The id to show clients for the model that served an answer: the neutral `assistant-` id of the provider's id.
+   * A name that is neither a provider id nor a listed id (a CLI that echoes the alias it was given) is not a
+   * model name: `fallback` (the resolved id) is shown instead, when given.
+   */
+  publicName(servedId: string, fallback?: string): string;
 }
 
 /** The newest listed model whose id has the family word as one of its dash-separated parts. */
@@ -108,6 +112,10 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
         issue: 'is not an available model',
       });
     },
-    publicName: (providerId) => toNeutralModel(profile, providerId),
+    publicName(servedId, fallback) {
+      const neutral = toNeutralModel(profile, servedId);
+      if (neutral !== servedId || listed.has(servedId) || fallback === undefined) return neutral;
+      return fallback;
+    },
   };
 }
