@@ -1,0 +1,342 @@
+// The usage ledger (docs/usage.md): one row per request the proxy carried, in a SQLite file in the data
+// directory, plus the latest value of each subscription quota window. The request path only pushes onto an
+// in-memory queue (record() never touches the disk and never throws); a timer started by the first queued row
+// writes the queue in one transaction FLUSH_MS later, so a kill -9 loses at most the rows of the last flush
+// interval (docs/usage.md "Durability"). Reads flush first, so they always see every recorded row.
+
+import type { Config } from '../config.js';
+import { CaptureStore, type CaptureInput } from './capture.js';
+import { csvHeader, csvLine } from './csv.js';
+import { isCorruption, moveAside, openUsageDb, type Db, type OpenLog } from './open-db.js';
+import { insertParams, insertSql, requestsPage, rowsBetween, summary, toRecord, type RequestRow } from './queries.js';
+import { defaultQuotaNames, parseCliRateLimit, parseProviderQuotaHeaders, parseRespapiQuotaHeaders, type QuotaNames } from './quota-parse.js';
+import type { CapturedBodies, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
+
+export const FLUSH_MS = 250;
+const PRUNE_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DELETE_CHUNK = 5000;
+
+export interface LedgerLog extends OpenLog {
+  info(obj: object, msg: string): void;
+}
+
+export interface LedgerOptions {
+  dataDir: string;
+  retentionDays: number;
+  maxMb: number;
+  captureBodies?: boolean;
+  captureCount?: number;
+  logger?: LedgerLog;
+  now?: () => number;
+  flushMs?: number;
+  pruneMs?: number;
+  fileName?: string;
+  quotaNames?: QuotaNames;
+  /** Rows kept waiting while the database refuses writes (a full disk); beyond it the oldest are dropped. */
+  maxQueue?: number;
+}
+
+/** The ledger's settings from the proxy's config (docs/configuration.md). */
+export function ledgerOptions(config: Pick<Config, 'dataDir' | 'usageRetentionDays' | 'usageMaxMb' | 'captureBodies' | 'captureBodiesCount'>, logger?: LedgerLog): LedgerOptions {
+  return { dataDir: config.dataDir, retentionDays: config.usageRetentionDays, maxMb: config.usageMaxMb, captureBodies: config.captureBodies, captureCount: config.captureBodiesCount, logger };
+}
+
+const quiet: LedgerLog = { info: () => {}, warn: () => {}, error: () => {} };
+const quotaKey = (w: Pick<QuotaWindow, 'source' | 'window'>) => `${w.source}\u0000${w.window}`;
+
+export class UsageLedger implements UsageSink {
+  private db: Db;
+  readonly path: string;
+  private memoryOnly: boolean;
+  private queue: UsageRecord[] = [];
+  private pendingQuota = new Map<string, QuotaWindow>();
+  private quotas = new Map<string, QuotaWindow>();
+  private readonly listeners = new Set<(r: UsageRecord) => void>();
+  private readonly captures: CaptureStore | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private closed = false;
+  private dropped = 0;
+  private readonly log: LedgerLog;
+  private readonly now: () => number;
+  private readonly flushMs: number;
+  private readonly names: QuotaNames;
+  private readonly maxQueue: number;
+
+  private constructor(private readonly opts: LedgerOptions) {
+    this.log = opts.logger ?? quiet;
+    this.now = opts.now ?? Date.now;
+    this.flushMs = opts.flushMs ?? FLUSH_MS;
+    this.names = opts.quotaNames ?? defaultQuotaNames;
+    this.maxQueue = opts.maxQueue ?? 100_000;
+    this.captures = opts.captureBodies ? new CaptureStore(opts.captureCount ?? 50) : undefined;
+    const opened = openUsageDb(opts.dataDir, opts.fileName ?? 'usage.db', this.log, this.now);
+    this.db = opened.db;
+    this.path = opened.path;
+    this.memoryOnly = opened.inMemory;
+    this.loadQuotas();
+    this.prune();
+    this.pruneTimer = setInterval(() => this.prune(), opts.pruneMs ?? PRUNE_MS);
+    this.pruneTimer.unref();
+  }
+
+  /** Opens (or creates) the database; never throws for a bad file (see open-db.ts). */
+  static open(opts: LedgerOptions): UsageLedger {
+    return new UsageLedger(opts);
+  }
+
+  /** True when no file could be used and rows live in memory for this run only. */
+  get inMemory(): boolean {
+    return this.memoryOnly;
+  }
+
+  // ---- UsageSink: called on the request path; O(1), no I/O, never throws ----
+
+  record(row: UsageRecord): void {
+    if (this.closed) return;
+    if (this.queue.length >= this.maxQueue) {
+      this.queue.shift();
+      this.dropped++;
+    }
+    this.queue.push(row);
+    this.schedule();
+    for (const fn of this.listeners) {
+      try {
+        fn(row);
+      } catch {
+        /* a listener's bug must not reach the request */
+      }
+    }
+  }
+
+  upstreamHeaders(source: QuotaSource, headers: Record<string, string | string[] | undefined>): void {
+    try {
+      const at = this.now();
+      this.observe(source === 'respapi' ? parseRespapiQuotaHeaders(headers, at, this.names) : parseProviderQuotaHeaders(headers, at, this.names, source));
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'usage ledger: could not read quota headers');
+    }
+  }
+
+  cliRateLimit(info: unknown): void {
+    try {
+      this.observe(parseCliRateLimit(info, this.now()));
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'usage ledger: could not read a CLI rate-limit event');
+    }
+  }
+
+  /** Keeps the request's bodies for the inspector when capture is on (CAPTURE_BODIES); a no-op otherwise. */
+  capture(requestId: string, bodies: CaptureInput): void {
+    if (!this.captures || this.closed) return;
+    try {
+      this.captures.put(requestId, bodies);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'usage ledger: could not capture bodies');
+    }
+  }
+
+  /** Called with every record as it arrives (metrics). Returns the unsubscribe function. */
+  onRecord(fn: (r: UsageRecord) => void): () => void {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
+  }
+
+  // ---- writes ----
+
+  private observe(rows: QuotaWindow[]): void {
+    if (this.closed || rows.length === 0) return;
+    for (const w of rows) {
+      const key = quotaKey(w);
+      const seen = this.quotas.get(key);
+      if (seen && seen.observedAt > w.observedAt) continue;
+      this.quotas.set(key, w);
+      this.pendingQuota.set(key, w);
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.flushTimer || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, this.flushMs);
+    this.flushTimer.unref();
+  }
+
+  /** Writes everything queued in one transaction. Returns the number of request rows written. */
+  flush(): number {
+    if (this.queue.length === 0 && this.pendingQuota.size === 0) return 0;
+    const batch = this.queue;
+    const quota = [...this.pendingQuota.values()];
+    this.queue = [];
+    this.pendingQuota.clear();
+    try {
+      this.write(batch, quota);
+      return batch.length;
+    } catch (err) {
+      if (isCorruption(err) && this.recover(err)) {
+        try {
+          this.write(batch, quota);
+          return batch.length;
+        } catch {
+          /* fall through: keep the rows queued */
+        }
+      }
+      this.log.warn({ err: (err as Error).message, rows: batch.length }, 'usage ledger: write failed; rows kept for the next try');
+      this.queue = batch.concat(this.queue).slice(-this.maxQueue);
+      for (const w of quota) if (!this.pendingQuota.has(quotaKey(w))) this.pendingQuota.set(quotaKey(w), w);
+      if (!this.closed) this.schedule();
+      return 0;
+    } finally {
+      if (this.dropped > 0) {
+        this.log.error({ dropped: this.dropped }, 'usage ledger: rows dropped because the database kept refusing writes');
+        this.dropped = 0;
+      }
+    }
+  }
+
+  private write(batch: UsageRecord[], quota: QuotaWindow[]): void {
+    const insert = this.db.prepare(insertSql);
+    const upsert = this.db.prepare(
+      `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
+         status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
+    );
+    this.db.transaction(() => {
+      for (const r of batch) insert.run(...insertParams(r));
+      for (const w of quota) upsert.run(w.source, w.window, w.utilization, w.resetsAt, w.status, w.observedAt);
+    })();
+  }
+
+  /** The file went bad while running: move it aside and continue on a fresh one (docs/usage.md "Recovery"). */
+  private recover(err: unknown): boolean {
+    if (this.memoryOnly) return false;
+    this.log.error({ err: (err as Error).message }, 'usage ledger: the database is corrupt; moving it aside and starting a new one');
+    try {
+      this.db.close();
+    } catch {
+      /* already unusable */
+    }
+    try {
+      moveAside(this.path, this.now());
+    } catch {
+      /* openUsageDb tries again and falls back to memory */
+    }
+    const opened = openUsageDb(this.opts.dataDir, this.opts.fileName ?? 'usage.db', this.log, this.now);
+    this.db = opened.db;
+    this.memoryOnly = opened.inMemory;
+    this.pendingQuota = new Map(this.quotas);
+    return true;
+  }
+
+  private loadQuotas(): void {
+    const rows = this.db.prepare('SELECT source, window, utilization, resets_at, status, observed_at FROM quota_windows').all() as Array<{
+      source: QuotaSource;
+      window: string;
+      utilization: number | null;
+      resets_at: number | null;
+      status: string | null;
+      observed_at: number;
+    }>;
+    for (const r of rows) this.quotas.set(quotaKey(r), { source: r.source, window: r.window, utilization: r.utilization, resetsAt: r.resets_at, status: r.status, observedAt: r.observed_at });
+  }
+
+  /**
+   * Deletes rows older than the retention, then the oldest rows while the data exceeds the size cap, in chunks,
+   * and gives the freed pages back to the file system. Returns the number of rows deleted.
+   */
+  prune(): number {
+    if (this.closed) return 0;
+    try {
+      this.flush();
+      let deleted = 0;
+      const cutoff = this.now() - this.opts.retentionDays * DAY_MS;
+      const old = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE started_at < ? ORDER BY started_at LIMIT ?)');
+      for (let n = DELETE_CHUNK; n === DELETE_CHUNK; deleted += n) n = old.run(cutoff, DELETE_CHUNK).changes;
+      const cap = this.opts.maxMb * 1024 * 1024;
+      const oldest = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY started_at LIMIT ?)');
+      for (let round = 0; round < 100 && this.usedBytes() > cap; round++) {
+        const rows = (this.db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
+        if (rows === 0) break;
+        // Aim 10 % under the cap, so pruning does not run again at the next row.
+        const share = 1 - (0.9 * cap) / this.usedBytes();
+        deleted += oldest.run(Math.min(rows, Math.max(100, Math.ceil(rows * share)))).changes;
+      }
+      if (deleted > 0) {
+        this.db.pragma('incremental_vacuum');
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.log.info({ deleted }, 'usage ledger: pruned old rows');
+      }
+      return deleted;
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'usage ledger: pruning failed');
+      return 0;
+    }
+  }
+
+  /** Bytes the data occupies (pages in use, not the free ones the file keeps). */
+  usedBytes(): number {
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
+    const free = this.db.pragma('freelist_count', { simple: true }) as number;
+    return (pages - free) * (this.db.pragma('page_size', { simple: true }) as number);
+  }
+
+  // ---- reads (UsageReader for the window, and the HTTP routes) ----
+
+  requests(query: RequestQuery = {}): RequestPage {
+    this.flush();
+    return requestsPage(this.db, query);
+  }
+
+  request(requestId: string): { record: UsageRecord; bodies?: CapturedBodies } | undefined {
+    this.flush();
+    const row = this.db.prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1').get(requestId) as RequestRow | undefined;
+    if (!row) return undefined;
+    const bodies = this.captures?.get(requestId);
+    return bodies ? { record: toRecord(row), bodies } : { record: toRecord(row) };
+  }
+
+  /** The inspector's name for request(). */
+  getRequest(requestId: string): { record: UsageRecord; bodies?: CapturedBodies } | undefined {
+    return this.request(requestId);
+  }
+
+  summary(from: number, to: number, by: SummaryBy): UsageSummary {
+    this.flush();
+    return summary(this.db, from, to, by);
+  }
+
+  /** The latest observation of each window, by source then window name. From memory: no I/O. */
+  quotaWindows(): QuotaWindow[] {
+    return [...this.quotas.values()].sort((a, b) => a.source.localeCompare(b.source) || a.window.localeCompare(b.window));
+  }
+
+  /** CSV lines (header first) of every row that started in [from, to], oldest first, read in chunks. */
+  async *exportCsv(from: number, to: number): AsyncGenerator<string> {
+    this.flush();
+    yield csvHeader();
+    for (const chunk of rowsBetween(this.db, from, to)) {
+      for (const r of chunk) yield csvLine(r);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.closed) return;
+    }
+  }
+
+  /** Writes what is queued and closes the file. Further records are ignored. */
+  close(): void {
+    if (this.closed) return;
+    clearTimeout(this.flushTimer);
+    clearInterval(this.pruneTimer);
+    this.flush();
+    this.closed = true;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      /* closing anyway */
+    }
+    this.db.close();
+  }
+}

@@ -1,0 +1,159 @@
+// Opens the usage database (docs/usage.md "Where"): a real SQLite file in the data directory, owner-only, WAL
+// with synchronous=NORMAL (a commit survives a process kill; only a power cut can lose the last commits), and a
+// schema versioned by user_version. A database that is corrupt or cannot be opened never stops the proxy: the
+// file (and its -wal/-shm) is moved aside as `<name>.corrupt-<time>` and a fresh one is created; when even that
+// fails (a read-only disk), the ledger runs on an in-memory database for this run and says so.
+
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+export const SCHEMA_VERSION = 1;
+
+/** Each entry migrates from version (index) to version (index + 1). Never edit a shipped entry; append. */
+const migrations: string[] = [
+  `CREATE TABLE requests (
+     id INTEGER PRIMARY KEY,
+     request_id TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     mode TEXT,
+     route TEXT NOT NULL,
+     method TEXT NOT NULL,
+     streamed INTEGER NOT NULL,
+     model_requested TEXT,
+     model_served TEXT,
+     client TEXT,
+     status INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     error_type TEXT,
+     input_tokens INTEGER,
+     output_tokens INTEGER,
+     cache_read_tokens INTEGER,
+     cache_write_tokens INTEGER,
+     ttft_ms REAL,
+     duration_ms REAL NOT NULL
+   );
+   CREATE INDEX requests_started ON requests(started_at);
+   CREATE INDEX requests_mode_started ON requests(mode, started_at);
+   CREATE INDEX requests_outcome_started ON requests(outcome, started_at);
+   CREATE INDEX requests_request_id ON requests(request_id);
+   CREATE TABLE quota_windows (
+     source TEXT NOT NULL,
+     window TEXT NOT NULL,
+     utilization REAL,
+     resets_at INTEGER,
+     status TEXT,
+     observed_at INTEGER NOT NULL,
+     PRIMARY KEY (source, window)
+   ) WITHOUT ROWID;`,
+];
+
+export interface OpenedDb {
+  db: Db;
+  path: string;
+  /** True when no file could be used and the database lives in memory for this run. */
+  inMemory: boolean;
+  /** Where a broken file was moved, when one was. */
+  movedAside?: string;
+}
+
+export interface OpenLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+function prepare(db: Db): void {
+  // auto_vacuum must be chosen before the first table exists; INCREMENTAL lets pruning give pages back to the OS.
+  if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 2000');
+  let version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw new Error(`usage database has schema version ${version}, newer than this proxy's ${SCHEMA_VERSION}`);
+  while (version < SCHEMA_VERSION) {
+    const step = migrations[version];
+    db.transaction(() => {
+      db.exec(step);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+    version++;
+  }
+  // Reading every table once makes a file whose header is fine but whose schema pages are garbage fail here.
+  db.prepare('SELECT count(*) FROM quota_windows').get();
+  db.prepare('SELECT id FROM requests ORDER BY started_at DESC LIMIT 1').get();
+}
+
+function restrict(path: string): void {
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(p)) chmodSync(p, 0o600);
+    } catch {
+      /* best effort: on Windows modes do not apply */
+    }
+  }
+}
+
+export function moveAside(path: string, now: number): string | undefined {
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const target = `${path}.corrupt-${stamp}`;
+  let moved: string | undefined;
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (!existsSync(path + suffix)) continue;
+    renameSync(path + suffix, target + suffix);
+    if (suffix === '') moved = target;
+  }
+  return moved;
+}
+
+function tryOpen(path: string): Db {
+  // Created owner-only before SQLite opens it, so the file is never readable by others, not even for a moment;
+  // SQLite gives its -wal and -shm files the database file's mode.
+  closeSync(openSync(path, 'a', 0o600));
+  const db = new Database(path);
+  try {
+    restrict(path);
+    prepare(db);
+    restrict(path);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now: () => number = Date.now): OpenedDb {
+  const path = join(dataDir, fileName);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    log.error({ err: (err as Error).message, dataDir }, 'usage ledger: cannot create the data directory; keeping usage in memory for this run');
+    return { db: inMemory(), path, inMemory: true };
+  }
+  try {
+    return { db: tryOpen(path), path, inMemory: false };
+  } catch (first) {
+    let movedAside: string | undefined;
+    try {
+      movedAside = moveAside(path, now());
+      log.warn({ err: (first as Error).message, movedAside }, 'usage ledger: the database could not be opened; moved it aside and started a new one');
+      return { db: tryOpen(path), path, inMemory: false, movedAside };
+    } catch (second) {
+      log.error({ err: (second as Error).message, first: (first as Error).message }, 'usage ledger: no usable database file; keeping usage in memory for this run');
+      return { db: inMemory(), path, inMemory: true, movedAside };
+    }
+  }
+}
+
+function inMemory(): Db {
+  const db = new Database(':memory:');
+  prepare(db);
+  return db;
+}
+
+/** SQLite's answer for a file that is not (or no longer) a database. */
+export function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+}
