@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Settings } from '../../src/proxy/config.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { childEnv } from '../helpers/tool-proxy.js';
@@ -25,7 +26,8 @@ export const cliReply = 'Hi from fake!';
 export const simReply = 'Hi from the simulator!';
 export const model = 'assistant-sonnet-4-20250514';
 
-export async function startClientBed(): Promise<ClientBed> {
+/** `settings` are added to the bed's own (e.g. MODEL_ALIASES). */
+export async function startClientBed(settings: Settings = {}): Promise<ClientBed> {
   const dir = await mkdtemp(join(tmpdir(), 'client-bed-'));
   const sim = await startSimulator();
   const cli = await makeFakeCli({});
@@ -39,6 +41,7 @@ export async function startClientBed(): Promise<ClientBed> {
       credentialsPath,
       oauthTokenUrl: sim.cliTokenUrl,
       rateLimitPerMinute: 10_000,
+      ...settings,
     },
     { deps: { childEnv } },
   );
