@@ -3,7 +3,7 @@
 // what the window is tested against is what the app runs.
 
 import type { Settings } from '../proxy/config.js';
-import type { ControlApi, ControlStatus, CsvExport, DiagnoseResult, LogView, SettingsResult } from '../proxy/control-api.js';
+import type { ControlApi, ControlStatus, CsvExport, DiagnoseResult, LogView, RecentRequest, RequestRecord, SettingsResult } from '../proxy/control-api.js';
 import type { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import type { LogTap } from '../proxy/logger.js';
@@ -48,6 +48,32 @@ function emptyMetrics(): Awaited<ReturnType<ControlApi['getMetrics']>> {
   return { requestsTotal: 0, errorsTotal: 0, inFlight: 0, requestsPerMinute: 0, latencyP50Ms: null, latencyP95Ms: null, ttftP50Ms: null, series: [] };
 }
 
+/**
+ * The metrics name a request that matched no route `unmatched`; the window shows its path instead, taken from
+ * the request's log line (the logger's tap holds it, keyed by request id) or from the usage ledger.
+ */
+async function withPaths(records: RequestRecord[], deps: ControlServiceDeps): Promise<RecentRequest[]> {
+  const unmatched = records.filter((r) => r.route === 'unmatched');
+  if (unmatched.length === 0) return records;
+  const paths = new Map<string, string>();
+  const wanted = new Set(unmatched.map((r) => r.requestId));
+  for (const line of deps.logTap?.since(0).lines ?? []) {
+    if (line.msg !== 'request' || !line.line.includes('"unmatched"')) continue;
+    try {
+      const parsed = JSON.parse(line.line) as { requestId?: unknown; path?: unknown };
+      if (typeof parsed.requestId === 'string' && typeof parsed.path === 'string' && wanted.has(parsed.requestId)) paths.set(parsed.requestId, parsed.path);
+    } catch {
+      /* a line that is not JSON has no path to give */
+    }
+  }
+  for (const r of unmatched) {
+    if (paths.has(r.requestId) || !deps.usage) continue;
+    const row = await deps.usage.request(r.requestId);
+    if (row) paths.set(r.requestId, row.record.route);
+  }
+  return records.map((r) => (paths.has(r.requestId) ? { ...r, path: paths.get(r.requestId) } : r));
+}
+
 export function createControlService(controller: ProxyController, deps: ControlServiceDeps): ControlApi {
   const startSafely = async (): Promise<ControlStatus> => {
     // A failed start (port taken) is a state the window shows, not an exception across IPC.
@@ -89,7 +115,7 @@ export function createControlService(controller: ProxyController, deps: ControlS
     start: startSafely,
     stop: () => controller.stop(),
     getMetrics: async () => controller.metrics() ?? emptyMetrics(),
-    getRecentRequests: async () => controller.recentRequests(),
+    getRecentRequests: async () => withPaths(controller.recentRequests(), deps),
     getSessions: async () => controller.sessions(),
     endSession: async (id) => controller.endSession(String(id)),
     checkPort: async (port) => {

@@ -55,7 +55,7 @@ export interface ControlApi {
   start(): Promise<ControlStatus>;
   stop(): Promise<ControlStatus>;
   getMetrics(): Promise<MetricsSummary>;
-  getRecentRequests(): Promise<RequestRecord[]>;
+  getRecentRequests(): Promise<RecentRequest[]>;
   /** Response-API sessions the proxy has seen and not yet expired, most recently used first. */
   getSessions(): Promise<SessionView[]>;
   /** Forgets one response-API session (its next request starts a new one); returns the remaining list. */
@@ -85,6 +85,9 @@ export interface ControlApi {
   /** The history between two times as CSV: saved where the user chooses (path), or returned as text. */
   exportUsageCsv(from: number, to: number): Promise<CsvExport>;
 }
+
+/** A recent request; `path` is the request's own path when it matched no route (the record says `unmatched`). */
+export type RecentRequest = RequestRecord & { path?: string };
 
 export interface LogView extends LogPage {
   /** The log level in force ("silent" means nothing will show). */

@@ -1,6 +1,6 @@
 // Rendering of status, health, metrics and recent requests: each a function of ControlApi data to the DOM.
 
-import type { ControlStatus, MetricsSummary, RequestRecord, SessionView } from '../proxy/control-api.js';
+import type { ControlStatus, MetricsSummary, RecentRequest, SessionView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { formatExpiry, formatMs, formatTime, formatTokens } from './format.js';
 
@@ -117,12 +117,12 @@ export function renderSessions(sessions: SessionView[], onEnd: (id: string) => v
 }
 
 /** "GET /v1/models"; a request that matched no route shows its own path (metrics name those `unmatched`). */
-export function requestLabel(r: RequestRecord & { path?: string }): string {
+export function requestLabel(r: RecentRequest): string {
   const route = r.route === 'unmatched' ? (r.path ?? '(no route)') : r.route;
   return `${r.method} ${route}`;
 }
 
-export function renderRequests(records: Array<RequestRecord & { path?: string }>): void {
+export function renderRequests(records: RecentRequest[]): void {
   const body = byId('requests');
   const key = records.map((r) => r.requestId).join(',');
   if (body.dataset.key === key) return;

@@ -132,3 +132,31 @@ describe('control service: live log, diagnose, usage', () => {
     expect(await cancelled.exportUsageCsv(from, now)).toEqual({ rows: inRange.length });
   });
 });
+
+describe('control service: recent requests', () => {
+  let controller: ProxyController | undefined;
+  afterEach(async () => {
+    await controller?.stop(100);
+  });
+
+  it('a request that matched no route carries its path (from the log tap, else from the ledger)', async () => {
+    const { LogTap, createLogger } = await import('../../src/proxy/logger.js');
+    const { Writable } = await import('node:stream');
+    const tap = new LogTap(50);
+    const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
+    controller = new ProxyController({ settings: { port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
+    await controller.start();
+    const port = controller.current()!.services.boundPort!;
+    expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 50));
+    const fromTap = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap }).getRecentRequests();
+    expect(fromTap.find((r) => r.route === 'unmatched')?.path).toBe('/no/such/path');
+    const id = fromTap.find((r) => r.route === 'unmatched')!.requestId;
+    const { FakeUsageReader, sampleRecords } = await import('./usage-fixture.js');
+    const reader = new FakeUsageReader([{ ...sampleRecords(Date.now(), 1)[0], requestId: id, route: '/no/such/path' }]);
+    const fromLedger = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage: reader }).getRecentRequests();
+    expect(fromLedger.find((r) => r.requestId === id)?.path).toBe('/no/such/path');
+    const bare = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined }).getRecentRequests();
+    expect(bare.find((r) => r.requestId === id)?.path).toBeUndefined();
+  });
+});

@@ -65,6 +65,8 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await expect.poll(async () => (await cells(page, '#requests')).length, { timeout: 5000 }).toBe(6);
     const rows = await cells(page, '#requests');
     expect(rows.some((r) => r[1].includes('unmatched'))).toBe(false);
+    // The path the client asked for, not the metrics' `unmatched` label.
+    expect(rows.some((r) => r[1] === 'GET /no/such/route' && r[4] === '404')).toBe(true);
     expect(await page.$$eval('#recent th', (ths) => ths.map((th) => th.textContent))).toEqual(['Time', 'Request', 'Mode', 'Model', 'Status', 'Duration', 'Tokens in / out']);
     for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
       await page.setViewportSize(size);
