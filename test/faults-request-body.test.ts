@@ -102,3 +102,19 @@ describe('a body sent a byte at a time', () => {
     expect(r.closedByServer).toBe(true);
   });
 });
+
+describe('request heads node:http answers before the proxy sees them', () => {
+  // node:http answers an Expect other than 100-continue itself with a bare 417 (no body), unless the server
+  // handles 'checkExpectation' (server.ts). RFC 9110 §10.1.1 allows the 417, but it should be in the family shape.
+  it.skip('an unknown Expect value gets a family-shaped answer (skipped: server.ts does not handle checkExpectation)', async () => {
+    const answer = await sendRaw(bed.proxy.url, { method: 'GET', path: '/v1/models', headers: { expect: 'x-fancy' } });
+    expect(answer.status).not.toBe(0);
+    expect(errorAnswerProblem('/v1/models', 'GET', answer)).toBeUndefined();
+  });
+
+  it('Expect: 100-continue is honoured and the request answered normally', async () => {
+    const answer = await sendRaw(bed.proxy.url, { method: 'POST', path: '/v1/messages', headers: { expect: '100-continue', 'content-type': 'application/json' }, body: '{}' });
+    expect(answer.status).toBe(400);
+    expect(errorAnswerProblem('/v1/messages', 'POST', answer)).toBeUndefined();
+  });
+});
