@@ -1,0 +1,39 @@
+// Prometheus series of the usage ledger (docs/usage.md "Metrics"), on the registry of one proxy instance
+// (metrics.ts builds it; no global registry):
+//   assistant_proxy_tokens_total{mode,model,kind}         tokens as reported, counted as each request ends
+//   assistant_proxy_quota_utilization{source,window}      the latest observed fraction of each quota window
+// Token counts that were not reported add nothing (never estimated). Returns a function that detaches the
+// counter from the ledger (a long-lived ledger outlives a proxy that is restarted).
+
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { UsageLedger } from './ledger.js';
+import type { UsageRecord } from './types.js';
+
+const kinds = [
+  ['input', 'input'],
+  ['output', 'output'],
+  ['cacheRead', 'cache_read'],
+  ['cacheWrite', 'cache_write'],
+] as const;
+
+export function registerUsageMetrics(registry: Registry, ledger: Pick<UsageLedger, 'onRecord' | 'quotaWindows'>): () => void {
+  const registers = [registry];
+  const tokens = new Counter({ name: 'assistant_proxy_tokens_total', help: 'Tokens as the provider or the CLI reported them, by kind', labelNames: ['mode', 'model', 'kind'], registers });
+  new Gauge({
+    name: 'assistant_proxy_quota_utilization',
+    help: 'Latest observed utilization of each subscription quota window (a fraction: 0.18 = 18 %)',
+    labelNames: ['source', 'window'],
+    registers,
+    collect() {
+      this.reset();
+      for (const w of ledger.quotaWindows()) if (w.utilization !== null) this.set({ source: w.source, window: w.window }, w.utilization);
+    },
+  });
+  return ledger.onRecord((r: UsageRecord) => {
+    const labels = { mode: r.mode ?? 'none', model: r.modelServed ?? r.modelRequested ?? 'unknown' };
+    for (const [key, kind] of kinds) {
+      const n = r.tokens[key];
+      if (typeof n === 'number' && Number.isFinite(n) && n > 0) tokens.inc({ ...labels, kind }, n);
+    }
+  });
+}
