@@ -1,0 +1,160 @@
+// GET /usage/requests, /usage/requests/:id, /usage/summary, /usage/limits and /usage/export.csv: the usage
+// ledger over HTTP (docs/usage.md "Endpoints"). Same access rules as /health/detailed: open on loopback, the
+// access key beyond it (http/access-key.ts guards every path but /health). Query parameters pass a narrow zod
+// schema; a bad one is a 400 in the general shape (SPEC.md §7.3) naming the parameter. These routes are the
+// proxy's own, not traffic it carries, so they are never recorded in the ledger themselves.
+
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { ModeName } from '../config.js';
+import { invalidField, ProxyError } from '../errors.js';
+import type { ProxyContext } from '../http/types.js';
+import type { Services } from '../services.js';
+import type { UsageLedger } from '../usage/ledger.js';
+import { MAX_PAGE } from '../usage/queries.js';
+import type { CapturedBodies, QuotaWindow, UsageRecord } from '../usage/types.js';
+import { addRoute, type ProxyRouter } from './define.js';
+
+export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv'>;
+
+const DAY_MS = 86_400_000;
+const modeNames: readonly ModeName[] = ['tool', 'direct', 'respapi'];
+const outcomes = ['ok', 'rejected', 'upstream_error', 'client_gone', 'timeout', 'error'] as const;
+
+/** A time: ms since the epoch, or an ISO 8601 date or date-time. */
+const time = z.string().transform((s, ctx) => {
+  const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) ? Date.parse(s) : Number.NaN;
+  if (!Number.isFinite(n)) {
+    ctx.addIssue({ code: 'custom', message: 'must be ms since the epoch or an ISO 8601 date' });
+    return z.NEVER;
+  }
+  return n;
+});
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames as [ModeName, ...ModeName[]]).optional(), outcome: z.enum(outcomes).optional() });
+const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client']).optional() });
+const exportQuery = z.strictObject({ from: time.optional(), to: time.optional() });
+
+function parseQuery<T extends z.ZodType>(schema: T, ctx: ProxyContext): z.output<T> {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) {
+    if (Array.isArray(v)) throw invalidField(k, 'given more than once', `Invalid query: ${k} is given more than once`);
+    if (v !== undefined) raw[k] = v;
+  }
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : String(issue.path[0] ?? 'query');
+  const what = issue.code === 'unrecognized_keys' ? 'is not a known parameter' : issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message;
+  throw invalidField(field, what, `Invalid query: ${field} ${what}`);
+}
+
+function range(q: { from?: number; to?: number }, now: number, defaultSpan: number): [number, number] {
+  const to = q.to ?? now;
+  const from = q.from ?? Math.max(0, to - defaultSpan);
+  if (from > to) throw invalidField('from', 'must not be after to', 'Invalid query: from must not be after to');
+  return [from, to];
+}
+
+/** The HTTP shape of one row: snake_case like the CSV columns; times in ms since the epoch. */
+export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
+  return {
+    request_id: r.requestId,
+    started_at: r.startedAt,
+    mode: r.mode,
+    method: r.method,
+    route: r.route,
+    streamed: r.streamed,
+    model_requested: r.modelRequested,
+    model_served: r.modelServed,
+    client: r.client,
+    status: r.status,
+    outcome: r.outcome,
+    error_type: r.errorType,
+    input_tokens: r.tokens.input,
+    output_tokens: r.tokens.output,
+    cache_read_tokens: r.tokens.cacheRead,
+    cache_write_tokens: r.tokens.cacheWrite,
+    ttft_ms: r.ttftMs,
+    duration_ms: r.durationMs,
+    ...(bodies ? { captured: bodies } : {}),
+  };
+}
+
+/** The HTTP shape of a quota window: both times in Unix seconds, as the provider reports resets. */
+export function windowToWire(w: QuotaWindow) {
+  return { source: w.source, window: w.window, utilization: w.utilization, resets_at: w.resetsAt, status: w.status, observed_at: Math.floor(w.observedAt / 1000) };
+}
+
+export function registerUsage(router: ProxyRouter, services: Services, ledger: UsageQueries): void {
+  const now = () => services.deps.now();
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/usage/requests',
+    mode: 'none',
+    handler: async (ctx) => {
+      const q = parseQuery(requestsQuery, ctx);
+      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome });
+      ctx.body = { requests: page.rows.map((r) => recordToWire(r)), ...(page.nextBefore !== undefined ? { next_before: page.nextBefore } : {}) };
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/usage/requests/:id',
+    mode: 'none',
+    handler: async (ctx) => {
+      parseQuery(z.strictObject({}), ctx);
+      const id = String(ctx.params.id ?? '');
+      const found = ledger.request(id);
+      if (!found) throw new ProxyError('not_found', `No request with id ${JSON.stringify(id.slice(0, 128))} in the usage ledger`);
+      ctx.body = recordToWire(found.record, found.bodies);
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/usage/summary',
+    mode: 'none',
+    handler: async (ctx) => {
+      const q = parseQuery(rangeQuery, ctx);
+      const [from, to] = range(q, now(), 7 * DAY_MS);
+      const s = ledger.summary(from, to, q.by ?? 'day');
+      const row = (r: Omit<(typeof s.rows)[number], 'key'>) => ({
+        requests: r.requests,
+        errors: r.errors,
+        tokens: { input: r.tokens.input, output: r.tokens.output, cache_read: r.tokens.cacheRead, cache_write: r.tokens.cacheWrite },
+        unreported_tokens: r.unreportedTokens,
+        ttft_p50_ms: r.ttftP50Ms,
+        ttft_p95_ms: r.ttftP95Ms,
+      });
+      ctx.body = { from: s.from, to: s.to, by: s.by, rows: s.rows.map((r) => ({ key: r.key, ...row(r) })), total: row(s.total) };
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/usage/limits',
+    mode: 'none',
+    handler: async (ctx) => {
+      parseQuery(z.strictObject({}), ctx);
+      ctx.body = { windows: ledger.quotaWindows().map(windowToWire) };
+    },
+  });
+  addRoute(router, services, {
+    method: 'GET',
+    path: '/usage/export.csv',
+    mode: 'none',
+    handler: async (ctx) => {
+      const q = parseQuery(exportQuery, ctx);
+      const [from, to] = range(q, now(), Number.POSITIVE_INFINITY); // everything up to now unless narrowed
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('content-disposition', `attachment; filename="assistant-proxy-usage-${day(from)}-to-${day(to)}.csv"`);
+      ctx.body = Readable.from(ledger.exportCsv(from, to));
+    },
+  });
+}
