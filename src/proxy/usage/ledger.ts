@@ -96,8 +96,10 @@ export class UsageLedger implements UsageSink {
   record(row: UsageRecord): void {
     if (this.closed) return;
     if (this.queue.length >= this.maxQueue) {
-      this.queue.shift();
-      this.dropped++;
+      // Only while the database refuses writes; drop a tenth at once so this stays O(1) amortised.
+      const n = Math.max(1, Math.floor(this.maxQueue / 10));
+      this.queue.splice(0, n);
+      this.dropped += n;
     }
     this.queue.push(row);
     this.schedule();

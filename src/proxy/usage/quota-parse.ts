@@ -66,8 +66,10 @@ const windowNameRe = /^[a-z0-9_]{1,40}$/;
  * reset or status. The overall `<prefix>-status` and `-representative-claim` are not windows and are skipped.
  */
 export function parseProviderQuotaHeaders(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames, source: QuotaSource = 'direct'): QuotaWindow[] {
-  const headers = lowerKeys(raw);
   const prefix = `${names.providerPrefix.toLowerCase()}-`;
+  // Most answers carry no quota headers: look before copying (this runs once per upstream answer).
+  if (!Object.keys(raw).some((k) => k.length > prefix.length && k.toLowerCase().startsWith(prefix))) return [];
+  const headers = lowerKeys(raw);
   const abbrs = new Set<string>();
   for (const k of Object.keys(headers)) {
     if (!k.startsWith(prefix)) continue;
@@ -99,6 +101,7 @@ function windowName(minutes: number | null, fallback: string, names: QuotaNames)
  * Other limit families (`x-<other>-primary-used-percent`) get their family as a prefix: `<family>.<window>`.
  */
 export function parseRespapiQuotaHeaders(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames): QuotaWindow[] {
+  if (!Object.keys(raw).some((k) => k.toLowerCase().endsWith('-used-percent'))) return [];
   const headers = lowerKeys(raw);
   const families = new Set<string>();
   for (const key of Object.keys(headers)) {
