@@ -58,7 +58,7 @@ export class HistoryPanel {
         cell.append(open);
         const outcome = el('td', `${r.status} ${outcomeText[r.outcome]}`, r.outcome === 'ok' ? 'ok nowrap' : 'bad nowrap');
         tr.dataset.requestId = r.requestId;
-        tr.append(el('td', new Date(r.startedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false }), 'nowrap'), cell, el('td', modeText(r.mode), 'nowrap'), el('td', r.modelServed ?? r.modelRequested ?? '–'), outcome, el('td', formatMs(r.durationMs), 'num nowrap'), el('td', `${tokens(r.tokens.input)} / ${tokens(r.tokens.output)}`, 'num nowrap'));
+        tr.append(el('td', new Date(r.startedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })), cell, el('td', modeText(r.mode), 'nowrap col-mode'), el('td', r.modelServed ?? r.modelRequested ?? '–'), outcome, el('td', formatMs(r.durationMs), 'num nowrap'), el('td', `${tokens(r.tokens.input)} / ${tokens(r.tokens.output)}`, 'num nowrap'));
         return tr;
       }),
     );

@@ -23,7 +23,8 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
   beforeAll(async () => {
     // Usage from the in-memory ledger of test/main/usage-fixture.ts (the real ledger is not wired in yet).
     h = await startHarness({ serviceDeps: { usage: new FakeUsageReader(sampleRecords(Date.now()), sampleQuota(Date.now())) } });
-    for (let i = 0; i < 3; i++) await get(h.port, '/v1/models');
+    // Enough requests that the recent-requests table scrolls (a scrolling region must be keyboard-reachable).
+    for (let i = 0; i < 20; i++) await get(h.port, '/v1/models');
     await get(h.port, '/no/such/route');
   });
 
@@ -48,8 +49,10 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
               await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
             }
             await page.waitForTimeout(tab === 'overview' ? 1200 : 300);
-            expect(await layoutProblems(page), tab).toEqual([]);
-            expect(await axeViolations(page), tab).toEqual([]);
+            const problems = await layoutProblems(page);
+            expect(problems, `${tab}: ${problems.join('; ')}`).toEqual([]);
+            const violations = await axeViolations(page);
+            expect(violations, `${tab}: ${violations.join('; ')}`).toEqual([]);
             await screenshot(page, `window-${tab}-${size.width}x${size.height}-${theme}`);
           }
         } finally {
