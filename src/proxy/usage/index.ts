@@ -1,0 +1,24 @@
+// The usage ledger's entry points (docs/usage.md), for the composition root and the desktop app.
+
+import type { Config } from '../config.js';
+import { ledgerOptions, UsageLedger, type LedgerLog } from './ledger.js';
+import type { UsageSink } from './types.js';
+
+export { UsageLedger, ledgerOptions, type LedgerOptions, type LedgerLog } from './ledger.js';
+export { registerUsageMetrics } from './usage-metrics.js';
+export { clientFamily, defaultFamilies, type FamilyPattern } from './client-family.js';
+export { defaultQuotaNames, type QuotaNames } from './quota-parse.js';
+export type { CaptureInput } from './capture.js';
+export type * from './types.js';
+
+/** Opens the ledger with the proxy's settings (DATA_DIR, USAGE_RETENTION_DAYS, USAGE_MAX_MB, CAPTURE_BODIES...). */
+export function openLedger(config: Config, logger?: LedgerLog): UsageLedger {
+  return UsageLedger.open(ledgerOptions(config, logger));
+}
+
+/** A sink that keeps nothing: for a proxy started without a ledger (and for tests that do not look at usage). */
+export const noopUsageSink: UsageSink = Object.freeze({
+  record: () => {},
+  upstreamHeaders: () => {},
+  cliRateLimit: () => {},
+});
