@@ -18,7 +18,7 @@ import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
-  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders() };
+  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...ctx.state.knobs.quotaHeaders };
 }
 
 /** Answers 401 and returns false when the request carries no credential, or one the knobs do not accept. */

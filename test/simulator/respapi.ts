@@ -113,7 +113,7 @@ async function streamResponse(ctx: RouteContext, model: string, inputTokens: num
   const send = (event: string, data: Record<string, unknown>): boolean =>
     writeSse(res, event, { type: event, sequence_number: seq++, ...data });
 
-  startSse(res, { 'x-request-id': `req_sim_${state.next('req')}` });
+  startSse(res, { 'x-request-id': `req_sim_${state.next('req')}`, ...knobs.respapiQuotaHeaders });
   send('response.created', { response: response('in_progress', [], null) });
   send('response.output_item.added', {
     output_index: 0,

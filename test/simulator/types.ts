@@ -82,6 +82,10 @@ export interface SimulatorKnobs {
   /** Cut the connection right after reading a request, before any status line (every route; fault tests). A
    * path (or prefix ending in '*') limits it to those requests. */
   dropBeforeHeaders?: boolean | string;
+  /** Extra response headers on every native API answer (e.g. the subscription quota headers direct mode reads). */
+  quotaHeaders?: Record<string, string>;
+  /** Extra response headers on every streamed response-API answer (its rate-limit headers). */
+  respapiQuotaHeaders?: Record<string, string>;
 }
 
 export function defaultKnobs(): SimulatorKnobs {
