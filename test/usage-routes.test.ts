@@ -28,7 +28,7 @@ async function start(settings: Settings = {}): Promise<{ url: string; ledger: Us
   const profile = createProfile({});
   const config = validateSettings({ port: 0, logLevel: 'warn', healthRefreshMs: 60_000, modes: ['direct'], dataDir: dir, ...settings }, profile);
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
-  const ledger = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64 });
+  const ledger = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64, logger });
   cleanups.push(() => ledger.close());
   const proxy = createProxy({ config, profile, logger });
   const router = new Router<ProxyState>();
