@@ -6,15 +6,17 @@ import { cpuSeconds, treeCpuSeconds } from './cpu.js';
 import { probeOnce, type RequestSpec } from './load.js';
 import type { NginxProcess } from './nginx.js';
 import type { Row, Target } from './report.js';
-import type { ProxyProcess, SimulatorProcess } from './servers.js';
+import type { NodeHopProcess, ProxyProcess, SimulatorProcess } from './servers.js';
 import type { SimulatorKnobs } from '../test/simulator/index.js';
 
-export const targets: Target[] = ['proxy', 'direct', 'nginx'];
+export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node'];
 
 export interface Bench {
   cfg: BenchConfig;
   sim: SimulatorProcess;
   nginx: NginxProcess;
+  /** The minimal Node hop (fastify + @fastify/http-proxy): the Node-level limit of a reverse proxy. */
+  nodeHop: NodeHopProcess;
   proxy: ProxyProcess;
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
@@ -33,11 +35,13 @@ export const providerModel = 'claude-sonnet-4-20250514';
 
 /** CPU seconds used so far by the hop of target t (nginx: master and workers); NaN for direct (no hop). */
 export function hopCpu(b: Bench, t: Target): number {
-  return t === 'proxy' ? cpuSeconds(b.proxy.pid) : t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
+  if (t === 'proxy') return cpuSeconds(b.proxy.pid);
+  if (t === 'node') return cpuSeconds(b.nodeHop.pid);
+  return t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
 }
 
 export function baseOf(b: Bench, t: Target): string {
-  return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : b.nginx.url;
+  return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : t === 'node' ? b.nodeHop.url : b.nginx.url;
 }
 
 const headers = {
@@ -48,7 +52,7 @@ const headers = {
   'anthropic-version': '2023-06-01',
 };
 
-/** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator and nginx. */
+/** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator, nginx and the Node hop. */
 export function nativeSpec(b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec {
   const body = { model: t === 'proxy' ? neutralModel : providerModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
   return { base: baseOf(b, t), path: t === 'proxy' ? path : '/v1/messages', headers, body: JSON.stringify(body) };

@@ -1,4 +1,4 @@
-// The goals of issue 7, checked against this run's figures. They are reported, never asserted: a benchmark on a
+// The goals of issues 7 and 15, checked against this run's figures. They are reported, never asserted: a benchmark on a
 // shared two-core machine informs, it does not pass or fail a build.
 
 import type { BenchConfig } from './config.js';
@@ -6,7 +6,7 @@ import type { Goal } from './report.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { Aggregate } from './workload-requests.js';
 
-type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx', T | string>;
+type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx' | 'node', T | string>;
 
 const ms = (v: number): string => `${v.toFixed(2)} ms`;
 const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
@@ -49,6 +49,19 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   }
   goals.push({ goal: 'throughput ≥ 0.8× nginx on (a)', measured: ratios.join(', '), met: allMet });
 
+  // CPU per request against the minimal Node hop measured in the same run (issue 15): native ≤ 1.25×, translated ≤ 1.6×.
+  const cpuGoal = (label: string, agg: PerTarget<Aggregate> | undefined, limit: number): Goal => {
+    if (!agg || !isNum(agg.proxy) || !isNum(agg.node)) return { goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`, measured: agg ? String(agg.proxy) : 'not run', met: undefined };
+    const r = agg.proxy.cpuPerRequestUs / agg.node.cpuPerRequestUs;
+    return {
+      goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`,
+      measured: `${agg.proxy.cpuPerRequestUs.toFixed(0)} µs vs ${agg.node.cpuPerRequestUs.toFixed(0)} µs: ${r.toFixed(2)}×`,
+      met: r <= limit,
+    };
+  };
+  goals.push(cpuGoal('(a) native, 32 conc.', a?.c32, 1.25));
+  goals.push(cpuGoal(`(c) translated, ${cfg.latencyConcurrency} conc.`, raw.cNonStream as PerTarget<Aggregate> | undefined, 1.6));
+
   // The simulator's own timer jitter on a busy two-core machine is already a few ms, so the hop is judged by what it
   // adds to it: p99 of |gap − pacing| through the hop minus the same read directly, and the median gap.
   for (const [key, label] of [['b', '(b) native'], ['cStream', '(c) compat']] as const) {
@@ -81,6 +94,31 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
       measured: `${mb(soak.rssStart)} → ${mb(soak.rssHalf)} (half) → ${mb(soak.rssEnd)} MB: ${signed(growth)} %, second half ${signed(((soak.rssEnd - soak.rssHalf) / soak.rssHalf) * 100)} %`,
       met: growth < 10,
     });
+    const growth2 = ((soak.rssEnd - soak.rssHalf) / soak.rssHalf) * 100;
+    goals.push({ goal: 'RSS growth < 10 % in the soak\'s second half (usage ledger: see notes)', measured: `${signed(growth2)} %`, met: growth2 < 10 });
   } else goals.push({ goal: 'RSS growth < 10 % over the soak', measured: 'not measured', met: undefined });
+  goals.push(...poolGoals(raw));
   return goals;
+}
+
+interface PoolRaw {
+  coldMs: number[];
+  pooledMs: number[];
+}
+
+const medianOf = (v: number[]): number => {
+  const s = [...v].sort((x, y) => x - y);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+
+/** Warm CLI pool (issue 15): pooled median time to first token ≤ 0.75× the CLI's own cold one. */
+function poolGoals(raw: Record<string, unknown>): Goal[] {
+  const p = raw.p as Record<string, PoolRaw | string> | undefined;
+  if (!p) return [{ goal: 'warm CLI pool: TTFT median ≤ 0.75× the CLI\'s cold TTFT', measured: 'not run', met: undefined }];
+  return Object.entries(p).map(([name, r]) => {
+    const goal = `warm CLI pool (${name}): TTFT median ≤ 0.75× the CLI's cold TTFT`;
+    if (typeof r === 'string' || !r.pooledMs.length || !r.coldMs.length) return { goal, measured: typeof r === 'string' ? r : 'no answers', met: undefined };
+    const ratio = medianOf(r.pooledMs) / medianOf(r.coldMs);
+    return { goal, measured: `${ms(medianOf(r.pooledMs))} vs ${ms(medianOf(r.coldMs))} cold: ${ratio.toFixed(2)}×`, met: ratio <= 0.75 };
+  });
 }

@@ -1,10 +1,11 @@
-// The result as a markdown table (workload, metric, proxy, direct, nginx, proxy/direct, proxy/nginx) with the
+// The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, and the proxy's ratio to each) with the
 // goals of issue 7 underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export type Target = 'proxy' | 'direct' | 'nginx';
+/** `node`: the minimal Node hop (fastify + @fastify/http-proxy, bench/node-hop-process.mjs). */
+export type Target = 'proxy' | 'direct' | 'nginx' | 'node';
 export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
@@ -61,13 +62,16 @@ function unitLabel(row: Row): string {
 }
 
 export function markdownTable(rows: Row[]): string {
-  const lines = ['| workload | metric | proxy | direct | nginx | proxy/direct | proxy/nginx |', '|---|---|--:|--:|--:|--:|--:|'];
+  const lines = [
+    '| workload | metric | proxy | direct | nginx | node hop | proxy/direct | proxy/nginx | proxy/node hop |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  ];
   for (const r of rows) {
     const c = r.cells;
-    const f = (t: Target) => formatValue(c[t], r.unit);
-    lines.push(
-      `| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${r.ratios ? ratio(c.proxy, c.direct) : '—'} | ${r.ratios ? ratio(c.proxy, c.nginx) : '—'} |`,
-    );
+    // Rows written before the Node hop was a column (or a workload it has no equivalent in) leave it out.
+    const f = (t: Target) => formatValue(c[t] ?? 'n/a', r.unit);
+    const q = (t: Target) => (r.ratios ? ratio(c.proxy, c[t] ?? NaN) : '—');
+    lines.push(`| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${q('direct')} | ${q('nginx')} | ${q('node')} |`);
   }
   return lines.join('\n');
 }
@@ -82,7 +86,7 @@ export function markdownReport(r: Report): string {
     '',
     markdownTable(r.rows),
     '',
-    '## Goals (issue 7; reported, not asserted)',
+    '## Goals (reported, not asserted)',
     '',
     goals.join('\n'),
     '',

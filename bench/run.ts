@@ -2,6 +2,7 @@
 // nginx as a plain reverse proxy, measured side by side in one run on this machine, reported as ratios.
 // BENCH_QUICK=1 gives a one-minute smoke run; docs/benchmarks.md lists every knob.
 
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, release, tmpdir, type as osType } from 'node:os';
 import { join, relative } from 'node:path';
@@ -12,12 +13,34 @@ import { evaluateGoals } from './goals.js';
 import { runLoad } from './load.js';
 import { ensureNginx, startNginx, type NginxProcess } from './nginx.js';
 import { markdownReport, writeReport, type Row } from './report.js';
-import { buildProxy, repoRoot, startProxyProcess, startSimulatorProcess, writeBenchCredentials, type ProxyProcess, type SimulatorProcess } from './servers.js';
+import {
+  buildProxy,
+  repoRoot,
+  startNodeHop,
+  startProxyProcess,
+  startSimulatorProcess,
+  writeBenchCredentials,
+  type NodeHopProcess,
+  type ProxyProcess,
+  type SimulatorProcess,
+} from './servers.js';
+import { runStartup } from './workload-startup.js';
+import { runPoolWorkload } from './workload-pool.js';
 import { runRequestWorkloads, runSoak } from './workload-requests.js';
 import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
 
 const started = Date.now();
+const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'p', 's'];
+const pkgVersion = (name: string): string => {
+  try {
+    return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+};
+const fastifyVersion = pkgVersion('fastify');
+const httpProxyVersion = pkgVersion('@fastify/http-proxy');
 const log = (line: string): void => {
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 };
@@ -28,9 +51,10 @@ async function main(): Promise<number> {
   let sim: SimulatorProcess | undefined;
   let nginx: NginxProcess | undefined;
   let proxy: ProxyProcess | undefined;
+  let nodeHop: NodeHopProcess | undefined;
   let fakeCli: FakeCli | undefined;
   const cleanup = async (): Promise<void> => {
-    await Promise.allSettled([proxy?.stop(), nginx?.stop()]);
+    await Promise.allSettled([proxy?.stop(), nginx?.stop(), nodeHop?.stop()]);
     await sim?.stop().catch(() => undefined);
     await fakeCli?.cleanup().catch(() => undefined);
     await rm(tmp, { recursive: true, force: true });
@@ -58,12 +82,15 @@ async function main(): Promise<number> {
     log(`proxy (${build.kind}) on ${proxy.url}, pid ${proxy.pid}`);
     nginx = await startNginx(nginxBin, join(tmp, 'nginx'), sim.port, cfg.nginxWorkers);
     log(`nginx ${nginx.version} on ${nginx.url}`);
+    nodeHop = await startNodeHop(sim.url);
+    log(`Node hop (fastify + @fastify/http-proxy) on ${nodeHop.url}, pid ${nodeHop.pid}`);
 
     const rows: Row[] = [];
     const b: Bench = {
       cfg,
       sim,
       nginx,
+      nodeHop,
       proxy,
       cliPath: fakeCli.path,
       // What the proxy's CliBackend passes on: its own (small) environment plus the retry bound (default 2).
@@ -93,6 +120,8 @@ async function main(): Promise<number> {
     if (on('d')) await runToolWorkload(b);
     if (on('e')) await runOpenStreams(b); // fresh proxy
     if (on('f')) await runSoak(b); // fresh proxy
+    if (on('p')) await runPoolWorkload(b); // the warm CLI pool, fake CLI and the real one when installed
+    if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
 
     const logLines = b.proxy.logLines();
     if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);
@@ -100,14 +129,16 @@ async function main(): Promise<number> {
     const header = [
       `Command: \`${cfg.quick ? 'BENCH_QUICK=1 ' : ''}npm run bench\`, ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
       `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${osType()} ${release()}, Node ${process.version}; every process on 127.0.0.1`,
+      `Shared machine: other work (test suites of other engineers) ran at the same time, so throughput and latency move between runs; CPU per request (from /proc) and the interleaved ratios are the steadier figures`,
       `Proxy: ${build.kind === 'dist' ? 'production build, `node dist/proxy/cli.js`' : `**sources through tsx** (the build failed: ${build.note})`}, LOG_LEVEL=${cfg.proxyLogLevel}, metrics on, rate limit raised out of the way`,
       `direct: the client talks to the provider simulator itself (the limit). nginx ${nginx.version}: ${cfg.nginxWorkers} worker, proxy_pass, proxy_buffering off, HTTP/1.1 keep-alive upstream, access_log off`,
-      `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
+      `node hop: fastify ${fastifyVersion} + @fastify/http-proxy ${httpProxyVersion}, nothing else (bench/node-hop-process.mjs): the Node-level limit of a hop`,
+      `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx → node hop, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
       `Simulator: reply of 4 words unless stated; paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
     const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw } }; // no machine paths in committed results
     // A quick or partial run never overwrites the committed full result.
-    const partial = cfg.quick || cfg.only.length < 6;
+    const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));
     const dir = partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
     const files = await writeReport(dir, partial ? 'partial' : 'latest', report);
     process.stdout.write(markdownReport(report) + '\n');

@@ -121,7 +121,13 @@ export interface ProxyProcess {
 export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
   const entry = o.build.kind === 'dist' ? [join(repoRoot, 'dist', 'proxy', 'cli.js')] : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
   const args = [...o.nodeArgs, ...entry];
-  const env: NodeJS.ProcessEnv = {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: proxyEnv(o), stdio: ['ignore', 'pipe', 'pipe'] });
+  return attachProxy(child);
+}
+
+/** The proxy's environment in the bench: small, like a service's, with every upstream pointed at the simulator. */
+export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: o.home,
     NODE_ENV: 'production',
@@ -139,7 +145,10 @@ export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyPr
     RESPAPI_CREDENTIALS_PATH: join(o.home, 'no-respapi-auth.json'),
     SHUTDOWN_GRACE_MS: '1000',
   };
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Waits for a started proxy's `listening on <url>` line (stderr) and wraps the child. */
+export async function attachProxy(child: ChildProcess): Promise<ProxyProcess> {
   let tail = '';
   let logTail = '';
   let logLines = 0;
@@ -171,4 +180,39 @@ export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyPr
     logTail: () => logTail,
     stop: () => waitExit(child, 5000),
   };
+}
+
+export interface NodeHopProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** The minimal Node hop (bench/node-hop-process.mjs) in front of the simulator, with the proxy's small environment. */
+export async function startNodeHop(upstream: string): Promise<NodeHopProcess> {
+  const entry = join(repoRoot, 'bench', 'node-hop-process.mjs');
+  const child = spawn(process.execPath, [entry, upstream], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Node hop did not start in 20 s: ${out}`)), 20_000);
+    const onData = (c: Buffer) => {
+      out = (out + c.toString()).slice(-4000);
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Node hop exited (${code}) at start: ${out.trim()}`));
+    });
+  });
+  return { url, pid: child.pid!, stop: () => waitExit(child, 3000) };
 }

@@ -13,7 +13,7 @@ import { median, Samples, type Summary } from './stats.js';
 
 export interface Aggregate {
   rps: number;
-  /** CPU time of the hop (proxy or nginx process) per answered request, µs; NaN for direct. */
+  /** CPU time of the hop (proxy, Node hop or nginx process) per answered request, µs; NaN for direct. */
   cpuPerRequestUs: number;
   latency: Summary;
   /** non-2xx answers plus socket errors and timeouts, all rounds. */
@@ -27,7 +27,7 @@ function errorsOf(r: LoadResult): number {
   return r.non2xx + r.errors;
 }
 
-/** Runs `rounds` × (proxy, direct, nginx) loads; the proxy is skipped (and its cells say why) when `problem` is set. */
+/** Runs `rounds` × (proxy, direct, nginx, Node hop) loads; the proxy is skipped (and its cells say why) when `problem` is set. */
 export async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
@@ -196,7 +196,11 @@ export async function runSoak(b: Bench): Promise<void> {
       continue;
     }
     const spec = nativeSpec(b, t, false);
-    const rssOf = t === 'proxy' ? () => readRss(b.proxy.pid)?.rss ?? NaN : t === 'nginx' ? () => treeRss(b.nginx.pid) : () => NaN;
+    const rssOf =
+      t === 'proxy' ? () => readRss(b.proxy.pid)?.rss ?? NaN
+      : t === 'node' ? () => readRss(b.nodeHop.pid)?.rss ?? NaN
+      : t === 'nginx' ? () => treeRss(b.nginx.pid)
+      : () => NaN;
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);
     await runLoad(spec, { connections: cfg.soakConcurrency, amount: cfg.soakWarmup });
     const start = rssOf();

@@ -133,6 +133,7 @@ export async function runOpenStreams(b: Bench): Promise<void> {
       resetPeakRss(pid);
       rssNow = () => readRss(pid)?.rss ?? NaN;
     } else if (t === 'nginx') rssNow = () => treeRss(b.nginx.pid);
+    else if (t === 'node') rssNow = () => readRss(b.nodeHop.pid)?.rss ?? NaN;
     else rssNow = () => NaN;
     before[t] = t === 'direct' ? 'n/a (no hop)' : rssNow() / MB;
     const sampler = sampleMax(rssNow, 100);

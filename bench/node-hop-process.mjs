@@ -1,0 +1,21 @@
+// The minimal Node reverse proxy (issue 15 "peers"): fastify with @fastify/http-proxy, every path forwarded to the
+// simulator, nothing else (no logging, no checks). It is the Node-level limit of a hop, beside nginx (what a hop
+// written in C costs) and direct (no hop). Plain JavaScript run by plain `node`, so no loader sits in its path.
+// Usage: node bench/node-hop-process.mjs <upstream base URL>; prints `listening on <url>` on stdout when ready.
+
+import Fastify from 'fastify';
+import proxy from '@fastify/http-proxy';
+import process from 'node:process';
+
+const upstream = process.argv[2];
+if (!upstream) {
+  process.stderr.write('usage: node bench/node-hop-process.mjs <upstream base URL>\n');
+  process.exit(2);
+}
+const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
+await app.register(proxy, { upstream, http2: false });
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`listening on ${url}\n`);
+const stop = () => void app.close().then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
