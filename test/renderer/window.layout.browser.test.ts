@@ -5,7 +5,11 @@
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeUsageReader, sampleQuota, sampleRecords } from '../main/usage-fixture.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UsageLedger } from '../../src/proxy/usage/index.js';
+import { openSampleLedger } from './ledger-fixture.js';
 import { axeViolations, chromiumPath, get, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
 
 if (!haveChromium) console.warn(`[window.layout.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
@@ -19,10 +23,14 @@ const themes = ['light', 'dark'] as const;
 
 describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => {
   let h: Harness;
+  let ledger: UsageLedger | undefined;
+  let dir: string;
 
   beforeAll(async () => {
-    // Usage from the in-memory ledger of test/main/usage-fixture.ts (the real ledger is not wired in yet).
-    h = await startHarness({ serviceDeps: { usage: new FakeUsageReader(sampleRecords(Date.now()), sampleQuota(Date.now())) } });
+    // Usage from a real ledger file holding realistic records and the simulator's quota headers (ledger-fixture.ts).
+    dir = await mkdtemp(join(tmpdir(), 'layout-ledger-'));
+    h = await startHarness({ serviceDeps: { usage: { summary: (...a) => ledger!.summary(...a), requests: (q) => ledger!.requests(q), request: (id) => ledger!.request(id), quotaWindows: () => ledger!.quotaWindows() } } });
+    ledger = await openSampleLedger(dir, { sim: h.sim });
     // Enough requests that the recent-requests table scrolls (a scrolling region must be keyboard-reachable).
     for (let i = 0; i < 20; i++) await get(h.port, '/v1/models');
     await get(h.port, '/no/such/route');
@@ -30,6 +38,8 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
 
   afterAll(async () => {
     await h?.close();
+    ledger?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   for (const theme of themes) {

@@ -1,39 +1,53 @@
 // The Usage tab in Chromium: summary tiles, charts and table for today / 7 / 30 days by model and by mode, the
 // quota windows (bars, reset countdown, elapsed marker, "not observed yet"), the history with filters and paging,
-// the inspector (with and without captured bodies), and CSV export. The ledger behind ControlApi is the
-// in-memory UsageReader of test/main/usage-fixture.ts (realistic typed records; the real ledger is not wired into
-// the controller yet), behind a real ProxyController and control service.
+// the inspector (with and without captured bodies), and CSV export. Behind ControlApi is the REAL usage ledger
+// (UsageLedger, a SQLite file) holding realistic records and the quota windows parsed from the simulator's quota
+// headers (ledger-fixture.ts); the proxy's pipeline does not feed the ledger yet, so the rows are recorded by the
+// test rather than by requests through the proxy.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeUsageReader, sampleQuota, sampleRecords } from '../main/usage-fixture.js';
-import { chromiumPath, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UsageLedger } from '../../src/proxy/usage/index.js';
 import { rangeStart } from '../../src/renderer/usage-view.js';
+import { chromiumPath, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import { openSampleLedger } from './ledger-fixture.js';
 
 if (!haveChromium) console.warn(`[window.usage.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('usage tab', () => {
   let h: Harness;
   let page: Page;
-  const now = Date.now();
-  const reader = new FakeUsageReader(sampleRecords(now), sampleQuota(now), {});
+  let dir: string;
+  let ledger: UsageLedger;
+  // Every record, newest first, as the ledger pages them.
+  const all = () => ledger.requests({ limit: 100_000 }).rows;
+  let captured: string;
 
   beforeAll(async () => {
-    const captured = reader.records.find((r) => r.outcome === 'ok' && r.mode === 'tool')!;
-    reader.bodies[captured.requestId] = { request: '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"Hello"}]}', response: '{"content":[{"type":"text","text":"Hi!"}]}', headers: { 'content-type': 'application/json', authorization: '[redacted]' }, truncated: false };
-    h = await startHarness({ serviceDeps: { usage: reader } });
+    dir = await mkdtemp(join(tmpdir(), 'usage-window-'));
+    // The simulator (for the quota headers) starts with the harness, so the ledger opens just after it.
+    let ledgerRef: UsageLedger | undefined;
+    h = await startHarness({ serviceDeps: { usage: { summary: (...a) => ledgerRef!.summary(...a), requests: (q) => ledgerRef!.requests(q), request: (id) => ledgerRef!.request(id), quotaWindows: () => ledgerRef!.quotaWindows() } } });
+    ledger = ledgerRef = await openSampleLedger(dir, { sim: h.sim });
+    captured = all().find((r) => r.outcome === 'ok' && r.mode === 'tool')!.requestId;
+    ledger.capture(captured, { request: { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'Hello' }] }, response: { content: [{ type: 'text', text: 'Hi!' }] }, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ant-oat01-must-not-show-0123456789' } });
     page = await h.open({ width: 1280, height: 800 });
     await showTab(page, 'usage');
   });
 
   afterAll(async () => {
     await h?.close();
+    ledger?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const text = (sel: string) => page.textContent(sel).then((t) => t ?? '');
 
   it("today by model: tiles, chart and table agree with the ledger's summary", async () => {
-    const expected = reader.summary(rangeStart('today', Date.now()), Date.now(), 'model');
+    const expected = ledger.summary(rangeStart('today', Date.now()), Date.now(), 'model');
     await expect.poll(() => text('#u-requests')).toBe(String(expected.total.requests));
     expect(await text('#u-errors')).toBe(String(expected.total.errors));
     const keys = await page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent));
@@ -50,7 +64,7 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await page.click('#usage [data-range="30d"]');
     await expect.poll(() => page.getAttribute('#usage-daily', 'data-bars')).toBe('30');
     await page.click('#usage [data-by="mode"]');
-    const expected = reader.summary(rangeStart('30d', Date.now()), Date.now(), 'mode');
+    const expected = ledger.summary(rangeStart('30d', Date.now()), Date.now(), 'mode');
     await expect.poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(expected.rows.map((r) => r.key));
     expect(await text('#usage-key-head')).toBe('Mode');
     expect(await page.getAttribute('#usage [data-by="mode"]', 'aria-pressed')).toBe('true');
@@ -58,7 +72,7 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await screenshot(page, 'window-usage-30-days-by-mode-1280x800-light');
   });
 
-  it('quota windows: used share, reset countdown and the elapsed-time marker', async () => {
+  it("quota windows from the simulator's headers: used share, reset countdown and the elapsed-time marker", async () => {
     const items = await page.$$eval('#quota-list li', (lis) => lis.map((li) => ({ text: li.textContent ?? '', fill: (li.querySelector('.fill') as HTMLElement).style.width, mark: (li.querySelector('.elapsed') as HTMLElement | null)?.style.left ?? null })));
     expect(items).toHaveLength(2);
     expect(items[0].text).toContain('5-hour window · direct mode');
@@ -75,7 +89,7 @@ describe.skipIf(!haveChromium)('usage tab', () => {
   it('history: filters, paging and the inspector (bodies only where captured)', async () => {
     await page.selectOption('#history-outcome', 'upstream_error');
     await expect.poll(async () => (await page.$$eval('#history-rows tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent ?? ''))).every((t) => t.endsWith('upstream error'))).toBe(true);
-    const failing = reader.records.filter((r) => r.outcome === 'upstream_error');
+    const failing = all().filter((r) => r.outcome === 'upstream_error');
     expect(await page.locator('#history-rows tr').count()).toBe(Math.min(50, failing.length));
     await page.selectOption('#history-outcome', '');
     await page.selectOption('#history-mode', 'tool');
@@ -84,24 +98,25 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await page.click('#history-more');
     await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(50);
 
-    const captured = Object.keys(reader.bodies)[0];
     await page.selectOption('#history-mode', '');
-    const row = reader.records.findIndex((r) => r.requestId === captured);
-    while ((await page.locator(`#history-rows tr[data-request-id="${captured}"]`).count()) === 0 && row >= 0) await page.click('#history-more');
+    const rec = all().find((r) => r.requestId === captured)!;
+    await expect.poll(() => page.locator('#history-rows tr').count()).toBe(50);
+    while ((await page.locator(`#history-rows tr[data-request-id="${captured}"]`).count()) === 0) await page.click('#history-more');
     await page.click(`#history-rows tr[data-request-id="${captured}"] button`);
     await expect.poll(() => text('#inspector-title')).toBe(`Request ${captured}`);
     const fields = await text('#inspector-fields');
-    const rec = reader.records[row];
     expect(fields).toContain(`Route${rec.method} ${rec.route}`);
     expect(fields).toContain(`Tokens${rec.tokens.input} in, ${rec.tokens.output} out`);
     expect(await text('#inspector-request')).toContain('"content":"Hello"');
+    // The ledger redacts credential headers before keeping them.
     expect(await text('#inspector-headers')).toContain('authorization: [redacted]');
+    expect(await text('#inspector')).not.toContain('must-not-show');
     expect(await page.isVisible('#inspector-nobodies')).toBe(false);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('inspector-title');
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-usage-history-inspector-1280x800-light');
 
-    const plain = reader.records.find((r) => r.route === '/no/such/route')!;
+    const plain = all().find((r) => r.route === '/no/such/route')!;
     await page.selectOption('#history-outcome', 'rejected');
     await page.click(`#history-rows tr[data-request-id="${plain.requestId}"] button`);
     await expect.poll(() => text('#inspector-title')).toBe(`Request ${plain.requestId}`);
@@ -115,7 +130,7 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await page.click('#usage [data-range="7d"]');
     await page.click('#usage-export');
     const from = rangeStart('7d', Date.now());
-    const count = reader.records.filter((r) => r.startedAt >= from).length;
+    const count = all().filter((r) => r.startedAt >= from).length;
     await expect.poll(() => text('#usage-message')).toBe(`Copied ${count} rows as CSV.`);
     const csv = h.copied.at(-1) ?? '';
     expect(csv.trim().split('\r\n')).toHaveLength(count + 1);
@@ -123,15 +138,21 @@ describe.skipIf(!haveChromium)('usage tab', () => {
   });
 
   it('says "not observed yet" when no answer has reported a quota window', async () => {
-    const quota = reader.quota;
-    reader.quota = [];
+    const emptyDir = await mkdtemp(join(tmpdir(), 'usage-window-noquota-'));
+    const fresh = await openSampleLedger(emptyDir, { count: 20 });
+    const other = await startHarness({ serviceDeps: { usage: fresh } });
     try {
-      await page.click('#usage [data-range="today"]');
-      await expect.poll(() => page.isVisible('#quota-empty')).toBe(true);
-      expect(await text('#quota-empty')).toContain('Not observed yet');
-      expect(await page.locator('#quota-list li').count()).toBe(0);
+      const p = await other.open({ width: 800, height: 600 });
+      await showTab(p, 'usage');
+      await expect.poll(() => p.textContent('#u-requests')).not.toBe('–');
+      expect(await p.isVisible('#quota-empty')).toBe(true);
+      expect(await p.textContent('#quota-empty')).toContain('Not observed yet');
+      expect(await p.locator('#quota-list li').count()).toBe(0);
+      await screenshot(p, 'window-usage-limits-not-observed-800x600-light');
     } finally {
-      reader.quota = quota;
+      await other.close();
+      fresh.close();
+      await rm(emptyDir, { recursive: true, force: true });
     }
   });
 
