@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import electron from 'electron';
 import Store from 'electron-store';
-import type { Settings } from '../proxy/config.js';
+import { validateSettings, type Settings } from '../proxy/config.js';
 import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
@@ -45,9 +45,11 @@ let mainWindow: MainWindow;
 let tray: AppTray | undefined;
 let trayHost = true;
 let trayExtras: TrayExtras = {};
-// The usage ledger (src/proxy/usage/), once the proxy runs one: the Usage tab, the tray's quota line and the
-// quota notifications read it through this. Until then the tray counts errors from the recent-requests list.
-const usage: UsageReader | undefined = undefined;
+// The app's usage ledger (src/proxy/usage/, one SQLite file in the data directory): the Usage tab, the tray's
+// quota line and the quota notifications read it. It outlives proxy restarts (a port change), so the app owns it
+// and the proxy is handed it as its usage sink. Undefined when it cannot be opened (then the tray counts errors
+// from the recent-requests list and the Usage tab says the ledger is not running).
+let usage: (UsageReader & { close(): void }) | undefined;
 let quitting = false;
 let stopped = false;
 const loginItem = createLoginItem({
@@ -99,6 +101,7 @@ if (!primary) {
 
 async function onReady(): Promise<void> {
   const stored = setupSettings();
+  await setupLedger(stored);
   await setupProxy(stored);
   setupWindow();
   await setupTray();
@@ -117,6 +120,18 @@ function setupSettings(): ReturnType<typeof openSettings> {
     onWarning: (message) => controller?.addNotice(message),
   });
   return stored;
+}
+
+async function setupLedger(stored: ReturnType<typeof openSettings>): Promise<void> {
+  try {
+    // Loaded on demand: the native SQLite module must match Electron's ABI (electron-builder rebuilds it when
+    // packaging); a mismatch in a development run must cost the Usage tab, not the app.
+    const { openLedger } = await import('../proxy/usage/index.js');
+    usage = openLedger(validateSettings(stored.settings), log);
+    app.on('will-quit', () => usage?.close());
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'usage ledger unavailable: the Usage tab and quota line stay empty');
+  }
 }
 
 let proxyDeps: { envPath: string; childEnv: NodeJS.ProcessEnv } | undefined;
