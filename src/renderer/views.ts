@@ -135,7 +135,7 @@ export function renderRequests(records: RecentRequest[]): void {
       tr.append(
         el('td', formatTime(r.time), 'nowrap'),
         el('td', requestLabel(r), 'mono'),
-        el('td', r.mode === 'none' ? '–' : r.mode, 'nowrap'),
+        el('td', r.mode === 'none' ? '–' : r.mode === 'respapi' ? 'response API' : r.mode, 'nowrap'),
         el('td', r.model ?? '–'),
         status,
         el('td', formatMs(r.durationMs), 'nowrap num'),

@@ -138,11 +138,15 @@ export async function respapiCredentialsCheck(path: string, profile: Profile, no
   }
 }
 
+/** The response-API session diagnose uses: named, so the window's session list says where it came from. */
+export const diagnoseSession = 'assistant-proxy-diagnose';
+
 /** A tiny real request through the response-API route: the credentials are valid when the upstream accepts them. */
 export async function respapiRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
   const model = profile.respapiModels[0]?.id ?? 'rm-4';
-  const r = await call(target, 'POST', '/respapi/responses', { model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
+  // One named session, reused by every run, rather than a new generated one each time (SPEC.md §2.7 sessions).
+  const r = await call(target, 'POST', `/respapi/${diagnoseSession}/responses`, { model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
   if (r.status === 200) return { status: 'pass', detail: `${model} answered in ${r.ms} ms` };
   const remedy = r.status === 401 || r.status === 403 ? `${profile.respapi.loginHint}. ${profile.respapi.subscriptionHint}.` : r.status === 429 ? 'The subscription is rate limited right now: wait for its reset, then try again.' : 'Check the network connection, then run diagnose again.';
-  return { status: 'fail', detail: `POST /respapi/responses answered ${errorText(r.status, r.text)}`, remedy };
+  return { status: 'fail', detail: `POST /respapi/${diagnoseSession}/responses answered ${errorText(r.status, r.text)}`, remedy };
 }
