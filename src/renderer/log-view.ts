@@ -11,18 +11,30 @@ const rank = (level: string) => Math.max(0, order.indexOf(level as (typeof order
 const hidden = new Set(['time', 'level', 'msg', 'service', 'pid', 'hostname']);
 const KEEP = 1000;
 
-/** "requestId=req_1 status=200 …" from a JSON log line: the fields a reader looks for, in order. */
-export function fieldsText(line: string): string {
+/**
+ * A log line's message and fields as the window shows them: a request line reads "GET /v1/models 200 7 ms", then
+ * the fields worth reading (request id, mode, model, first token, error type); false flags and a route equal to
+ * the path are left out. Other lines show their fields as k=v.
+ */
+export function describe(msg: string, line: string): { msg: string; fields: string } {
+  let obj: Record<string, unknown>;
   try {
-    const obj = JSON.parse(line) as Record<string, unknown>;
-    return Object.entries(obj)
-      .filter(([k, v]) => !hidden.has(k) && v !== undefined && v !== null)
-      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
-      .join(' ');
+    obj = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line;
+    return { msg, fields: line };
   }
+  const rest = Object.entries(obj).filter(([k, v]) => !hidden.has(k) && v !== undefined && v !== null && v !== false);
+  if (msg === 'request' && typeof obj.method === 'string' && typeof obj.path === 'string') {
+    const shown = new Set(['method', 'path', 'status', 'durationMs']);
+    if (obj.route === obj.path || obj.route === 'unmatched') shown.add('route');
+    if (obj.mode === 'none') shown.add('mode');
+    const head = `${obj.method} ${obj.path} ${String(obj.status ?? '')}${typeof obj.durationMs === 'number' ? ` ${Math.round(obj.durationMs)} ms` : ''}`;
+    return { msg: head, fields: rest.filter(([k]) => !shown.has(k)).map(kv).join(' ') };
+  }
+  return { msg, fields: rest.map(kv).join(' ') };
 }
+
+const kv = ([k, v]: [string, unknown]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
 
 export class LogPanel {
   private lines: LogLine[] = [];
@@ -90,7 +102,8 @@ export class LogPanel {
       const row = el('div', undefined, 'log-line');
       row.dataset.level = l.level;
       row.dataset.seq = String(l.seq);
-      row.append(el('span', new Date(l.time).toLocaleTimeString(undefined, { hour12: false }), 't'), el('span', l.level.toUpperCase(), 'lvl'), el('span', l.msg, 'msg'), el('span', fieldsText(l.line), 'fields'));
+      const shownText = describe(l.msg, l.line);
+      row.append(el('span', new Date(l.time).toLocaleTimeString(undefined, { hour12: false }), 't'), el('span', l.level.toUpperCase(), 'lvl'), el('span', shownText.msg, 'msg'), el('span', shownText.fields, 'fields'));
       return row;
     });
     box.replaceChildren(...rendered);

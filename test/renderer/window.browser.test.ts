@@ -240,7 +240,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     h.logger.warn({ detail: `upstream said ${secret}` }, 'a warning with a token in it');
     await get(port, '/v1/models');
     const lines = () => page.$$eval('#log-lines .log-line', (ls) => ls.map((l) => l.textContent ?? ''));
-    await expect.poll(async () => (await lines()).some((l) => l.includes('request') && l.includes('path=/v1/models') && l.includes('status=200')), { timeout: 5000 }).toBe(true);
+    await expect.poll(async () => (await lines()).some((l) => /INFO\s*GET \/v1\/models 200 \d+ ms/.test(l) && l.includes('requestId=req_')), { timeout: 5000 }).toBe(true);
     await expect.poll(async () => (await lines()).some((l) => l.includes('WARN') && l.includes('a warning with a token in it'))).toBe(true);
     expect((await page.textContent('#log-lines')) ?? '').not.toContain(secret);
     await screenshot(page, 'window-log-live-1280x800-light');
