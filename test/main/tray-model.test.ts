@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupTray, toMenuTemplate, trayIconPath } from '../../src/main/tray.js';
-import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, type TrayAction } from '../../src/main/tray-model.js';
+import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, type TrayAction, type TrayExtras } from '../../src/main/tray-model.js';
 import { statusFixture } from './status-fixture.js';
 
 const prefs = { openAtLogin: false, openAtLoginSupported: true };
@@ -138,6 +138,7 @@ describe('tray adapter', () => {
 
   it('swaps the icon and rebuilds the menu when the status changes', () => {
     let status = statusFixture();
+    let extras: TrayExtras = {};
     const images: string[] = [];
     const menus: unknown[][] = [];
     const tooltips: string[] = [];
@@ -166,8 +167,13 @@ describe('tray adapter', () => {
       platform: 'linux',
       status: () => status,
       prefs: () => prefs,
+      extras: () => extras,
       onAction: () => undefined,
     });
+    extras = { quotaLine: '5h 18 % · week 23 % · resets 16:05', errorsLastHour: 2 };
+    tray.refresh();
+    expect((menus.at(-1) as Array<{ label?: string }>).slice(1, 3).map((i) => i.label)).toEqual(['5h 18 % · week 23 % · resets 16:05', '2 errors in the last hour']);
+    extras = {};
     status = statusFixture({ state: 'stopped' });
     tray.refresh();
     tray.refresh();
@@ -175,6 +181,6 @@ describe('tray adapter', () => {
     tray.refresh();
     expect(images).toEqual(['/a/tray/running.png', '/a/tray/running.png', '/a/tray/stopped.png', '/a/tray/attention.png']);
     expect(tooltips.at(-1)).toBe('Assistant Proxy: Port 8000 already in use');
-    expect(menus).toHaveLength(4);
+    expect(menus).toHaveLength(5);
   });
 });
