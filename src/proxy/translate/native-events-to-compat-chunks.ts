@@ -11,7 +11,7 @@ import { ProxyError } from '../errors.js';
 import type { CompatChunk, CompatChunkDelta, CompatFinishReason } from '../formats/compat.js';
 import type { NativeStreamEvent, NativeUsage } from '../formats/native.js';
 import { mapNativeError } from './map-native-error.js';
-import { mapStopReason } from './map-stop-reason.js';
+import { finishReasonWithToolCalls } from './map-stop-reason.js';
 import { mapUsage } from './map-usage.js';
 
 export interface CompatChunkOptions {
@@ -95,9 +95,7 @@ export function stepCompatChunks(event: NativeStreamEvent, state: CompatChunkSta
     }
     case 'message_delta': {
       state.usage = { ...state.usage, ...definedOnly(event.usage) };
-      let reason = mapStopReason(event.delta.stop_reason) ?? 'stop';
-      // Never claim tool_calls when none were streamed (PEERS.md).
-      if (reason === 'tool_calls' && state.toolCalls === 0) reason = 'stop';
+      const reason = finishReasonWithToolCalls(event.delta.stop_reason, state.toolCalls);
       state.finishReason = reason;
       const out = [...opening(state), chunk(state, {}, reason)];
       if (state.options.includeUsage) out.push(usageChunk(state));

@@ -4,7 +4,7 @@
 
 import type { CompatCompletion, CompatToolCall } from '../formats/compat.js';
 import type { NativeMessage } from '../formats/native.js';
-import { mapStopReason } from './map-stop-reason.js';
+import { finishReasonWithToolCalls } from './map-stop-reason.js';
 import { mapUsage } from './map-usage.js';
 
 export interface CompletionMeta {
@@ -23,10 +23,7 @@ export function nativeMessageToCompletion(message: NativeMessage, meta: Completi
       ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }]
       : [],
   );
-  let finishReason = mapStopReason(message.stop_reason);
-  // Never claim tool_calls without the array, nor hide calls that are there behind another reason.
-  if (finishReason === 'tool_calls' && toolCalls.length === 0) finishReason = 'stop';
-  if (toolCalls.length > 0 && finishReason === 'stop') finishReason = 'tool_calls';
+  const finishReason = message.stop_reason === null ? null : finishReasonWithToolCalls(message.stop_reason, toolCalls.length);
 
   return {
     id: meta.id,
