@@ -8,6 +8,12 @@ export function fallthrough(router: Router): ProxyMiddleware {
   return async (ctx, next) => {
     await next();
     if (ctx.status !== 404 || ctx.body !== undefined) return;
+    // A route matched but left no answer: its client went away before there was one to give (there is no one to
+    // tell), or it is our own bug. Either way the path is not unknown, so no "Unknown endpoint" is logged.
+    if (ctx._matchedRoute !== undefined) {
+      if (ctx.state.signal?.aborted || ctx.req.destroyed) return;
+      throw new ProxyError('internal', `The route ${ctx.method} ${ctx.path} produced no answer; see the proxy log`);
+    }
     const methods = new Set<string>();
     for (const layer of router.stack) {
       if (layer.methods.length > 0 && layer.match(ctx.path)) for (const m of layer.methods) methods.add(m);
