@@ -11,7 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { cliAccessToken, cliRefreshToken, eventually, startBed } from '../test/fuzz/bed.js';
+import { eventually, startBed } from '../test/fuzz/bed.js';
 import { properties, runsFor, stats } from '../test/fuzz/properties.js';
 
 interface Replay {
@@ -101,7 +101,7 @@ try {
   const cliLeft = (await eventually(async () => (await bed.cli.alivePids()).length === 0, 10_000)) ? 0 : (await bed.cli.alivePids()).length;
   const upstreamLeft = (await eventually(() => bed.sim.openRequests() === 0, 10_000)) ? 0 : bed.sim.openRequests();
   const logs = bed.proxy.logText();
-  const leaked = logs.includes(cliAccessToken) || logs.includes(cliRefreshToken);
+  const leaked = (await bed.secrets()).some((secret) => logs.includes(secret));
   const health = (await fetch(`${bed.proxy.url}/health`)).status;
   console.log(`after the run: ${cliLeft} CLI children alive, ${upstreamLeft} provider requests open, token in logs: ${leaked ? 'YES' : 'no'}, /health ${health}`);
   if (cliLeft || upstreamLeft || leaked || health !== 200) failed = true;

@@ -6,7 +6,7 @@
 // byte, which fetch would normalise.
 
 import { request as httpRequest } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Settings } from '../../src/proxy/config.js';
@@ -24,6 +24,8 @@ export interface Bed {
   respapiCredentialsPath: string;
   /** Settings the proxy was started with, so a test can start a sibling with a few changed. */
   settings: Settings;
+  /** Every token in the bed's credential files: none may ever appear in a log. */
+  secrets(): Promise<string[]>;
   /** Another proxy on the same simulator, CLI and credentials with some settings changed (closed with the bed). */
   sibling(extra: Settings, knobs?: FakeCliKnobs): Promise<{ proxy: TestProxy; cli: FakeCli }>;
   close(): Promise<void>;
@@ -64,6 +66,11 @@ export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs }
     cliCredentialsPath,
     respapiCredentialsPath,
     settings,
+    async secrets() {
+      const respapi = JSON.parse(await readFile(respapiCredentialsPath, 'utf8')) as { tokens: Record<string, string | null> };
+      const fromRespapi = [respapi.tokens.access_token, respapi.tokens.refresh_token, respapi.tokens.id_token].filter((t): t is string => typeof t === 'string' && t.length > 0);
+      return [cliAccessToken, cliRefreshToken, ...fromRespapi];
+    },
     async sibling(extra, knobs) {
       const otherCli = knobs ? await makeFakeCli(knobs) : cli;
       const p = await startProxy({ ...settings, cliPath: otherCli.path, ...extra }, { deps: { childEnv } });
