@@ -8,6 +8,7 @@ import type { CliProbe, RunCommand } from './health/cli-probe.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { Profile } from './profile.js';
+import type { UsageSink } from './usage/types.js';
 
 export interface ProxyDeps {
   /** Runs a short command (the CLI probe). */
@@ -37,6 +38,8 @@ export interface Services {
   onClose(hook: () => Promise<void> | void): void;
   /** Extra components for /health/detailed (e.g. the response-API session registry). */
   healthExtras: Map<string, () => unknown>;
+  /** Where every request in ledger scope is recorded when it ends (docs/usage.md); a no-op sink without a ledger. */
+  readonly usage: UsageSink;
 }
 
 /**
