@@ -3,6 +3,7 @@
 import type { Family } from './family.js';
 import type { RequestAbort } from './request-abort.js';
 import type { Mode } from '../metrics.js';
+import type { Outcome } from '../usage/types.js';
 
 export interface ProxyState {
   requestId: string;
@@ -20,7 +21,14 @@ export interface ProxyState {
   firstTokenAt?: number;
   model?: string;
   stream?: boolean;
-  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Token counts as the upstream reported them (the usage ledger stores them; absent means not reported). */
+  usage?: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  /** The model the answer reports, when a route knows it (the ledger's model_served). */
+  modelServed?: string;
+  /** Set once an upstream (the provider, the CLI, the response API) answered, so a 4xx is the upstream's. */
+  upstreamAnswered?: boolean;
+  /** How the request ended, when a route knows better than request-log.ts's reading of status and errorType. */
+  outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
   /** Parsed JSON body (set by the body middleware). */
