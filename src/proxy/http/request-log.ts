@@ -1,9 +1,12 @@
-// One log line and one metrics record per request, written when the response really ends (streams outlive
-// `await next()`). Also owns the request's AbortSignal: it fires when the client disconnects before the
+// One log line, one metrics record and one usage-ledger row per request, written when the response really ends
+// (streams outlive `await next()`); this is the one place a UsageRecord is built (docs/usage.md). Also owns the request's AbortSignal: it fires when the client disconnects before the
 // response finished, so routes can kill CLI children and abort upstream requests.
 
 import type { Logger } from '../logger.js';
 import type { ProxyMetrics } from '../metrics.js';
+import { clientFamily } from '../usage/client-family.js';
+import { outcomeOf } from '../usage/outcome-of.js';
+import type { UsageSink } from '../usage/types.js';
 import { RequestAbort } from './request-abort.js';
 import type { ProxyMiddleware } from './types.js';
 
@@ -12,7 +15,14 @@ export interface InFlightRegistry {
   delete(abort: RequestAbort): void;
 }
 
-export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number): ProxyMiddleware {
+/** The proxy's own endpoints are not traffic it carries: they stay out of the ledger. */
+function inLedgerScope(route: string, mode: string, family: string): boolean {
+  if (mode !== 'none') return true;
+  // Refused before routing (rate limit, access key, host): kept when the path is one of the API families.
+  return route === 'unmatched' && family !== 'general';
+}
+
+export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: UsageSink): ProxyMiddleware {
   return async (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
@@ -48,6 +58,30 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
       const probe = s.route.startsWith('/health') || s.route === '/metrics';
       metrics.finished(record, s.inFlightMode, !(probe && status === 503));
+      if (usage && inLedgerScope(s.route, s.mode, s.family)) {
+        try {
+          const routed = s.mode !== 'none';
+          usage.record({
+            requestId: s.requestId,
+            startedAt,
+            mode: routed ? (s.mode as Exclude<typeof s.mode, 'none'>) : null,
+            route: routed ? s.route : ctx.path.slice(0, 200),
+            method: ctx.method,
+            streamed: record.stream,
+            modelRequested: s.model ?? null,
+            modelServed: s.modelServed ?? null,
+            client: clientFamily(ctx.get('user-agent')),
+            status,
+            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered, explicit: s.outcome }),
+            errorType: record.errorType ?? null,
+            tokens: { input: s.usage?.inputTokens ?? null, output: s.usage?.outputTokens ?? null, cacheRead: s.usage?.cacheReadTokens ?? null, cacheWrite: s.usage?.cacheWriteTokens ?? null },
+            ttftMs: record.ttftMs ?? null,
+            durationMs,
+          });
+        } catch (err) {
+          logger.warn({ err }, 'usage record failed');
+        }
+      }
       const level = probe ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
       logger[level](
         { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },
