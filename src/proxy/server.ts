@@ -28,13 +28,21 @@ import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
+import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
+import { noopUsageSink } from './usage/index.js';
+import type { UsageLedger } from './usage/ledger.js';
+import type { UsageSink } from './usage/types.js';
+import { registerUsageMetrics } from './usage/usage-metrics.js';
 
 export interface CreateProxyOptions {
   config: Config;
   profile?: Profile;
   logger?: Logger;
   deps?: Partial<ProxyDeps>;
+  /** The usage ledger (docs/usage.md), opened and closed by the caller (it may outlive this proxy); when it can
+   * also be read (a UsageLedger), /usage/* and the usage metrics are served from it. Absent: nothing recorded. */
+  usage?: UsageSink | UsageLedger;
 }
 
 export interface ProxyServer {
@@ -79,7 +87,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     modeOn: (mode: ModeName) => config.modes.includes(mode),
     onClose: (hook) => void closeHooks.push(hook),
     healthExtras: new Map(),
+    usage: options.usage ?? noopUsageSink,
   };
+  const ledger = 'requests' in services.usage ? (services.usage as UsageLedger) : undefined;
 
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
@@ -89,9 +99,18 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerTool(router, services);
   registerDirect(router, services);
   registerRespapi(router, services);
+  if (ledger) {
+    registerUsage(router, services, ledger satisfies UsageQueries);
+    const detach = registerUsageMetrics(metrics.registry, ledger);
+    // The caller closes the ledger; what this proxy's requests recorded is written now.
+    closeHooks.push(() => {
+      detach();
+      ledger.flush();
+    });
+  }
 
   app.use(requestId());
-  app.use(requestLog(logger, metrics, inFlight, deps.now));
+  app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage));
   app.use(errorRenderer(logger));
   if (isLoopbackHost(config.host)) app.use(hostGuard(config.allowedHosts));
   app.use(cors(config.corsOrigins));
