@@ -7,6 +7,7 @@
 // truncated body instead of a complete-looking one.
 
 import { Readable } from 'node:stream';
+import { ProxyError } from '../errors.js';
 import type { Services } from '../services.js';
 import { renderError, errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
@@ -60,6 +61,9 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   });
 
   ctx.status = answer.statusCode;
+  ctx.state.upstreamAnswered = true;
+  // The subscription quota windows ride on every answer (docs/usage.md); read, never changed.
+  services.usage.upstreamHeaders('direct', answer.headers);
   const contentType = copyAnswerHeaders(ctx, answer);
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     await answer.body.dump().catch(() => undefined);
@@ -94,15 +98,32 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
     return;
   }
 
+  // A successful native stream is complete only with its message_stop event; one the provider ends cleanly
+  // before that must not look finished to the client (docs/direct-mode.md), nor count as `ok` in the ledger.
+  const mustStop = isSse && answer.statusCode < 300 && /\/messages$/.test(path);
   async function* pipe(): AsyncGenerator<Buffer> {
     let tail = '';
+    let seen = '';
+    let stopped = false;
     try {
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         if (chunk.length === 0) continue;
         markFirstToken(state, deps.now());
         sniffer?.feed(chunk);
         if (isSse) tail = chunk.subarray(Math.max(0, chunk.length - 4)).toString('latin1');
+        if (mustStop && !stopped) {
+          // The event name may be split across chunks: look at the end of the previous one too.
+          const text = seen + chunk.toString('latin1');
+          stopped = text.includes('message_stop');
+          seen = text.slice(-16);
+        }
         yield chunk;
+      }
+      if (mustStop && !stopped && !state.signal.aborted) {
+        const error = new ProxyError('upstream', 'The provider ended the stream before its end (no message_stop); the answer is incomplete');
+        state.errorType = errorTypeName(error, 'native');
+        logger.warn({ requestId: state.requestId }, 'provider stream ended before message_stop');
+        yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + encodeSse({ event: 'error', data: renderError(error, 'native', state.requestId) }), 'utf8');
       }
     } catch (err) {
       if (state.signal.aborted) return; // the client is gone; nothing to tell
