@@ -45,9 +45,7 @@ const faults: Fault[] = [
 ];
 
 /** Faults whose fix belongs to the forwarder (src/proxy/backends, routes/direct.ts): skipped until it lands. */
-const knownOpen: Record<string, string> = {
-  'direct native|stream truncated before its end|stream': 'native direct stream cut short ends as if finished (forwarder rewrite pending)',
-};
+const knownOpen: Record<string, string> = {};
 
 let bed: Bed;
 
