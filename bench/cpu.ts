@@ -23,3 +23,16 @@ export function cpuSeconds(pid: number): number {
 export function treeCpuSeconds(pid: number): number {
   return [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
 }
+
+/** Busy and total jiffies of the whole machine (all cores), from the first line of /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0); // idle + iowait
+    const total = v.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}

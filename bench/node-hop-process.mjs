@@ -19,3 +19,5 @@ process.stdout.write(`listening on ${url}\n`);
 const stop = () => void app.close().then(() => process.exit(0));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
+// The bench holds our stdin open; when it goes away (even killed), so do we: no orphan keeps a port.
+process.stdin.on('close', stop).resume();

@@ -194,7 +194,8 @@ export async function startNodeHop(upstream: string): Promise<NodeHopProcess> {
   const child = spawn(process.execPath, [entry, upstream], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open: the hop ends itself when it closes, even if the bench is killed
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {

@@ -8,6 +8,7 @@
 import { baseKnobs, baseOf, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
 import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
 import type { Cell, Row, Target } from './report.js';
+import { machineTicks } from './cpu.js';
 import { readRss, treeRss } from './rss.js';
 import { median, Samples, type Summary } from './stats.js';
 
@@ -18,7 +19,19 @@ export interface Aggregate {
   latency: Summary;
   /** non-2xx answers plus socket errors and timeouts, all rounds. */
   errors: number;
-  rounds: Array<Omit<LoadResult, 'samples'>>;
+  rounds: Array<Omit<LoadResult, 'samples'> & RoundExtra>;
+}
+
+/**
+ * Per round: its own latency median and p99 (ms), the hop's CPU per request (µs), and how busy the whole machine
+ * was (share of all cores' time not idle, everything included: load generator, simulator, hop, and whatever else
+ * runs on this shared machine). Kept to explain why added latency moves between rounds and runs.
+ */
+interface RoundExtra {
+  p50: number;
+  p99: number;
+  cpuPerRequestUs: number;
+  machineBusy: number;
 }
 
 const MB = 1024 * 1024;
@@ -35,20 +48,26 @@ export async function interleavedLoad(
   problem: string | undefined,
   label: string,
 ): Promise<Record<Target, Aggregate | string>> {
-  const merged = new Map<Target, { samples: Samples; rounds: LoadResult[]; cpu: number }>();
+  const merged = new Map<Target, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
   for (let round = 0; round < b.cfg.rounds; round++) {
     for (const t of targets) {
       if (t === 'proxy' && problem) continue;
       b.log(`${label}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
       const cpu0 = hopCpu(b, t);
+      const m0 = machineTicks();
       const r =
         load.staggerMs !== undefined
           ? await runStaggered(specOf(t), { connections: load.connections, durationSec: load.durationSec ?? 5, periodMs: load.staggerMs })
           : await runLoad(specOf(t), { ...load, keepSamples: true });
       const m = merged.get(t) ?? { samples: new Samples(), rounds: [], cpu: 0 };
-      m.cpu += hopCpu(b, t) - cpu0;
+      const cpu = hopCpu(b, t) - cpu0;
+      const m1 = machineTicks();
+      m.cpu += cpu;
       m.samples.pushAll(r.samples!);
-      m.rounds.push(r);
+      const own = new Samples();
+      own.pushAll(r.samples!);
+      const sum = own.summary();
+      m.rounds.push({ ...r, p50: sum.p50, p99: sum.p99, cpuPerRequestUs: (cpu / Math.max(1, r.ok + r.non2xx)) * 1e6, machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total) });
       merged.set(t, m);
     }
   }
