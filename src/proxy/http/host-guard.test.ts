@@ -24,6 +24,9 @@ const table: Array<[string, 'loopback' | 'allowed' | 'foreign' | 'malformed']> =
   ['localhost.attacker.com', 'foreign'],
   ['127.0.0.1.nip.io', 'foreign'],
   ['10.0.0.5:8000', 'foreign'],
+  // A page can reach a loopback-bound server through http://0.0.0.0:PORT on Linux and macOS; its Host says so.
+  ['0.0.0.0:8000', 'foreign'],
+  ['[::]:8000', 'foreign'],
   ['[::2]:8000', 'foreign'],
   ['[fe80::1]', 'foreign'],
   ['evil-localhost', 'foreign'],
