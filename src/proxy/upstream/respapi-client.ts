@@ -12,6 +12,7 @@ import type { RefreshingCredential } from '../auth/refreshing-credential.js';
 import type { RespapiCredential } from '../auth/respapi-credentials.js';
 import type { Profile } from '../profile.js';
 import { respapiUpstreamError } from './respapi-errors.js';
+import type { UsageSink } from '../usage/types.js';
 
 export interface UpstreamEvent {
   event?: string;
@@ -25,6 +26,8 @@ export interface RespapiClientOptions {
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;
   idleTimeoutMs: number;
+  /** Receives every answer's headers: the response API reports its quota windows there (docs/usage.md). */
+  usage?: Pick<UsageSink, 'upstreamHeaders'>;
 }
 
 export interface OpenedStream {
@@ -122,6 +125,7 @@ export class RespapiClient {
         throw networkError(err, this.url, this.timeouts);
       }
       const status = res.statusCode;
+      this.opts.usage?.upstreamHeaders('respapi', res.headers);
       if (status >= 200 && status < 300) {
         const type = headerValue(res.headers['content-type']) ?? '';
         if (!type.includes('text/event-stream')) {
