@@ -21,6 +21,8 @@ export interface DirectBackendOptions {
   logger: Logger;
   /** Extra request headers, e.g. the client's own feature flags. */
   headers?: Record<string, string>;
+  /** Told about every provider answer: its headers carry the quota windows (docs/usage.md). */
+  onAnswer?: (statusCode: number, headers: Record<string, string | string[] | undefined>) => void;
 }
 
 const errorBodyLimit = 64 * 1024;
@@ -68,6 +70,7 @@ export class DirectBackend implements Backend {
       auth: this.opts.auth,
       signal,
     });
+    this.opts.onAnswer?.(answer.statusCode, answer.headers);
     try {
       if (answer.statusCode < 200 || answer.statusCode >= 300) {
         let text = '';
