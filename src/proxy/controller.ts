@@ -14,12 +14,17 @@ import type { SessionView } from './respapi/session-registry.js';
 import { respapiSessionsOf } from './routes/respapi.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
+import type { UsageLedger } from './usage/ledger.js';
+import type { UsageSink } from './usage/types.js';
 
 export interface ControllerOptions {
   settings: Settings;
   profile?: Profile;
   logger?: Logger;
   deps?: Partial<ProxyDeps>;
+  /** The usage ledger every proxy this controller starts records into (docs/usage.md); the caller opens and closes
+   * it, since it outlives a restart (a port change). */
+  usage?: UsageSink | UsageLedger;
   /** Persists settings after a successful change (the app's electron-store). */
   persist?: (settings: Settings) => void | Promise<void>;
   /** Days before token expiry that count as "expiring soon". */
@@ -73,7 +78,7 @@ export class ProxyController extends EventEmitter {
     this.setState('starting');
     // The log level is a setting the window can change: the shared logger follows it on every (re)start.
     this.logger.level = this.config.logLevel;
-    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps });
+    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage });
     try {
       await proxy.listen();
     } catch (err) {
