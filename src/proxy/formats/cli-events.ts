@@ -123,12 +123,15 @@ export type CliLineParse =
   | { kind: 'stream_event'; line: CliStreamEventLine }
   | { kind: 'assistant'; line: CliAssistantLine }
   | { kind: 'result'; line: CliResultLine }
+  /** The provider's quota windows as the CLI relays them; `info` is validated by the usage ledger (docs/usage.md). */
+  | { kind: 'rate_limit'; info: unknown }
   /** A line or stream event type we do not use (e.g. `user` tool results of the CLI's own tools). */
   | { kind: 'unknown'; type: string }
   /** Not JSON, or a known type with the wrong shape. `text` is the start of the line, for the log. */
   | { kind: 'malformed'; reason: string; text: string };
 
 const envelopeSchema = z.looseObject({ type: z.string() });
+const cliRateLimitSchema = z.looseObject({ type: z.literal('rate_limit_event'), rate_limit_info: z.looseObject({}) });
 
 function malformed(reason: string, line: string): CliLineParse {
   return { kind: 'malformed', reason, text: line.length > 200 ? `${line.slice(0, 200)}…` : line };
@@ -168,6 +171,10 @@ export function parseCliLine(line: string): CliLineParse {
   if (type === 'result') {
     const parsed = cliResultSchema.safeParse(json);
     return parsed.success ? { kind: 'result', line: parsed.data } : malformed(shapeError(parsed.error), line);
+  }
+  if (type === 'rate_limit_event') {
+    const parsed = cliRateLimitSchema.safeParse(json);
+    return parsed.success ? { kind: 'rate_limit', info: parsed.data.rate_limit_info } : malformed(shapeError(parsed.error), line);
   }
   return { kind: 'unknown', type };
 }
