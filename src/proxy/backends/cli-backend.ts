@@ -25,6 +25,7 @@ import { ChildSlots } from './child-slots.js';
 import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
 import { LineChannel } from './line-channel.js';
 import { nativeRequestToCliInput } from './native-request-to-cli-input.js';
+import type { UsageSink } from '../usage/types.js';
 
 /** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
@@ -50,6 +51,8 @@ export interface CliBackendOptions {
   childEnv?: NodeJS.ProcessEnv;
   /** A fixed PATH (a GUI-launched app passes its login shell's). */
   envPath?: string;
+  /** Receives the CLI's rate_limit_event lines (the quota windows, docs/usage.md). */
+  usage?: Pick<UsageSink, 'cliRateLimit'>;
 }
 
 export interface CliStreamContext {
@@ -211,6 +214,8 @@ export class CliBackend implements Backend {
           log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
         } else if (parsed.kind === 'unknown') {
           log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
+        } else if (parsed.kind === 'rate_limit') {
+          this.opts.usage?.cliRateLimit(parsed.info);
         }
         const step = stepCliLine(parsed, state);
         if (step.retry) {
