@@ -218,10 +218,9 @@ describe('POST /api/v1/messages with the native SDK', () => {
     const models = await sdk().models.list();
     expect(models.data.map((m) => m.id)).toContain('claude-sonnet-4-20250514');
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
-    // The simulator has no count_tokens route: its own 404 comes back as it is.
     const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { message: 'No route POST /v1/messages/count_tokens' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ input_tokens: 1 });
     expect(sim.requests('/v1/messages/count_tokens')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
   });
 

@@ -124,9 +124,13 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
 
   async function listen() {
     const firstProbe = probe.refresh().catch((err: Error) => logger.warn({ err: err.message }, 'CLI probe failed'));
-    const s = createServer(app.callback());
+    // requestTimeout covers receiving the request only (head and body), never the answer, so long streams are not
+    // cut; it closes a connection that drips a body to a path that never reads it (docs/security.md).
+    const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
+    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: 1_000 }, app.callback());
     s.keepAliveTimeout = 65_000;
-    s.requestTimeout = 0; // streams may run long; chat deadlines are enforced per request
+    // An unknown Expect value would otherwise get node's bare 417; through Koa it gets a family-shaped answer.
+    s.on('checkExpectation', app.callback());
     s.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-write.js';
+import { sweepStaleTemps, writeFileAtomic } from './atomic-write.js';
 import { RefreshingCredential } from './refreshing-credential.js';
 import { ProxyError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -95,6 +95,8 @@ export class CliCredentials {
   private async readRaw(): Promise<{ text: string; root: Record<string, unknown> }> {
     let text: string;
     try {
+      // A writer killed between write and rename leaves a temp file holding tokens (auth/atomic-write.ts).
+      await sweepStaleTemps(this.opts.path);
       text = await readFile(this.opts.path, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

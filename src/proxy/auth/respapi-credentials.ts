@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ProxyError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { sweepStaleTemps, writeFileAtomic } from './atomic-write.js';
 import { RefreshingCredential } from './refreshing-credential.js';
 
 export interface RespapiCredential {
@@ -66,6 +66,7 @@ function unusable(path: string, why: string, profile: Profile, cause?: unknown):
 export async function readRespapiCredentials(path: string, profile: Profile): Promise<RespapiCredential> {
   let text: string;
   try {
+    await sweepStaleTemps(path); // leftovers of a writer killed mid-refresh hold tokens (auth/atomic-write.ts)
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

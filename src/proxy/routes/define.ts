@@ -28,7 +28,7 @@ const modeSetting: Record<ModeName, string> = {
 };
 
 export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpec): void {
-  const body = jsonBody(services.config.bodyLimitBytes);
+  const body = jsonBody(services.config.bodyLimitBytes, { timeoutMs: services.config.bodyTimeoutMs });
   const handler = async (ctx: ProxyContext) => {
     ctx.state.mode = spec.mode;
     ctx.state.route = spec.path;
