@@ -18,6 +18,7 @@ import { createModelCatalog } from './models/model-catalog.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
+import { openLedger } from './usage/index.js';
 
 const name = 'assistant-proxy';
 
@@ -94,7 +95,9 @@ async function main(): Promise<number> {
   if (settings.diagnose) return diagnose(config, profile);
 
   const logger = createLogger(config.logLevel);
-  const proxy = createProxy({ config, profile, logger });
+  // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
+  const ledger = openLedger(config, logger);
+  const proxy = createProxy({ config, profile, logger, usage: ledger });
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
@@ -102,6 +105,7 @@ async function main(): Promise<number> {
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
   } catch (err) {
     await proxy.close(0).catch(() => undefined);
+    ledger.close();
     // listen() rejects with a message written for a person (port taken, address not available, not allowed).
     process.stderr.write(`${name}: ${err instanceof PortInUseError ? '' : 'cannot start: '}${(err as Error).message}\n`);
     return 1;
@@ -111,12 +115,16 @@ async function main(): Promise<number> {
     const stop = (signal: string) => {
       if (stopping) {
         process.stderr.write(`${name}: second signal, exiting now\n`);
+        ledger.close();
         process.exit(130);
       }
       stopping = true;
       process.stderr.write(`${name}: ${signal} received, stopping (in-flight requests may finish for up to ${config.shutdownGraceMs} ms)\n`);
       logger.info({ signal }, 'shutting down');
-      void proxy.close().then(resolve);
+      void proxy.close().then(() => {
+        ledger.close();
+        resolve();
+      });
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
