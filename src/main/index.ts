@@ -12,6 +12,7 @@ import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
+import type { UsageLedger } from '../proxy/usage/index.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, showPanelChannel, statusPushChannel, type ShowPanel } from './ipc.js';
 import { openAppLog } from './log-file.js';
@@ -23,7 +24,6 @@ import { loginShellPath } from './shell-path.js';
 import { setupTray as createAppTray, type AppTray } from './tray.js';
 import { hasTrayHost } from './tray-host.js';
 import { clientBaseUrl, copyTextFor, toggledModes, type TrayAction, type TrayExtras } from './tray-model.js';
-import type { UsageReader } from './usage-reader.js';
 import { createMainWindow, type MainWindow } from './window.js';
 
 const { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, ipcMain, nativeImage, shell } = electron;
@@ -49,7 +49,7 @@ let trayExtras: TrayExtras = {};
 // quota line and the quota notifications read it. It outlives proxy restarts (a port change), so the app owns it
 // and the proxy is handed it as its usage sink. Undefined when it cannot be opened (then the tray counts errors
 // from the recent-requests list and the Usage tab says the ledger is not running).
-let usage: (UsageReader & { close(): void }) | undefined;
+let usage: UsageLedger | undefined;
 let quitting = false;
 let stopped = false;
 const loginItem = createLoginItem({
@@ -146,6 +146,7 @@ async function setupProxy(stored: ReturnType<typeof openSettings>): Promise<void
     settings: stored.settings,
     logger: log,
     deps: proxyDeps,
+    usage,
     persist: (settings: Settings) => stored.persist(settings),
   });
   for (const warning of stored.warnings) {

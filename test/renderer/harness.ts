@@ -19,6 +19,7 @@ import { controlMethods } from '../../src/main/ipc.js';
 import type { Settings } from '../../src/proxy/config.js';
 import type { ControlApi } from '../../src/proxy/control-api.js';
 import { ProxyController } from '../../src/proxy/controller.js';
+import type { UsageLedger } from '../../src/proxy/usage/index.js';
 import { Writable } from 'node:stream';
 import { createLogger, LogTap, type Logger } from '../../src/proxy/logger.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
@@ -64,6 +65,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   settings?: Settings;
+  /** A usage ledger the proxy records into (as the app's is) and the window reads. */
+  usage?: UsageLedger;
   logger?: Logger;
   /** Extra ControlService deps (the usage ledger) or a wrapper of the service. */
   serviceDeps?: Partial<ControlServiceDeps>;
@@ -102,12 +105,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...opts.settings,
     },
     logger,
+    usage: opts.usage,
   });
   await controller.start();
   const copied: string[] = [];
   const pageErrors: string[] = [];
   const base = { controller, logger, tap, fake, sim, port, dir, copied, pageErrors };
-  const service = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path, logTap: tap, ...opts.serviceDeps });
+  const service = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path, logTap: tap, usage: opts.usage, ...opts.serviceDeps });
   const api = opts.wrapApi ? opts.wrapApi(service, base) : service;
 
   const browser: Browser = await chromium.launch({

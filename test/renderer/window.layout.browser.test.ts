@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UsageLedger } from '../../src/proxy/usage/index.js';
-import { openSampleLedger } from './ledger-fixture.js';
+import { openSampleLedger, realRequests } from './ledger-fixture.js';
 import { axeViolations, chromiumPath, get, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
 
 if (!haveChromium) console.warn(`[window.layout.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
@@ -27,10 +27,12 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
   let dir: string;
 
   beforeAll(async () => {
-    // Usage from a real ledger file holding realistic records and the simulator's quota headers (ledger-fixture.ts).
+    // A real ledger file the proxy records into, seeded with 30 days of realistic history (ledger-fixture.ts); real
+    // requests add to it, and direct mode's answer brings the simulator's quota headers.
     dir = await mkdtemp(join(tmpdir(), 'layout-ledger-'));
-    h = await startHarness({ serviceDeps: { usage: { summary: (...a) => ledger!.summary(...a), requests: (q) => ledger!.requests(q), request: (id) => ledger!.request(id), quotaWindows: () => ledger!.quotaWindows() } } });
-    ledger = await openSampleLedger(dir, { sim: h.sim });
+    ledger = await openSampleLedger(dir);
+    h = await startHarness({ usage: ledger });
+    await realRequests(h.port, h.sim);
     // Enough requests that the recent-requests table scrolls (a scrolling region must be keyboard-reachable).
     for (let i = 0; i < 20; i++) await get(h.port, '/v1/models');
     await get(h.port, '/no/such/route');

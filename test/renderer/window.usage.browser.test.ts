@@ -1,9 +1,9 @@
 // The Usage tab in Chromium: summary tiles, charts and table for today / 7 / 30 days by model and by mode, the
 // quota windows (bars, reset countdown, elapsed marker, "not observed yet"), the history with filters and paging,
 // the inspector (with and without captured bodies), and CSV export. Behind ControlApi is the REAL usage ledger
-// (UsageLedger, a SQLite file) holding realistic records and the quota windows parsed from the simulator's quota
-// headers (ledger-fixture.ts); the proxy's pipeline does not feed the ledger yet, so the rows are recorded by the
-// test rather than by requests through the proxy.
+// (UsageLedger, a SQLite file) that the real proxy records into: 30 days of realistic history are seeded
+// (ledger-fixture.ts), then real requests through tool and direct mode are recorded by the pipeline, and the
+// quota windows come from the simulator's quota headers on direct mode's real answer.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { UsageLedger } from '../../src/proxy/usage/index.js';
 import { rangeStart } from '../../src/renderer/usage-view.js';
 import { chromiumPath, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
-import { openSampleLedger } from './ledger-fixture.js';
+import { openSampleLedger, realRequests } from './ledger-fixture.js';
 
 if (!haveChromium) console.warn(`[window.usage.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
@@ -25,14 +25,17 @@ describe.skipIf(!haveChromium)('usage tab', () => {
   // Every record, newest first, as the ledger pages them.
   const all = () => ledger.requests({ limit: 100_000 }).rows;
   let captured: string;
+  const realIds: string[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'usage-window-'));
-    // The simulator (for the quota headers) starts with the harness, so the ledger opens just after it.
-    let ledgerRef: UsageLedger | undefined;
-    h = await startHarness({ serviceDeps: { usage: { summary: (...a) => ledgerRef!.summary(...a), requests: (q) => ledgerRef!.requests(q), request: (id) => ledgerRef!.request(id), quotaWindows: () => ledgerRef!.quotaWindows() } } });
-    ledger = ledgerRef = await openSampleLedger(dir, { sim: h.sim });
-    captured = all().find((r) => r.outcome === 'ok' && r.mode === 'tool')!.requestId;
+    ledger = await openSampleLedger(dir);
+    h = await startHarness({ usage: ledger });
+    // Real requests through the proxy: tool mode (the fake CLI) and direct mode (the simulator, whose quota headers
+    // the direct forwarder hands to the ledger).
+    realIds.push(...(await realRequests(h.port, h.sim)));
+    ledger.flush();
+    captured = all().find((r) => r.outcome === 'ok' && r.mode === 'tool' && !realIds.includes(r.requestId))!.requestId;
     ledger.capture(captured, { request: { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'Hello' }] }, response: { content: [{ type: 'text', text: 'Hi!' }] }, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ant-oat01-must-not-show-0123456789' } });
     page = await h.open({ width: 1280, height: 800 });
     await showTab(page, 'usage');
@@ -45,6 +48,15 @@ describe.skipIf(!haveChromium)('usage tab', () => {
   });
 
   const text = (sel: string) => page.textContent(sel).then((t) => t ?? '');
+
+  it('the requests made through the proxy are in the history, as the pipeline recorded them', async () => {
+    await expect.poll(() => page.locator(`#history-rows tr[data-request-id="${realIds[0]}"]`).count()).toBe(1);
+    const rows = await page.$$eval('#history-rows tr', (trs, ids) => trs.filter((tr) => ids.includes((tr as HTMLElement).dataset.requestId ?? '')).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')), realIds);
+    expect(rows.map((r) => [r[1], r[2], r[4]])).toEqual([
+      ['POST /api/v1/messages', 'direct', '200 ok'],
+      ['POST /v1/messages', 'tool', '200 ok'],
+    ]);
+  });
 
   it("today by model: tiles, chart and table agree with the ledger's summary", async () => {
     const expected = ledger.summary(rangeStart('today', Date.now()), Date.now(), 'model');
