@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { clientFamily } from '../usage/client-family.js';
 import { outcomeOf } from '../usage/outcome-of.js';
+import type { CaptureInput } from '../usage/capture.js';
 import type { UsageSink } from '../usage/types.js';
 import { RequestAbort } from './request-abort.js';
 import type { ProxyMiddleware } from './types.js';
@@ -22,7 +23,15 @@ function inLedgerScope(route: string, mode: string, family: string): boolean {
   return route === 'unmatched' && family !== 'general';
 }
 
-export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: UsageSink): ProxyMiddleware {
+/** A ledger that keeps bodies for the inspector when CAPTURE_BODIES is on (it ignores them otherwise). */
+type CapturingSink = UsageSink & { capture?(requestId: string, bodies: CaptureInput): void };
+
+/** The answer's body when it is whole in memory (a stream is not buffered for capture). */
+function wholeBody(body: unknown): unknown {
+  return typeof body === 'string' || Buffer.isBuffer(body) || (typeof body === 'object' && body !== null && !('pipe' in body)) ? body : undefined;
+}
+
+export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink): ProxyMiddleware {
   return async (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
@@ -78,6 +87,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
             ttftMs: record.ttftMs ?? null,
             durationMs,
           });
+          usage.capture?.(s.requestId, { request: s.rawBody ?? s.body, response: wholeBody(ctx.body), headers: ctx.headers });
         } catch (err) {
           logger.warn({ err }, 'usage record failed');
         }
