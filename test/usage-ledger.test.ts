@@ -41,7 +41,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function start(dataDir: string): Promise<{ url: string; proxy: ProxyServer; ledger: UsageLedger; stop(): Promise<void> }> {
+async function start(dataDir: string, captureBodies = false): Promise<{ url: string; proxy: ProxyServer; ledger: UsageLedger; stop(): Promise<void> }> {
   const profile = createProfile({});
   const config = validateSettings(
     {
@@ -61,7 +61,7 @@ async function start(dataDir: string): Promise<{ url: string; proxy: ProxyServer
     profile,
   );
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
-  const ledger = UsageLedger.open({ dataDir, retentionDays: 36_500, maxMb: 64, logger });
+  const ledger = UsageLedger.open({ dataDir, retentionDays: 36_500, maxMb: 64, logger, captureBodies, captureCount: 5 });
   const proxy = createProxy({ config, profile, logger, usage: ledger, deps: { childEnv } });
   const { url } = await proxy.listen();
   return {
@@ -254,6 +254,24 @@ describe('usage ledger in a running proxy', () => {
       expect(page.requests.map((r) => [r.route, r.outcome])).toEqual([['/api/v1/messages', 'ok']]);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('keeps the redacted bodies of a request for the inspector when capture is on', async () => {
+    sim.reset();
+    const bed = await start(join(dir, 'data-capture'), true);
+    try {
+      const secret = 'sk-ant-api03-NOTAREALKEY-abcdefghijklmnop';
+      const res = await fetch(`${bed.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'usage-capture-1', 'x-api-key': secret }, body: body(false) });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      const one = (await (await fetch(`${bed.url}/usage/requests/usage-capture-1`)).json()) as { captured?: { request: string; response: string; headers: Record<string, string> } };
+      expect(JSON.parse(one.captured?.request ?? 'null')).toMatchObject({ model, messages: [{ role: 'user', content: 'Say hello' }] });
+      expect(one.captured?.response).toContain('"usage"');
+      expect(one.captured?.headers['x-api-key']).toBe('[redacted]');
+      expect(JSON.stringify(one)).not.toContain(secret);
+    } finally {
+      await bed.stop();
     }
   });
 });
