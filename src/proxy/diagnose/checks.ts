@@ -41,7 +41,7 @@ export function relative(iso: string, now: number): string {
 export function cliCheck(snap: CliSnapshot, profile: Profile): Outcome {
   const { cli } = snap;
   if (cli.status === 'healthy') return { status: 'pass', detail: `found at ${cli.path}${cli.version ? `, version ${cli.version}` : ''}` };
-  if (cli.status === 'unhealthy') return { status: 'fail', detail: `not found (searched ${cli.searchedPaths.length} places)`, remedy: `${profile.cli.installHint}, or set the CLI path in the app's Settings.` };
+  if (cli.status === 'unhealthy') return { status: 'fail', detail: `not found (searched ${cli.searchedPaths.length} ${cli.searchedPaths.length === 1 ? 'place' : 'places'})`, remedy: `${profile.cli.installHint}, or set the CLI path in the app's Settings.` };
   return { status: 'fail', detail: `found${cli.path ? ` at ${cli.path}` : ''} but it did not answer: ${cli.error ?? 'unknown error'}`, remedy: 'Run the CLI once in a terminal to see what it needs (an update, a first-run prompt), then run diagnose again.' };
 }
 
