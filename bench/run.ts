@@ -26,12 +26,13 @@ import {
 } from './servers.js';
 import { runStartup } from './workload-startup.js';
 import { runPoolWorkload } from './workload-pool.js';
+import { runLedgerWorkload } from './workload-ledger.js';
 import { runRequestWorkloads, runSoak } from './workload-requests.js';
 import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
 
 const started = Date.now();
-const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'p', 's'];
+const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's'];
 const pkgVersion = (name: string): string => {
   try {
     return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
@@ -120,6 +121,7 @@ async function main(): Promise<number> {
     if (on('d')) await runToolWorkload(b);
     if (on('e')) await runOpenStreams(b); // fresh proxy
     if (on('f')) await runSoak(b); // fresh proxy
+    if (on('l') && build.kind === 'dist') await runLedgerWorkload(b, proxyOptions); // usage ledger on vs off
     if (on('p')) await runPoolWorkload(b); // the warm CLI pool, fake CLI and the real one when installed
     if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
 
