@@ -32,7 +32,8 @@ export const defaultFamilies: readonly FamilyPattern[] = [
 export function clientFamily(userAgent: string | undefined, extra: readonly FamilyPattern[] = []): string | null {
   const ua = (userAgent ?? '').trim();
   if (!ua) return null;
-  for (const [re, name] of [...extra, ...defaultFamilies]) if (re.test(ua)) return name;
+  for (const [re, name] of extra) if (re.test(ua)) return name;
+  for (const [re, name] of defaultFamilies) if (re.test(ua)) return name;
   const token = /^[A-Za-z][A-Za-z0-9._-]{0,31}/.exec(ua)?.[0];
   return token ? token.toLowerCase() : 'other';
 }
