@@ -25,6 +25,16 @@ class StubChild extends EventEmitter {
   }
 }
 
+/** The pool refills on the next turn of the event loop (after the taker wrote its prompt). */
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+/** take(), then the pool's refill turn. */
+async function take<C extends { exitCode: number | null; signalCode: string | null; once(e: 'exit', l: () => void): unknown }>(pool: CliPool<C>, args: string[]): Promise<C | undefined> {
+  const child = pool.take(args);
+  await flush();
+  return child;
+}
+
 function stubPool(over: Partial<CliPoolOptions<StubChild>> = {}) {
   const spawned: StubChild[] = [];
   const ended: StubChild[] = [];
@@ -46,45 +56,45 @@ function stubPool(over: Partial<CliPoolOptions<StubChild>> = {}) {
 }
 
 describe('CliPool with in-memory children', () => {
-  it('is off at size 0: never starts a process and never hands one out', () => {
+  it('is off at size 0: never starts a process and never hands one out', async () => {
     const { pool, spawned } = stubPool({ size: 0 });
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     expect(spawned).toHaveLength(0);
     expect(pool.snapshot()).toMatchObject({ enabled: false, warm: 0, hits: 0, misses: 0 });
   });
 
-  it('learns the argv of a request, starts processes with exactly that argv, and hands each out once', () => {
+  it('learns the argv of a request, starts processes with exactly that argv, and hands each out once', async () => {
     const { pool, spawned } = stubPool({ size: 1 });
     const args = argsFor('claude-x', 'You are terse.');
-    expect(pool.take(args)).toBeUndefined(); // first sight: a miss, and a process is started for next time
+    expect(await take(pool!, args)).toBeUndefined(); // first sight: a miss, and a process is started for next time
     expect(spawned).toHaveLength(1);
     expect(spawned[0].args).toEqual(args);
-    const first = pool.take(args);
+    const first = await take(pool!, args);
     expect(first).toBe(spawned[0]);
     // Used once, then replaced: the next request gets a different, fresh process.
     expect(spawned).toHaveLength(2);
-    const second = pool.take(args);
+    const second = await take(pool!, args);
     expect(second).toBe(spawned[1]);
     expect(second).not.toBe(first);
     expect(pool.snapshot()).toMatchObject({ hits: 2, misses: 1, started: 3, warm: 1 });
   });
 
-  it('never hands a process to a request whose model or system prompt differs', () => {
+  it('never hands a process to a request whose model or system prompt differs', async () => {
     const { pool } = stubPool({ size: 3 });
-    pool.take(argsFor('m1', 'A'));
-    expect(pool.take(argsFor('m1', 'B'))).toBeUndefined();
-    expect(pool.take(argsFor('m2', 'A'))).toBeUndefined();
-    const c = pool.take(argsFor('m1', 'A')) as StubChild | undefined;
+    await take(pool!, argsFor('m1', 'A'));
+    expect(await take(pool!, argsFor('m1', 'B'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m2', 'A'))).toBeUndefined();
+    const c = await take(pool!, argsFor('m1', 'A')) as StubChild | undefined;
     expect(c?.args).toEqual(argsFor('m1', 'A'));
   });
 
-  it('keeps at most size processes, the most frequent keys first', () => {
+  it('keeps at most size processes, the most frequent keys first', async () => {
     const { pool, alive } = stubPool({ size: 2 });
     const taken = new Set<StubChild | undefined>();
-    for (let i = 0; i < 3; i++) taken.add(pool.take(argsFor('hot')));
-    taken.add(pool.take(argsFor('warm')));
-    taken.add(pool.take(argsFor('cold')));
+    for (let i = 0; i < 3; i++) taken.add(await take(pool!, argsFor('hot')));
+    taken.add(await take(pool!, argsFor('warm')));
+    taken.add(await take(pool!, argsFor('cold')));
     const waiting = alive().filter((c) => !taken.has(c));
     expect(waiting).toHaveLength(2);
     const models = waiting.map((c) => c.args[c.args.indexOf('--model') + 1]).sort();
@@ -95,66 +105,75 @@ describe('CliPool with in-memory children', () => {
 
   it('ends a process unused for idleMs and does not replace it until traffic asks again', async () => {
     const { pool, spawned, ended } = stubPool({ size: 1, idleMs: 50 });
-    pool.take(argsFor('m1'));
+    await take(pool!, argsFor('m1'));
     expect(spawned).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 120));
     expect(ended).toContain(spawned[0]);
     expect(spawned).toHaveLength(1);
     expect(pool.snapshot()).toMatchObject({ warm: 0, expired: 1 });
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     expect(spawned).toHaveLength(2);
   });
 
-  it('replaces every warm process when the login or settings fingerprint changes', () => {
+  it('replaces every warm process when the login or settings fingerprint changes', async () => {
     let fp = 'login-1';
     const { pool, spawned, ended } = stubPool({ size: 1, fingerprint: () => fp });
-    pool.take(argsFor('m1'));
+    await take(pool!, argsFor('m1'));
     const old = spawned[0];
     fp = 'login-2';
     // The process started under the old login is never handed out.
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     expect(ended).toContain(old);
     expect(spawned).toHaveLength(2);
-    expect(pool.take(argsFor('m1'))).toBe(spawned[1]);
+    expect(await take(pool!, argsFor('m1'))).toBe(spawned[1]);
     expect(pool.snapshot().replaced).toBe(1);
   });
 
-  it('does not start a process the memory cap has no room for', () => {
+  it('does not start a process the memory cap has no room for', async () => {
     const { pool, alive } = stubPool({ size: 3, maxRssBytes: 250, rssOf: () => 100 });
-    pool.take(argsFor('m1')); // one started; its size is learned when it is measured
-    pool.take(argsFor('m2'));
-    pool.take(argsFor('m3'));
+    await take(pool!, argsFor('m1')); // one started; its size is learned when it is measured
+    await take(pool!, argsFor('m2'));
+    await take(pool!, argsFor('m3'));
     expect(alive().length).toBeLessThanOrEqual(2);
     const snap = pool.snapshot();
     expect(snap.skippedForMemory).toBeGreaterThan(0);
     expect(snap.rssBytes).toBeLessThanOrEqual(250);
   });
 
-  it('skips a warm process that died while waiting, and pauses after repeated early deaths', () => {
+  it('skips a warm process that died while waiting, and pauses after repeated early deaths', async () => {
     const { pool, spawned } = stubPool({ size: 1 });
-    pool.take(argsFor('m1'));
+    await take(pool!, argsFor('m1'));
     spawned[0].exit(1);
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     spawned[1].exit(1);
-    pool.take(argsFor('m1'));
+    await take(pool!, argsFor('m1'));
     spawned[2].exit(1);
     const snap = pool.snapshot();
     expect(snap.died).toBe(3);
     expect(snap.pausedUntil).toBeGreaterThan(Date.now());
     const before = spawned.length;
-    pool.take(argsFor('m1'));
+    await take(pool!, argsFor('m1'));
     expect(spawned.length).toBe(before); // paused: no respawn loop
   });
 
-  it('shows models and counts in its snapshot, never the system prompt', () => {
+  it('starts its replacement after the taker has its child, and nothing once closed', async () => {
+    const { pool, spawned } = stubPool({ size: 1 });
+    pool.take(argsFor('m1'));
+    expect(spawned).toHaveLength(0); // not inside take(): the request writes its prompt first
+    await pool.close();
+    await flush();
+    expect(spawned).toHaveLength(0);
+  });
+
+  it('shows models and counts in its snapshot, never the system prompt', async () => {
     const { pool } = stubPool({ size: 1 });
-    pool.take(argsFor('claude-sonnet-x', 'secret-ish system prompt text'));
+    await take(pool!, argsFor('claude-sonnet-x', 'secret-ish system prompt text'));
     const snap = pool.snapshot();
     expect(snap.keys).toEqual([{ model: 'claude-sonnet-x', id: expect.stringMatching(/^[0-9a-f]{8}$/), recentRequests: 1, warm: 1 }]);
     expect(JSON.stringify(snap)).not.toContain('secret-ish');
   });
 
-  it('a spawn that throws counts as an early death, not a crash of the request', () => {
+  it('a spawn that throws counts as an early death, not a crash of the request', async () => {
     const pool = new CliPool<StubChild>({
       size: 1,
       idleMs: 1000,
@@ -163,8 +182,8 @@ describe('CliPool with in-memory children', () => {
       },
       end: () => undefined,
     });
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
-    expect(pool.take(argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
+    expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     expect(pool.snapshot().warm).toBe(0);
   });
 });
@@ -200,8 +219,8 @@ describe('CliPool with the fake CLI', () => {
     cli = await makeFakeCli({ echo: true });
     pool = realPool(cli.path);
     const args = argsFor('claude-x', 'Be brief.');
-    expect(pool.take(args)).toBeUndefined();
-    const child = pool.take(args);
+    expect(await take(pool!, args)).toBeUndefined();
+    const child = await take(pool!, args);
     expect(child).toBeDefined();
     const out = await answer(child!, 'ping from the pool test');
     expect(out).toContain('ping from the pool test');
@@ -221,8 +240,8 @@ describe('CliPool with the fake CLI', () => {
       end: (c) => c.kill('SIGTERM'),
       prime: (c) => c.stdin!.write('\n'),
     });
-    pool.take(argsFor('m'));
-    const child = pool.take(argsFor('m'));
+    await take(pool!, argsFor('m'));
+    const child = await take(pool!, argsFor('m'));
     await answer(child!, 'primed prompt');
     const rec = (await cli.records()).find((r) => r.pid === child!.pid);
     expect(rec?.stdin).toBe('\nprimed prompt');
@@ -231,8 +250,8 @@ describe('CliPool with the fake CLI', () => {
   it('measures the RSS of its idle processes and ends every one of them on close', async () => {
     cli = await makeFakeCli({});
     pool = realPool(cli.path, 2);
-    pool.take(argsFor('a'));
-    pool.take(argsFor('b'));
+    await take(pool!, argsFor('a'));
+    await take(pool!, argsFor('b'));
     await new Promise((r) => setTimeout(r, 300));
     const snap = pool.snapshot();
     expect(snap.warm).toBe(2);

@@ -109,6 +109,7 @@ export class CliPool<C extends PoolChild> {
   private pausedUntil = 0;
   private maxSeenRss = 0;
   private closed = false;
+  private refillPending = false;
   private readonly now: () => number;
   private readonly windowSize: number;
 
@@ -141,7 +142,7 @@ export class CliPool<C extends PoolChild> {
     if (list && list.length === 0) this.warmByKey.delete(key);
     if (found) this.counts.hits++;
     else this.counts.misses++;
-    this.refill();
+    this.scheduleRefill();
     return found?.child;
   }
 
@@ -224,6 +225,19 @@ export class CliPool<C extends PoolChild> {
       }
     }
     this.lastFingerprint = fp;
+  }
+
+  /**
+   * Refills on the next turn of the event loop, not inside take(): starting a process forks this one, and the
+   * request that just took a warm child should write its prompt first.
+   */
+  private scheduleRefill(): void {
+    if (this.refillPending) return;
+    this.refillPending = true;
+    setImmediate(() => {
+      this.refillPending = false;
+      this.refill();
+    });
   }
 
   private refill(): void {
