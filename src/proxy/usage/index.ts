@@ -2,6 +2,7 @@
 
 import type { Config } from '../config.js';
 import { ledgerOptions, UsageLedger, type LedgerLog } from './ledger.js';
+import type { QuotaNames } from './quota-parse.js';
 import type { UsageSink } from './types.js';
 
 export { UsageLedger, ledgerOptions, type LedgerOptions, type LedgerLog } from './ledger.js';
@@ -11,9 +12,12 @@ export { defaultQuotaNames, type QuotaNames } from './quota-parse.js';
 export type { CaptureInput } from './capture.js';
 export type * from './types.js';
 
-/** Opens the ledger with the proxy's settings (DATA_DIR, USAGE_RETENTION_DAYS, USAGE_MAX_MB, CAPTURE_BODIES...). */
-export function openLedger(config: Config, logger?: LedgerLog): UsageLedger {
-  return UsageLedger.open(ledgerOptions(config, logger));
+/**
+ * Opens the ledger with the proxy's settings (DATA_DIR, USAGE_RETENTION_DAYS, USAGE_MAX_MB, CAPTURE_BODIES...);
+ * `quotaNames` overrides the provider's quota header names (from the profile).
+ */
+export function openLedger(config: Config, logger?: LedgerLog, quotaNames?: QuotaNames): UsageLedger {
+  return UsageLedger.open({ ...ledgerOptions(config, logger), ...(quotaNames ? { quotaNames } : {}) });
 }
 
 /** A sink that keeps nothing: for a proxy started without a ledger (and for tests that do not look at usage). */
