@@ -27,7 +27,7 @@ export interface ControllerOptions {
   usage?: UsageSink | UsageLedger;
   /** Persists settings after a successful change (the app's electron-store). */
   persist?: (settings: Settings) => void | Promise<void>;
-  /** Days before token expiry that count as "expiring soon". */
+  /** Milliseconds before token expiry that count as "expiring soon" (default one day). */
   expiryWarningMs?: number;
 }
 
@@ -208,7 +208,7 @@ export class ProxyController extends EventEmitter {
       else if (snap.cli.status === 'error') attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
       if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is logged out: log in again with the CLI');
       if (snap.auth.expires) {
-        const left = Date.parse(snap.auth.expires) - Date.now();
+        const left = Date.parse(snap.auth.expires) - (this.opts.deps?.now ?? Date.now)();
         if (left < 0) attention.push('The CLI login token has expired: log in again with the CLI');
         else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
       }

@@ -1,0 +1,40 @@
+// The controller reads time from the injected clock (ProxyDeps.now) like the rest of the proxy, so "the login
+// token expires soon" follows the same clock as health and metrics.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProxyController } from '../src/proxy/controller.js';
+import { createLogger } from '../src/proxy/logger.js';
+import { makeFakeCli, type FakeCli } from './fixtures/fake-cli.js';
+import { childEnv } from './helpers/tool-proxy.js';
+import { writeCliCredentials } from './simulator/credentials.js';
+
+let controller: ProxyController | undefined;
+let cli: FakeCli | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await controller?.stop();
+  await cli?.cleanup();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  controller = undefined;
+});
+
+describe('ProxyController clock', () => {
+  it('warns of a token expiring within a day of the injected clock, not of the wall clock', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'controller-clock-'));
+    const expiresAt = Date.now() + 30 * 24 * 3_600_000; // a month away by the wall clock
+    const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-test-access', refreshToken: 'sk-test-refresh', expiresAt });
+    cli = await makeFakeCli({ loggedIn: true });
+    const now = () => expiresAt - 2 * 3_600_000; // two hours before expiry by the injected clock
+    controller = new ProxyController({
+      settings: { port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] },
+      logger: createLogger('silent'),
+      deps: { now, childEnv },
+    });
+    const status = await controller.start();
+    expect(status.state).toBe('running');
+    expect(status.auth.loggedIn).toBe(true);
+    expect(status.attention.join(' ')).toMatch(/token expires at/);
+  });
+});
