@@ -1,4 +1,4 @@
-// Shutdown (issue 2 item 11): stop accepting, let in-flight streams finish up to the grace period, then end them
+// Shutdown (docs/http.md): stop accepting, let in-flight streams finish up to the grace period, then end them
 // and every CLI child. Driven through tool mode with the fake CLI, because its children are what must not leak.
 
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// `npm run demo` (issue 2 item 15): a new user with no CLI and no subscription sees every mode answer end to end.
+// `npm run demo` (README.md): a new user with no CLI and no subscription sees every mode answer end to end.
 // Runs the script as a user would, on a free port, and sends the README's curl requests with fetch.
 
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Response-API credentials (SPEC.md §5, issue 5): expiry from the access token's JWT `exp`, one refresh however
+// Response-API credentials (SPEC.md §5; docs/respapi-mode.md): expiry from the access token's JWT `exp`, one refresh however
 // many requests wait, an atomic owner-only write that keeps the file's other fields, and a failed refresh that
 // answers 401 and never sends the stale token.
 

@@ -1,4 +1,4 @@
-// Response-API mode end to end (issue 5): a client posts SPEC.md §2.7 bodies (and response-API bodies) to the
+// Response-API mode end to end (docs/respapi-mode.md): a client posts SPEC.md §2.7 bodies (and response-API bodies) to the
 // proxy, which forwards them to the simulator's response API. Assertions are on what the client got back and on
 // what the simulator recorded (instructions, bearer, account and session headers).
 

@@ -1,4 +1,4 @@
-// Process hygiene in tool mode (issue 3 §6): a client that goes away ends its CLI child; a child that ignores
+// Process hygiene in tool mode (docs/tool-mode.md): a client that goes away ends its CLI child; a child that ignores
 // SIGTERM is killed; the cap on children with its bounded queue answers 429 when full; shutdown ends every child.
 
 import { chmod, readFile, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Issue 3: "a real CLI binary given as ASSISTANT_CLI_PATH works without code changes". This test runs the real
+// A real CLI binary given as ASSISTANT_CLI_PATH works without code changes (docs/tool-mode.md). This test runs the real
 // assistant CLI (the vendor's published package) through the proxy, pointed at the provider simulator on
 // 127.0.0.1 through the CLI's own base-URL variable and an OAuth credential file in a temporary HOME, so nothing
 // reaches a real provider. The binary is large and is not a dependency of this project: the test runs when

@@ -1,4 +1,4 @@
-// Every provider-specific constant lives here and nowhere else (DEVELOPERS.md "Naming"). The rest of the code
+// Every provider-specific constant lives here and nowhere else (docs/architecture.md). The rest of the code
 // speaks neutral words (SPEC.md: /compat, /respapi, assistant- and rm- model ids). Each value can be overridden:
 // the upstream addresses and credential paths through the settings in config.ts (env, flags, settings file), and
 // anything else through a JSON file named by ASSISTANT_PROFILE_FILE that is deep-merged over these defaults.

@@ -1,4 +1,4 @@
-// The CLI's OAuth credential file (shape: ../shared/fixtures/cli-recordings/credentials.example.json, the object
+// The CLI's OAuth credential file (shape: docs/direct-mode.md; test/simulator/credentials.ts writes one; the object
 // under profile.credentials.rootKey holds accessToken, refreshToken, expiresAt in ms). Direct mode injects its
 // access token (SPEC.md §5) and refreshes it before it expires through the token URL. Built on the shared
 // RefreshingCredential (single-flight, never stale) and writeFileAtomic (owner-only, crash-safe), so:

@@ -1,4 +1,4 @@
-// A cap on CLI children running at once, with a bounded first-in-first-out queue in front of it (issue 3
+// A cap on CLI children running at once, with a bounded first-in-first-out queue in front of it (docs/tool-mode.md
 // "Process hygiene"). A request that finds the queue full is refused at once with a 429 and Retry-After, never
 // parked without bound; a waiting request leaves the queue when its signal aborts (client gone, deadline).
 

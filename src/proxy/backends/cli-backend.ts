@@ -2,7 +2,7 @@
 // partial messages, so text streams token by token. Flags and stdin come from native-request-to-cli-input.ts; every
 // stdout line goes through formats/cli-events.ts parseCliLine and translate/cli-events-to-native-events.ts.
 //
-// Hygiene (issue 3 "Process hygiene", STYLE.md habit 10): a cap on children with a bounded queue (child-slots.ts);
+// Hygiene (docs/tool-mode.md, STYLE.md habit 10): a cap on children with a bounded queue (child-slots.ts);
 // the child runs in an app-owned working directory with the user's own environment plus a bound on the CLI's
 // retries; two deadlines (first event, whole request) so a client gets an error in seconds, not after the CLI's
 // minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL after a

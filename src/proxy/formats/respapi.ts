@@ -1,5 +1,5 @@
-// The response API (SPEC.md §2.7, /respapi/): a small starting set of types for the reverse proxy. The
-// response-API engineer extends these; keep them narrow and loose (unknown fields pass through).
+// The response API (SPEC.md §2.7, /respapi/): types for the reverse proxy
+// (docs/respapi-mode.md); kept narrow and loose: unknown fields pass through.
 
 import { z } from 'zod';
 

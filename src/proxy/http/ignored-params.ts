@@ -1,4 +1,4 @@
-// X-Proxy-Ignored-Params (issue 3 §3, issue 4 §3, issue 5 §1): the request fields the proxy did not pass on, so
+// X-Proxy-Ignored-Params (docs/http.md): the request fields the proxy did not pass on, so
 // that nothing is dropped silently. The names include the body's unknown keys, which the client chooses, so the
 // value is made fit for a header in one place for every mode:
 // - characters outside printable ASCII, and "%" and "," (the list separator), are percent-encoded as UTF-8: an

@@ -1,4 +1,4 @@
-// Client body -> the response API's request (issue 5, SPEC.md §2.7). Pure: no I/O, no logger.
+// Client body -> the response API's request (SPEC.md §2.7; docs/respapi-mode.md). Pure: no I/O, no logger.
 //
 // Two body forms are accepted:
 // - the SPEC.md §2.7 chat form (`messages`): system/developer messages become part of `instructions`, user and

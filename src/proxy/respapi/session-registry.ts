@@ -1,4 +1,4 @@
-// The response-API session registry (issue 5, SPEC.md §4 note 6 leaves the lifetime open; we choose an idle
+// The response-API session registry (docs/respapi-mode.md; SPEC.md §4 note 6 leaves the lifetime open; we choose an idle
 // lifetime, default one hour, RESPAPI_SESSION_IDLE_MS). The upstream keeps the conversation state; the proxy only
 // remembers which sessions it has seen, for /health/detailed and the desktop window. Nothing here is a secret.
 // Expired sessions are pruned lazily (on every touch and snapshot), so no timer keeps the process alive; the

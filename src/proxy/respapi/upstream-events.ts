@@ -1,4 +1,4 @@
-// What the proxy reads from the response API's events while passing them through (issue 5): the final response
+// What the proxy reads from the response API's events while passing them through (docs/respapi-mode.md): the final response
 // and its usage, failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (SPEC.md intro: neutral ids are used consistently). Pure functions.
 

@@ -1,4 +1,4 @@
-// Direct mode routes (SPEC.md §1, §4, §5; issue 4). Registered by server.ts; this module owns every path of the mode:
+// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts; this module owns every path of the mode:
 //   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts)
 //   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first
 //   GET  /api/v1/models                  the same: the provider's native model list, for native SDKs

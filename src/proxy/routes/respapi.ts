@@ -1,4 +1,4 @@
-// Response-API mode routes (issue 5, SPEC.md §1, §2.7, §4, §5):
+// Response-API mode routes (SPEC.md §1, §2.7, §4, §5; docs/respapi-mode.md):
 //   POST /respapi/responses               a new session id per request
 //   POST /respapi/:session_id/responses   the client's session id (a safe token, else 400)
 // Both forward to <RESPAPI_BASE_URL>/responses with the OAuth2 credential, our instruction prompt and the session

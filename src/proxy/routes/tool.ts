@@ -1,4 +1,4 @@
-// Tool mode routes (SPEC.md §1, §4; issue 3): the user's logged-in assistant CLI answers, through CliBackend.
+// Tool mode routes (SPEC.md §1, §4; docs/tool-mode.md): the user's logged-in assistant CLI answers, through CliBackend.
 //   POST /v1/chat/completions                  native chat request (§2.1) -> completion (§2.4) / stream §6.2
 //   POST /cc|/sdk|/compat /v1/chat/completions compatible request (§2.2) -> completion (§2.4) / stream §6.1
 //   POST /v1/messages, /cc/v1/messages         native message request -> native message / native event stream
@@ -54,7 +54,7 @@ function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>,
   return out;
 }
 
-/** What the CLI cannot take: no sampling settings, no output limit, no stop sequences (issue 3 §3). */
+/** What the CLI cannot take: no sampling settings, no output limit, no stop sequences (docs/tool-mode.md). */
 const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences', 'max_tokens'] as const;
 const nativeHonoured = new Set(['model', 'messages', 'system', 'stream']);
 
