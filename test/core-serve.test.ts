@@ -2,12 +2,18 @@
 // invalid setting and a taken port, and a graceful stop on SIGTERM.
 
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/free-port.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// The usage ledger goes here, never into the developer's own data directory.
+const dataDir = mkdtempSync(join(tmpdir(), 'serve-data-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 let blocker: Server | undefined;
 afterEach(() => {
   blocker?.close();
@@ -17,7 +23,7 @@ afterEach(() => {
 function serve(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/proxy/cli.ts', ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Settings } from '../src/proxy/config.js';
 import type { ProfileOverrides } from '../src/proxy/profile.js';
+import type { UsageSink } from '../src/proxy/usage/types.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeRespapiCredentials, type RespapiCredentialOptions, type Simulator } from './simulator/index.js';
 
@@ -20,7 +21,7 @@ export interface RespapiBed {
   close(): Promise<void>;
 }
 
-export async function startRespapiBed(opts: { settings?: Settings; cred?: RespapiCredentialOptions; profile?: ProfileOverrides } = {}): Promise<RespapiBed> {
+export async function startRespapiBed(opts: { settings?: Settings; cred?: RespapiCredentialOptions; profile?: ProfileOverrides; usage?: UsageSink } = {}): Promise<RespapiBed> {
   const sim = await startSimulator();
   const dir = await mkdtemp(join(tmpdir(), 'respapi-test-'));
   const credPath = await writeRespapiCredentials(dir, opts.cred);
@@ -31,7 +32,7 @@ export async function startRespapiBed(opts: { settings?: Settings; cred?: Respap
     modes: ['respapi'],
     rateLimitPerMinute: 100_000,
   });
-  const proxy = await startProxy({ ...base(), ...opts.settings }, { profile: opts.profile });
+  const proxy = await startProxy({ ...base(), ...opts.settings }, { profile: opts.profile, usage: opts.usage });
   const others: TestProxy[] = [];
   return {
     sim,

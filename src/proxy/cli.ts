@@ -96,7 +96,7 @@ async function main(): Promise<number> {
 
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
-  const ledger = openLedger(config, logger);
+  const ledger = openLedger(config, logger, profile.quota);
   const proxy = createProxy({ config, profile, logger, usage: ledger });
   try {
     const { url } = await proxy.listen();

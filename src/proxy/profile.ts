@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { QuotaNames } from './usage/quota-parse.js';
 
 export interface ModelInfo {
   id: string;
@@ -102,6 +103,8 @@ export interface Profile {
   /** The provider's official client libraries, named in the desktop window's copy-ready snippets. */
   sdk: { jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
   /** What clients and first-run help need to know about the CLI (docs/clients.md). */
+  /** Quota header names and window names (src/proxy/usage/quota-parse.ts). */
+  quota: QuotaNames;
   clientSupport: {
     /** npm package of the assistant CLI, for the start-up summary and the README's quick start. */
     cliPackage: string;
@@ -188,6 +191,13 @@ export const defaultProfile: Profile = {
     { id: 'rm-4-turbo', created: 1712620800 },
     { id: 'rm-3.5-turbo', created: 1677610602 },
   ],
+  // Subscription quota windows, as the provider and the response API report them on every answer (docs/usage.md).
+  quota: {
+    providerPrefix: 'anthropic-ratelimit-unified',
+    providerWindows: { '5h': 'five_hour', '7d': 'seven_day', '7d_opus': 'seven_day_opus', '7d_sonnet': 'seven_day_sonnet' },
+    respapiFamily: 'codex',
+    windowMinutes: { '60': 'one_hour', '300': 'five_hour', '1440': 'one_day', '10080': 'seven_day', '43200': 'thirty_day' },
+  },
   clientSupport: {
     cliPackage: '@anthropic-ai/claude-code',
     cliModelAliases: ['sonnet', 'opus', 'haiku'],

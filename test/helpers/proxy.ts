@@ -7,6 +7,7 @@ import { createLogger } from '../../src/proxy/logger.js';
 import { createProfile, type ProfileOverrides } from '../../src/proxy/profile.js';
 import { createProxy, type ProxyServer } from '../../src/proxy/server.js';
 import type { ProxyDeps } from '../../src/proxy/services.js';
+import type { UsageSink } from '../../src/proxy/usage/types.js';
 
 export interface TestProxy {
   url: string;
@@ -19,7 +20,7 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(settings: Settings = {}, opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides } = {}): Promise<TestProxy> {
+export async function startProxy(settings: Settings = {}, opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides; usage?: UsageSink } = {}): Promise<TestProxy> {
   const profile = createProfile(opts.profile ?? {});
   const config = validateSettings({ port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, ...settings }, profile);
   let text = '';
@@ -30,7 +31,7 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const proxy = createProxy({ config, profile, logger, deps: opts.deps });
+  const proxy = createProxy({ config, profile, logger, deps: opts.deps, usage: opts.usage });
   const { port, url } = await proxy.listen();
   return {
     url,

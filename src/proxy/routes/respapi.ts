@@ -59,7 +59,7 @@ export function registerRespapi(router: ProxyRouter, services: Services): void {
       timeoutMs: config.upstreamFirstByteTimeoutMs,
       now: services.deps.now,
     });
-    client = new RespapiClient({ baseUrl: config.respapiBaseUrl, profile, credential, ...timeouts });
+    client = new RespapiClient({ baseUrl: config.respapiBaseUrl, profile, credential, usage: services.usage, ...timeouts });
     return client;
   };
   services.onClose(() => client?.close());

@@ -1,7 +1,8 @@
 // Subscription quota windows from what the upstreams report on every answer (docs/usage.md "Quota windows").
 // Pure functions: headers or a CLI event in, QuotaWindow rows out; nothing here stores or logs. Every header
-// name is in `defaultQuotaNames`, which a profile may override (the rest of the code speaks neutral words).
+// name comes from the profile's `quota` section (defaultQuotaNames), which a profile file may override (the rest of the code speaks neutral words).
 
+import { defaultProfile } from '../profile.js';
 import type { QuotaSource, QuotaWindow } from './types.js';
 
 export interface QuotaNames {
@@ -15,12 +16,8 @@ export interface QuotaNames {
   windowMinutes: Record<string, string>;
 }
 
-export const defaultQuotaNames: QuotaNames = {
-  providerPrefix: 'anthropic-ratelimit-unified',
-  providerWindows: { '5h': 'five_hour', '7d': 'seven_day', '7d_opus': 'seven_day_opus', '7d_sonnet': 'seven_day_sonnet' },
-  respapiFamily: 'codex',
-  windowMinutes: { '60': 'one_hour', '300': 'five_hour', '1440': 'one_day', '10080': 'seven_day', '43200': 'thirty_day' },
-};
+/** The names live in the provider profile (profile.ts `quota`), overridable like every provider constant. */
+export const defaultQuotaNames: QuotaNames = defaultProfile.quota;
 
 type Headers = Record<string, string | string[] | undefined>;
 
