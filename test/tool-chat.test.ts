@@ -162,7 +162,7 @@ describe('what reaches the CLI', () => {
 });
 
 describe('parameters (SPEC.md §2.2, §8)', () => {
-  it('names what the CLI cannot honour in X-Proxy-Ignored-Params and logs it', async () => {
+  it('names what the CLI cannot honour in X-Proxy-Ignored-Params, logged at debug level only, and passes max_tokens on', async () => {
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
       model,
       messages: [{ role: 'user', content: 'say hi' }],
@@ -174,11 +174,13 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
     });
     expect(res.status).toBe(200);
     const header = res.headers.get('x-proxy-ignored-params') ?? '';
-    expect(header.split(', ').sort()).toEqual(['max_tokens', 'presence_penalty', 'stop', 'temperature', 'user']);
-    expect(bed.proxy.logText()).toMatch(/cannot honour/);
+    expect(header.split(', ').sort()).toEqual(['presence_penalty', 'stop', 'temperature', 'user']);
+    const lines = bed.proxy.logs().filter((l) => /cannot honour/.test(String(l.msg)));
+    expect(lines.map((l) => l.level)).toEqual([20]);
+    expect((await bed.cli.records()).at(-1)!.env.CLAUDE_CODE_MAX_OUTPUT_TOKENS).toBe('20');
   });
 
-  it('native requests name temperature, top_k, stop_sequences and max_tokens', async () => {
+  it('native requests name temperature, top_k and stop_sequences; max_tokens reaches the CLI', async () => {
     const res = await postJson(`${bed.url}/v1/messages`, {
       model,
       max_tokens: 20,
@@ -188,7 +190,7 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
       messages: [{ role: 'user', content: 'say hi' }],
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual(['max_tokens', 'stop_sequences', 'temperature', 'top_k']);
+    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual(['stop_sequences', 'temperature', 'top_k']);
   });
 
   it.each([

@@ -22,9 +22,10 @@ import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { mapCliError } from '../translate/map-cli-error.js';
 import { ChildSlots } from './child-slots.js';
+import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
 import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
 import { LineChannel } from './line-channel.js';
-import { nativeRequestToCliInput } from './native-request-to-cli-input.js';
+import { nativeRequestToCliInput, type CliInput } from './native-request-to-cli-input.js';
 import type { UsageSink } from '../usage/types.js';
 
 /** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
@@ -42,6 +43,9 @@ export interface CliBackendOptions {
     | 'cliQueueSize'
     | 'cliFirstTokenTimeoutMs'
     | 'requestTimeoutMs'
+    | 'cliPoolSize'
+    | 'cliPoolIdleMs'
+    | 'credentialsPath'
   >;
   profile: Profile;
   logger: Logger;
@@ -70,6 +74,28 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+/**
+ * The warm pool keys processes by what they were started with: the arguments, and the per-request environment (the
+ * output limit). Both go into one string list; an environment entry starts with a NUL, which no argument can hold
+ * (native-request-to-cli-input.ts refuses NUL in every argument that comes from a client).
+ */
+const envMark = '\0env:';
+function toPoolSpec(args: string[], env: Record<string, string>): string[] {
+  return [...Object.entries(env).map(([k, v]) => `${envMark}${k}=${v}`), ...args];
+}
+function fromPoolSpec(spec: string[]): { args: string[]; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  const args: string[] = [];
+  for (const item of spec) {
+    if (!item.startsWith(envMark)) args.push(item);
+    else {
+      const eq = item.indexOf('=');
+      env[item.slice(envMark.length, eq)] = item.slice(eq + 1);
+    }
+  }
+  return { args, env };
+}
+
 /** Environment variables of the proxy itself that the CLI must not see. */
 const proxyOwnSecrets = ['PROXY_ACCESS_KEY'];
 
@@ -78,9 +104,32 @@ export class CliBackend implements Backend {
   private readonly children = new Set<ResultPromise>();
   private readonly active = new Set<AbortController>();
   private workDirReady = false;
+  /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"); CLI_POOL_SIZE=0 turns it off. */
+  private readonly pool: CliPool<ResultPromise>;
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
+    const { config, profile } = opts;
+    this.pool = new CliPool<ResultPromise>({
+      size: config.cliPoolSize,
+      idleMs: config.cliPoolIdleMs,
+      spawn: (spec) => {
+        const { args, env } = fromPoolSpec(spec);
+        return this.spawnChild(this.cliPath(), args, undefined, env);
+      },
+      end: terminate,
+      // A new login (the credential file rewritten), another CLI binary or another environment replaces warm ones.
+      fingerprint: () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir }),
+      rssOf: procRss,
+      // The real CLI, reading a text prompt, exits after 3 s of silence on stdin; a lone newline keeps it waiting.
+      prime: (child) => void child.stdin?.write('\n'),
+      modelFlag: profile.cli.modelFlag,
+    });
+  }
+
+  /** The warm pool's counts and memory, for /health/detailed and the window. */
+  poolSnapshot(): CliPoolSnapshot {
+    return this.pool.snapshot();
   }
 
   /** Children alive right now (for tests and health). */
@@ -95,10 +144,11 @@ export class CliBackend implements Backend {
   /** Shutdown: refuse new chats, end every child (SIGTERM, then SIGKILL), wait until they are gone. */
   async close(): Promise<void> {
     this.slots.close();
+    const pooled = this.pool.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
     for (const child of this.children) terminate(child);
-    const exited = Promise.allSettled([...this.children].map((c) => exitOf(c)));
+    const exited = Promise.allSettled([...[...this.children].map((c) => exitOf(c)), pooled]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
   }
 
@@ -121,7 +171,7 @@ export class CliBackend implements Backend {
     return this.run(req, input, signal, context.logger ?? this.opts.logger);
   }
 
-  private async *run(req: NativeRequest, input: { args: string[]; stdin: string }, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  private async *run(req: NativeRequest, input: CliInput, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
     const { config, profile } = this.opts;
     const stop = new AbortController();
     this.active.add(stop);
@@ -152,19 +202,10 @@ export class CliBackend implements Backend {
       if (stop.signal.aborted) throw stop.signal.reason;
       phase = 'running';
 
-      child = execa(cliPath, input.args, {
-        input: input.stdin,
-        cwd: config.cliWorkDir,
-        env: this.childEnv(),
-        extendEnv: false,
-        buffer: false,
-        reject: false,
-        stripFinalNewline: false,
-        forceKillAfterDelay: killGraceMs,
-        windowsHide: true,
-        // Its own process group, so that ending it also ends the tools it started (STYLE.md habit 10).
-        detached: processGroups,
-      });
+      // A warm process started earlier with exactly these arguments, or a new one (cli-pool.ts).
+      const warm = this.pool.take(toPoolSpec(input.args, input.env));
+      if (warm) warm.stdin?.end(input.stdin);
+      child = warm ?? this.spawnChild(cliPath, input.args, input.stdin, input.env);
       const running = child;
       this.children.add(running);
       const slot = release;
@@ -174,7 +215,7 @@ export class CliBackend implements Backend {
         this.children.delete(running);
         slot();
       });
-      log.debug({ pid: running.pid, model: req.model, args: input.args.length }, 'assistant CLI started');
+      log.debug({ pid: running.pid, model: req.model, args: input.args.length, warm: warm !== undefined }, 'assistant CLI started');
 
       const channel = new LineChannel<string, EndInfo>();
       let stderrTail = '';
@@ -252,6 +293,26 @@ export class CliBackend implements Backend {
         }
       }
     }
+  }
+
+  /**
+   * Starts the CLI: in the working directory, with the child environment, in its own process group (so that ending
+   * it also ends the tools it started, STYLE.md habit 10). With `stdin` the prompt is written at once; without, stdin
+   * stays open for the pool's warm process, which gets its prompt when a request takes it.
+   */
+  private spawnChild(cliPath: string, args: string[], stdin: string | undefined, env: Record<string, string>): ResultPromise {
+    return execa(cliPath, args, {
+      ...(stdin === undefined ? { stdin: 'pipe' as const } : { input: stdin }),
+      cwd: this.opts.config.cliWorkDir,
+      env: { ...this.childEnv(), ...env },
+      extendEnv: false,
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+      forceKillAfterDelay: killGraceMs,
+      windowsHide: true,
+      detached: processGroups,
+    });
   }
 
   /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */

@@ -13,7 +13,13 @@ describe('nativeRequestToCliInput', () => {
       { model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'say hi' }] },
       options,
     );
-    expect(input).toEqual({ args: [...print, '--model', 'claude-sonnet-4-20250514'], stdin: 'say hi' });
+    expect(input).toEqual({ args: [...print, '--model', 'claude-sonnet-4-20250514'], stdin: 'say hi', env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10' } });
+  });
+
+  it("passes max_tokens in the CLI's output-limit variable named by the profile", () => {
+    const custom = { ...options, profile: { ...profile, clientSupport: { ...profile.clientSupport, maxOutputTokensEnv: 'OUTPUT_LIMIT' } } };
+    const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 321, messages: [{ role: 'user', content: 'x' }] }, custom);
+    expect(input.env).toEqual({ OUTPUT_LIMIT: '321' });
   });
 
   it('passes other model ids (CLI aliases) unchanged', () => {

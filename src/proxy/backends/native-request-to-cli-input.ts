@@ -35,6 +35,8 @@ export interface CliInputOptions {
 export interface CliInput {
   args: string[];
   stdin: string;
+  /** Environment variables for this request's child: the output limit, which the CLI takes only this way. */
+  env: Record<string, string>;
 }
 
 function escapeTurn(text: string): string {
@@ -112,10 +114,15 @@ function systemText(system: NativeRequest['system']): string | undefined {
  * provider's id (the real CLI only knows those); any other id (a CLI alias such as "sonnet") passes unchanged.
  * No permission-bypass flag is ever added: the CLI's own permission rules plus the configured tool lists apply.
  */
+/** A model id goes to the CLI as a command-line argument: no NUL, and short enough (a 400 naming the field). */
+export function checkCliModelArgument(model: string): void {
+  if (model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
+  if (model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
+}
+
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
-  if (req.model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
-  if (req.model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
+  checkCliModelArgument(req.model);
   const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
   const system = systemText(req.system);
   if (system !== undefined) {
@@ -130,5 +137,7 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   if (options.disallowedTools.length > 0) args.push(cli.disallowedToolsFlag, options.disallowedTools.join(','));
   const stdin = conversationToPrompt(req.messages);
   if (stdin.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
-  return { args, stdin };
+  // max_tokens reaches the provider through the CLI's output-limit variable (profile.clientSupport; docs/tool-mode.md).
+  const env = { [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens) };
+  return { args, stdin, env };
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { DirectBackend } from '../backends/direct-backend.js';
 import { ProxyError, isProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChunk } from '../formats/compat.js';
-import type { NativeStreamEvent, NativeUsage } from '../formats/native.js';
+import type { NativeStreamEvent } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { errorTypeName, renderError } from '../http/render-error.js';
@@ -21,6 +21,7 @@ import { redactSecrets } from '../logger.js';
 import type { Services } from '../services.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { mapNativeError } from '../translate/map-native-error.js';
+import { reportedTokensOf } from '../translate/map-usage.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
 import { collectNativeMessage } from '../translate/native-events-to-message.js';
 import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
@@ -31,9 +32,6 @@ import { fetchProviderModels, modelsSourceHeader } from '../upstream/provider-mo
 import { addRoute, type ProxyRouter } from './define.js';
 import { modelList } from './models.js';
 
-function usageOf(usage: NativeUsage): { inputTokens: number; outputTokens: number } {
-  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
-}
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
@@ -63,7 +61,7 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
 
   if (!state.stream) {
     const message = await collectNativeMessage(backend.stream(nativeRequest, state.signal));
-    state.usage = usageOf(message.usage);
+    state.usage = reportedTokensOf(message.usage);
     for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
     ctx.body = nativeMessageToCompletion(message, meta);
     return;
@@ -105,7 +103,7 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
       // for [DONE] stop waiting.
       yield { data: '[DONE]' };
     } finally {
-      state.usage = usageOf(chunks.usage);
+      state.usage = reportedTokensOf(chunks.usage);
       await events.return(undefined);
     }
   }

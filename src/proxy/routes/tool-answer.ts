@@ -22,23 +22,24 @@ import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '..
 import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
 import { collectNativeMessage } from '../translate/native-events-to-message.js';
 import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
+import { reportedTokensOf } from '../translate/map-usage.js';
 import type { ToolChat } from './tool.js';
 
 export type ChatOutput = 'messages' | 'native-chat' | 'compat';
 
 
 /** Marks the first token for metrics and keeps the final usage on ctx.state as events pass. */
-async function* observe(ctx: ProxyContext, services: Services, events: AsyncIterable<NativeStreamEvent>): AsyncGenerator<NativeStreamEvent> {
+async function* observe(ctx: ProxyContext, services: Services, chat: ToolChat, events: AsyncIterable<NativeStreamEvent>): AsyncGenerator<NativeStreamEvent> {
   for await (const event of events) {
     if (event.type === 'message_start') {
-      ctx.state.usage = { inputTokens: event.message.usage.input_tokens, outputTokens: event.message.usage.output_tokens };
+      // Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids").
+      if (chat.servedName) event.message.model = chat.servedName(event.message.model);
+      ctx.state.modelServed = event.message.model;
+      ctx.state.usage = reportedTokensOf(event.message.usage);
     } else if (event.type === 'content_block_delta') {
       markFirstToken(ctx.state, services.deps.now());
     } else if (event.type === 'message_delta') {
-      ctx.state.usage = {
-        inputTokens: event.usage.input_tokens ?? ctx.state.usage?.inputTokens,
-        outputTokens: event.usage.output_tokens,
-      };
+      ctx.state.usage = reportedTokensOf(event.usage, ctx.state.usage);
     }
     yield event;
   }
@@ -47,7 +48,7 @@ async function* observe(ctx: ProxyContext, services: Services, events: AsyncIter
 function completionMeta(chat: ToolChat, services: Services) {
   return {
     id: `chatcmpl-${randomBytes(12).toString('hex')}`,
-    model: chat.request.model,
+    model: chat.publicModel ?? chat.request.model,
     created: Math.floor(services.deps.now() / 1000),
   };
 }
@@ -66,12 +67,13 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   const headers: Record<string, string> = {};
   if (chat.ignored.length > 0) {
     headers[ignoredParamsHeader] = ignoredParamsValue(chat.ignored);
-    log.warn({ ignored: chat.ignored }, 'request parameters the assistant CLI cannot honour were ignored');
+    // The header tells the client once per response; a warning per request would flood the log (docs/tool-mode.md).
+    log.debug({ ignored: chat.ignored }, 'request parameters the assistant CLI cannot honour were ignored');
   }
   if (chat.warnings.length > 0) log.warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
 
-  const events = observe(ctx, services, backend.stream(chat.request, ctx.state.signal, { logger: log }));
+  const events = observe(ctx, services, chat, backend.stream(chat.request, ctx.state.signal, { logger: log }));
   if (!chat.stream) {
     const message = await collectNativeMessage(events);
     ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
@@ -130,7 +132,7 @@ function translatorOf(chat: ToolChat, services: Services): Translator {
     };
   }
   if (chat.output === 'native-chat') {
-    const state = createNativeChatStreamState({ model: chat.request.model });
+    const state = createNativeChatStreamState({ model: chat.publicModel ?? chat.request.model });
     return {
       done: true,
       step: (event) => stepNativeChatStream(event, state).map((data) => ({ data })),

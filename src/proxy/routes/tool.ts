@@ -7,13 +7,15 @@
 
 import { findCli } from '../health/find-cli.js';
 import { CliBackend } from '../backends/cli-backend.js';
+import { checkCliModelArgument } from '../backends/native-request-to-cli-input.js';
 import { ProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChatRequest } from '../formats/compat.js';
-import { nativeChatRequestSchema, nativeMessagesRequestSchema } from '../formats/native-schemas.js';
+import { nativeMessagesRequestSchema } from '../formats/native-schemas.js';
 import type { NativeRequest } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
-import { nativeChatRequestToNative } from '../translate/native-chat-request-to-native.js';
+import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
+import { createModelCatalog, type ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { answerChat, type ChatOutput } from './tool-answer.js';
@@ -28,6 +30,10 @@ export interface ToolChat {
   warnings: string[];
   /** Compatible streams only: stream_options.include_usage. */
   includeUsage: boolean;
+  /** The listed `assistant-` id the requested model resolved to (set by registerTool; docs/clients.md "Model ids"). */
+  publicModel?: string;
+  /** The name to show clients for the model an answer reports (the CLI may echo an alias). */
+  servedName?: (served: string) => string;
 }
 
 const apiHint = 'Tool calling is not available in tool mode, because the CLI runs its own tools; send tool requests to direct mode';
@@ -54,13 +60,14 @@ function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>,
   return out;
 }
 
-/** What the CLI cannot take: no sampling settings, no output limit, no stop sequences (docs/tool-mode.md). */
-const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences', 'max_tokens'] as const;
-const nativeHonoured = new Set(['model', 'messages', 'system', 'stream']);
+/** What the CLI cannot take: no sampling settings, no stop sequences (docs/tool-mode.md). max_tokens is honoured. */
+const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+const nativeHonoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens']);
 
 function nativeChat(body: unknown): ToolChat {
   refuseTools(body, ['tools', 'tool_choice'], '/api/v1/chat/completions');
-  const parsed = validate(nativeChatRequestSchema, body);
+  // A missing max_tokens gets a 400 that points OpenAI-format clients to /compat/v1 (docs/http.md).
+  const parsed = parseNativeChatRequest(body);
   const request = nativeChatRequestToNative(parsed);
   delete request.stream;
   return {
@@ -89,7 +96,7 @@ function nativeMessages(body: unknown): ToolChat {
 }
 
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
-const compatNamed = ['temperature', 'top_p', 'stop', 'max_tokens', 'max_completion_tokens'] as const;
+const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
 function compatChat(body: unknown, defaultMaxTokens: number): ToolChat {
   refuseTools(body, ['tools', 'tool_choice', 'functions', 'function_call'], '/api/v1/chat/completions');
@@ -120,11 +127,13 @@ export function registerTool(router: ProxyRouter, services: Services): void {
     logger: services.logger,
     childEnv: deps.childEnv,
     envPath: deps.envPath,
+    usage: services.usage,
     findCli: () =>
       findCli({ cliPath: config.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: deps.envPath }),
   });
   services.onClose(() => backend.close());
   services.healthExtras.set('cli_children', () => ({ children: backend.childCount(), slots: backend.slotCounts() }));
+  services.healthExtras.set('cli_pool', () => backend.poolSnapshot());
 
   const routes: Array<{ path: string; parse: (body: unknown) => ToolChat }> = [
     { path: '/v1/chat/completions', parse: nativeChat },
@@ -135,13 +144,28 @@ export function registerTool(router: ProxyRouter, services: Services): void {
     { path: '/v1/messages', parse: nativeMessages },
     { path: '/cc/v1/messages', parse: nativeMessages },
   ];
+  const catalog = createModelCatalog(profile, config.modelAliases);
   for (const { path, parse } of routes) {
     addRoute(router, services, {
       method: 'POST',
       path,
       mode: 'tool',
       json: true,
-      handler: (ctx) => answerChat(ctx, services, backend, parse(ctx.state.body)),
+      handler: (ctx) => answerChat(ctx, services, backend, withModel(parse(ctx.state.body), catalog)),
     });
   }
+}
+
+/**
+ * Resolves the requested model before any CLI starts: listed ids, provider ids, the CLI's aliases and MODEL_ALIASES
+ * are accepted, anything else is a 404 model_not_found naming the available ids (docs/clients.md "Model ids").
+ */
+function withModel(chat: ToolChat, catalog: ModelCatalog): ToolChat {
+  // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
+  checkCliModelArgument(chat.request.model);
+  const resolved = catalog.resolve(chat.request.model);
+  chat.request.model = resolved.cliModel;
+  chat.publicModel = resolved.id;
+  chat.servedName = (served) => catalog.publicName(served, resolved.id);
+  return chat;
 }

@@ -16,3 +16,25 @@ export function mapUsage(usage: NativeUsage): CompatUsage {
     prompt_tokens_details: { cached_tokens: cacheRead },
   };
 }
+
+/** Token counts as the usage ledger keeps them (http/state.ts): copied as reported, absent when not reported. */
+export interface ReportedTokens {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/**
+ * Native usage (whole, or the partial one of a message_delta) over what earlier events reported: a field the event
+ * leaves out or sets to null keeps the earlier value, so a later event never erases a count.
+ */
+export function reportedTokensOf(usage: Partial<NativeUsage>, earlier: ReportedTokens = {}): ReportedTokens {
+  const pick = (v: number | null | undefined, prev: number | undefined) => (typeof v === 'number' ? v : prev);
+  return {
+    inputTokens: pick(usage.input_tokens, earlier.inputTokens),
+    outputTokens: pick(usage.output_tokens, earlier.outputTokens),
+    cacheReadTokens: pick(usage.cache_read_input_tokens, earlier.cacheReadTokens),
+    cacheWriteTokens: pick(usage.cache_creation_input_tokens, earlier.cacheWriteTokens),
+  };
+}
