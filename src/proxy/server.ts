@@ -26,6 +26,7 @@ import { createProfile, type Profile } from './profile.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
+import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
@@ -95,6 +96,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
   registerHealth(router, services);
+  registerRoot(router, services);
   registerModels(router, services);
   registerTool(router, services);
   registerDirect(router, services);

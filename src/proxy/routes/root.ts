@@ -53,7 +53,7 @@ export function registerRoot(router: ProxyRouter, services: Services): void {
     handler: async (ctx) => {
       ctx.type = 'text/plain; charset=utf-8';
       // The Host header has passed the host guard (or the access key beyond loopback), so it is safe to echo.
-      ctx.body = rootPage(ctx.origin, services.config.modes, services.version);
+      ctx.body = rootPage(`${ctx.protocol}://${ctx.host}`, services.config.modes, services.version);
     },
   });
 }

@@ -18,6 +18,9 @@ import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/
 import { createModelCatalog, type ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
+import { forwardToProvider } from '../upstream/forward.js';
+import { ProviderClient } from '../upstream/provider-client.js';
+import { z } from 'zod';
 import { answerChat, type ChatOutput } from './tool-answer.js';
 
 /** What one route hands to the answer step. */
@@ -35,6 +38,9 @@ export interface ToolChat {
   /** The name to show clients for the model an answer reports (the CLI may echo an alias). */
   servedName?: (served: string) => string;
 }
+
+/** A token-count body: its model is resolved like a chat's; the rest goes to the provider as sent. */
+const countTokensBodySchema = z.looseObject({ model: z.string().min(1), messages: z.array(z.unknown()) });
 
 const apiHint = 'Tool calling is not available in tool mode, because the CLI runs its own tools; send tool requests to direct mode';
 
@@ -145,6 +151,28 @@ export function registerTool(router: ProxyRouter, services: Services): void {
     { path: '/cc/v1/messages', parse: nativeMessages },
   ];
   const catalog = createModelCatalog(profile, config.modelAliases);
+
+  // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate):
+  // the CLI has no way to count (docs/tool-mode.md). The client is made on first use and closed with the proxy.
+  let provider: ProviderClient | undefined;
+  services.onClose(() => provider?.close());
+  for (const path of ['/v1/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
+    addRoute(router, services, {
+      method: 'POST',
+      path,
+      mode: 'tool',
+      json: true,
+      handler: async (ctx) => {
+        const body = validate(countTokensBodySchema, ctx.state.body);
+        const resolved = catalog.resolve(body.model);
+        ctx.state.model = body.model;
+        ctx.state.rawBody = Buffer.from(JSON.stringify({ ...body, model: resolved.providerId }));
+        provider ??= new ProviderClient(services);
+        await forwardToProvider(ctx, services, provider, 'POST', `${profile.api.messagesPath}/count_tokens`);
+      },
+    });
+  }
+
   for (const { path, parse } of routes) {
     addRoute(router, services, {
       method: 'POST',
