@@ -216,7 +216,8 @@ describe('POST /api/v1/messages with the native SDK', () => {
 
   it('forwards count_tokens and the native model list', async () => {
     const models = await sdk().models.list();
-    expect(models.data.map((m) => m.id)).toContain('claude-sonnet-4-20250514');
+    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-20250514');
+    expect(models.data.map((m) => m.id)).not.toContain('claude-sonnet-4-20250514');
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
     const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');
     expect(res.status).toBe(200);

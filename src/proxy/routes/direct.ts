@@ -148,7 +148,9 @@ export function registerDirect(router: ProxyRouter, services: Services): void {
     method: 'GET',
     path: '/api/v1/models',
     mode: 'direct',
-    handler: (ctx) => forwardToProvider(ctx, services, client, 'GET', api.modelsPath),
+    // One naming scheme for users (docs/clients.md "Model ids"): the provider's list, shown with neutral ids, in
+    // objects both SDK families read; provider ids stay accepted as input.
+    handler: (ctx) => listModels(ctx, services, client),
   });
   addRoute(router, services, {
     method: 'POST',
