@@ -102,6 +102,13 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     expect(sent).toContain('What is my favourite colour?');
   }, 120_000);
 
+  it("honours max_tokens: the real CLI sends the client's limit to the provider (the output-limit variable)", async () => {
+    const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
+    const res = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.content[0]).toMatchObject({ type: 'text' });
+    expect((sim.requests('/v1/messages').at(-1)!.json as { max_tokens: number }).max_tokens).toBe(77);
+  }, 120_000);
+
   it("maps the provider's refusals, seen through the real CLI, to faithful statuses within seconds", async () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
     const ask = () => client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] }).catch((e: unknown) => e);
