@@ -78,10 +78,9 @@ async function chatCompletions(ctx: ProxyContext, services: Services, client: Pr
     try {
       let next: IteratorResult<NativeStreamEvent> = first;
       while (!next.done) {
-        for (const chunk of stepCompatChunks(next.value, chunks)) {
-          markFirstToken(state, deps.now());
-          yield { data: chunk satisfies CompatChunk };
-        }
+        // The first token is the first content delta, as in tool mode, not the role chunk of message_start.
+        if (next.value.type === 'content_block_delta') markFirstToken(state, deps.now());
+        for (const chunk of stepCompatChunks(next.value, chunks)) yield { data: chunk satisfies CompatChunk };
         // After the finish chunk the provider's last events (message_stop) are still read, so its connection
         // ends cleanly and goes back to the keep-alive pool; they produce no chunks.
         if (chunks.error) break;
