@@ -161,6 +161,7 @@ async function streamMessage(
       return;
     }
     if (step.delta && deltasSent > 0 && !(await pause(knobs.chunkIntervalMs, res))) return;
+    if (step.delta && deltasSent === 0 && knobs.firstDeltaDelayMs > 0 && !(await pause(knobs.firstDeltaDelayMs, res))) return;
     if (!writeSse(res, step.event, step.data)) return;
     if (step.delta) deltasSent++;
   }

@@ -49,6 +49,8 @@ export interface SimulatorKnobs {
   chunkCount?: number;
   /** Delay before each stream delta after the first. */
   chunkIntervalMs: number;
+  /** Held back before the first content delta of a stream (after message_start), e.g. to tell the role chunk from the first token. */
+  firstDeltaDelayMs: number;
   /** Delay before the response starts (status line and headers). */
   latencyMs: number;
   /** Send a `ping` event after content_block_start, like the real API. */
@@ -93,6 +95,7 @@ export function defaultKnobs(): SimulatorKnobs {
     replyText: 'Hi from the simulator!',
     chunkCount: undefined,
     chunkIntervalMs: 0,
+    firstDeltaDelayMs: 0,
     latencyMs: 0,
     ping: true,
     acceptTokens: new Set(),
