@@ -14,6 +14,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
+import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
 
@@ -29,6 +30,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
   let sim: Simulator;
   let proxy: TestProxy;
   let home: string;
+  let ledger: UsageLedger;
 
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false } });
@@ -37,6 +39,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     await mkdir(configDir, { recursive: true });
     await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-test', refreshToken: 'sk-ant-ort01-real-cli-test', expiresAt: Date.now() + 3_600_000 });
     const profile = createProfile();
+    ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(
       { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000 },
       {
@@ -48,12 +51,14 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
           },
         },
+        usage: ledger,
       },
     );
   }, 60_000);
 
   afterAll(async () => {
     await proxy?.close();
+    ledger?.close();
     await sim?.close();
     if (home) await rm(home, { recursive: true, force: true });
   });
@@ -100,6 +105,29 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     expect(sent).toContain('ultramarine');
     expect(sent).toContain('Noted: ultramarine.');
     expect(sent).toContain('What is my favourite colour?');
+  }, 120_000);
+
+  it('shows the subscription windows the provider reported through the CLI (rate_limit_event) in the usage limits', async () => {
+    const reset5h = Math.floor(Date.now() / 1000) + 2 * 3600;
+    sim.knobs.quotaHeaders = {
+      'anthropic-ratelimit-unified-status': 'allowed',
+      'anthropic-ratelimit-unified-5h-utilization': '0.18',
+      'anthropic-ratelimit-unified-5h-reset': String(reset5h),
+      'anthropic-ratelimit-unified-5h-status': 'allowed',
+      'anthropic-ratelimit-unified-7d-utilization': '0.23',
+      'anthropic-ratelimit-unified-7d-reset': String(reset5h + 5 * 86_400),
+      'anthropic-ratelimit-unified-7d-status': 'allowed',
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    };
+    try {
+      const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
+      await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+      const limits = (await (await fetch(`${proxy.url}/usage/limits`)).json()) as { windows: Array<{ source: string; window: string; utilization: number }> };
+      const cli = limits.windows.filter((w) => w.source === 'cli');
+      expect(cli.map((w) => [w.window, w.utilization])).toEqual(expect.arrayContaining([['five_hour', 0.18]]));
+    } finally {
+      delete sim.knobs.quotaHeaders;
+    }
   }, 120_000);
 
   it("honours max_tokens: the real CLI sends the client's limit to the provider (the output-limit variable)", async () => {
