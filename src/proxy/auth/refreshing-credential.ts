@@ -49,10 +49,12 @@ export class RefreshingCredential<C> {
   }
 
   /** Refreshes even when the expiry says the token is fine (after the upstream answered 401). */
-  async forceRefresh(): Promise<C> {
-    if (this.inFlight) return this.inFlight;
+  forceRefresh(): Promise<C> {
+    // The refresh is in flight from this moment: a get() racing with the file read below waits for it instead of
+    // caching the refused token from the file again (which the refresh would then have returned as "fresh").
     this.cached = undefined;
-    return this.refreshFrom(await this.opts.read());
+    this.inFlight ??= this.run(() => this.opts.read());
+    return this.inFlight;
   }
 
   /** Forgets the cached credential (the file changed on disk). */
@@ -64,21 +66,24 @@ export class RefreshingCredential<C> {
     // A caller that read the old file just before another refresh finished must not refresh again with a
     // refresh token that may have been rotated.
     if (this.cached !== undefined && this.fresh(this.cached)) return Promise.resolve(this.cached);
-    this.inFlight ??= (async () => {
-      try {
-        const next = await this.opts.refresh(current);
-        await this.opts.write(next);
-        this.cached = next;
-        this.opts.onRefresh?.('ok');
-        return next;
-      } catch (err) {
-        this.cached = undefined;
-        this.opts.onRefresh?.('failed', err);
-        throw err;
-      } finally {
-        this.inFlight = undefined;
-      }
-    })();
+    this.inFlight ??= this.run(async () => current);
     return this.inFlight;
+  }
+
+  /** One refresh: read what to refresh from, refresh, write back; single-flight through `inFlight`. */
+  private async run(from: () => Promise<C>): Promise<C> {
+    try {
+      const next = await this.opts.refresh(await from());
+      await this.opts.write(next);
+      this.cached = next;
+      this.opts.onRefresh?.('ok');
+      return next;
+    } catch (err) {
+      this.cached = undefined;
+      this.opts.onRefresh?.('failed', err);
+      throw err;
+    } finally {
+      this.inFlight = undefined;
+    }
   }
 }
