@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { isLoopbackHost, type Config, type ModeName } from './config.js';
+import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
 import { cors } from './http/cors.js';
@@ -72,7 +73,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const logger = options.logger ?? createLogger(config.logLevel);
   const deps = defaultDeps(options.deps);
   const metrics = new ProxyMetrics(deps.now);
-  const probeEnv = deps.childEnv || deps.envPath ? { ...(deps.childEnv ?? process.env), ...(deps.envPath ? { PATH: deps.envPath } : {}) } : undefined;
+  // The probe runs the CLI with the children's environment: the same login, and never the proxy's own secrets.
+  const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
   const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
   const closeHooks: Array<() => Promise<void> | void> = [];
   const inFlight = new Set<RequestAbort>();

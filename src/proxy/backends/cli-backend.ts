@@ -21,6 +21,7 @@ import { redactSecrets, type Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { mapCliError } from '../translate/map-cli-error.js';
+import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
 import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
@@ -96,8 +97,6 @@ function fromPoolSpec(spec: string[]): { args: string[]; env: Record<string, str
   return { args, env };
 }
 
-/** Environment variables of the proxy itself that the CLI must not see. */
-const proxyOwnSecrets = ['PROXY_ACCESS_KEY'];
 
 export class CliBackend implements Backend {
   private readonly slots: ChildSlots;
@@ -153,9 +152,7 @@ export class CliBackend implements Backend {
   }
 
   childEnv(): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...(this.opts.childEnv ?? process.env) };
-    for (const name of proxyOwnSecrets) delete env[name];
-    if (this.opts.envPath) env.PATH = this.opts.envPath;
+    const env = cliChildEnv(this.opts.childEnv ?? process.env, this.opts.envPath);
     // The CLI retries failed provider calls for minutes by default (fixtures/cli-recordings/README.md).
     env[this.opts.profile.cli.maxRetriesEnv] = String(this.opts.config.cliMaxRetries);
     return env;
