@@ -27,7 +27,11 @@ import { UsageSniffer } from './usage-sniffer.js';
  */
 const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
 
-function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): string {
+function headerText(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
   const connectionTokens = new Set(String(answer.headers.connection ?? '').split(',').map((t) => t.trim().toLowerCase()));
   for (const [name, value] of Object.entries(answer.headers)) {
     const key = name.toLowerCase();
@@ -35,8 +39,6 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): string {
     if (key === 'vary') ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
     else ctx.set(key, value);
   }
-  const type = answer.headers['content-type'];
-  return (Array.isArray(type) ? type[0] : type ?? '').toLowerCase();
 }
 
 /** Largest non-streaming answer read whole before it is passed on (larger ones are streamed through). */
@@ -64,8 +66,9 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   ctx.state.upstreamAnswered = true;
   // The subscription quota windows ride on every answer (docs/usage.md); read, never changed.
   services.usage.upstreamHeaders('direct', answer.headers);
-  const contentType = copyAnswerHeaders(ctx, answer);
+  const contentType = headerText(answer.headers['content-type']).toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
+    copyAnswerHeaders(ctx, answer);
     await answer.body.dump().catch(() => undefined);
     ctx.body = null;
     return;
@@ -86,8 +89,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
     try {
       whole = Buffer.from(await answer.body.arrayBuffer());
     } catch (err) {
+      // Nothing of the provider's answer was set on ours yet: the error answer carries only our own headers.
       throw fromTransportError(err, client.timeouts);
     }
+    copyAnswerHeaders(ctx, answer);
     markFirstToken(state, deps.now());
     if (sniffer) {
       sniffer.feed(whole);
@@ -98,6 +103,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
     return;
   }
 
+  copyAnswerHeaders(ctx, answer);
   // A successful native stream is complete only with its message_stop event; one the provider ends cleanly
   // before that must not look finished to the client (docs/direct-mode.md), nor count as `ok` in the ledger.
   const mustStop = isSse && answer.statusCode < 300 && /\/messages$/.test(path);
