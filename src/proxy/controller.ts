@@ -11,7 +11,6 @@ import { createLogger, type Logger } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import type { SessionView } from './respapi/session-registry.js';
-import { respapiSessionsOf } from './routes/respapi.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
 import type { UsageLedger } from './usage/ledger.js';
@@ -153,7 +152,7 @@ export class ProxyController extends EventEmitter {
   }
 
   async checkPort(port: number): Promise<{ free: boolean; message?: string }> {
-    if (this.proxy && port === this.proxy.services.boundPort) return { free: true, message: 'in use by this proxy' };
+    if (this.proxy && port === this.proxy.port) return { free: true, message: 'in use by this proxy' };
     return new Promise((resolve) => {
       const s = createServer();
       s.once('error', (err: NodeJS.ErrnoException) =>
@@ -169,13 +168,11 @@ export class ProxyController extends EventEmitter {
 
   /** The running proxy's response-API sessions (SessionRegistry.snapshot's view, no secrets). */
   sessions(): SessionView[] {
-    const services = this.proxy?.services;
-    return services ? (respapiSessionsOf(services)?.snapshot(200).sessions ?? []) : [];
+    return this.proxy?.respapiSessions.snapshot(200).sessions ?? [];
   }
 
   endSession(id: string): SessionView[] {
-    const services = this.proxy?.services;
-    if (services) respapiSessionsOf(services)?.delete(id);
+    this.proxy?.respapiSessions.delete(id);
     return this.sessions();
   }
 
@@ -198,7 +195,7 @@ export class ProxyController extends EventEmitter {
     const proxy = this.proxy;
     const services = proxy?.services;
     const snap = services?.probe.snapshot();
-    const port = services?.boundPort ?? this.config.port;
+    const port = proxy?.port ?? this.config.port;
     const host = this.config.host;
     const shownHost = host.includes(':') ? `[${host}]` : host;
     const attention: string[] = [];

@@ -43,8 +43,6 @@ export interface ProxyErrorOptions {
   retryAfter?: number;
   /** Extra response headers (already safe to show). */
   headers?: Record<string, string>;
-  /** Whether a client may retry the same request later. */
-  retryable?: boolean;
   /** Overrides the HTTP status derived from the kind (e.g. a faithful upstream 529 -> 503 stays 503). */
   status?: number;
   cause?: unknown;
@@ -57,7 +55,6 @@ export class ProxyError extends Error {
   readonly issue?: string;
   readonly retryAfter?: number;
   readonly headers: Record<string, string>;
-  readonly retryable: boolean;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -70,7 +67,6 @@ export class ProxyError extends Error {
     this.issue = options.issue;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
-    this.retryable = options.retryable ?? (kind === 'rate_limit' || kind === 'unavailable' || kind === 'timeout');
   }
 }
 

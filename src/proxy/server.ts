@@ -24,6 +24,8 @@ import type { ProxyState } from './http/state.js';
 import { createLogger, type Logger } from './logger.js';
 import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
+import { buildComponents } from './components.js';
+import type { SessionRegistry } from './respapi/session-registry.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
@@ -55,6 +57,10 @@ export interface ProxyServer {
   /** Stops accepting, lets in-flight requests finish up to the grace period, then ends them. */
   close(graceMs?: number): Promise<void>;
   readonly server: Server | undefined;
+  /** The port actually bound (differs from config.port when that is 0); undefined when not listening. */
+  readonly port: number | undefined;
+  /** The response-API sessions of this instance, for the desktop window. */
+  readonly respapiSessions: SessionRegistry;
 }
 
 export class PortInUseError extends Error {
@@ -88,21 +94,22 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     version: serviceVersion(),
     startedAt: deps.now(),
     modeOn: (mode: ModeName) => config.modes.includes(mode),
-    onClose: (hook) => void closeHooks.push(hook),
-    healthExtras: new Map(),
     usage: options.usage ?? noopUsageSink,
   };
+  const components = buildComponents(services);
+  closeHooks.push(() => components.close());
+  let boundPort: number | undefined;
   const ledger = 'requests' in services.usage ? (services.usage as UsageLedger) : undefined;
 
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
-  registerHealth(router, services);
+  registerHealth(router, services, { port: () => boundPort, extras: components.health });
   registerRoot(router, services);
   registerModels(router, services);
-  registerTool(router, services);
-  registerDirect(router, services);
-  registerRespapi(router, services);
+  registerTool(router, services, components);
+  registerDirect(router, services, components.provider);
+  registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);
     const detach = registerUsageMetrics(metrics.registry, ledger);
@@ -151,7 +158,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     s.on('error', (err) => logger.error({ err }, 'server error'));
     server = s;
     const addr = s.address() as AddressInfo;
-    services.boundPort = addr.port;
+    boundPort = addr.port;
     probe.start(config.healthRefreshMs);
     await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -194,5 +201,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     get server() {
       return server;
     },
+    get port() {
+      return server ? boundPort : undefined;
+    },
+    respapiSessions: components.respapi.sessions,
   };
 }

@@ -1,4 +1,5 @@
-// What the routes of one proxy instance share. Everything that touches the world comes in through `deps`
+// What the routes of one proxy instance share; built once by server.ts and never changed after (the long-lived
+// objects a mode needs come from components.ts). Everything that touches the world comes in through `deps`
 // (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a module-level singleton.
 
 import { readFileSync } from 'node:fs';
@@ -13,8 +14,6 @@ import type { UsageSink } from './usage/types.js';
 export interface ProxyDeps {
   /** Runs a short command (the CLI probe). */
   run: RunCommand;
-  /** The fetch used for upstream calls (undici's by default). */
-  fetch: typeof fetch;
   now: () => number;
   /** PATH used to find the CLI (a GUI-launched app passes its fixed login-shell PATH). */
   envPath?: string;
@@ -31,13 +30,7 @@ export interface Services {
   deps: ProxyDeps;
   version: string;
   startedAt: number;
-  /** The port actually bound (differs from config.port when that is 0). */
-  boundPort?: number;
   modeOn(mode: ModeName): boolean;
-  /** Called on close, after in-flight requests had their grace period (kill children, close pools). */
-  onClose(hook: () => Promise<void> | void): void;
-  /** Extra components for /health/detailed (e.g. the response-API session registry). */
-  healthExtras: Map<string, () => unknown>;
   /** Where every request in ledger scope is recorded when it ends (docs/usage.md); a no-op sink without a ledger. */
   readonly usage: UsageSink;
 }
@@ -73,7 +66,7 @@ export const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) =
 };
 
 export function defaultDeps(partial: Partial<ProxyDeps> = {}): ProxyDeps {
-  return { run: runWithExeca, fetch: globalThis.fetch, now: Date.now, ...partial };
+  return { run: runWithExeca, now: Date.now, ...partial };
 }
 
 let cachedVersion: string | undefined;

@@ -66,7 +66,7 @@ describe('control service over a real controller', () => {
     const sink = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
     controller = new ProxyController({ settings: { port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
     await controller.start();
-    const url = () => `http://127.0.0.1:${controller!.current()!.services.boundPort}`;
+    const url = () => `http://127.0.0.1:${controller!.current()!.port}`;
     await fetch(`${url()}/v1/models`, { headers: { 'x-request-id': 'quiet-1' } });
     expect(text).not.toContain('quiet-1');
     expect((await controller.updateSettings({ logLevel: 'info' })).ok).toBe(true);
@@ -146,7 +146,7 @@ describe('control service: recent requests', () => {
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
     controller = new ProxyController({ settings: { port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
     await controller.start();
-    const port = controller.current()!.services.boundPort!;
+    const port = controller.current()!.port!;
     expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
     await new Promise((r) => setTimeout(r, 50));
     const fromTap = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap }).getRecentRequests();

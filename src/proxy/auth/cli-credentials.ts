@@ -48,12 +48,11 @@ const tokenAnswerSchema = z.looseObject({
 
 export class CliCredentials {
   private readonly credential: RefreshingCredential<CliCredential>;
-  /** An unexpired token the provider refused; treated as expired until a refresh succeeds. */
-  private rejectedToken: string | undefined;
 
   constructor(private readonly opts: CliCredentialsOptions) {
     this.credential = new RefreshingCredential<CliCredential>({
       read: () => this.read(),
+      tokenOf: (c) => c.accessToken,
       expiresAt: (c) => c.expiresAt,
       refresh: (c) => this.refresh(c),
       write: (c) => this.write(c),
@@ -61,10 +60,7 @@ export class CliCredentials {
       now: opts.now,
       onRefresh: (outcome, error) => {
         // Never the token itself: only the outcome and, on failure, our own (token-free) message.
-        if (outcome === 'ok') {
-          this.rejectedToken = undefined;
-          opts.logger.info('CLI OAuth token refreshed');
-        }
+        if (outcome === 'ok') opts.logger.info('CLI OAuth token refreshed');
         else opts.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'CLI OAuth token refresh failed');
       },
     });
@@ -75,17 +71,9 @@ export class CliCredentials {
     return this.credential.get();
   }
 
-  /**
-   * The provider refused `rejectedToken` although it had not expired. From now on that token counts as expired
-   * wherever it is read, so the next get() refreshes it through the same single flight as an expiry would; a newer
-   * token (another request refreshed it, or the CLI rewrote the file) is used without refreshing again. Marking
-   * the token, rather than forcing a refresh, keeps concurrent readers from caching the refused token again while
-   * the refresh runs, and many requests refused at once still cause one refresh.
-   */
-  async afterRejected(rejectedToken: string): Promise<CliCredential> {
-    this.rejectedToken = rejectedToken;
-    this.credential.invalidate();
-    return this.credential.get();
+  /** Sends with the login, refreshing it once when the provider refuses it (RefreshingCredential.send). */
+  send<A>(attempt: (credential: CliCredential) => Promise<A>, refused: (answer: A) => boolean, discard: (answer: A) => Promise<unknown>): Promise<A> {
+    return this.credential.send(attempt, refused, discard);
   }
 
   private loginError(what: string): ProxyError {
@@ -118,7 +106,7 @@ export class CliCredentials {
     const stored = storedSchema.safeParse(root[this.opts.profile.credentials.rootKey]);
     if (!stored.success) throw this.loginError('The CLI credential file holds no OAuth login');
     const { accessToken, refreshToken, expiresAt } = stored.data;
-    return { accessToken, refreshToken, expiresAt: accessToken === this.rejectedToken ? 0 : expiresAt };
+    return { accessToken, refreshToken, expiresAt };
   }
 
   private async refresh(current: CliCredential): Promise<CliCredential> {

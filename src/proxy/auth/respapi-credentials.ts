@@ -183,6 +183,7 @@ export function createRespapiCredential(opts: RespapiCredentialOptions): Refresh
   const now = opts.now ?? Date.now;
   return new RefreshingCredential<RespapiCredential>({
     read: () => readRespapiCredentials(opts.path, opts.profile),
+    tokenOf: (c) => c.accessToken,
     expiresAt: (c) => c.expiresAt,
     refresh: (c) => refreshRespapiToken(c, opts),
     write: (c) => writeRespapiCredentials(opts.path, c, now()),

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { execa, type ResultPromise } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
-import type { Backend } from '../formats/backend.js';
+import type { Backend, BackendContext } from './backend.js';
 import { parseCliLine } from '../formats/cli-events.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { FindResult } from '../health/find-cli.js';
@@ -26,7 +26,7 @@ import { ChildSlots } from './child-slots.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
 import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
 import { LineChannel } from './line-channel.js';
-import { nativeRequestToCliInput, type CliInput } from './native-request-to-cli-input.js';
+import { nativeRequestToCliInput, type CliInput } from '../translate/native-request-to-cli-input.js';
 import type { UsageSink } from '../usage/types.js';
 
 /** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
@@ -58,11 +58,6 @@ export interface CliBackendOptions {
   envPath?: string;
   /** Receives the CLI's rate_limit_event lines (the quota windows, docs/usage.md). */
   usage?: Pick<UsageSink, 'cliRateLimit'>;
-}
-
-export interface CliStreamContext {
-  /** A logger bound to the request (requestId). */
-  logger?: Logger;
 }
 
 interface EndInfo {
@@ -158,7 +153,7 @@ export class CliBackend implements Backend {
     return env;
   }
 
-  stream(req: NativeRequest, signal: AbortSignal, context: CliStreamContext = {}): AsyncIterable<NativeStreamEvent> {
+  stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncIterable<NativeStreamEvent> {
     // Input errors (images, a huge system prompt) are thrown here, before any slot or process is taken.
     const input = nativeRequestToCliInput(req, {
       profile: this.opts.profile,

@@ -1,50 +1,36 @@
-// The response API (SPEC.md §2.7, /respapi/): types for the reverse proxy
-// (docs/respapi-mode.md); kept narrow and loose: unknown fields pass through.
+// The response API (SPEC.md §2.7, /respapi/; docs/respapi-mode.md): the client's request schema, and the types of
+// the upstream's answer the proxy reads; kept narrow and loose: unknown fields pass through.
 
 import { z } from 'zod';
+import { positiveInt } from './validate.js';
 
-export type RespapiRole = 'user' | 'assistant' | 'system' | 'developer';
+// The body a client sends (SPEC.md §2.7): the chat form (`messages`) or the response API's own form (`input`).
+// Validated here, translated by translate/respapi-request-to-upstream.ts. Loose: fields not named pass through.
+const textPart = z.looseObject({ type: z.enum(['text', 'input_text', 'output_text']), text: z.string() });
+const imagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.union([z.string().min(1), z.looseObject({ url: z.string().min(1, 'must not be empty') })]),
+});
+export const respapiChatMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant']),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart]))]),
+});
+export type RespapiChatMessage = z.output<typeof respapiChatMessageSchema>;
 
-export interface RespapiInputText {
-  type: 'input_text';
-  text: string;
-}
+export const respapiRequestSchema = z.looseObject({
+  model: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty'),
+  messages: z.array(respapiChatMessageSchema).min(1, 'must have at least 1 items').optional(),
+  input: z.union([z.string().min(1, 'must not be empty'), z.array(z.looseObject({})).min(1, 'must have at least 1 items')]).optional(),
+  instructions: z.string().nullish(),
+  temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').nullish(),
+  max_tokens: positiveInt().nullish(),
+  stream: z.boolean().nullish(),
+});
 
 export interface RespapiOutputText {
   type: 'output_text';
   text: string;
 }
-
-export interface RespapiMessageItem {
-  type: 'message';
-  role: RespapiRole;
-  content: string | Array<RespapiInputText | RespapiOutputText>;
-}
-
-export type RespapiInputItem = RespapiMessageItem;
-
-export interface RespapiRequest {
-  model: string;
-  input: string | RespapiInputItem[];
-  instructions?: string;
-  stream?: boolean;
-  store?: boolean;
-  [extra: string]: unknown;
-}
-
-/** SPEC.md §2.7 as documented: a chat-like body with `messages` (the upstream wants `input`). */
-export const respapiRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must not be empty'),
-  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown() })).optional(),
-  input: z.unknown().optional(),
-  instructions: z.string().optional(),
-  temperature: z.number().optional(),
-  max_tokens: z.number().int('must be an integer').optional(),
-  stream: z.boolean().optional(),
-  store: z.boolean().optional(),
-});
-
-export type RespapiRequestBody = z.output<typeof respapiRequestSchema>;
 
 export interface RespapiUsage {
   input_tokens: number;

@@ -84,7 +84,6 @@ async function readWithDeadline(req: import('node:http').IncomingMessage, limitB
           issue: `not received within ${timeoutMs} ms`,
           // Unread bytes may still be on their way: the connection cannot carry another request.
           headers: { connection: 'close' },
-          retryable: false,
         }),
       );
     }, timeoutMs);

@@ -1,37 +1,27 @@
-// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts; this module owns every path of the mode:
+// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts with the ProviderClient that
+// components.ts built (keep-alive pool + the CLI credential, closed with the proxy):
 //   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts)
 //   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first
-//   GET  /api/v1/models                  the same: the provider's native model list, for native SDKs
-//   POST /api/v1/chat/completions        compatible format through DirectBackend (full translation both ways)
+//   GET  /api/v1/models                  the provider's model list, shown with neutral ids
+//   POST /api/v1/chat/completions        compatible format, answered by the one answer path (answer-chat.ts) over
+//                                        DirectBackend (full translation both ways)
 //   GET  /api/models                     the provider's list with public ids, or the profile's (header says which)
-// One ProviderClient (keep-alive pool + the CLI credential) per proxy instance, closed with it.
 
-import { randomBytes } from 'node:crypto';
 import { DirectBackend } from '../backends/direct-backend.js';
-import { ProxyError, isProxyError } from '../errors.js';
-import { compatChatRequestSchema, type CompatChunk } from '../formats/compat.js';
-import type { NativeStreamEvent } from '../formats/native.js';
+import { isProxyError } from '../errors.js';
+import { compatChatRequestSchema } from '../formats/compat.js';
 import { validate } from '../formats/validate.js';
-import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
-import { errorTypeName, renderError } from '../http/render-error.js';
-import { sendSse, type SseEvent } from '../http/sse.js';
-import { markFirstToken } from '../http/state.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
 import type { Services } from '../services.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
-import { mapNativeError } from '../translate/map-native-error.js';
-import { reportedTokensOf } from '../translate/map-usage.js';
-import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
-import { collectNativeMessage } from '../translate/native-events-to-message.js';
-import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
 import { forwardToProvider } from '../upstream/forward.js';
-import { ProviderClient } from '../upstream/provider-client.js';
+import type { ProviderClient } from '../upstream/provider-client.js';
 import { fetchProviderModels, modelsSourceHeader } from '../upstream/provider-models.js';
+import { answerChat } from './answer-chat.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { modelList } from './models.js';
-
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
@@ -39,74 +29,28 @@ function asProviderKey(auth: ClientAuth): ClientAuth {
 }
 
 async function chatCompletions(ctx: ProxyContext, services: Services, client: ProviderClient): Promise<void> {
-  const { profile, config, logger, deps } = services;
-  const state = ctx.state;
-  const body = validate(compatChatRequestSchema, state.body);
-  state.model = body.model;
-  state.stream = body.stream === true;
+  const { profile, config } = services;
+  const body = validate(compatChatRequestSchema, ctx.state.body);
   const { request, warnings, ignored } = compatRequestToNative(body, { defaultMaxTokens: profile.api.defaultMaxTokens, profile });
-  if (warnings.length > 0) logger.warn({ requestId: state.requestId, warnings }, 'compatible-format request translated with losses');
-  const headers: Record<string, string> = {};
-  if (ignored.length > 0) headers[ignoredParamsHeader] = ignoredParamsValue(ignored);
+  const { stream, ...nativeRequest } = request;
   const clientFlags = ctx.get(profile.api.oauthBetaHeader);
   const backend = new DirectBackend({
     client,
     messagesPath: profile.api.messagesPath,
     auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
-    logger,
     headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
   });
-  const { stream: _stream, ...nativeRequest } = request;
-  const meta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: body.model, created: Math.floor(deps.now() / 1000) };
-
-  if (!state.stream) {
-    const message = await collectNativeMessage(backend.stream(nativeRequest, state.signal));
-    state.usage = reportedTokensOf(message.usage);
-    for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
-    ctx.body = nativeMessageToCompletion(message, meta);
-    return;
-  }
-
-  // The first event is awaited before the answer starts, so a refused request gets its real status (429 with
-  // Retry-After, 401 with the remedy, 503) instead of an in-stream error.
-  const events = backend.stream(nativeRequest, state.signal);
-  const first = await events.next();
-  if (!first.done && first.value.type === 'error') throw mapNativeError(first.value.error);
-  const chunks = createCompatChunkState({ ...meta, includeUsage: body.stream_options?.include_usage === true });
-
-  async function* compatEvents(): AsyncGenerator<SseEvent> {
-    try {
-      let next: IteratorResult<NativeStreamEvent> = first;
-      while (!next.done) {
-        // The first token is the first content delta, as in tool mode, not the role chunk of message_start.
-        if (next.value.type === 'content_block_delta') markFirstToken(state, deps.now());
-        for (const chunk of stepCompatChunks(next.value, chunks)) yield { data: chunk satisfies CompatChunk };
-        // After the finish chunk the provider's last events (message_stop) are still read, so its connection
-        // ends cleanly and goes back to the keep-alive pool; they produce no chunks.
-        if (chunks.error) break;
-        next = await events.next();
-      }
-      const end = finishCompatChunks(chunks);
-      for (const chunk of end.chunks) yield { data: chunk };
-      if (end.error) throw end.error;
-      yield { data: '[DONE]' };
-    } catch (err) {
-      if (state.signal.aborted) return;
-      const error = isProxyError(err) ? err : new ProxyError('internal', 'Internal server error while streaming; see the proxy log');
-      if (!isProxyError(err)) logger.error({ requestId: state.requestId, err }, 'direct chat stream failed');
-      else logger.warn({ requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) }, 'direct chat stream ended with an error');
-      state.errorType = errorTypeName(error, 'compat');
-      // SPEC.md §7.1 shape inside the stream (STYLE.md habit 7); clients' SDKs raise it as an API error.
-      yield { data: renderError(new ProxyError(error.kind, redactSecrets(error.message)), 'compat') };
-      // As in tool mode: a data-only stream always ends with the sentinel (SPEC.md §6), so clients that wait
-      // for [DONE] stop waiting.
-      yield { data: '[DONE]' };
-    } finally {
-      state.usage = reportedTokensOf(chunks.usage);
-      await events.return(undefined);
-    }
-  }
-  sendSse(ctx, compatEvents(), headers);
+  await answerChat(ctx, services, backend, {
+    request: nativeRequest,
+    output: 'compat',
+    stream: stream === true,
+    requestedModel: body.model,
+    // Completions and chunks name the model as the client sent it.
+    publicModel: body.model,
+    ignored,
+    warnings,
+    includeUsage: body.stream_options?.include_usage === true,
+  });
 }
 
 async function listModels(ctx: ProxyContext, services: Services, client: ProviderClient): Promise<void> {
@@ -124,9 +68,7 @@ async function listModels(ctx: ProxyContext, services: Services, client: Provide
   }
 }
 
-export function registerDirect(router: ProxyRouter, services: Services): void {
-  const client = new ProviderClient(services);
-  services.onClose(() => client.close());
+export function registerDirect(router: ProxyRouter, services: Services, client: ProviderClient): void {
   const { api } = services.profile;
 
   const forwardPost = (path: string) => async (ctx: ProxyContext) => {

@@ -6,13 +6,20 @@ import { basicHealth, detailedHealth, httpStatusOf, type ServerFigures } from '.
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
-export function figures(services: Services): ServerFigures {
+export interface HealthParts {
+  /** The port actually bound (differs from config.port when that is 0); undefined before listening. */
+  port(): number | undefined;
+  /** The components' own figures for /health/detailed (components.ts). */
+  extras(): Record<string, unknown>;
+}
+
+function figures(services: Services, parts: HealthParts): ServerFigures {
   const { config, metrics } = services;
   return {
     service: 'assistant-proxy',
     version: services.version,
     host: config.host,
-    port: services.boundPort ?? config.port,
+    port: parts.port() ?? config.port,
     logLevel: config.logLevel,
     corsEnabled: config.corsOrigins.length > 0,
     startedAt: services.startedAt,
@@ -23,13 +30,13 @@ export function figures(services: Services): ServerFigures {
   };
 }
 
-export function registerHealth(router: ProxyRouter, services: Services): void {
+export function registerHealth(router: ProxyRouter, services: Services, parts: HealthParts): void {
   addRoute(router, services, {
     method: 'GET',
     path: '/health',
     mode: 'none',
     handler: async (ctx) => {
-      const record = basicHealth(services.probe.snapshot(), figures(services), services.profile);
+      const record = basicHealth(services.probe.snapshot(), figures(services, parts), services.profile);
       ctx.status = httpStatusOf(record.status);
       ctx.body = record;
     },
@@ -39,9 +46,7 @@ export function registerHealth(router: ProxyRouter, services: Services): void {
     path: '/health/detailed',
     mode: 'none',
     handler: async (ctx) => {
-      const extras: Record<string, unknown> = {};
-      for (const [name, get] of services.healthExtras) extras[name] = get();
-      const record = detailedHealth(services.probe.snapshot(), figures(services), services.profile, extras);
+      const record = detailedHealth(services.probe.snapshot(), figures(services, parts), services.profile, parts.extras());
       ctx.status = httpStatusOf(record.status);
       ctx.body = record;
     },

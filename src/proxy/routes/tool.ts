@@ -2,12 +2,12 @@
 //   POST /v1/chat/completions                  native chat request (§2.1) -> completion (§2.4) / stream §6.2
 //   POST /cc|/sdk|/compat /v1/chat/completions compatible request (§2.2) -> completion (§2.4) / stream §6.1
 //   POST /v1/messages, /cc/v1/messages         native message request -> native message / native event stream
-// Every body is validated, translated to one NativeRequest, and answered from the backend's one event stream
-// (DESIGN.md "The flow of one chat"): collected for JSON answers, translated chunk by chunk for streams.
+//   POST /v1/messages/count_tokens, /cc/…    the provider's own count, through the CLI's login
+// Every chat body is validated, translated to one NativeRequest, its model resolved, and answered by the one answer
+// path (answer-chat.ts, docs/architecture.md "The flow of one chat") over the CLI backend built by components.ts.
 
-import { findCli } from '../health/find-cli.js';
-import { CliBackend } from '../backends/cli-backend.js';
-import { checkCliModelArgument } from '../backends/native-request-to-cli-input.js';
+import type { Backend } from '../backends/backend.js';
+import { checkCliModelArgument } from '../translate/native-request-to-cli-input.js';
 import { ProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChatRequest } from '../formats/compat.js';
 import { nativeMessagesRequestSchema } from '../formats/native-schemas.js';
@@ -15,28 +15,22 @@ import type { NativeRequest } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
-import { createModelCatalog, type ModelCatalog } from '../models/model-catalog.js';
+import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { forwardToProvider } from '../upstream/forward.js';
-import { ProviderClient } from '../upstream/provider-client.js';
+import type { ProviderClient } from '../upstream/provider-client.js';
 import { z } from 'zod';
-import { answerChat, type ChatOutput } from './tool-answer.js';
+import { answerChat, type Chat } from './answer-chat.js';
 
-/** What one route hands to the answer step. */
-export interface ToolChat {
-  request: NativeRequest;
-  output: ChatOutput;
-  stream: boolean;
-  /** Client field names the CLI cannot honour (SPEC.md §2.2, §8: never dropped silently). */
-  ignored: string[];
-  warnings: string[];
-  /** Compatible streams only: stream_options.include_usage. */
-  includeUsage: boolean;
-  /** The listed `assistant-` id the requested model resolved to (set by registerTool; docs/clients.md "Model ids"). */
-  publicModel?: string;
-  /** The name to show clients for the model an answer reports (the CLI may echo an alias). */
-  servedName?: (served: string) => string;
+/** What a route's parser gives; the model fields are filled by withModel. */
+type ParsedChat = Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'>;
+
+export interface ToolParts {
+  cli: Backend;
+  catalog: ModelCatalog;
+  /** For token counts: the CLI has no way to count (docs/tool-mode.md). */
+  provider: ProviderClient;
 }
 
 /** A token-count body: its model is resolved like a chat's; the rest goes to the provider as sent. */
@@ -70,7 +64,7 @@ function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>,
 const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
 const nativeHonoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens']);
 
-function nativeChat(body: unknown): ToolChat {
+function nativeChat(body: unknown): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice'], '/api/v1/chat/completions');
   // A missing max_tokens gets a 400 that points OpenAI-format clients to /compat/v1 (docs/http.md).
   const parsed = parseNativeChatRequest(body);
@@ -86,7 +80,7 @@ function nativeChat(body: unknown): ToolChat {
   };
 }
 
-function nativeMessages(body: unknown): ToolChat {
+function nativeMessages(body: unknown): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice'], '/api/v1/messages');
   const parsed = validate(nativeMessagesRequestSchema, body);
   const request: NativeRequest = { model: parsed.model, messages: parsed.messages, max_tokens: parsed.max_tokens };
@@ -104,7 +98,7 @@ function nativeMessages(body: unknown): ToolChat {
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
 const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
-function compatChat(body: unknown, defaultMaxTokens: number): ToolChat {
+function compatChat(body: unknown, defaultMaxTokens: number): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice', 'functions', 'function_call'], '/api/v1/chat/completions');
   const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
   // Tool mode passes the client's model id through; the backend maps it for the CLI (docs/tool-mode.md).
@@ -125,23 +119,10 @@ function compatChat(body: unknown, defaultMaxTokens: number): ToolChat {
   };
 }
 
-export function registerTool(router: ProxyRouter, services: Services): void {
-  const { config, profile, deps } = services;
-  const backend = new CliBackend({
-    config,
-    profile,
-    logger: services.logger,
-    childEnv: deps.childEnv,
-    envPath: deps.envPath,
-    usage: services.usage,
-    findCli: () =>
-      findCli({ cliPath: config.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: deps.envPath }),
-  });
-  services.onClose(() => backend.close());
-  services.healthExtras.set('cli_children', () => ({ children: backend.childCount(), slots: backend.slotCounts() }));
-  services.healthExtras.set('cli_pool', () => backend.poolSnapshot());
-
-  const routes: Array<{ path: string; parse: (body: unknown) => ToolChat }> = [
+export function registerTool(router: ProxyRouter, services: Services, parts: ToolParts): void {
+  const { profile } = services;
+  const { cli, catalog, provider } = parts;
+  const routes: Array<{ path: string; parse: (body: unknown) => ParsedChat }> = [
     { path: '/v1/chat/completions', parse: nativeChat },
     ...['/cc/v1/chat/completions', '/sdk/v1/chat/completions', '/compat/v1/chat/completions'].map((path) => ({
       path,
@@ -150,12 +131,8 @@ export function registerTool(router: ProxyRouter, services: Services): void {
     { path: '/v1/messages', parse: nativeMessages },
     { path: '/cc/v1/messages', parse: nativeMessages },
   ];
-  const catalog = createModelCatalog(profile, config.modelAliases);
 
-  // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate):
-  // the CLI has no way to count (docs/tool-mode.md). The client is made on first use and closed with the proxy.
-  let provider: ProviderClient | undefined;
-  services.onClose(() => provider?.close());
+  // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate).
   for (const path of ['/v1/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
     addRoute(router, services, {
       method: 'POST',
@@ -167,7 +144,6 @@ export function registerTool(router: ProxyRouter, services: Services): void {
         const resolved = catalog.resolve(body.model);
         ctx.state.model = body.model;
         ctx.state.rawBody = Buffer.from(JSON.stringify({ ...body, model: resolved.providerId }));
-        provider ??= new ProviderClient(services);
         await forwardToProvider(ctx, services, provider, 'POST', `${profile.api.messagesPath}/count_tokens`);
       },
     });
@@ -179,7 +155,7 @@ export function registerTool(router: ProxyRouter, services: Services): void {
       path,
       mode: 'tool',
       json: true,
-      handler: (ctx) => answerChat(ctx, services, backend, withModel(parse(ctx.state.body), catalog)),
+      handler: (ctx) => answerChat(ctx, services, cli, withModel(parse(ctx.state.body), catalog)),
     });
   }
 }
@@ -188,12 +164,16 @@ export function registerTool(router: ProxyRouter, services: Services): void {
  * Resolves the requested model before any CLI starts: listed ids, provider ids, the CLI's aliases and MODEL_ALIASES
  * are accepted, anything else is a 404 model_not_found naming the available ids (docs/clients.md "Model ids").
  */
-function withModel(chat: ToolChat, catalog: ModelCatalog): ToolChat {
+function withModel(chat: ParsedChat, catalog: ModelCatalog): Chat {
+  const requestedModel = chat.request.model;
   // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
-  checkCliModelArgument(chat.request.model);
-  const resolved = catalog.resolve(chat.request.model);
-  chat.request.model = resolved.cliModel;
-  chat.publicModel = resolved.id;
-  chat.servedName = (served) => catalog.publicName(served, resolved.id);
-  return chat;
+  checkCliModelArgument(requestedModel);
+  const resolved = catalog.resolve(requestedModel);
+  return {
+    ...chat,
+    request: { ...chat.request, model: resolved.cliModel },
+    requestedModel,
+    publicModel: resolved.id,
+    servedName: (served) => catalog.publicName(served, resolved.id),
+  };
 }

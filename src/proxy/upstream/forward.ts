@@ -3,15 +3,16 @@
 // credential is chosen by client-auth.ts; the provider's status, headers (rate-limit ones included) and body come
 // back as they are, each chunk written as it arrives (no buffering, no re-parsing: STYLE.md, PEERS.md).
 // Failures after the answer started cannot change the status (STYLE.md habit 7): an SSE answer gets an
-// `event: error` in the native shape (SPEC.md §7.2) and ends; any other answer is cut, so the client sees a
-// truncated body instead of a complete-looking one.
+// `event: error` in the native shape (SPEC.md §7.2) from the one error writer (http/stream-error.ts) and ends; any
+// other answer is cut, so the client sees a truncated body instead of a complete-looking one.
 
 import { Readable } from 'node:stream';
 import { ProxyError } from '../errors.js';
 import type { Services } from '../services.js';
-import { renderError, errorTypeName } from '../http/render-error.js';
+import { errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
+import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
 import { clientAuthOf, forwardableHeaders } from './client-auth.js';
@@ -64,8 +65,6 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
 
   ctx.status = answer.statusCode;
   ctx.state.upstreamAnswered = true;
-  // The subscription quota windows ride on every answer (docs/usage.md); read, never changed.
-  services.usage.upstreamHeaders('direct', answer.headers);
   const contentType = headerText(answer.headers['content-type']).toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     copyAnswerHeaders(ctx, answer);
@@ -126,19 +125,19 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
         yield chunk;
       }
       if (mustStop && !stopped && !state.signal.aborted) {
-        const error = new ProxyError('upstream', 'The provider ended the stream before its end (no message_stop); the answer is incomplete');
-        state.errorType = errorTypeName(error, 'native');
-        logger.warn({ requestId: state.requestId }, 'provider stream ended before message_stop');
-        yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + encodeSse({ event: 'error', data: renderError(error, 'native', state.requestId) }), 'utf8');
+        throw new ProxyError('upstream', 'The provider ended the stream before its end (no message_stop); the answer is incomplete');
       }
     } catch (err) {
       if (state.signal.aborted) return; // the client is gone; nothing to tell
       const error = fromTransportError(err, client.timeouts);
-      state.errorType = errorTypeName(error, 'native');
-      logger.warn({ requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) }, 'provider answer broke off');
-      if (!isSse) throw error;
-      const event = encodeSse({ event: 'error', data: renderError(error, 'native', state.requestId) });
-      yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + event, 'utf8');
+      if (!isSse) {
+        // Not a stream: there is no in-band way to say it; the answer is cut so it cannot look complete.
+        state.errorType = errorTypeName(error, state.family);
+        logger.warn({ requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) }, 'provider answer broke off');
+        throw error;
+      }
+      const events = failAfterHeaders(error, state, 'named-events', logger);
+      yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + events.map(encodeSse).join(''), 'utf8');
     } finally {
       const usage = sniffer?.end();
       if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) state.usage = usage;

@@ -64,15 +64,13 @@ export class ProviderClient {
   /** Sends the request with the credential the client's auth calls for; one refresh-and-retry on a refused OAuth token. */
   async send(req: ProviderRequest): Promise<ProviderAnswer> {
     if (req.auth.kind !== 'cli-oauth') return this.dispatch(req);
-    const credential = await this.credentials.get();
-    const first = await this.dispatch(req, credential.accessToken);
-    if (first.statusCode !== 401) return first;
-    await first.body.dump().catch(() => undefined);
-    this.services.logger.info('provider refused the CLI OAuth token; refreshing it once');
-    const renewed = await this.credentials.afterRejected(credential.accessToken);
-    const second = await this.dispatch(req, renewed.accessToken);
-    if (second.statusCode !== 401) return second;
-    await second.body.dump().catch(() => undefined);
+    const answer = await this.credentials.send(
+      (credential) => this.dispatch(req, credential.accessToken),
+      (a) => a.statusCode === 401,
+      (a) => a.body.dump(),
+    );
+    if (answer.statusCode !== 401) return answer;
+    await answer.body.dump().catch(() => undefined);
     throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
   }
 
@@ -89,6 +87,9 @@ export class ProviderClient {
         headersTimeout: req.firstByteTimeoutMs ?? this.timeouts.upstreamFirstByteTimeoutMs,
         bodyTimeout: this.timeouts.upstreamIdleTimeoutMs,
       });
+      // The subscription's quota windows ride on every answer (docs/usage.md): read here, for every route that
+      // reaches the provider, never changed.
+      this.services.usage.upstreamHeaders('direct', res.headers);
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       throw fromTransportError(err, this.timeouts);

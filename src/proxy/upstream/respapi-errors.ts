@@ -4,6 +4,7 @@
 
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
 import type { Profile } from '../profile.js';
+import { parseRetryAfter } from './upstream-error.js';
 
 /** The human message of an upstream error body ({error:{message}}, {detail}, {message}, or the text itself). */
 export function upstreamMessage(text: string): string {
@@ -19,17 +20,9 @@ export function upstreamMessage(text: string): string {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || 'no details';
 }
 
-/** Retry-After as seconds (delta-seconds or an HTTP date), or undefined. */
-export function retryAfterSeconds(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
 export function respapiUpstreamError(status: number, text: string, retryAfterHeader: string | undefined, profile: Profile): ProxyError {
   const msg = upstreamMessage(text);
-  const retryAfter = retryAfterSeconds(retryAfterHeader);
+  const retryAfter = parseRetryAfter(retryAfterHeader);
   if (status === 401) {
     return new ProxyError('authentication', `The response API refused the login (${msg}). ${profile.respapi.loginHint}`);
   }

@@ -8,9 +8,19 @@ import type { Config } from '../config.js';
 
 export type UpstreamTimeouts = Pick<Config, 'upstreamConnectTimeoutMs' | 'upstreamFirstByteTimeoutMs' | 'upstreamIdleTimeoutMs'>;
 
-/** A thrown undici error (or an abort) -> ProxyError. */
-export function fromTransportError(err: unknown, timeouts: UpstreamTimeouts, what = 'the provider API'): ProxyError {
+/** Which upstream failed, in the words and the setting a user would check. */
+export interface UpstreamTarget {
+  name: string;
+  baseUrlSetting: string;
+}
+
+export const providerApi: UpstreamTarget = { name: 'the provider API', baseUrlSetting: 'ASSISTANT_API_BASE_URL' };
+export const responseApi: UpstreamTarget = { name: 'the response API', baseUrlSetting: 'RESPAPI_BASE_URL' };
+
+/** A thrown undici error (or an abort) -> ProxyError; used for every upstream of every mode. */
+export function fromTransportError(err: unknown, timeouts: UpstreamTimeouts, target: UpstreamTarget = providerApi): ProxyError {
   if (err instanceof ProxyError) return err;
+  const what = target.name;
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
@@ -24,7 +34,7 @@ export function fromTransportError(err: unknown, timeouts: UpstreamTimeouts, wha
     case 'EAI_AGAIN':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return new ProxyError('unavailable', `Cannot reach ${what} (${code}); check the network and ASSISTANT_API_BASE_URL`, { cause: err });
+      return new ProxyError('unavailable', `Cannot reach ${what} (${code}); check the network and ${target.baseUrlSetting}`, { cause: err });
     case 'UND_ERR_ABORTED':
     case 'ABORT_ERR':
       return new ProxyError('unavailable', 'The request was cancelled', { cause: err });
@@ -40,7 +50,7 @@ function capital(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** Retry-After as seconds: a number of seconds or an HTTP date. */
+/** Retry-After as seconds: a number of seconds or an HTTP date (RFC 9110 §10.2.3); undefined when unreadable. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
@@ -86,6 +96,5 @@ export function fromErrorAnswer(status: number, headers: Record<string, string |
   return new ProxyError(kind, `The provider answered ${status}${type ? ` ${type}` : ''}: ${text}`, {
     retryAfter,
     headers: passedErrorHeaders(headers),
-    retryable: kind === 'rate_limit' || kind === 'unavailable' || kind === 'timeout',
   });
 }

@@ -1,8 +1,8 @@
 // Token usage for metrics (ctx.state.usage), read from a copy of the bytes the byte-level proxy passes through.
-// The forwarded bytes are never changed or held back: the SSE copy goes through eventsource-parser (STYLE.md habit
-// 5) and only message_start / message_delta are looked at; a JSON answer is kept up to a bound and read at the end.
+// The forwarded bytes are never changed or held back: the SSE copy goes through the one upstream SSE reader
+// (sse-reader.ts) and only message_start / message_delta are looked at; a JSON answer is kept up to a bound and read at the end.
 
-import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { SseReader, type SseMessage } from './sse-reader.js';
 
 export interface SniffedUsage {
   inputTokens?: number;
@@ -24,31 +24,32 @@ function apply(out: SniffedUsage, usage: UsageLike | undefined): void {
 
 export class UsageSniffer {
   readonly usage: SniffedUsage = {};
-  private readonly parser?: EventSourceParser;
-  private readonly decoder = new TextDecoder();
+  private readonly sse?: SseReader;
   private json: Buffer[] | undefined;
   private jsonBytes = 0;
 
   constructor(contentType: string) {
     if (contentType.includes('text/event-stream')) {
-      this.parser = createParser({
-        onEvent: (ev) => {
-          if (ev.event !== 'message_start' && ev.event !== 'message_delta') return;
-          try {
-            const data = JSON.parse(ev.data) as { message?: { usage?: UsageLike }; usage?: UsageLike };
-            apply(this.usage, ev.event === 'message_start' ? data.message?.usage : data.usage);
-          } catch {
-            /* not ours to judge: the client gets the bytes as they are */
-          }
-        },
-      });
+      this.sse = new SseReader();
     } else if (contentType.includes('json')) {
       this.json = [];
     }
   }
 
+  private read(events: SseMessage[]): void {
+    for (const ev of events) {
+      if (ev.event !== 'message_start' && ev.event !== 'message_delta') continue;
+      try {
+        const data = JSON.parse(ev.data) as { message?: { usage?: UsageLike }; usage?: UsageLike };
+        apply(this.usage, ev.event === 'message_start' ? data.message?.usage : data.usage);
+      } catch {
+        /* not ours to judge: the client gets the bytes as they are */
+      }
+    }
+  }
+
   feed(chunk: Buffer): void {
-    if (this.parser) this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+    if (this.sse) this.read(this.sse.feed(chunk));
     else if (this.json) {
       this.jsonBytes += chunk.length;
       if (this.jsonBytes > jsonLimitBytes) this.json = undefined;
@@ -57,6 +58,7 @@ export class UsageSniffer {
   }
 
   end(): SniffedUsage {
+    if (this.sse) this.read(this.sse.end());
     if (this.json) {
       try {
         apply(this.usage, (JSON.parse(Buffer.concat(this.json).toString('utf8')) as { usage?: UsageLike }).usage);

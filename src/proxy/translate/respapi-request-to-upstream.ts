@@ -10,33 +10,11 @@
 // (the upstream only streams); the profile's request defaults fill unset fields; parameters the upstream refuses
 // (profile.respapi.unsupportedParams) are dropped and named in `ignored`.
 
-import { z } from 'zod';
 import { ProxyError, invalidField } from '../errors.js';
-import { positiveInt, validate } from '../formats/validate.js';
+import { respapiRequestSchema, type RespapiChatMessage as ChatMessage } from '../formats/respapi.js';
+import { validate } from '../formats/validate.js';
 import { toRespapiUpstreamModel, type Profile } from '../profile.js';
-import { combineInstructions } from './instructions.js';
-
-const textPart = z.looseObject({ type: z.enum(['text', 'input_text', 'output_text']), text: z.string() });
-const imagePart = z.looseObject({
-  type: z.literal('image_url'),
-  image_url: z.union([z.string().min(1), z.looseObject({ url: z.string().min(1, 'must not be empty') })]),
-});
-const chatMessage = z.looseObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant']),
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart]))]),
-});
-
-const bodySchema = z.looseObject({
-  model: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty'),
-  messages: z.array(chatMessage).min(1, 'must have at least 1 items').optional(),
-  input: z.union([z.string().min(1, 'must not be empty'), z.array(z.looseObject({})).min(1, 'must have at least 1 items')]).optional(),
-  instructions: z.string().nullish(),
-  temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').nullish(),
-  max_tokens: positiveInt().nullish(),
-  stream: z.boolean().nullish(),
-});
-
-type ChatMessage = z.output<typeof chatMessage>;
+import { combineInstructions } from '../respapi/instructions.js';
 
 export interface UpstreamPlan {
   /** The body sent upstream. */
@@ -75,8 +53,8 @@ function toInputItem(m: ChatMessage, index: number): Record<string, unknown> {
   return { type: 'message', role: m.role, content };
 }
 
-export function buildUpstreamRequest(raw: unknown, profile: Profile, ourInstructions: string): UpstreamPlan {
-  const parsed = validate(bodySchema, raw);
+export function respapiRequestToUpstream(raw: unknown, profile: Profile, ourInstructions: string): UpstreamPlan {
+  const parsed = validate(respapiRequestSchema, raw);
   const model = parsed.model;
   if (!profile.respapiModels.some((m) => m.id === model)) {
     const known = profile.respapiModels.map((m) => m.id).join(', ');

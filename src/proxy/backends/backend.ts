@@ -1,0 +1,17 @@
+// Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode (cli-backend.ts), the
+// provider API in direct mode (direct-backend.ts). A backend yields native stream events and throws a ProxyError
+// (errors.ts) when the chat fails; a non-streaming answer is the same stream, collected
+// (translate/native-events-to-message.ts). routes/answer-chat.ts is written against this interface only.
+
+import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import type { Logger } from '../logger.js';
+
+export interface BackendContext {
+  /** A logger bound to the request (requestId). */
+  logger?: Logger;
+}
+
+export interface Backend {
+  /** The chat's events; `signal` fires when the client goes away, and must end the child or upstream request. */
+  stream(req: NativeRequest, signal: AbortSignal, context?: BackendContext): AsyncIterable<NativeStreamEvent>;
+}

@@ -1,0 +1,77 @@
+// The composition root of one proxy instance's chat machinery (docs/architecture.md): every long-lived object the
+// routes use is built here, once, and handed to the route registrars, which only route. Nothing is a module-level
+// registry: two proxies in one process (tests, a restart on a port change) share nothing.
+//   cli        CliBackend: the CLI children, their slots and the warm pool (tool mode)
+//   provider   ProviderClient: the keep-alive pool to the provider API and the CLI's OAuth login (direct mode, and
+//              tool mode's token counts)
+//   catalog    the model ids clients may send (docs/clients.md "Model ids")
+//   respapi    the response API client, its OAuth2 login, the instruction prompt and the session registry
+// None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it.
+
+import { createRespapiCredential } from './auth/respapi-credentials.js';
+import { CliBackend } from './backends/cli-backend.js';
+import { findCli } from './health/find-cli.js';
+import { createModelCatalog, type ModelCatalog } from './models/model-catalog.js';
+import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
+import { SessionRegistry } from './respapi/session-registry.js';
+import type { Services } from './services.js';
+import { ProviderClient } from './upstream/provider-client.js';
+import { RespapiClient } from './upstream/respapi-client.js';
+
+export interface RespapiParts {
+  client: RespapiClient;
+  sessions: SessionRegistry;
+  instructions: InstructionsSource;
+}
+
+export interface Components {
+  cli: CliBackend;
+  provider: ProviderClient;
+  catalog: ModelCatalog;
+  respapi: RespapiParts;
+  /** The components' own figures for /health/detailed. */
+  health(): Record<string, unknown>;
+  /** Ends every CLI child and closes the upstream pools (after in-flight requests had their grace period). */
+  close(): Promise<void>;
+}
+
+export function buildComponents(services: Services): Components {
+  const { config, profile, logger, deps } = services;
+  const cli = new CliBackend({
+    config,
+    profile,
+    logger,
+    childEnv: deps.childEnv,
+    envPath: deps.envPath,
+    usage: services.usage,
+    findCli: () => findCli({ cliPath: config.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: deps.envPath }),
+  });
+  const provider = new ProviderClient(services);
+  const credential = createRespapiCredential({
+    path: config.respapiCredentialsPath,
+    tokenUrl: config.respapiOauthTokenUrl,
+    profile,
+    logger,
+    timeoutMs: config.upstreamFirstByteTimeoutMs,
+    now: deps.now,
+  });
+  const respapi: RespapiParts = {
+    client: new RespapiClient({ baseUrl: config.respapiBaseUrl, profile, credential, timeouts: config, usage: services.usage }),
+    sessions: new SessionRegistry({ idleMs: config.respapiSessionIdleMs, now: deps.now }),
+    instructions: new InstructionsSource(config.respapiInstructionsPath ?? defaultInstructionsPath()),
+  };
+  return {
+    cli,
+    provider,
+    catalog: createModelCatalog(profile, config.modelAliases),
+    respapi,
+    health: () => ({
+      cli_children: { children: cli.childCount(), slots: cli.slotCounts() },
+      cli_pool: cli.poolSnapshot(),
+      respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },
+    }),
+    close: async () => {
+      await Promise.allSettled([cli.close(), provider.close(), respapi.client.close()]);
+    },
+  };
+}

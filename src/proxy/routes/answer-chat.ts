@@ -1,0 +1,178 @@
+// The one place a chat is answered, in every mode that produces native events (docs/architecture.md "The flow of
+// one chat"): tool mode's seven chat routes (CliBackend) and direct mode's compatible route (DirectBackend).
+//   route: validate -> translate to one NativeRequest -> Chat
+//   here:  Backend.stream(request, signal) -> observe (first token, usage, served model) -> the output's shape
+// Output shapes:
+//   messages     native message JSON, or the native event stream WITH `event:` lines (message_start ...
+//                message_stop) so the official native SDK's stream helper consumes it
+//   native-chat  completion JSON (SPEC.md §2.4), or §6.2 data-only events ending with [DONE]
+//   compat       completion JSON (§2.4), or §6.1 chunks ending with [DONE]
+// A failure before the first event is an ordinary HTTP error (the status is still free: a 429 keeps Retry-After, a
+// 401 its remedy). After that it is written by the one error writer (http/stream-error.ts) and the stream ends.
+// What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
+// into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
+
+import { randomBytes } from 'node:crypto';
+import type { Backend } from '../backends/backend.js';
+import { ProxyError } from '../errors.js';
+import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
+import type { SseEvent } from '../http/sse.js';
+import { sendSse } from '../http/sse.js';
+import { markFirstToken } from '../http/state.js';
+import { failAfterHeaders } from '../http/stream-error.js';
+import type { ProxyContext } from '../http/types.js';
+import type { Services } from '../services.js';
+import { mapNativeError } from '../translate/map-native-error.js';
+import { reportedTokensOf } from '../translate/map-usage.js';
+import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
+import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
+import { collectNativeMessage } from '../translate/native-events-to-message.js';
+import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
+
+export type ChatOutput = 'messages' | 'native-chat' | 'compat';
+
+/** What a route hands to the answer path. */
+export interface Chat {
+  /** The translated request, without `stream` (the backend decides how it talks to its upstream). */
+  request: NativeRequest;
+  output: ChatOutput;
+  stream: boolean;
+  /** The model as the client named it (the log's and the ledger's "requested"). */
+  requestedModel: string;
+  /** The model id shown to the client on completions and chunks. */
+  publicModel: string;
+  /** The name to show clients for the model an answer reports (tool mode: the CLI may echo an alias). */
+  servedName?: (served: string) => string;
+  /** Client field names that are not honoured (SPEC.md §2.2, §8: never dropped silently). */
+  ignored: string[];
+  /** Lossy translation notes, logged. */
+  warnings: string[];
+  /** Compatible streams only: stream_options.include_usage. */
+  includeUsage: boolean;
+}
+
+/** Marks the first token, keeps the final usage and the served model on ctx.state as events pass. */
+async function* observe(ctx: ProxyContext, services: Services, chat: Chat, events: AsyncIterable<NativeStreamEvent>): AsyncGenerator<NativeStreamEvent> {
+  for await (const event of events) {
+    if (event.type === 'message_start') {
+      // Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids").
+      if (chat.servedName) event.message.model = chat.servedName(event.message.model);
+      ctx.state.modelServed = event.message.model;
+      ctx.state.usage = reportedTokensOf(event.message.usage);
+    } else if (event.type === 'content_block_delta') {
+      // The first token is the first content delta in every mode, never the role chunk of message_start.
+      markFirstToken(ctx.state, services.deps.now());
+    } else if (event.type === 'message_delta') {
+      ctx.state.usage = reportedTokensOf(event.usage, ctx.state.usage);
+    }
+    yield event;
+  }
+}
+
+function completionMeta(chat: Chat, services: Services) {
+  return { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: chat.publicModel, created: Math.floor(services.deps.now() / 1000) };
+}
+
+export async function answerChat(ctx: ProxyContext, services: Services, backend: Backend, chat: Chat): Promise<void> {
+  const state = ctx.state;
+  const log = services.logger.child({ requestId: state.requestId });
+  state.model = chat.requestedModel;
+  state.stream = chat.stream;
+  const headers: Record<string, string> = {};
+  if (chat.ignored.length > 0) {
+    headers[ignoredParamsHeader] = ignoredParamsValue(chat.ignored);
+    // The header tells the client once per response; a warning per request would flood the log (docs/tool-mode.md).
+    log.debug({ ignored: chat.ignored }, 'request parameters this mode cannot honour were ignored');
+  }
+  if (chat.warnings.length > 0) log.warn({ warnings: chat.warnings }, 'lossy request translation');
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+
+  const events = observe(ctx, services, chat, backend.stream(chat.request, state.signal, { logger: log }));
+  if (!chat.stream) {
+    const message = await collectNativeMessage(events);
+    ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
+    return;
+  }
+
+  // The first event is awaited before any header goes out, so a refused request keeps its real status.
+  const iterator = events[Symbol.asyncIterator]();
+  let first: IteratorResult<NativeStreamEvent>;
+  try {
+    first = await iterator.next();
+    if (!first.done && first.value.type === 'error') throw mapNativeError(first.value.error);
+  } catch (err) {
+    await iterator.return?.(undefined);
+    throw err;
+  }
+  const translate = translatorOf(chat, services);
+
+  async function* sse(): AsyncGenerator<SseEvent> {
+    try {
+      for (let next = first; !next.done; next = await iterator.next()) {
+        yield* translate.step(next.value);
+        // After an error event nothing more can be said; without one, the upstream's last events (message_stop)
+        // are still read, so a provider connection ends cleanly and returns to its keep-alive pool.
+        if (translate.failed()) break;
+      }
+      const end = translate.finish();
+      yield* end.events;
+      if (end.error) throw end.error;
+      if (translate.sentinel) yield { data: '[DONE]' };
+    } catch (caught) {
+      if (state.signal.aborted) return; // the client is gone: nobody to tell; the request log records the 499
+      yield* failAfterHeaders(caught, state, translate.sentinel ? 'data-only' : 'named-events', log);
+    } finally {
+      // Ends the CLI child, or the upstream request, when the client went away or the stream stopped early.
+      await iterator.return?.(undefined);
+    }
+  }
+  sendSse(ctx, sse(), headers);
+}
+
+interface Translator {
+  step(event: NativeStreamEvent): SseEvent[];
+  /** True once an error event arrived: the stream ends with it. */
+  failed(): boolean;
+  finish(): { events: SseEvent[]; error?: ProxyError };
+  /** Data-only streams end with the [DONE] sentinel (SPEC.md §6); the native event stream does not. */
+  sentinel: boolean;
+}
+
+function translatorOf(chat: Chat, services: Services): Translator {
+  if (chat.output === 'messages') {
+    let stopped = false;
+    return {
+      sentinel: false,
+      step: (event) => {
+        if (event.type === 'message_stop') stopped = true;
+        return [{ event: event.type, data: event }];
+      },
+      failed: () => false,
+      finish: () => ({ events: [], error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop') }),
+    };
+  }
+  const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
+  if (chat.output === 'native-chat') {
+    const state = createNativeChatStreamState({ model: chat.publicModel });
+    return {
+      sentinel: true,
+      step: (event) => data(stepNativeChatStream(event, state)),
+      failed: () => state.error !== undefined,
+      finish: () => {
+        const end = finishNativeChatStream(state);
+        return { events: data(end.events), error: end.error };
+      },
+    };
+  }
+  const state = createCompatChunkState({ ...completionMeta(chat, services), includeUsage: chat.includeUsage });
+  return {
+    sentinel: true,
+    step: (event) => data(stepCompatChunks(event, state)),
+    failed: () => state.error !== undefined,
+    finish: () => {
+      const end = finishCompatChunks(state);
+      return { events: data(end.chunks), error: end.error };
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// The one reader of upstream server-sent events (STYLE.md habit 5: eventsource-parser, never a hand-rolled split).
+// Bytes arrive in arbitrary pieces: a UTF-8 character or a `\r\n` line end may be cut between two reads, so the
+// bytes go through one streaming TextDecoder and the parser keeps partial lines until they are complete.
+// Push form (SseReader) for code that sees chunks as they pass (the usage sniffer of the byte-level forwarder);
+// pull form (readSse) for the backends that consume an upstream body event by event.
+
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+
+export type SseMessage = Pick<EventSourceMessage, 'event' | 'data'>;
+
+export class SseReader {
+  private readonly parser: EventSourceParser;
+  private readonly decoder = new TextDecoder();
+  private ready: SseMessage[] = [];
+
+  constructor() {
+    this.parser = createParser({ onEvent: (msg) => void this.ready.push({ event: msg.event, data: msg.data }) });
+  }
+
+  /** The events completed by this chunk, in order. */
+  feed(chunk: Uint8Array): SseMessage[] {
+    this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+    return this.take();
+  }
+
+  /**
+   * The body ended: what the decoder still held is parsed. An event the sender did not close with its blank line is
+   * not dispatched (the SSE rule for a stream that ends mid-event): a cut answer never looks complete.
+   */
+  end(): SseMessage[] {
+    this.parser.feed(this.decoder.decode());
+    this.parser.reset({ consume: true });
+    return this.take();
+  }
+
+  private take(): SseMessage[] {
+    if (this.ready.length === 0) return [];
+    const out = this.ready;
+    this.ready = [];
+    return out;
+  }
+}
+
+/**
+ * The events of an upstream body as they arrive. A failed read is thrown as it came (the caller maps it with
+ * upstream-error.ts); leaving the loop early does not destroy the body: its owner does that in its `finally`.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
+  const reader = new SseReader();
+  for await (const chunk of body) yield* reader.feed(chunk);
+  yield* reader.end();
+}
