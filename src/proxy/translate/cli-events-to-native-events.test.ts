@@ -21,18 +21,16 @@ function replay(lines: string[]) {
   const state = createCliTranslateState(options);
   const events: NativeStreamEvent[] = [];
   const retries: CliRetry[] = [];
-  let init: unknown;
   let error: unknown;
   for (const line of lines) {
     const step = stepCliLine(parseCliLine(line), state);
     events.push(...step.events);
     if (step.retry) retries.push(step.retry);
-    if (step.init) init = step.init;
     if (step.error) error = step.error;
   }
   const end = finishCliLines(state);
   events.push(...end.events);
-  return { events, retries, init, error: error ?? end.error };
+  return { events, retries, error: error ?? end.error };
 }
 
 /** The outcome as text: one native event per line, then the error (what a client would be told). */
@@ -58,8 +56,7 @@ function compatSse(name: string): string {
 
 describe('CLI lines -> native events, replayed from the recordings', () => {
   it('partial.stdout: forwards the stream events once, with result usage at the end', () => {
-    const { events, init, error } = replay(fixture('partial'));
-    expect(init).toEqual({ sessionId: '4c6e1886-9199-413c-9c9f-52cec32419b7', model: 'claude-opus-5-5' });
+    const { events, error } = replay(fixture('partial'));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       {

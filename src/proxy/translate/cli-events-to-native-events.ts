@@ -32,8 +32,6 @@ export interface CliRetry {
 
 export interface CliStep {
   events: NativeStreamEvent[];
-  /** From `system/init`. */
-  init?: { sessionId?: string; model?: string };
   retry?: CliRetry;
   /** The CLI reported a failure: the chat is over; throw it (the route renders it). */
   error?: ProxyError;
@@ -193,7 +191,7 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
   switch (parsed.kind) {
     case 'system': {
       const line = parsed.line;
-      if (line.subtype === 'init') return { events: [], init: { sessionId: line.session_id, model: line.model }, done: false };
+      if (line.subtype === 'init') return { events: [], done: false };
       if (line.subtype !== 'api_retry') return { events: [], done: false };
       const retry: CliRetry = {
         attempt: line.attempt ?? 0,
