@@ -1,4 +1,4 @@
-// Review finding: beyond loopback, /health/detailed answered without the access key, so anyone on the network
+// Beyond loopback, /health/detailed answered without the access key, so anyone on the network
 // could read the logged-in account's e-mail, the CLI's path (the user's home directory) and the response-API
 // session ids. Only the basic /health stays open for load balancers (SPEC.md §4 note 8, docs/http.md).
 

@@ -1,4 +1,4 @@
-// Review finding: the model id and the system prompt go to the assistant CLI as command-line arguments, which
+// The model id and the system prompt go to the assistant CLI as command-line arguments, which
 // cannot hold a NUL character; a request with one made the spawn throw and the client got a 500 from our own bug.
 // A model id longer than an argument may be (E2BIG) was a 503 telling the user to install the CLI. Both are
 // requests the CLI cannot take, so they are a 400 naming the field (SPEC.md §7).

@@ -1,4 +1,4 @@
-// Review finding: X-Proxy-Ignored-Params lists the body's unknown keys, which the client chooses. A key with an
+// X-Proxy-Ignored-Params lists the body's unknown keys, which the client chooses. A key with an
 // emoji or a control character made the header invalid and every mode answered 500; thousands of unknown keys made
 // a header larger than HTTP clients accept (undici/fetch: UND_ERR_HEADERS_OVERFLOW), so the client lost the answer.
 

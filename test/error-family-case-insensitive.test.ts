@@ -1,4 +1,4 @@
-// Review finding: the router matches paths case-insensitively (so POST /V1/messages is served), but the error
+// The router matches paths case-insensitively (so POST /V1/messages is served), but the error
 // family was chosen case-sensitively, so such a request got the general §7.3 error shape instead of its format's
 // (SPEC.md §7.1/§7.2) and the official SDKs could not read it.
 
