@@ -257,6 +257,36 @@ describe('usage ledger in a running proxy', () => {
     }
   });
 
+  it('reads the quota windows from the compatible direct route too, and records each model as the client named it', async () => {
+    sim.reset();
+    sim.knobs.quotaHeaders = {
+      'anthropic-ratelimit-unified-status': 'allowed',
+      'anthropic-ratelimit-unified-5h-utilization': '0.31',
+      'anthropic-ratelimit-unified-5h-reset': '1795400158',
+      'anthropic-ratelimit-unified-5h-status': 'allowed',
+    };
+    const bed = await start(join(dir, 'data-compat-limits'));
+    try {
+      const chat = (path: string, id: string, payload: unknown) =>
+        fetch(`${bed.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: JSON.stringify(payload) });
+      const compat = await chat('/api/v1/chat/completions', 'compat-limits-1', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
+      expect(compat.status).toBe(200);
+      await compat.json();
+      const limits = (await (await fetch(`${bed.url}/usage/limits`)).json()) as { windows: Array<Record<string, unknown>> };
+      expect(limits.windows).toEqual([expect.objectContaining({ source: 'direct', window: 'five_hour', utilization: 0.31 })]);
+
+      // Tool mode resolves a listed id to the CLI's model; the ledger keeps the id the client sent.
+      const tool = await chat('/v1/messages', 'tool-model-1', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
+      expect(tool.status).toBe(200);
+      await tool.json();
+      bed.ledger.flush();
+      const row = (await (await fetch(`${bed.url}/usage/requests/tool-model-1`)).json()) as { model_requested?: string; model_served?: string };
+      expect(row.model_requested).toBe(model);
+    } finally {
+      await bed.stop();
+    }
+  });
+
   it('keeps the redacted bodies of a request for the inspector when capture is on', async () => {
     sim.reset();
     const bed = await start(join(dir, 'data-capture'), true);
