@@ -15,12 +15,13 @@ export type ClientAuth =
 
 export type IncomingHeaders = Record<string, string | string[] | undefined>;
 
-function single(v: string | string[] | undefined): string | undefined {
+/** The first value of a header node's parser may have given as a list. */
+export function firstValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
 function bearerOf(headers: IncomingHeaders): string | undefined {
-  const auth = single(headers.authorization);
+  const auth = firstValue(headers.authorization);
   const m = auth ? /^bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return m ? m[1].trim() : undefined;
 }
@@ -29,7 +30,7 @@ export function clientAuthOf(headers: IncomingHeaders, profile: Profile, accessK
   const isProxyKey = (v: string) => accessKey !== undefined && v === accessKey;
   const isRealKey = (v: string) => profile.api.realKeyPrefixes.some((p) => v.startsWith(p));
   const isOauthToken = (v: string) => v.startsWith(profile.api.oauthTokenPrefix);
-  const apiKey = single(headers['x-api-key'])?.trim();
+  const apiKey = firstValue(headers['x-api-key'])?.trim();
   const bearer = bearerOf(headers);
   if (apiKey && !isProxyKey(apiKey) && isRealKey(apiKey)) return { kind: 'api-key', header: 'x-api-key', value: apiKey };
   if (bearer && !isProxyKey(bearer) && isRealKey(bearer)) return { kind: 'api-key', header: 'authorization', value: `Bearer ${bearer}` };
@@ -67,7 +68,7 @@ const dropped = new Set([
 /** Client headers without hop-by-hop ones, credentials and browser context; names lower-cased. */
 export function forwardableHeaders(headers: IncomingHeaders): Record<string, string> {
   const connectionTokens = new Set(
-    (single(headers.connection) ?? '')
+    (firstValue(headers.connection) ?? '')
       .split(',')
       .map((t) => t.trim().toLowerCase())
       .filter(Boolean),

@@ -15,7 +15,7 @@ import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
-import { clientAuthOf, forwardableHeaders } from './client-auth.js';
+import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
 import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
 import { fromTransportError } from './upstream-error.js';
@@ -27,10 +27,6 @@ import { UsageSniffer } from './usage-sniffer.js';
  * localhost, where every local web page could send them back).
  */
 const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
-
-function headerText(value: string | string[] | undefined): string {
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
 
 function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
   const connectionTokens = new Set(String(answer.headers.connection ?? '').split(',').map((t) => t.trim().toLowerCase()));
@@ -65,7 +61,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
 
   ctx.status = answer.statusCode;
   ctx.state.upstreamAnswered = true;
-  const contentType = headerText(answer.headers['content-type']).toLowerCase();
+  const contentType = (firstValue(answer.headers['content-type']) ?? '').toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     copyAnswerHeaders(ctx, answer);
     await answer.body.dump().catch(() => undefined);

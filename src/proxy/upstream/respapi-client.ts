@@ -10,6 +10,7 @@ import { ProxyError } from '../errors.js';
 import type { RefreshingCredential } from '../auth/refreshing-credential.js';
 import type { RespapiCredential } from '../auth/respapi-credentials.js';
 import type { Profile } from '../profile.js';
+import { firstValue } from './client-auth.js';
 import { readLimited } from './read-limited.js';
 import { respapiUpstreamError } from './respapi-errors.js';
 import { readSse, type SseMessage } from './sse-reader.js';
@@ -25,10 +26,6 @@ export interface RespapiClientOptions {
   timeouts: UpstreamTimeouts;
   /** Receives every answer's headers: the response API reports its quota windows there (docs/usage.md). */
   usage?: Pick<UsageSink, 'upstreamHeaders'>;
-}
-
-function headerValue(h: Dispatcher.ResponseData['headers'][string]): string | undefined {
-  return Array.isArray(h) ? h[0] : h;
 }
 
 export class RespapiClient {
@@ -83,7 +80,7 @@ export class RespapiClient {
     );
     const status = res.statusCode;
     if (status >= 200 && status < 300) {
-      const type = headerValue(res.headers['content-type']) ?? '';
+      const type = firstValue(res.headers['content-type']) ?? '';
       if (!type.includes('text/event-stream')) {
         const text = await readLimited(res.body).catch(() => '');
         throw new ProxyError('upstream', `The response API answered ${type || 'no content type'} instead of an event stream (${text.slice(0, 200)})`);
@@ -96,7 +93,7 @@ export class RespapiClient {
     } catch (err) {
       if (signal.aborted) throw err;
     }
-    throw respapiUpstreamError(status, text, headerValue(res.headers['retry-after']), this.opts.profile);
+    throw respapiUpstreamError(status, text, firstValue(res.headers['retry-after']), this.opts.profile);
   }
 
   private async *iterate(body: Dispatcher.ResponseData['body'], signal: AbortSignal): AsyncGenerator<UpstreamEvent> {

@@ -5,6 +5,7 @@
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
 import { redactSecrets } from '../logger.js';
 import type { Config } from '../config.js';
+import { firstValue } from './client-auth.js';
 
 export type UpstreamTimeouts = Pick<Config, 'upstreamConnectTimeoutMs' | 'upstreamFirstByteTimeoutMs' | 'upstreamIdleTimeoutMs'>;
 
@@ -59,16 +60,12 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /** Headers of a provider error answer that a client may act on (rate-limit state, retry hints). */
 export function passedErrorHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     const key = k.toLowerCase();
-    const value = headerValue(v);
+    const value = firstValue(v);
     if (value === undefined) continue;
     if (key.includes('ratelimit') || key === 'x-should-retry' || key === 'request-id') out[key] = value;
   }
@@ -92,7 +89,7 @@ export function fromErrorAnswer(status: number, headers: Record<string, string |
   }
   const kind = kindOfUpstreamStatus(status);
   const text = redactSecrets(message || `HTTP ${status}`).slice(0, 500);
-  const retryAfter = parseRetryAfter(headerValue(headers['retry-after']));
+  const retryAfter = parseRetryAfter(firstValue(headers['retry-after']));
   return new ProxyError(kind, `The provider answered ${status}${type ? ` ${type}` : ''}: ${text}`, {
     retryAfter,
     headers: passedErrorHeaders(headers),

@@ -2,6 +2,7 @@
 // Pure functions: headers or a CLI event in, QuotaWindow rows out; nothing here stores or logs. Every header
 // name comes from the profile's `quota` section (defaultQuotaNames), which a profile file may override (the rest of the code speaks neutral words).
 
+import { firstValue } from '../upstream/client-auth.js';
 import { defaultProfile } from '../profile.js';
 import type { QuotaSource, QuotaWindow } from './types.js';
 
@@ -30,7 +31,7 @@ function lowerKeys(headers: Headers): Headers {
 
 function header(headers: Headers, name: string): string | undefined {
   const v = headers[name];
-  const s = Array.isArray(v) ? v[0] : v;
+  const s = firstValue(v);
   return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;
 }
 
