@@ -21,6 +21,17 @@ export function toChartData(series: MetricsSummary['series']): uPlot.AlignedData
 
 const HEIGHT = 180;
 
+/** A plot that follows its container's width, rebuilt with the new colours when the OS switches light and dark. */
+export function responsivePlot(build: () => uPlot, container: HTMLElement, width: () => number, height: number): { readonly plot: uPlot } {
+  const live = { plot: build() };
+  new ResizeObserver(() => live.plot.setSize({ width: width(), height })).observe(container);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    live.plot.destroy();
+    live.plot = build();
+  });
+  return live;
+}
+
 export function createChart(container: HTMLElement): Chart {
   const width = () => Math.max(200, container.clientWidth);
   let data: uPlot.AlignedData = [[], [], [], []];
@@ -46,13 +57,7 @@ export function createChart(container: HTMLElement): Chart {
       container,
     );
   };
-  let plot = build();
-  new ResizeObserver(() => plot.setSize({ width: width(), height: HEIGHT })).observe(container);
-  // The OS switching between light and dark: rebuild with the new colours.
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-    plot.destroy();
-    plot = build();
-  });
+  const live = responsivePlot(build, container, width, HEIGHT);
   let last = '';
   return {
     update(series, uptimeSec) {
@@ -63,7 +68,7 @@ export function createChart(container: HTMLElement): Chart {
       data = toChartData(shown);
       container.dataset.points = String(shown.length);
       container.dataset.spanSeconds = String(shown.length ? shown[shown.length - 1][0] - shown[0][0] : 0);
-      plot.setData(data);
+      live.plot.setData(data);
     },
   };
 }

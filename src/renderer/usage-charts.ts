@@ -3,7 +3,7 @@
 // width follows the container.
 
 import uPlot from 'uplot';
-import { cssVar } from './chart.js';
+import { cssVar, responsivePlot } from './chart.js';
 
 export interface BarChart {
   update(x: number[], requests: number[], errors: number[], labels?: string[]): void;
@@ -43,18 +43,13 @@ export function createBarChart(container: HTMLElement, kind: 'time' | 'category'
       container,
     );
   };
-  let plot = build();
-  new ResizeObserver(() => plot.setSize({ width: width(), height: HEIGHT })).observe(container);
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-    plot.destroy();
-    plot = build();
-  });
+  const live = responsivePlot(build, container, width, HEIGHT);
   return {
     update(x, requests, errors, names) {
       labels = names ?? [];
       data = [x, requests, errors];
       container.dataset.bars = String(x.length);
-      plot.setData(data);
+      live.plot.setData(data);
     },
   };
 }
