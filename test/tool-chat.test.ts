@@ -141,14 +141,15 @@ describe('what reaches the CLI', () => {
       // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
       const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
       expect(record.argv).toEqual([
-        '-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
+        '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
         '--model', 'claude-sonnet-4-20250514',
         '--system-prompt', 'You are terse.',
         '--allowedTools', 'Read',
         '--disallowedTools', 'Bash',
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
-      expect(record.stdin).toBe(echoed);
+      // The conversation is one user message of the CLI's stream-json input.
+      expect(JSON.parse(record.stdin as string)).toEqual({ type: 'user', message: { role: 'user', content: echoed } });
       expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('1');
       expect(record.env.HOME).toBe(childEnv.HOME);
       expect(record.env.hasPATH).toBe(true);

@@ -150,4 +150,25 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     expect((overloaded as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     sim.knobs.failWith = undefined;
   }, 120_000);
+  it('answers from a warm pooled CLI that waited longer than the CLI waits for a text prompt (its stream-json input waits)', async () => {
+    const profile = createProfile();
+    const pooled = await startProxy(
+      { cliPath, cliWorkDir: join(home, 'work-pool'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliPoolSize: 1 },
+      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } } },
+    );
+    try {
+      const client = new Anthropic({ baseURL: pooled.url, apiKey: 'dummy', maxRetries: 0 });
+      const ask = () => client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'say hi' }] });
+      await ask();
+      const poolOf = async () => ((await (await fetch(`${pooled.url}/health/detailed`)).json()) as { components: { cli_pool: { warm: number; hits: number } } }).components.cli_pool;
+      await expect.poll(async () => (await poolOf()).warm, { timeout: 20_000 }).toBe(1);
+      // The real CLI reading a text prompt gives up after 3 s of silence on stdin; a pooled one must outlive that.
+      await new Promise((r) => setTimeout(r, 4_000));
+      const second = await ask();
+      expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello from the simulator through the real CLI' })]);
+      expect((await poolOf()).hits).toBe(1);
+    } finally {
+      await pooled.close();
+    }
+  }, 90_000);
 });

@@ -125,7 +125,7 @@ export const defaultProfile: Profile = {
     extraSearchPaths: ['.local/bin/claude', '.claude/local/claude', '/usr/local/bin/claude', '/opt/homebrew/bin/claude'],
     versionArgs: ['--version'],
     authStatusArgs: ['auth', 'status'],
-    printArgs: ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
+    printArgs: ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
     modelFlag: '--model',
     systemPromptFlag: '--system-prompt',
     allowedToolsFlag: '--allowedTools',

@@ -115,8 +115,6 @@ export class CliBackend implements Backend {
       // A new login (the credential file rewritten), another CLI binary or another environment replaces warm ones.
       fingerprint: () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir }),
       rssOf: procRss,
-      // The real CLI, reading a text prompt, exits after 3 s of silence on stdin; a lone newline keeps it waiting.
-      prime: (child) => void child.stdin?.write('\n'),
       modelFlag: profile.cli.modelFlag,
     });
   }

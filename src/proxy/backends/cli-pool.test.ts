@@ -230,23 +230,6 @@ describe('CliPool with the fake CLI', () => {
     expect(rec?.stdin).toBe('ping from the pool test');
   });
 
-  it('primes each warm process once (a newline keeps a text-input CLI waiting), and that newline precedes the prompt', async () => {
-    cli = await makeFakeCli({ echo: true });
-    const path = cli.path;
-    pool = new CliPool<ChildProcess>({
-      size: 1,
-      idleMs: 60_000,
-      spawn: (args) => spawn(path, args, { stdio: ['pipe', 'pipe', 'ignore'] }),
-      end: (c) => c.kill('SIGTERM'),
-      prime: (c) => c.stdin!.write('\n'),
-    });
-    await take(pool!, argsFor('m'));
-    const child = await take(pool!, argsFor('m'));
-    await answer(child!, 'primed prompt');
-    const rec = (await cli.records()).find((r) => r.pid === child!.pid);
-    expect(rec?.stdin).toBe('\nprimed prompt');
-  });
-
   it('measures the RSS of its idle processes and ends every one of them on close', async () => {
     cli = await makeFakeCli({});
     pool = realPool(cli.path, 2);

@@ -38,13 +38,6 @@ export interface CliPoolOptions<C extends PoolChild> {
   idleMs: number;
   /** Starts the CLI with these arguments exactly as a chat would, stdin left open. May throw. */
   spawn: (args: string[]) => C;
-  /**
-   * Called once right after a spawn. The real CLI (2.1.x) in text-input print mode gives up on stdin that sends
-   * nothing for 3 s ("no stdin data received in 3s") and exits; writing a lone newline at once keeps it waiting
-   * (the prompt then starts with that newline). With `--input-format stream-json` it waits without this, and also
-   * finishes more of its start-up before the prompt comes (docs/benchmarks.md "Warm CLI pool").
-   */
-  prime?: (child: C) => void;
   /** Ends a child for good (end-child.ts terminate: SIGTERM to its group, SIGKILL after a grace period). */
   end: (child: C) => void;
   /** Login and settings the children were started with; a different value replaces every warm process. */
@@ -298,11 +291,6 @@ export class CliPool<C extends PoolChild> {
       return false;
     }
     this.counts.started++;
-    try {
-      this.opts.prime?.(child);
-    } catch {
-      // a child whose stdin is already gone dies at once and is counted as such below
-    }
     const entry: Entry<C> = {
       child,
       key,

@@ -13,7 +13,20 @@ describe('nativeRequestToCliInput', () => {
       { model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'say hi' }] },
       options,
     );
-    expect(input).toEqual({ args: [...print, '--model', 'claude-sonnet-4-20250514'], stdin: 'say hi', env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10' } });
+    expect(input).toEqual({
+      args: [...print, '--model', 'claude-sonnet-4-20250514'],
+      stdin: '{"type":"user","message":{"role":"user","content":"say hi"}}\n',
+      env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10' },
+    });
+    expect(print).toEqual(expect.arrayContaining(['--input-format', 'stream-json']));
+  });
+
+  it('writes the prompt as one stream-json line, whatever characters it holds', () => {
+    const text = 'line one\nline "two" \u2028 ☕ \\ </turn>';
+    const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: text }] }, options);
+    expect(input.stdin.endsWith('\n')).toBe(true);
+    expect(input.stdin.slice(0, -1)).not.toContain('\n');
+    expect(JSON.parse(input.stdin)).toEqual({ type: 'user', message: { role: 'user', content: text } });
   });
 
   it("passes max_tokens in the CLI's output-limit variable named by the profile", () => {

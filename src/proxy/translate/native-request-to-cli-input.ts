@@ -1,5 +1,9 @@
 // A native request -> what the assistant CLI is given: command-line flags (model, system prompt, tool rules) and the
-// text written on its stdin. Pure; tested beside it.
+// line written on its stdin. Pure; tested beside it.
+//
+// stdin carries one user message in the CLI's stream-json input format (`--input-format stream-json` in
+// profile.cli.printArgs): a warm CLI waits for it without being primed, and finishes more of its start-up before it
+// comes (docs/benchmarks.md "Warm CLI pool").
 //
 // The CLI's print mode takes one prompt, not a message list, so the WHOLE conversation is encoded into that prompt
 // (PEERS.md: a peer sent only the last user message and lost the history). The encoding (docs/tool-mode.md):
@@ -34,6 +38,7 @@ export interface CliInputOptions {
 
 export interface CliInput {
   args: string[];
+  /** One stream-json user message line holding the prompt. */
   stdin: string;
   /** Environment variables for this request's child: the output limit, which the CLI takes only this way. */
   env: Record<string, string>;
@@ -83,6 +88,11 @@ export function messageText(message: NativeMessageParam, i: number): string {
 
 function turn(role: string, text: string): string {
   return `<turn role="${role}">\n${escapeTurn(text)}\n</turn>`;
+}
+
+/** The prompt as the one user message of the CLI's stream-json input, a line of its own. */
+export function cliUserMessageLine(prompt: string): string {
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`;
 }
 
 /** The prompt for the CLI's stdin: the whole conversation (see the encoding at the top of this file). */
@@ -135,9 +145,9 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   }
   if (options.allowedTools.length > 0) args.push(cli.allowedToolsFlag, options.allowedTools.join(','));
   if (options.disallowedTools.length > 0) args.push(cli.disallowedToolsFlag, options.disallowedTools.join(','));
-  const stdin = conversationToPrompt(req.messages);
-  if (stdin.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
+  const prompt = conversationToPrompt(req.messages);
+  if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
   // max_tokens reaches the provider through the CLI's output-limit variable (profile.clientSupport; docs/tool-mode.md).
   const env = { [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens) };
-  return { args, stdin, env };
+  return { args, stdin: cliUserMessageLine(prompt), env };
 }
