@@ -42,6 +42,11 @@ export interface BenchConfig {
   nginxWorkers: number;
   /** Log level of the proxy under test (logging is part of its cost). */
   proxyLogLevel: string;
+  /**
+   * Workloads where claude-code-router (bench/ccr.ts) is a column: a subset of a, b, c, e, f; default a,b (its
+   * native route, non-streamed and streamed). BENCH_CCR=none (or 0) does not start it at all.
+   */
+  ccrWorkloads: string[];
   /** Workloads to run (a..f, l: usage ledger on/off, p: warm CLI pool, s: start-up); all by default. Partial runs are for profiling and never overwrite latest.*. */
   only: string[];
   /** Extra node arguments of the proxy process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
@@ -97,6 +102,9 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
     soakAllTargets: flag('BENCH_SOAK_ALL_TARGETS', true),
     nginxWorkers: num('BENCH_NGINX_WORKERS', 1),
     proxyLogLevel: process.env.BENCH_PROXY_LOG_LEVEL || 'warn',
+    ccrWorkloads: ['none', '0', 'off'].includes((process.env.BENCH_CCR ?? '').trim().toLowerCase())
+      ? []
+      : (process.env.BENCH_CCR || 'a,b').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS || '').split(/\s+/).filter(Boolean),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,

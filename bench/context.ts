@@ -1,6 +1,8 @@
-// What every workload shares: the three targets, the simulator's knobs, the request shapes, and the rule that a
-// proxy route which is not there yet gives an "n/a" cell instead of stopping the run.
+// What every workload shares: the targets (proxy, direct, nginx, the Node hop, claude-code-router), the simulator's
+// knobs, the request shapes, and the rule that a proxy route which is not there yet (or a peer that is not running)
+// gives an "n/a" cell instead of stopping the run.
 
+import type { CcrProcess } from './ccr.js';
 import type { BenchConfig } from './config.js';
 import { cpuSeconds, treeCpuSeconds } from './cpu.js';
 import { probeOnce, type RequestSpec } from './load.js';
@@ -9,7 +11,10 @@ import type { Row, Target } from './report.js';
 import type { NodeHopProcess, ProxyProcess, SimulatorProcess } from './servers.js';
 import type { SimulatorKnobs } from '../test/simulator/index.js';
 
-export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node'];
+export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
+
+/** Targets to leave out of one measurement, each with the text of its cells ("n/a (...)"). */
+export type Skips = Partial<Record<Target, string>>;
 
 export interface Bench {
   cfg: BenchConfig;
@@ -18,6 +23,8 @@ export interface Bench {
   /** The minimal Node hop (fastify + @fastify/http-proxy): the Node-level limit of a reverse proxy. */
   nodeHop: NodeHopProcess;
   proxy: ProxyProcess;
+  /** claude-code-router on its native route, or why it is not a column in this run (bench/ccr.ts). */
+  ccr: CcrProcess | string;
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
   cliPath: string;
@@ -37,10 +44,12 @@ export const providerModel = 'claude-sonnet-4-20250514';
 export function hopCpu(b: Bench, t: Target): number {
   if (t === 'proxy') return cpuSeconds(b.proxy.pid);
   if (t === 'node') return cpuSeconds(b.nodeHop.pid);
+  if (t === 'ccr') return typeof b.ccr === 'string' ? NaN : treeCpuSeconds(b.ccr.pid);
   return t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
 }
 
 export function baseOf(b: Bench, t: Target): string {
+  if (t === 'ccr') return typeof b.ccr === 'string' ? 'http://127.0.0.1:9' : b.ccr.url;
   return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : t === 'node' ? b.nodeHop.url : b.nginx.url;
 }
 
@@ -52,7 +61,7 @@ const headers = {
   'anthropic-version': '2023-06-01',
 };
 
-/** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator, nginx and the Node hop. */
+/** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator, nginx, the Node hop and ccr. */
 export function nativeSpec(b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec {
   const body = { model: t === 'proxy' ? neutralModel : providerModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
   return { base: baseOf(b, t), path: t === 'proxy' ? path : '/v1/messages', headers, body: JSON.stringify(body) };
@@ -87,6 +96,17 @@ export async function proxyRouteProblem(spec: RequestSpec): Promise<string | und
   } catch (err) {
     return `n/a (${(err as Error).message})`;
   }
+}
+
+/**
+ * Why ccr has no figures in workload w (a letter), checked with one request of the kind the workload sends; undefined
+ * when it is a column there. Not started (missing, failed, BENCH_CCR=none), not listed in BENCH_CCR, or not answering.
+ */
+export async function ccrProblem(b: Bench, w: string, stream: boolean): Promise<string | undefined> {
+  if (typeof b.ccr === 'string') return `n/a (${b.ccr})`;
+  if (!b.cfg.ccrWorkloads.includes(w)) return `n/a (not run: BENCH_CCR=${b.cfg.ccrWorkloads.join(',')})`;
+  const problem = await proxyRouteProblem(nativeSpec(b, 'ccr', stream));
+  return problem?.replace('route not implemented', 'ccr: 404 on POST /v1/messages');
 }
 
 export function sleep(ms: number): Promise<void> {

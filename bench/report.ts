@@ -1,11 +1,14 @@
-// The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, and the proxy's ratio to each) with the
+// The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, ccr, and the proxy's ratio to each) with the
 // goals of issue 7 underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** `node`: the minimal Node hop (fastify + @fastify/http-proxy, bench/node-hop-process.mjs). */
-export type Target = 'proxy' | 'direct' | 'nginx' | 'node';
+/**
+ * `node`: the minimal Node hop (fastify + @fastify/http-proxy, bench/node-hop-process.mjs). `ccr`: claude-code-router
+ * on its native route (bench/ccr.ts), optional: its cells say "n/a (why)" where it was not run.
+ */
+export type Target = 'proxy' | 'direct' | 'nginx' | 'node' | 'ccr';
 export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
@@ -63,15 +66,15 @@ function unitLabel(row: Row): string {
 
 export function markdownTable(rows: Row[]): string {
   const lines = [
-    '| workload | metric | proxy | direct | nginx | node hop | proxy/direct | proxy/nginx | proxy/node hop |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+    '| workload | metric | proxy | direct | nginx | node hop | ccr | proxy/direct | proxy/nginx | proxy/node hop | proxy/ccr |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
     const c = r.cells;
-    // Rows written before the Node hop was a column (or a workload it has no equivalent in) leave it out.
+    // Rows written before the Node hop or ccr was a column (or a workload a peer has no equivalent in) leave it out.
     const f = (t: Target) => formatValue(c[t] ?? 'n/a', r.unit);
     const q = (t: Target) => (r.ratios ? ratio(c.proxy, c[t] ?? NaN) : '—');
-    lines.push(`| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${q('direct')} | ${q('nginx')} | ${q('node')} |`);
+    lines.push(`| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${f('ccr')} | ${q('direct')} | ${q('nginx')} | ${q('node')} | ${q('ccr')} |`);
   }
   return lines.join('\n');
 }

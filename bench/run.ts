@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, release, tmpdir, type as osType } from 'node:os';
 import { join, relative } from 'node:path';
 import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
+import { startCcr, type CcrProcess } from './ccr.js';
 import { loadBenchConfig } from './config.js';
 import { baseKnobs, nativeSpec, targets, type Bench } from './context.js';
 import { evaluateGoals } from './goals.js';
@@ -53,9 +54,10 @@ async function main(): Promise<number> {
   let nginx: NginxProcess | undefined;
   let proxy: ProxyProcess | undefined;
   let nodeHop: NodeHopProcess | undefined;
+  let ccr: CcrProcess | string = 'not started';
   let fakeCli: FakeCli | undefined;
   const cleanup = async (): Promise<void> => {
-    await Promise.allSettled([proxy?.stop(), nginx?.stop(), nodeHop?.stop()]);
+    await Promise.allSettled([proxy?.stop(), nginx?.stop(), nodeHop?.stop(), typeof ccr === 'string' ? undefined : ccr.stop()]);
     await sim?.stop().catch(() => undefined);
     await fakeCli?.cleanup().catch(() => undefined);
     await rm(tmp, { recursive: true, force: true });
@@ -85,6 +87,9 @@ async function main(): Promise<number> {
     log(`nginx ${nginx.version} on ${nginx.url}`);
     nodeHop = await startNodeHop(sim.url);
     log(`Node hop (fastify + @fastify/http-proxy) on ${nodeHop.url}, pid ${nodeHop.pid}`);
+    // claude-code-router: optional; when it is not there or does not start, its cells say why and the run goes on.
+    ccr = cfg.ccrWorkloads.length === 0 ? 'BENCH_CCR=none' : await startCcr(sim.url, join(tmp, 'ccr'), log);
+    log(typeof ccr === 'string' ? `ccr: not a column in this run: ${ccr}` : `ccr ${ccr.version} on ${ccr.url}, pid ${ccr.pid}`);
 
     const rows: Row[] = [];
     const b: Bench = {
@@ -93,6 +98,7 @@ async function main(): Promise<number> {
       nginx,
       nodeHop,
       proxy,
+      ccr,
       cliPath: fakeCli.path,
       // What the proxy's CliBackend passes on: its own (small) environment plus the retry bound (default 2).
       cliEnv: { PATH: process.env.PATH, HOME: proxyOptions.home, CLAUDE_CODE_MAX_RETRIES: '2' },
@@ -111,6 +117,7 @@ async function main(): Promise<number> {
     // Warm-up: JIT and connection pools of every hop, before anything is measured.
     await sim.setKnobs(baseKnobs());
     for (const t of targets) {
+      if (t === 'ccr' && typeof ccr === 'string') continue;
       log(`warm-up: ${t}`);
       await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
     }
@@ -135,9 +142,13 @@ async function main(): Promise<number> {
       `Proxy: ${build.kind === 'dist' ? 'production build, `node dist/proxy/cli.js`' : `**sources through tsx** (the build failed: ${build.note})`}, LOG_LEVEL=${cfg.proxyLogLevel}, metrics on, rate limit raised out of the way`,
       `direct: the client talks to the provider simulator itself (the limit). nginx ${nginx.version}: ${cfg.nginxWorkers} worker, proxy_pass, proxy_buffering off, HTTP/1.1 keep-alive upstream, access_log off`,
       `node hop: fastify ${fastifyVersion} + @fastify/http-proxy ${httpProxyVersion}, nothing else (bench/node-hop-process.mjs): the Node-level limit of a hop`,
-      `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx → node hop, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
+      typeof ccr === 'string'
+        ? `ccr (claude-code-router): n/a in this run: ${ccr}`
+        : `${ccr.describe}; a column in workloads ${cfg.ccrWorkloads.join(', ')} (BENCH_CCR)`,
+      `Load: autocannon (closed loop), ${cfg.rounds} rounds interleaved proxy → direct → nginx → node hop → ccr, ${cfg.durationSec} s each; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
       `Simulator: reply of 4 words unless stated; paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
+    b.raw.ccr = typeof ccr === 'string' ? { notRun: ccr } : { version: ccr.version, workloads: cfg.ccrWorkloads };
     const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw } }; // no machine paths in committed results
     // A quick or partial run never overwrites the committed full result.
     const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));

@@ -44,7 +44,7 @@ export async function runLedgerWorkload(b: Bench, o: Omit<ProxyProcessOptions, '
       }
     }
     const wl = '(l) usage ledger on (proxy col.) vs off (direct col.), native, 32 conc.';
-    const cells = (a: number, z: number): Record<Target, Cell> => ({ proxy: a, direct: z, nginx: 'n/a', node: 'n/a' });
+    const cells = (a: number, z: number): Record<Target, Cell> => ({ proxy: a, direct: z, nginx: 'n/a', node: 'n/a', ccr: 'n/a' });
     b.rows.push(
       { workload: wl, metric: 'hop CPU per request (µs)', unit: 'count', cells: cells(median(cpu.on), median(cpu.off)), ratios: true },
       { workload: wl, metric: 'throughput', unit: 'req/s', cells: cells(median(rps.on), median(rps.off)), ratios: true },

@@ -42,7 +42,7 @@ function rows(b: Bench, label: string, r: PoolResult): void {
   const pooled = summarize(r.pooledMs);
   const cold = summarize(r.coldMs);
   const none = 'n/a';
-  const cells = (p: Cell, c: Cell): Record<Target, Cell> => ({ proxy: p, direct: c, nginx: none, node: none });
+  const cells = (p: Cell, c: Cell): Record<Target, Cell> => ({ proxy: p, direct: c, nginx: none, node: none, ccr: none });
   const wl = `(p) ${label}: pool on (proxy col.) vs cold start (direct col.)`;
   const rss = r.idleRss.length ? summarize(r.idleRss).p50 / 2 ** 20 : NaN;
   const out: Row[] = [

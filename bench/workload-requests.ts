@@ -5,7 +5,7 @@
 //       workload-streams.ts);
 //   (f) the soak: >= 100,000 requests on a fresh proxy, RSS read after a warm-up and at the end.
 
-import { baseKnobs, baseOf, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
+import { baseKnobs, baseOf, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench, type Skips } from './context.js';
 import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
 import type { Cell, Row, Target } from './report.js';
 import { machineTicks } from './cpu.js';
@@ -14,7 +14,7 @@ import { median, Samples, type Summary } from './stats.js';
 
 export interface Aggregate {
   rps: number;
-  /** CPU time of the hop (proxy, Node hop or nginx process) per answered request, µs; NaN for direct. */
+  /** CPU time of the hop (proxy, Node hop, ccr or nginx process) per answered request, µs; NaN for direct. */
   cpuPerRequestUs: number;
   latency: Summary;
   /** non-2xx answers plus socket errors and timeouts, all rounds. */
@@ -40,18 +40,18 @@ function errorsOf(r: LoadResult): number {
   return r.non2xx + r.errors;
 }
 
-/** Runs `rounds` × (proxy, direct, nginx, Node hop) loads; the proxy is skipped (and its cells say why) when `problem` is set. */
+/** Runs `rounds` × (proxy, direct, nginx, Node hop, ccr) loads; a target in `skips` is left out and its cells say why. */
 export async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
   load: { connections: number; durationSec?: number; amount?: number; staggerMs?: number },
-  problem: string | undefined,
+  skips: Skips,
   label: string,
 ): Promise<Record<Target, Aggregate | string>> {
   const merged = new Map<Target, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
   for (let round = 0; round < b.cfg.rounds; round++) {
     for (const t of targets) {
-      if (t === 'proxy' && problem) continue;
+      if (skips[t]) continue;
       b.log(`${label}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
       const cpu0 = hopCpu(b, t);
       const m0 = machineTicks();
@@ -75,7 +75,7 @@ export async function interleavedLoad(
   for (const t of targets) {
     const m = merged.get(t);
     if (!m) {
-      out[t] = problem ?? 'n/a';
+      out[t] = skips[t] ?? 'n/a';
       continue;
     }
     const answered = m.rounds.reduce((n, r) => n + r.ok + r.non2xx, 0);
@@ -145,10 +145,10 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
   const { cfg } = b;
   // (a) unpaced: each concurrency level, as fast as the slowest process allows.
   await b.sim.setKnobs(baseKnobs());
-  const problemA = await proxyRouteProblem(nativeSpec(b, 'proxy', false));
+  const skipsA: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'a', false) };
   const rawA: Record<string, unknown> = {};
   for (const c of cfg.concurrency) {
-    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: c, durationSec: cfg.durationSec }, problemA, `(a) c=${c}`);
+    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: c, durationSec: cfg.durationSec }, skipsA, `(a) c=${c}`);
     rawA[`c${c}`] = agg;
     b.rows.push(...standardRows(`(a) non-stream, ${c} conc.`, agg));
   }
@@ -161,7 +161,7 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
     ['paced', `(a) ${n} conc. spread, upstream +${cfg.upstreamLatencyMs} ms`, cfg.upstreamLatencyMs],
     ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined],
   ] as const) {
-    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, problemA, `(a) ${key}`);
+    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, skipsA, `(a) ${key}`);
     rawA[key] = agg;
     b.rows.push(
       rowOf(label, 'latency p50', 'ms', agg, (a) => a.latency.p50),
@@ -180,12 +180,12 @@ async function runCompatNonStreaming(b: Bench): Promise<void> {
   // (c) compat translation, not streaming. Direct and nginx serve the native equivalent (the simulator has no
   // compatible-format route): the ratio is the cost of the hop plus the translation.
   await b.sim.setKnobs(baseKnobs());
-  const problemC = await proxyRouteProblem(compatSpec(b, false));
+  const skipsC: Skips = { proxy: await proxyRouteProblem(compatSpec(b, false)), ccr: await ccrProblem(b, 'c', false) };
   const aggC = await interleavedLoad(
     b,
     (t) => (t === 'proxy' ? compatSpec(b, false) : nativeSpec(b, t, false)),
     { connections: cfg.latencyConcurrency, durationSec: cfg.durationSec },
-    problemC,
+    skipsC,
     '(c) compat non-stream',
   );
   b.raw.cNonStream = aggC;
@@ -201,23 +201,24 @@ export async function runSoak(b: Bench): Promise<void> {
   const { cfg } = b;
   await b.sim.setKnobs(baseKnobs());
   await b.restartProxy();
-  const problem = await proxyRouteProblem(nativeSpec(b, 'proxy', false));
+  const skips: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'f', false) };
   const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc.`;
   const metrics = ['requests', 'errors', 'rps', 'start', 'half', 'end', 'growth', 'growth2'] as const;
   const cells = Object.fromEntries(metrics.map((m) => [m, {} as Record<Target, Cell>])) as Record<(typeof metrics)[number], Record<Target, Cell>>;
   const raw: Record<string, unknown> = {};
   const pct = (from: number, to: number): number => ((to - from) / from) * 100;
   for (const t of targets) {
-    const skip = (t === 'proxy' && problem) || (t !== 'proxy' && !cfg.soakAllTargets);
-    if (skip) {
-      const why = t === 'proxy' ? problem! : 'not run (BENCH_SOAK_ALL_TARGETS=0)';
+    const why = skips[t] ?? (t !== 'proxy' && !cfg.soakAllTargets ? 'not run (BENCH_SOAK_ALL_TARGETS=0)' : undefined);
+    if (why) {
       for (const m of metrics) cells[m][t] = why;
       continue;
     }
     const spec = nativeSpec(b, t, false);
+    const ccrPid = typeof b.ccr === 'string' ? undefined : b.ccr.pid;
     const rssOf =
       t === 'proxy' ? () => readRss(b.proxy.pid)?.rss ?? NaN
       : t === 'node' ? () => readRss(b.nodeHop.pid)?.rss ?? NaN
+      : t === 'ccr' && ccrPid !== undefined ? () => treeRss(ccrPid)
       : t === 'nginx' ? () => treeRss(b.nginx.pid)
       : () => NaN;
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);

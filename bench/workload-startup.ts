@@ -53,7 +53,7 @@ export async function runStartup(b: Bench, o: Omit<ProxyProcessOptions, 'build' 
   for (const v of variants) {
     const s = samples.get(v.label)!.summary();
     raw[v.label] = s;
-    const cells = (value: number): Record<Target, Cell> => ({ proxy: value, direct: 'n/a (no hop)', nginx: 'n/a', node: 'n/a' });
+    const cells = (value: number): Record<Target, Cell> => ({ proxy: value, direct: 'n/a (no hop)', nginx: 'n/a', node: 'n/a', ccr: 'n/a' });
     const wl = `(s) start to listening, ${v.label}`;
     b.rows.push({ workload: wl, metric: 'median', unit: 'ms', cells: cells(s.p50), ratios: false }, { workload: wl, metric: 'max', unit: 'ms', cells: cells(s.max), ratios: false });
   }

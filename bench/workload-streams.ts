@@ -4,7 +4,7 @@
 //   (c) the same through the compat translation route (direct and nginx serve the native equivalent);
 //   (e) hundreds of streams open at once on a fresh proxy, paced slowly so they stay open: peak RSS and errors.
 
-import { baseKnobs, compatSpec, nativeSpec, proxyRouteProblem, targets, type Bench } from './context.js';
+import { baseKnobs, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench, type Skips } from './context.js';
 import type { RequestSpec } from './load.js';
 import type { Cell, Row, Target } from './report.js';
 import { readRss, resetPeakRss, sampleMax, treeRss } from './rss.js';
@@ -30,21 +30,29 @@ function withoutRecords(res: Record<Target, StreamRunResult | string>): Record<s
   return out;
 }
 
+interface PacedResult {
+  res: Record<Target, StreamRunResult | string>;
+  /** CPU time of the hop (from /proc) per stream, µs, over all rounds; n/a for direct. */
+  cpuPerStreamUs: Record<Target, Cell>;
+}
+
 /** Paced streams, interleaved A B A B, records merged over the rounds. */
 async function interleavedStreams(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
   kindOf: (t: Target) => StreamKind,
-  problem: string | undefined,
+  skips: Skips,
   label: string,
-): Promise<Record<Target, StreamRunResult | string>> {
+): Promise<PacedResult> {
   const { cfg } = b;
   const records = new Map<Target, StreamRecord[]>();
+  const cpu = new Map<Target, number>();
   const streamMs = cfg.streamChunks * cfg.streamIntervalMs;
   for (let round = 0; round < cfg.rounds; round++) {
     for (const t of targets) {
-      if (t === 'proxy' && problem) continue;
+      if (skips[t]) continue;
       b.log(`${label}: ${t}, round ${round + 1}/${cfg.rounds}`);
+      const cpu0 = hopCpu(b, t);
       const r = await runStreams(specOf(t), {
         kind: kindOf(t),
         concurrency: cfg.streamConcurrency,
@@ -52,18 +60,21 @@ async function interleavedStreams(
         intervalMs: cfg.streamIntervalMs,
         timeoutMs: streamMs * 5 + 30_000,
       });
+      cpu.set(t, (cpu.get(t) ?? 0) + hopCpu(b, t) - cpu0);
       records.set(t, [...(records.get(t) ?? []), ...r.records]);
     }
   }
-  const out = {} as Record<Target, StreamRunResult | string>;
+  const res = {} as Record<Target, StreamRunResult | string>;
+  const cpuPerStreamUs = {} as Record<Target, Cell>;
   for (const t of targets) {
     const recs = records.get(t);
-    out[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (problem ?? 'n/a');
+    res[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (skips[t] ?? 'n/a');
+    cpuPerStreamUs[t] = t === 'direct' ? 'n/a (no hop)' : recs ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6 : (skips[t] ?? 'n/a');
   }
-  return out;
+  return { res, cpuPerStreamUs };
 }
 
-function pacedRows(workload: string, res: Record<Target, StreamRunResult | string>): Row[] {
+function pacedRows(workload: string, { res, cpuPerStreamUs }: PacedResult): Row[] {
   const row = (metric: string, unit: Row['unit'], pick: (r: StreamRunResult) => number, ratios = true): Row => ({
     workload,
     metric,
@@ -78,6 +89,7 @@ function pacedRows(workload: string, res: Record<Target, StreamRunResult | strin
     row('inter-chunk gap p99', 'ms', (r) => r.gap.p99),
     row('|gap − pacing| p99', 'ms', (r) => r.deviation.p99),
     row('deltas glued to previous read', '%', (r) => r.coalescedShare * 100, false),
+    { workload, metric: 'hop CPU per stream (µs)', unit: 'count', cells: cpuPerStreamUs, ratios: true },
     row('errors', 'count', (r) => r.errors, false),
   ];
 }
@@ -89,22 +101,22 @@ export async function runPacedStreams(b: Bench, runB = true, runC = true): Promi
   const pacing = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
 
   if (runB) {
-    const problemB = await proxyRouteProblem(nativeSpec(b, 'proxy', true));
-    const resB = await interleavedStreams(b, (t) => nativeSpec(b, t, true), () => 'native', problemB, '(b) stream');
-    b.raw.b = withoutRecords(resB);
+    const skipsB: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)), ccr: await ccrProblem(b, 'b', true) };
+    const resB = await interleavedStreams(b, (t) => nativeSpec(b, t, true), () => 'native', skipsB, '(b) stream');
+    b.raw.b = { ...withoutRecords(resB.res), cpuPerStreamUs: resB.cpuPerStreamUs };
     b.rows.push(...pacedRows(`(b) stream, ${pacing}`, resB));
   }
   if (!runC) return;
 
-  const problemC = await proxyRouteProblem(compatSpec(b, true));
+  const skipsC: Skips = { proxy: await proxyRouteProblem(compatSpec(b, true)), ccr: await ccrProblem(b, 'c', true) };
   const resC = await interleavedStreams(
     b,
     (t) => (t === 'proxy' ? compatSpec(b, true) : nativeSpec(b, t, true)),
     (t) => (t === 'proxy' ? 'compat' : 'native'),
-    problemC,
+    skipsC,
     '(c) compat stream',
   );
-  b.raw.cStream = withoutRecords(resC);
+  b.raw.cStream = { ...withoutRecords(resC.res), cpuPerStreamUs: resC.cpuPerStreamUs };
   b.rows.push(...pacedRows(`(c) compat stream, ${pacing}`, resC));
 }
 
@@ -118,13 +130,14 @@ export async function runOpenStreams(b: Bench): Promise<void> {
   });
   await b.restartProxy();
   // The route check need not stream: with this pacing one stream takes seconds.
-  const problem = await proxyRouteProblem(nativeSpec(b, 'proxy', false));
+  const skips: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'e', false) };
   const res = {} as Record<Target, StreamRunResult | string>;
   const peak = {} as Record<Target, Cell>;
   const before = {} as Record<Target, Cell>;
   for (const t of targets) {
-    if (t === 'proxy' && problem) {
-      res[t] = peak[t] = before[t] = problem;
+    const why = skips[t];
+    if (why) {
+      res[t] = peak[t] = before[t] = why;
       continue;
     }
     let rssNow: () => number;
@@ -134,6 +147,10 @@ export async function runOpenStreams(b: Bench): Promise<void> {
       rssNow = () => readRss(pid)?.rss ?? NaN;
     } else if (t === 'nginx') rssNow = () => treeRss(b.nginx.pid);
     else if (t === 'node') rssNow = () => readRss(b.nodeHop.pid)?.rss ?? NaN;
+    else if (t === 'ccr' && typeof b.ccr !== 'string') {
+      const pid = b.ccr.pid;
+      rssNow = () => treeRss(pid);
+    }
     else rssNow = () => NaN;
     before[t] = t === 'direct' ? 'n/a (no hop)' : rssNow() / MB;
     const sampler = sampleMax(rssNow, 100);

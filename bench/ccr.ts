@@ -1,0 +1,144 @@
+// claude-code-router (npm @musistudio/claude-code-router, `ccr`) as a peer column: a Node router in front of model
+// providers that serves the provider's native Messages route itself (POST /v1/messages). Here it forwards to the
+// provider simulator through its pass-through `Anthropic` transformer, one provider and one model, so what is
+// measured is what ccr costs per request on its native route (its own parsing, routing, token counting, transformer
+// chain and re-encoding), like the Node hop's column measures a bare reverse proxy.
+//
+// It runs in the foreground as `node <pkg>/dist/cli.js start` (the `ccr start` of its README; `ccr start` does not
+// detach, only `ccr code`/`ccr restart` spawn it in the background), with HOME and TMPDIR pointed into the bench's
+// temporary directory: its config (~/.claude-code-router/config.json), pid file, ~/.claude.json and the reference
+// count file it keeps in the temp dir never touch the user's. Optional: when the package is missing, fails to start
+// or does not answer a request, startCcr returns the reason and the ccr cells say "n/a (<reason>)".
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { probeOnce } from './load.js';
+import { freePort, waitForPort } from './ports.js';
+import { repoRoot } from './servers.js';
+
+export const ccrPackage = '@musistudio/claude-code-router';
+/** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
+const model = 'claude-sonnet-4-20250514';
+
+export interface CcrProcess {
+  url: string;
+  pid: number;
+  version: string;
+  /** One line for the report header: how it is configured. */
+  describe: string;
+  stop(): Promise<void>;
+}
+
+function waitExit(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The config.json ccr reads from $HOME/.claude-code-router: the simulator as its only provider. */
+export function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: port,
+    // No log files: the proxy runs at warn, the Node hop and nginx log nothing; ccr's default would be debug to disk.
+    LOG: false,
+    LOG_LEVEL: 'warn',
+    API_TIMEOUT_MS: 600_000,
+    NON_INTERACTIVE_MODE: true,
+    Providers: [
+      {
+        name: 'sim',
+        // The full endpoint, as in its README; the Anthropic transformer keeps requests and responses as they are.
+        api_base_url: `${simulatorUrl}/v1/messages`,
+        api_key: 'bench-dummy-key',
+        models: [model],
+        transformer: { use: ['Anthropic'] },
+      },
+    ],
+    Router: { default: `sim,${model}` },
+  };
+}
+
+/**
+ * Starts ccr against the simulator. Resolves to the running process, or to the reason it cannot be a column
+ * (a string to put in its cells as "n/a (...)"); it never throws, so the bench always finishes.
+ */
+export async function startCcr(simulatorUrl: string, dir: string, log: (line: string) => void): Promise<CcrProcess | string> {
+  const pkgDir = join(repoRoot, 'node_modules', ...ccrPackage.split('/'));
+  let version: string;
+  let cli: string;
+  try {
+    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string; bin?: Record<string, string> };
+    version = pkg.version;
+    cli = join(pkgDir, pkg.bin?.ccr ?? 'dist/cli.js');
+    if (!existsSync(cli)) return `${ccrPackage} ${version} has no ${cli.slice(pkgDir.length + 1)}`;
+  } catch {
+    return `${ccrPackage} not installed (npm install)`;
+  }
+  const home = join(dir, 'home');
+  const tmp = join(dir, 'tmp');
+  const port = await freePort();
+  await mkdir(join(home, '.claude-code-router'), { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  await writeFile(join(home, '.claude-code-router', 'config.json'), JSON.stringify(ccrConfig(simulatorUrl, port), null, 2));
+  const args = ['--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
+  log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')}`);
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NODE_ENV: 'production' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const onData = (c: Buffer) => {
+    out = (out + c.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 200);
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (err) => resolve(`could not run node ${cli}: ${err.message}`));
+    child.once('exit', (code, signal) => resolve(`ccr exited (${code ?? signal}) at start: ${oneLine(out)}`));
+  });
+  const listening = waitForPort(port, 20_000).then(
+    () => undefined,
+    (err: Error) => `ccr did not listen on 127.0.0.1:${port}: ${err.message}; output: ${oneLine(out)}`,
+  );
+  const startProblem = await Promise.race([exited, listening]);
+  const stop = () => waitExit(child, 3000);
+  if (startProblem) {
+    await stop();
+    return startProblem;
+  }
+  const url = `http://127.0.0.1:${port}`;
+  // One request through it before it is a column: it must reach the simulator and bring its answer back.
+  try {
+    const { status, text } = await probeOnce({
+      base: url,
+      path: '/v1/messages',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'bench-dummy-key', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model, max_tokens: 64, stream: false, messages: [{ role: 'user', content: 'Say hello.' }] }),
+    });
+    if (status !== 200 || !text.includes('"msg_sim_')) {
+      await stop();
+      return `ccr answered HTTP ${status} to POST /v1/messages: ${oneLine(text)}`;
+    }
+  } catch (err) {
+    await stop();
+    return `ccr did not answer POST /v1/messages: ${(err as Error).message}`;
+  }
+  return {
+    url,
+    pid: child.pid!,
+    version,
+    describe: `ccr: ${ccrPackage} ${version}, \`node dist/cli.js start\` (foreground, temporary HOME), one provider = the simulator's /v1/messages with the pass-through "Anthropic" transformer, Router.default to it, LOG false, no APIKEY; its native route POST /v1/messages`,
+    stop,
+  };
+}
