@@ -75,11 +75,19 @@ async function run(job: PoolJob): Promise<PoolResult> {
   const { printArgs, modelFlag } = defaultProfile.cli;
   const args = [...printArgs, modelFlag, job.model, ...(job.input === 'stream-json' ? ['--input-format', 'stream-json'] : [])];
   const payload = job.input === 'stream-json' ? JSON.stringify({ type: 'user', message: { role: 'user', content: job.prompt } }) + '\n' : job.prompt;
+  // Text input: the real CLI gives up on a silent stdin after 3 s, so a lone newline goes in right after the spawn (the
+  // pool no longer primes children itself: the proxy always feeds them stream-json, which waits without it).
   const start = (a: string[]) => spawn(job.cliPath, a, { cwd: job.cwd, env: job.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-  const pool = new CliPool<ChildProcess>({ size: 1, idleMs: 600_000, spawn: start, end: (c) => c.kill('SIGTERM'),
-    rssOf: procRss,
-    prime: job.input === 'text' ? (c) => c.stdin!.write('\n') : undefined,
-  });
+  const startPrimed = (a: string[]) => {
+    const child = start(a);
+    try {
+      if (job.input === 'text') child.stdin!.write('\n');
+    } catch {
+      // a child whose stdin is already gone dies at once; the pool counts it
+    }
+    return child;
+  };
+  const pool = new CliPool<ChildProcess>({ size: 1, idleMs: 600_000, spawn: startPrimed, end: (c) => c.kill('SIGTERM'), rssOf: procRss });
   const res: PoolResult = { coldMs: [], pooledMs: [], coldErrors: 0, pooledErrors: 0, idleRss: [], snapshot: undefined };
   pool.take(args); // learn the key: the pool starts its first process now
   try {
