@@ -24,7 +24,7 @@ function area(url: string, fn: string): string {
   if (url.includes('/node_modules/')) {
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
     const pkg = m?.[1] ?? 'package';
-    return ['koa', '@koa/router', 'undici', 'pino', 'prom-client', 'rate-limiter-flexible', 'raw-body', 'zod'].includes(pkg) ? pkg : 'other packages';
+    return ['koa', '@koa/router', 'undici', 'pino', 'prom-client', 'raw-body', 'zod'].includes(pkg) ? pkg : 'other packages';
   }
   if (url.startsWith('node:') || (!url.startsWith('file:') && url !== '')) return 'node internals';
   if (url.includes('/src/proxy/') || url.includes('/dist/proxy/')) return 'our code';
