@@ -1,10 +1,11 @@
-// Tool mode's floor (workload d): the fake CLI run directly, the way the proxy runs it (print mode, stream-json
-// with partial messages, the prompt on stdin), timed to its first text delta. The proxy's time to first token on
+// Tool mode's floor (workloads d and p): the CLI run directly, the way the proxy runs it (print mode, stream-json
+// in and out with partial messages, the prompt on stdin), timed to its first text delta. The proxy's time to first token on
 // /v1/messages minus this is what the proxy adds beyond the CLI itself.
 
 import { fork, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { defaultProfile } from '../src/proxy/profile.js';
+import { cliUserMessageLine } from '../src/proxy/translate/native-request-to-cli-input.js';
 
 export interface CliRun {
   /** ms from spawn to the first content_block_delta line; undefined when none came. */
@@ -33,7 +34,8 @@ export function runCliOnce(cliPath: string, model: string, prompt: string, env: 
       // not a JSON line: not a delta
     }
   });
-  child.stdin.end(prompt);
+  // As the proxy writes it: one stream-json user message (translate/native-request-to-cli-input.ts).
+  child.stdin.end(cliUserMessageLine(prompt));
   return new Promise((resolve) => {
     child.once('close', (code) => resolve({ ttftMs, totalMs: performance.now() - started, exitCode: code }));
     child.once('error', () => resolve({ ttftMs, totalMs: performance.now() - started, exitCode: null }));

@@ -49,7 +49,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   }
   goals.push({ goal: 'throughput ≥ 0.8× nginx on (a)', measured: ratios.join(', '), met: allMet });
 
-  // CPU per request against the minimal Node hop measured in the same run (issue 15): native ≤ 1.25×, translated ≤ 1.6×.
+  // CPU per request against the minimal Node hop measured in the same run: native ≤ 1.25×, translated ≤ 1.6×.
   const cpuGoal = (label: string, agg: PerTarget<Aggregate> | undefined, limit: number): Goal => {
     if (!agg || !isNum(agg.proxy) || !isNum(agg.node)) return { goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`, measured: agg ? String(agg.proxy) : 'not run', met: undefined };
     const r = agg.proxy.cpuPerRequestUs / agg.node.cpuPerRequestUs;
@@ -111,12 +111,12 @@ const medianOf = (v: number[]): number => {
   return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
 };
 
-/** Warm CLI pool (issue 15): pooled median time to first token ≤ 0.75× the CLI's own cold one. */
+/** Warm CLI pool: median time to first token through the proxy with the pool on ≤ 0.75× the CLI's own cold one. */
 function poolGoals(raw: Record<string, unknown>): Goal[] {
   const p = raw.p as Record<string, PoolRaw | string> | undefined;
   if (!p) return [{ goal: 'warm CLI pool: TTFT median ≤ 0.75× the CLI\'s cold TTFT', measured: 'not run', met: undefined }];
   return Object.entries(p).map(([name, r]) => {
-    const goal = `warm CLI pool (${name}): TTFT median ≤ 0.75× the CLI's cold TTFT`;
+    const goal = `warm CLI pool (${name} CLI): TTFT median through the proxy ≤ 0.75× the CLI's own cold TTFT`;
     if (typeof r === 'string' || !r.pooledMs.length || !r.coldMs.length) return { goal, measured: typeof r === 'string' ? r : 'no answers', met: undefined };
     const ratio = medianOf(r.pooledMs) / medianOf(r.coldMs);
     return { goal, measured: `${ms(medianOf(r.pooledMs))} vs ${ms(medianOf(r.coldMs))} cold: ${ratio.toFixed(2)}×`, met: ratio <= 0.75 };

@@ -1,4 +1,4 @@
-// `npm run bench` (issue 7): what the proxy costs against the client talking to the provider directly and against
+// `npm run bench`: what the proxy costs against the client talking to the provider directly and against
 // nginx as a plain reverse proxy, measured side by side in one run on this machine, reported as ratios.
 // BENCH_QUICK=1 gives a one-minute smoke run; docs/benchmarks.md lists every knob.
 
@@ -129,7 +129,7 @@ async function main(): Promise<number> {
     if (on('e')) await runOpenStreams(b); // fresh proxy
     if (on('f')) await runSoak(b); // fresh proxy
     if (on('l') && build.kind === 'dist') await runLedgerWorkload(b, proxyOptions); // usage ledger on vs off
-    if (on('p')) await runPoolWorkload(b); // the warm CLI pool, fake CLI and the real one when installed
+    if (on('p')) await runPoolWorkload(b, proxyOptions); // the warm CLI pool through the proxy, fake CLI and the real one when installed
     if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
 
     const logLines = b.proxy.logLines();

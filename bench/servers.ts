@@ -105,6 +105,8 @@ export interface ProxyProcessOptions {
   home: string;
   logLevel: string;
   nodeArgs: string[];
+  /** More environment for the proxy (and so for its CLI children), e.g. CLI_POOL_SIZE or the CLI's base URL. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ProxyProcess {
@@ -144,6 +146,7 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
     CLI_WORKDIR: join(o.home, 'cli-workdir'),
     RESPAPI_CREDENTIALS_PATH: join(o.home, 'no-respapi-auth.json'),
     SHUTDOWN_GRACE_MS: '1000',
+    ...o.env,
   };
 }
 
