@@ -1,5 +1,5 @@
 // Every knob of the benchmark, read once from the environment. Defaults give the full run (under ten minutes on
-// two cores, soak of 100,000 requests as issue 7 asks); BENCH_QUICK=1 shrinks every duration and count to a smoke
+// two cores, soak of 100,000 requests as docs/benchmarks.md explains); BENCH_QUICK=1 shrinks every duration and count to a smoke
 // run of about a minute. Any single figure can still be overridden by its own variable.
 
 export interface BenchConfig {

@@ -1,4 +1,4 @@
-// nginx from Debian's packages as the comparison reverse proxy (issue 7): a config written into a temporary
+// nginx from Debian's packages as the comparison reverse proxy: a config written into a temporary
 // directory (proxy_pass to the simulator, buffering off both ways, HTTP/1.1 with a keep-alive upstream pool), run
 // in the foreground as our child on 127.0.0.1 with a free port. When nginx is missing, it is installed with apt when
 // we run as root, else the run stops with the command to type.

@@ -1,4 +1,4 @@
-// The minimal Node reverse proxy (issue 15 "peers"): fastify with @fastify/http-proxy, every path forwarded to the
+// The minimal Node reverse proxy: fastify with @fastify/http-proxy, every path forwarded to the
 // simulator, nothing else (no logging, no checks). It is the Node-level limit of a hop, beside nginx (what a hop
 // written in C costs) and direct (no hop). Plain JavaScript run by plain `node`, so no loader sits in its path.
 // Usage: node bench/node-hop-process.mjs <upstream base URL>; prints `listening on <url>` on stdout when ready.

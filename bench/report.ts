@@ -1,5 +1,5 @@
 // The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, ccr, and the proxy's ratio to each) with the
-// goals of issue 7 underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
+// goals underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
