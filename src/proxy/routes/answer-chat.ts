@@ -154,7 +154,8 @@ function translatorOf(chat: Chat, services: Services): Translator {
   }
   const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
   if (chat.output === 'native-chat') {
-    const state = createNativeChatStreamState({ model: chat.publicModel });
+    const { id, created } = completionMeta(chat, services);
+    const state = createNativeChatStreamState({ model: chat.publicModel, id, created });
     return {
       sentinel: true,
       step: (event) => data(stepNativeChatStream(event, state)),
