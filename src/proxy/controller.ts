@@ -4,6 +4,7 @@
 
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
+import type { CliPoolSnapshot } from './backends/cli-pool.js';
 import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
 import type { ControlStatus, SettingsResult } from './control-api.js';
 import { formatUptime } from './health/health-record.js';
@@ -28,6 +29,10 @@ export interface ControllerOptions {
   persist?: (settings: Settings) => void | Promise<void>;
   /** Milliseconds before token expiry that count as "expiring soon" (default one day). */
   expiryWarningMs?: number;
+}
+
+function poolView(p: CliPoolSnapshot): NonNullable<ControlStatus['cliPool']> {
+  return { enabled: p.enabled, size: p.size, warm: p.warm, hits: p.hits, misses: p.misses, rssBytes: p.rssBytes };
 }
 
 export class ProxyController extends EventEmitter {
@@ -220,6 +225,7 @@ export class ProxyController extends EventEmitter {
       modes: this.config.modes,
       version: serviceVersion(),
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
+      cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
       auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,

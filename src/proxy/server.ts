@@ -26,6 +26,7 @@ import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import { buildComponents } from './components.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
+import type { CliPoolSnapshot } from './backends/cli-pool.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
@@ -61,6 +62,8 @@ export interface ProxyServer {
   readonly port: number | undefined;
   /** The response-API sessions of this instance, for the desktop window. */
   readonly respapiSessions: SessionRegistry;
+  /** The warm CLI pool's counts and memory, for the desktop window. */
+  cliPool(): CliPoolSnapshot;
 }
 
 export class PortInUseError extends Error {
@@ -205,5 +208,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
       return server ? boundPort : undefined;
     },
     respapiSessions: components.respapi.sessions,
+    cliPool: () => components.cli.poolSnapshot(),
   };
 }

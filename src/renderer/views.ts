@@ -36,6 +36,7 @@ export function renderStatus(status: ControlStatus, now: number): void {
   byId('cli-status').dataset.status = status.cli.status;
   setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} places` : '–'));
   setText('cli-version', status.cli.version ?? '–');
+  setText('cli-pool', poolText(status));
   const loginText: Record<string, string> = { healthy: 'Yes', unauthenticated: 'No: log in with the CLI', error: 'Check failed', unknown: 'Not checked yet' };
   setText('login-status', loginText[status.auth.status] ?? status.auth.status);
   byId('login-status').dataset.status = status.auth.status;
@@ -44,6 +45,18 @@ export function renderStatus(status: ControlStatus, now: number): void {
   setText('uptime', status.uptime ?? '–');
   setText('requests-total', `${status.requestsProcessed} (${status.errors} errors)`);
   setText('version', status.version);
+}
+
+/** The warm CLI pool in words: how many wait, how many answers they served, their memory (docs/tool-mode.md). */
+export function poolText(status: ControlStatus): string {
+  const pool = status.cliPool;
+  if (!pool) return '–';
+  if (!pool.enabled) return 'Off (CLI pool size 0)';
+  const served = pool.hits + pool.misses;
+  const ready = pool.warm > 0 ? `${pool.warm} ready${pool.rssBytes !== undefined ? ` (${Math.round(pool.rssBytes / 2 ** 20)} MB)` : ''}` : served === 0 ? 'Started after the first chat' : 'None ready';
+  const parts = [ready];
+  if (served > 0) parts.push(`${pool.hits}/${served} chats warm`);
+  return parts.join(' · ');
 }
 
 /** The login's expiry in words: relative and absolute, or why there is none to show. */

@@ -90,6 +90,25 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('health: shows the warm CLI pool before and after a tool-mode chat', async () => {
+    await expect.poll(() => page.textContent('#cli-pool')).toBe('Started after the first chat');
+    const chat = await get(port, '/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+    await chat.arrayBuffer();
+    await expect.poll(() => page.textContent('#cli-pool'), { timeout: 10_000 }).toMatch(/^1 ready \(\d+ MB\) · 0\/1 chats warm$/);
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-overview-cli-pool-1280x800-light');
+    const small = await h.open({ width: 800, height: 600, colorScheme: 'dark' });
+    await expect.poll(() => small.textContent('#cli-pool')).toMatch(/^1 ready \(\d+ MB\) · 0\/1 chats warm$/);
+    expect(await layoutProblems(small)).toEqual([]);
+    await screenshot(small, 'window-overview-cli-pool-800x600-dark');
+    await small.close();
+  });
+
   it('lists response-API sessions and ends one on request', async () => {
     const ask = () =>
       fetch(`http://127.0.0.1:${port}/respapi/window-session/responses`, {
