@@ -46,6 +46,37 @@ function percentile(sorted: number[], p: number): number | null {
   return Math.round(sorted[idx] * 10) / 10;
 }
 
+/** The prom-client children of one (mode, route) pair, made once: finished() then allocates no label objects. */
+interface Series {
+  duration: { observe(value: number): void };
+  ttft: { observe(value: number): void };
+  /** By status code. */
+  requests: Map<number, { inc(value?: number): void }>;
+  /** By error type. */
+  errors: Map<string, { inc(value?: number): void }>;
+}
+
+/** The last `capacity` numbers pushed (order is not kept: only percentiles are read from it). */
+class NumberWindow {
+  private readonly values: Float64Array;
+  private next = 0;
+  private size = 0;
+
+  constructor(private readonly capacity: number) {
+    this.values = new Float64Array(capacity);
+  }
+
+  push(value: number): void {
+    this.values[this.next] = value;
+    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
+    if (this.size < this.capacity) this.size++;
+  }
+
+  sorted(): number[] {
+    return Array.from(this.values.subarray(0, this.size)).sort((a, b) => a - b);
+  }
+}
+
 export class ProxyMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<'mode' | 'route' | 'status'>;
@@ -58,10 +89,14 @@ export class ProxyMetrics {
   requestsTotal = 0;
   errorsTotal = 0;
   inFlight = 0;
-  private latencies: number[] = [];
-  private ttfts: number[] = [];
+  private latencies = new NumberWindow(SAMPLE_WINDOW);
+  private ttfts = new NumberWindow(SAMPLE_WINDOW);
+  /** A ring of the last RECENT records; `recentNext` is where the next one goes (the oldest once full). */
   private recent: RequestRecord[] = [];
+  private recentNext = 0;
   private buckets = new Map<number, { requests: number; errors: number; latencies: number[] }>();
+  private series = new Map<Mode, Map<string, Series>>();
+  private inFlightByMode = new Map<Mode, { inc(): void; dec(): void }>();
 
   constructor(private readonly now: () => number = Date.now) {
     const registers = [this.registry];
@@ -88,7 +123,7 @@ export class ProxyMetrics {
   /** A routed request began (counted in flight by its mode until it finishes). */
   started(mode: Mode): void {
     this.inFlight++;
-    this.inFlightGauge.inc({ mode });
+    this.inFlightChild(mode).inc();
   }
 
   /**
@@ -98,26 +133,35 @@ export class ProxyMetrics {
   finished(record: RequestRecord, startedMode: Mode | undefined, mayBeError = true): void {
     if (startedMode !== undefined) {
       this.inFlight = Math.max(0, this.inFlight - 1);
-      this.inFlightGauge.dec({ mode: startedMode });
+      this.inFlightChild(startedMode).dec();
     }
     this.requestsTotal++;
-    const labels = { mode: record.mode, route: record.route };
-    this.requests.inc({ ...labels, status: String(record.status) });
-    this.duration.observe(labels, record.durationMs / 1000);
+    const series = this.seriesOf(record.mode, record.route);
+    let requests = series.requests.get(record.status);
+    if (!requests) {
+      requests = this.requests.labels(record.mode, record.route, String(record.status));
+      series.requests.set(record.status, requests);
+    }
+    requests.inc();
+    series.duration.observe(record.durationMs / 1000);
     const isError = mayBeError && (record.status >= 400 || record.errorType !== undefined);
     if (isError) {
       this.errorsTotal++;
-      this.errors.inc({ ...labels, type: record.errorType ?? `http_${record.status}` });
+      const type = record.errorType ?? `http_${record.status}`;
+      let errors = series.errors.get(type);
+      if (!errors) {
+        errors = this.errors.labels(record.mode, record.route, type);
+        series.errors.set(type, errors);
+      }
+      errors.inc();
     }
     if (record.ttftMs !== undefined) {
-      this.ttft.observe(labels, record.ttftMs / 1000);
+      series.ttft.observe(record.ttftMs / 1000);
       this.ttfts.push(record.ttftMs);
-      if (this.ttfts.length > SAMPLE_WINDOW) this.ttfts.shift();
     }
     this.latencies.push(record.durationMs);
-    if (this.latencies.length > SAMPLE_WINDOW) this.latencies.shift();
-    this.recent.unshift(record);
-    if (this.recent.length > RECENT) this.recent.pop();
+    this.recent[this.recentNext] = record;
+    this.recentNext = this.recentNext + 1 === RECENT ? 0 : this.recentNext + 1;
     const slot = Math.floor(this.now() / 1000 / BUCKET_S) * BUCKET_S;
     let bucket = this.buckets.get(slot);
     if (!bucket) {
@@ -130,8 +174,36 @@ export class ProxyMetrics {
     if (bucket.latencies.length < 1000) bucket.latencies.push(record.durationMs);
   }
 
+  private inFlightChild(mode: Mode): { inc(): void; dec(): void } {
+    let child = this.inFlightByMode.get(mode);
+    if (!child) {
+      child = this.inFlightGauge.labels(mode);
+      this.inFlightByMode.set(mode, child);
+    }
+    return child;
+  }
+
+  /** The children of one (mode, route) pair; routes are patterns, so there are few. */
+  private seriesOf(mode: Mode, route: string): Series {
+    let byRoute = this.series.get(mode);
+    if (!byRoute) {
+      byRoute = new Map();
+      this.series.set(mode, byRoute);
+    }
+    let series = byRoute.get(route);
+    if (!series) {
+      series = { duration: this.duration.labels(mode, route), ttft: this.ttft.labels(mode, route), requests: new Map(), errors: new Map() };
+      byRoute.set(route, series);
+    }
+    return series;
+  }
+
+  /** Newest first. */
   recentRequests(): RequestRecord[] {
-    return [...this.recent];
+    const out: RequestRecord[] = [];
+    const n = this.recent.length;
+    for (let i = 1; i <= n; i++) out.push(this.recent[(this.recentNext - i + n) % n]);
+    return out;
   }
 
   summary(): MetricsSummary {
@@ -146,8 +218,8 @@ export class ProxyMetrics {
       series.push([slot, b?.requests ?? 0, b?.errors ?? 0, lat]);
       if (slot > nowS - 60) lastMinute += b?.requests ?? 0;
     }
-    const lat = [...this.latencies].sort((a, b) => a - b);
-    const ttft = [...this.ttfts].sort((a, b) => a - b);
+    const lat = this.latencies.sorted();
+    const ttft = this.ttfts.sorted();
     return {
       requestsTotal: this.requestsTotal,
       errorsTotal: this.errorsTotal,
