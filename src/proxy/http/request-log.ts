@@ -9,6 +9,7 @@ import { outcomeOf } from '../usage/outcome-of.js';
 import type { CaptureInput } from '../usage/capture.js';
 import type { UsageSink } from '../usage/types.js';
 import { RequestAbort } from './request-abort.js';
+import type { ProxyState } from './state.js';
 import type { ProxyMiddleware } from './types.js';
 
 export interface InFlightRegistry {
@@ -31,13 +32,52 @@ function wholeBody(body: unknown): unknown {
   return typeof body === 'string' || Buffer.isBuffer(body) || (typeof body === 'object' && body !== null && !('pipe' in body)) ? body : undefined;
 }
 
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, formatting each second once: requests that start in the same second share the
+ * `YYYY-MM-DDTHH:mm:ss.` part and only the milliseconds are appended (a Date and its formatting cost more than
+ * the rest of the record).
+ */
+export function isoTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond || !Number.isInteger(ms)) {
+    const full = new Date(ms).toISOString();
+    // Only the plain four-digit-year form is cached; anything else (fractions, far years) is formatted each time.
+    if (Number.isInteger(ms) && full.length === 24) {
+      isoSecond = second;
+      isoPrefix = full.slice(0, 20);
+    }
+    return full;
+  }
+  const rest = ms - second * 1000;
+  return `${isoPrefix}${rest < 10 ? '00' : rest < 100 ? '0' : ''}${rest}Z`;
+}
+
+/**
+ * The state object of a request from here on. `signal` is a getter on the prototype, so the AbortController is
+ * still made only when something asks for the signal, yet every request's state has the same hidden class: an
+ * accessor defined per request (Object.defineProperty with a new getter) turned each state into a dictionary, so
+ * every read of ctx.state in the middleware and routes was a slow lookup.
+ */
+class RequestState {
+  constructor(
+    public abort: RequestAbort,
+    public startedAt: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
 export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink): ProxyMiddleware {
   return async (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
-    ctx.state.startedAt = startedAt;
-    ctx.state.abort = abort;
-    Object.defineProperty(ctx.state, 'signal', { get: () => abort.signal, enumerable: true, configurable: true });
+    // What earlier middleware set (requestId: id, family, mode, route) carries over.
+    ctx.state = Object.assign(new RequestState(abort, startedAt), ctx.state) as unknown as ProxyState;
     inFlight.add(abort);
     let done = false;
     const finish = () => {
@@ -50,7 +90,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       const durationMs = now() - startedAt;
       const status = clientGone && !ctx.headerSent ? 499 : ctx.status;
       const record = {
-        time: new Date(startedAt).toISOString(),
+        time: isoTime(startedAt),
         requestId: s.requestId,
         method: ctx.method,
         route: s.route,
@@ -93,13 +133,16 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
         }
       }
       const level = probe ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
+      // pino would drop a line below its level anyway; checking first saves building the object.
+      if (!logger.isLevelEnabled(level)) return;
       logger[level](
         { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },
         'request',
       );
     };
-    ctx.res.once('close', finish);
-    ctx.res.once('finish', finish);
+    // `on`, not `once`: finish() runs once anyway (done), and once() wraps each listener in a new closure.
+    ctx.res.on('close', finish);
+    ctx.res.on('finish', finish);
     await next();
   };
 }
