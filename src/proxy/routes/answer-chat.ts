@@ -12,11 +12,11 @@
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
 // into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
 
-import { randomBytes } from 'node:crypto';
 import type { Backend } from '../backends/backend.js';
 import { ProxyError } from '../errors.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
+import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
 import { sendSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
@@ -71,7 +71,7 @@ async function* observe(ctx: ProxyContext, services: Services, chat: Chat, event
 }
 
 function completionMeta(chat: Chat, services: Services) {
-  return { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: chat.publicModel, created: Math.floor(services.deps.now() / 1000) };
+  return { id: `chatcmpl-${randomHex()}`, model: chat.publicModel, created: Math.floor(services.deps.now() / 1000) };
 }
 
 export async function answerChat(ctx: ProxyContext, services: Services, backend: Backend, chat: Chat): Promise<void> {
