@@ -16,7 +16,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { probeOnce } from './load.js';
 import { freePort, waitForPort } from './ports.js';
-import { repoRoot } from './servers.js';
+import { repoRoot, waitExit } from './servers.js';
 
 export const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
@@ -29,18 +29,6 @@ export interface CcrProcess {
   /** One line for the report header: how it is configured. */
   describe: string;
   stop(): Promise<void>;
-}
-
-function waitExit(child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /** The config.json ccr reads from $HOME/.claude-code-router: the simulator as its only provider. */

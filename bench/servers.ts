@@ -35,7 +35,8 @@ export interface SimulatorProcess {
   stop(): Promise<void>;
 }
 
-function waitExit(child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+/** Ends a child: `signal` first, SIGKILL after `graceMs`; resolves when it has exited. */
+export function waitExit(child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
