@@ -10,7 +10,7 @@
 // count file it keeps in the temp dir never touch the user's. Optional: when the package is missing, fails to start
 // or does not answer a request, startCcr returns the reason and the ccr cells say "n/a (<reason>)".
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
