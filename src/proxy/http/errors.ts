@@ -32,8 +32,14 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
           logger.error({ requestId: ctx.state.requestId, err: caught }, 'unhandled error');
         }
       }
+      if (!ctx.headerSent && !ctx.writable) {
+        // The client went away before there was an answer: nobody to tell. The request log has already recorded it
+        // (499 client_disconnected: its close handler is what aborted the request's work).
+        logger.debug({ requestId: ctx.state.requestId, kind: err.kind }, 'client gone before the answer');
+        return;
+      }
       ctx.state.errorType = errorTypeName(err, ctx.state.family);
-      if (ctx.headerSent || !ctx.writable) {
+      if (ctx.headerSent) {
         logger.warn({ requestId: ctx.state.requestId, kind: err.kind, msg2: redactSecrets(err.message) }, 'error after headers were sent');
         return;
       }
