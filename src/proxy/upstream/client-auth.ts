@@ -67,16 +67,22 @@ const dropped = new Set([
 
 /** Client headers without hop-by-hop ones, credentials and browser context; names lower-cased. */
 export function forwardableHeaders(headers: IncomingHeaders): Record<string, string> {
-  const connectionTokens = new Set(
-    (firstValue(headers.connection) ?? '')
-      .split(',')
-      .map((t) => t.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  // Most clients send `Connection: keep-alive` (or nothing): no extra hop-by-hop names to drop.
+  const connection = firstValue(headers.connection)?.toLowerCase();
+  const connectionTokens =
+    connection === undefined || connection === 'keep-alive' || connection === 'close'
+      ? undefined
+      : new Set(
+          connection
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        );
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     const key = name.toLowerCase();
-    if (value === undefined || dropped.has(key) || connectionTokens.has(key) || key.startsWith('sec-')) continue;
+    if (value === undefined || dropped.has(key) || connectionTokens?.has(key) || key.startsWith('sec-')) continue;
     out[key] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
@@ -92,16 +98,48 @@ export function mergeFlags(client: string | undefined, required: string[]): stri
   return flags.join(',');
 }
 
+/** The profile's upstream header rules in the form every request uses: names lower-cased, flags joined. */
+interface HeaderRules {
+  versionHeader: string;
+  defaultVersion: string;
+  oauthHeaders: Array<[string, string]>;
+  betaHeader: string;
+  betaFlags: string[];
+  betaFlagsJoined: string;
+}
+
+// Worked out once per profile: lower-casing, listing and joining these on every request cost more than the rest
+// of the header work (docs/benchmarks.md "What each change bought").
+const rulesByApi = new WeakMap<Profile['api'], HeaderRules>();
+
+function rulesOf(api: Profile['api']): HeaderRules {
+  let rules = rulesByApi.get(api);
+  if (!rules) {
+    rules = {
+      versionHeader: api.versionHeader.toLowerCase(),
+      defaultVersion: api.defaultVersion,
+      oauthHeaders: Object.entries(api.oauthHeaders).map(([k, v]) => [k.toLowerCase(), v]),
+      betaHeader: api.oauthBetaHeader.toLowerCase(),
+      betaFlags: api.oauthBetaFlags,
+      betaFlagsJoined: mergeFlags(undefined, api.oauthBetaFlags),
+    };
+    rulesByApi.set(api, rules);
+  }
+  return rules;
+}
+
 /**
  * The headers sent upstream: the forwardable client headers, the credential, and for OAuth the provider's
  * required headers and feature flags merged into the client's own (PEERS.md: overwriting them broke features).
  * The version header is defaulted when the client sent none; a client's own version is kept.
  */
 export function upstreamHeaders(base: Record<string, string>, auth: ClientAuth, profile: Profile, oauthToken?: string): Record<string, string> {
-  const { api } = profile;
-  const out: Record<string, string> = { ...base };
-  const versionHeader = api.versionHeader.toLowerCase();
-  if (!out[versionHeader]) out[versionHeader] = api.defaultVersion;
+  const rules = rulesOf(profile.api);
+  // Copied key by key: a spread copy that then gains the credential's keys cost twenty times more in V8 (each new
+  // key made a new hidden class for a map that was never reused).
+  const out: Record<string, string> = {};
+  for (const name in base) out[name] = base[name];
+  if (!out[rules.versionHeader]) out[rules.versionHeader] = rules.defaultVersion;
   if (auth.kind === 'api-key') {
     out[auth.header] = auth.value;
     return out;
@@ -109,8 +147,8 @@ export function upstreamHeaders(base: Record<string, string>, auth: ClientAuth, 
   const token = auth.kind === 'client-oauth' ? auth.token : oauthToken;
   if (token === undefined) throw new Error('upstreamHeaders: an OAuth request needs a token');
   out.authorization = `Bearer ${token}`;
-  for (const [k, v] of Object.entries(api.oauthHeaders)) out[k.toLowerCase()] = v;
-  const betaHeader = api.oauthBetaHeader.toLowerCase();
-  out[betaHeader] = mergeFlags(out[betaHeader], api.oauthBetaFlags);
+  for (const [k, v] of rules.oauthHeaders) out[k] = v;
+  const clientFlags = out[rules.betaHeader];
+  out[rules.betaHeader] = clientFlags ? mergeFlags(clientFlags, rules.betaFlags) : rules.betaFlagsJoined;
   return out;
 }
