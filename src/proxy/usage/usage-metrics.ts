@@ -29,11 +29,22 @@ export function registerUsageMetrics(registry: Registry, ledger: Pick<UsageLedge
       for (const w of ledger.quotaWindows()) if (w.utilization !== null) this.set({ source: w.source, window: w.window }, w.utilization);
     },
   });
+  // The labelled children of each (mode, model), made once: prom-client hashes a label object on every inc(), which
+  // cost more than the rest of the record. Bounded: the model label comes from traffic.
+  const children = new Map<string, Array<{ inc(value: number): void }>>();
   return ledger.onRecord((r: UsageRecord) => {
-    const labels = { mode: r.mode ?? 'none', model: r.modelServed ?? r.modelRequested ?? 'unknown' };
-    for (const [key, kind] of kinds) {
-      const n = r.tokens[key];
-      if (typeof n === 'number' && Number.isFinite(n) && n > 0) tokens.inc({ ...labels, kind }, n);
+    const mode = r.mode ?? 'none';
+    const model = r.modelServed ?? r.modelRequested ?? 'unknown';
+    const id = `${mode}\n${model}`;
+    let byKind = children.get(id);
+    if (!byKind) {
+      if (children.size >= 1000) children.clear();
+      byKind = kinds.map(([, kind]) => tokens.labels(mode, model, kind));
+      children.set(id, byKind);
+    }
+    for (let i = 0; i < kinds.length; i++) {
+      const n = r.tokens[kinds[i][0]];
+      if (typeof n === 'number' && Number.isFinite(n) && n > 0) byKind[i].inc(n);
     }
   });
 }
