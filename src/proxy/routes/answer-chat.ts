@@ -22,6 +22,7 @@ import { sendSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
+import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { mapNativeError } from '../translate/map-native-error.js';
 import { reportedTokensOf } from '../translate/map-usage.js';
@@ -52,21 +53,22 @@ export interface Chat {
   includeUsage: boolean;
 }
 
-/** Marks the first token, keeps the final usage and the served model on ctx.state as events pass. */
-async function* observe(ctx: ProxyContext, services: Services, chat: Chat, events: AsyncIterable<NativeStreamEvent>): AsyncGenerator<NativeStreamEvent> {
-  for await (const event of events) {
-    if (event.type === 'message_start') {
-      // Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids").
-      if (chat.servedName) event.message.model = chat.servedName(event.message.model);
-      ctx.state.modelServed = event.message.model;
-      ctx.state.usage = reportedTokensOf(event.message.usage);
-    } else if (event.type === 'content_block_delta') {
-      // The first token is the first content delta in every mode, never the role chunk of message_start.
-      markFirstToken(ctx.state, services.deps.now());
-    } else if (event.type === 'message_delta') {
-      ctx.state.usage = reportedTokensOf(event.usage, ctx.state.usage);
-    }
-    yield event;
+/**
+ * Marks the first token, keeps the final usage and the served model on ctx.state as an event passes. A plain call
+ * in the consuming loop, not a generator layer: each async-generator hop costs a few promises per event, and a
+ * chat's events pass through this path by the thousand (docs/benchmarks.md "What each change bought").
+ */
+function observe(ctx: ProxyContext, services: Services, chat: Chat, event: NativeStreamEvent): void {
+  if (event.type === 'message_start') {
+    // Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids").
+    if (chat.servedName) event.message.model = chat.servedName(event.message.model);
+    ctx.state.modelServed = event.message.model;
+    ctx.state.usage = reportedTokensOf(event.message.usage);
+  } else if (event.type === 'content_block_delta') {
+    // The first token is the first content delta in every mode, never the role chunk of message_start.
+    markFirstToken(ctx.state, services.deps.now());
+  } else if (event.type === 'message_delta') {
+    ctx.state.usage = reportedTokensOf(event.usage, ctx.state.usage);
   }
 }
 
@@ -76,21 +78,27 @@ function completionMeta(chat: Chat, services: Services) {
 
 export async function answerChat(ctx: ProxyContext, services: Services, backend: Backend, chat: Chat): Promise<void> {
   const state = ctx.state;
-  const log = services.logger.child({ requestId: state.requestId });
+  // Made when something is logged: a pino child (bindings, redaction) cost more per request than the translation.
+  let child: Logger | undefined;
+  const logger = () => (child ??= services.logger.child({ requestId: state.requestId }));
   state.model = chat.requestedModel;
   state.stream = chat.stream;
   const headers: Record<string, string> = {};
   if (chat.ignored.length > 0) {
     headers[ignoredParamsHeader] = ignoredParamsValue(chat.ignored);
     // The header tells the client once per response; a warning per request would flood the log (docs/tool-mode.md).
-    log.debug({ ignored: chat.ignored }, 'request parameters this mode cannot honour were ignored');
+    logger().debug({ ignored: chat.ignored }, 'request parameters this mode cannot honour were ignored');
   }
-  if (chat.warnings.length > 0) log.warn({ warnings: chat.warnings }, 'lossy request translation');
+  if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
 
-  const events = observe(ctx, services, chat, backend.stream(chat.request, state.signal, { logger: log }));
+  const events = backend.stream(chat.request, state.signal, {
+    get logger() {
+      return logger();
+    },
+  });
   if (!chat.stream) {
-    const message = await collectNativeMessage(events);
+    const message = await collectNativeMessage(events, (event) => observe(ctx, services, chat, event));
     ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
     return;
   }
@@ -100,7 +108,10 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   let first: IteratorResult<NativeStreamEvent>;
   try {
     first = await iterator.next();
-    if (!first.done && first.value.type === 'error') throw mapNativeError(first.value.error);
+    if (!first.done) {
+      if (first.value.type === 'error') throw mapNativeError(first.value.error);
+      observe(ctx, services, chat, first.value);
+    }
   } catch (err) {
     await iterator.return?.(undefined);
     throw err;
@@ -110,6 +121,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   async function* sse(): AsyncGenerator<SseEvent> {
     try {
       for (let next = first; !next.done; next = await iterator.next()) {
+        if (next !== first) observe(ctx, services, chat, next.value);
         yield* translate.step(next.value);
         // After an error event nothing more can be said; without one, the upstream's last events (message_stop)
         // are still read, so a provider connection ends cleanly and returns to its keep-alive pool.
@@ -121,7 +133,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       if (translate.sentinel) yield { data: '[DONE]' };
     } catch (caught) {
       if (state.signal.aborted) return; // the client is gone: nobody to tell; the request log records the 499
-      yield* failAfterHeaders(caught, state, translate.sentinel ? 'data-only' : 'named-events', log);
+      yield* failAfterHeaders(caught, state, translate.sentinel ? 'data-only' : 'named-events', logger());
     } finally {
       // Ends the CLI child, or the upstream request, when the client went away or the stream stopped early.
       await iterator.return?.(undefined);

@@ -84,10 +84,13 @@ export function finishNativeMessage(state: NativeMessageState): { message?: Nati
   return { message: { ...state.message, content }, warnings: state.warnings };
 }
 
-/** Drains a backend stream into one message; throws the ProxyError that ended it. */
-export async function collectNativeMessage(events: AsyncIterable<NativeStreamEvent>): Promise<NativeMessage> {
+/** Drains a backend stream into one message, showing each event to `seen` first; throws the ProxyError that ended it. */
+export async function collectNativeMessage(events: AsyncIterable<NativeStreamEvent>, seen?: (event: NativeStreamEvent) => void): Promise<NativeMessage> {
   const state = createNativeMessageState();
-  for await (const event of events) stepNativeMessage(event, state);
+  for await (const event of events) {
+    seen?.(event);
+    stepNativeMessage(event, state);
+  }
   const { message, error } = finishNativeMessage(state);
   if (error || !message) throw error ?? new ProxyError('internal', 'no message');
   return message;
