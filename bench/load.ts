@@ -22,6 +22,8 @@ export interface LoadOptions {
   amount?: number;
   /** Raw 2xx latencies are returned too (for merging rounds). */
   keepSamples?: boolean;
+  /** Requests per second over all connections (open loop); unset = as fast as answers come (closed loop). */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -51,6 +53,7 @@ export async function runLoad(spec: RequestSpec, o: LoadOptions): Promise<LoadRe
     connections: o.connections,
     ...(o.amount !== undefined ? { amount: o.amount } : { duration: o.durationSec ?? 5 }),
     timeout: 30,
+    ...(o.overallRate !== undefined ? { overallRate: o.overallRate } : {}),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (statusCode >= 200 && statusCode < 300) samples.push(responseTime);
