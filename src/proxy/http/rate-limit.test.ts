@@ -5,7 +5,8 @@ import { rateLimit } from './rate-limit.js';
 /** A minimal Koa-like context: what the middleware reads and writes. */
 function ctxFor(ip: string, path = '/v1/messages') {
   const headers: Record<string, string> = {};
-  return { ip, path, method: 'POST', socket: { remoteAddress: ip }, set: (k: string, v: string) => (headers[k] = v), headers };
+  const set = (k: string, v: string) => (headers[k] = v);
+  return { ip, path, method: 'POST', socket: { remoteAddress: ip }, headerSent: false, set, res: { setHeader: set }, headers };
 }
 
 async function attempt(mw: ReturnType<typeof rateLimit>, ip: string, path?: string) {

@@ -11,6 +11,7 @@
 // Health and metrics are never limited, so monitors cannot lock a user out.
 
 import { ProxyError } from '../errors.js';
+import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 
 const unlimited = new Set(['/health', '/health/detailed', '/metrics']);
@@ -77,9 +78,9 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
     }
     const b = burstPoints > 0 ? bursts.get(key, t) : undefined;
     const used = Math.min(s.used, perMinute) + Math.min(b?.used ?? 0, burstPoints);
-    ctx.set('x-ratelimit-limit', String(limit));
-    ctx.set('x-ratelimit-remaining', String(Math.max(0, limit - used)));
-    ctx.set('x-ratelimit-reset', String(Math.ceil(s.resetAt / 1000)));
+    setHeader(ctx, 'x-ratelimit-limit', String(limit));
+    setHeader(ctx, 'x-ratelimit-remaining', String(Math.max(0, limit - used)));
+    setHeader(ctx, 'x-ratelimit-reset', String(Math.ceil(s.resetAt / 1000)));
     if (limited) {
       const retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
       throw new ProxyError('rate_limit', `Rate limit exceeded: ${perMinute} requests per minute (+${burst} burst) per client. Retry in ${retryAfter} s.`, { retryAfter });

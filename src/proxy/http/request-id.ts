@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { familyOf } from './family.js';
+import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 
 const sane = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,10 +30,10 @@ export function requestId(): ProxyMiddleware {
     ctx.state.family = familyOf(ctx.path);
     ctx.state.mode = 'none';
     ctx.state.route = 'unmatched';
-    ctx.set('x-request-id', ctx.state.requestId);
+    setHeader(ctx, 'x-request-id', ctx.state.requestId);
     // The native SDK reads `request-id` (its error objects and `requestID` carry it); direct mode replaces it
     // with the provider's own when the answer comes from upstream.
-    if (ctx.state.family === 'native') ctx.set('request-id', ctx.state.requestId);
+    if (ctx.state.family === 'native') setHeader(ctx, 'request-id', ctx.state.requestId);
     await next();
   };
 }

@@ -3,6 +3,7 @@
 // fails, or the client disconnects (the Readable is destroyed and the generator is returned).
 
 import { Readable } from 'node:stream';
+import { setHeader } from './set-header.js';
 import type { ProxyContext } from './types.js';
 
 export interface SseEvent {
@@ -21,11 +22,11 @@ export function encodeSse(ev: SseEvent): string {
 /** Starts an SSE response on ctx from an async iterable of events. Headers are sent with the first event. */
 export function sendSse(ctx: ProxyContext, events: AsyncIterable<SseEvent>, extraHeaders: Record<string, string> = {}): void {
   ctx.status = 200;
-  ctx.set('content-type', 'text/event-stream; charset=utf-8');
-  ctx.set('cache-control', 'no-cache');
-  ctx.set('connection', 'keep-alive');
-  ctx.set('x-accel-buffering', 'no');
-  for (const [k, v] of Object.entries(extraHeaders)) ctx.set(k, v);
+  setHeader(ctx, 'content-type', 'text/event-stream; charset=utf-8');
+  setHeader(ctx, 'cache-control', 'no-cache');
+  setHeader(ctx, 'connection', 'keep-alive');
+  setHeader(ctx, 'x-accel-buffering', 'no');
+  for (const name in extraHeaders) setHeader(ctx, name, extraHeaders[name]);
   async function* encode() {
     for await (const ev of events) yield encodeSse(ev);
   }

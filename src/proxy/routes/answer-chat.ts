@@ -18,6 +18,7 @@ import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
+import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
@@ -90,7 +91,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     logger().debug({ ignored: chat.ignored }, 'request parameters this mode cannot honour were ignored');
   }
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
-  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  for (const name in headers) setHeader(ctx, name, headers[name]);
 
   const events = backend.stream(chat.request, state.signal, {
     get logger() {

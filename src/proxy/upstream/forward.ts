@@ -13,6 +13,7 @@ import { errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
 import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
+import { setHeader } from '../http/set-header.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
 import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
@@ -34,7 +35,7 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
     const key = name.toLowerCase();
     if (value === undefined || dropped.has(key) || connectionTokens.has(key) || key.startsWith('access-control-')) continue;
     if (key === 'vary') ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
-    else ctx.set(key, value);
+    else setHeader(ctx, key, value);
   }
 }
 
