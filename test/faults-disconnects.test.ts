@@ -1,5 +1,6 @@
 // Many clients leaving mid-stream at once, in every mode: 20 concurrent streamed requests per route, each aborted
-// after its first chunk (some still waiting in the CLI queue). Afterwards no CLI child runs, no provider request is
+// after its first chunk (some still waiting in the CLI queue); and 20 that leave while a non-streamed answer is
+// being collected. Afterwards no CLI child runs, no provider request is
 // open, and the same routes answer normally (docs/reliability.md "Fault injection").
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,31 @@ describe('20 clients leaving mid-stream at once', () => {
     await Promise.all(Array.from({ length: 20 }, () => startAndAbort(path, body)));
     expect(await eventually(async () => (await bed.cli.alivePids()).length === 0, 10_000), 'CLI children left').toBe(true);
     expect(await eventually(() => bed.sim.openRequests() === 0, 10_000), 'provider requests left open').toBe(true);
+    const again = await sendRaw(bed.proxy.url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(again.status, again.text).toBe(200);
+  });
+});
+
+async function postAndLeave(path: string, body: Record<string, unknown>, afterMs: number): Promise<void> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), afterMs);
+  try {
+    const res = await fetch(bed.proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: false }), signal: ac.signal });
+    await res.text();
+  } catch {
+    // the abort
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('20 clients leaving while a non-streamed answer is collected', () => {
+  it.each(routes)('%s: nothing left running, the route still answers', async (path, body) => {
+    // The answer takes ten deltas 300 ms apart (3 s): every client leaves in the middle of it, and what served it
+    // must end well before it would have finished on its own.
+    await Promise.all(Array.from({ length: 20 }, () => postAndLeave(path, body, 700)));
+    expect(await eventually(async () => (await bed.cli.alivePids()).length === 0, 2_000), 'CLI children left').toBe(true);
+    expect(await eventually(() => bed.sim.openRequests() === 0, 2_000), 'provider requests left open').toBe(true);
     const again = await sendRaw(bed.proxy.url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(again.status, again.text).toBe(200);
   });

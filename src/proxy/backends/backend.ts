@@ -14,4 +14,9 @@ export interface BackendContext {
 export interface Backend {
   /** The chat's events; `signal` fires when the client goes away, and must end the child or upstream request. */
   stream(req: NativeRequest, signal: AbortSignal, context?: BackendContext): AsyncIterable<NativeStreamEvent>;
+  /**
+   * Optional: the same events, each handed to `onEvent` as it arrives; resolves when they are all through. A
+   * non-streaming answer is then collected without a promise per event (docs/benchmarks.md).
+   */
+  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { ProxyError } from '../errors.js';
 import type { Backend } from './backend.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { ClientAuth } from '../upstream/client-auth.js';
-import type { ProviderClient } from '../upstream/provider-client.js';
+import type { ProviderAnswer, ProviderClient } from '../upstream/provider-client.js';
 import { readLimited } from '../upstream/read-limited.js';
 import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../upstream/upstream-error.js';
@@ -46,6 +46,76 @@ export class DirectBackend implements Backend {
 
   async *stream(req: NativeRequest, signal: AbortSignal): AsyncGenerator<NativeStreamEvent> {
     const { client } = this.opts;
+    const answer = await this.open(req, signal);
+    try {
+      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event
+      // (docs/benchmarks.md "What each change bought").
+      const reader = new SseReader();
+      try {
+        for await (const chunk of answer.body) for (const message of reader.feed(chunk)) yield toEvent(message);
+        for (const message of reader.end()) yield toEvent(message);
+      } catch (err) {
+        throw fromTransportError(err, client.timeouts);
+      }
+    } finally {
+      // A consumer that stops early (client gone, error) must not leave the upstream request running.
+      if (!answer.body.destroyed) answer.body.destroy();
+    }
+  }
+
+  /**
+   * The same upstream stream as stream(), each event handed to `onEvent` as its bytes arrive: a non-streaming
+   * answer is collected without a promise per event (docs/benchmarks.md "What each change bought"). Resolves when
+   * the provider's stream ended, rejects with the ProxyError that ended it; an exception of `onEvent` ends the
+   * upstream request and rejects with it.
+   */
+  async forEachEvent(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void): Promise<void> {
+    const { client } = this.opts;
+    const answer = await this.open(req, signal);
+    const body = answer.body;
+    const reader = new SseReader();
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      /** Ends the read: `failure` (a read error, mapped here) or `thrown` (from toEvent or onEvent, kept as it is). */
+      const settle = (outcome?: { failure?: unknown; thrown?: unknown }) => {
+        if (settled) return;
+        settled = true;
+        body.off('data', onData);
+        if (!outcome) return resolve();
+        if (!body.destroyed) body.destroy();
+        reject('failure' in outcome ? fromTransportError(outcome.failure, client.timeouts) : outcome.thrown);
+      };
+      const deliver = (messages: SseMessage[]) => {
+        for (const message of messages) {
+          if (settled) return;
+          onEvent(toEvent(message));
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        try {
+          deliver(reader.feed(chunk));
+        } catch (thrown) {
+          settle({ thrown });
+        }
+      };
+      body.on('data', onData);
+      body.once('end', () => {
+        try {
+          deliver(reader.end());
+          settle();
+        } catch (thrown) {
+          settle({ thrown });
+        }
+      });
+      body.once('error', (failure) => settle({ failure }));
+      // Destroyed without an end or an error: never a silent success.
+      body.once('close', () => settle({ thrown: new ProxyError('upstream', 'The provider stream closed before it ended') }));
+    });
+  }
+
+  /** Sends the chat upstream (always streaming) and returns the answer once it is known to be an event stream. */
+  private async open(req: NativeRequest, signal: AbortSignal): Promise<ProviderAnswer> {
+    const { client } = this.opts;
     const answer = await client.send({
       method: 'POST',
       path: this.opts.messagesPath,
@@ -68,18 +138,10 @@ export class DirectBackend implements Backend {
       if (!type.includes('text/event-stream')) {
         throw new ProxyError('upstream', `The provider answered a streaming request with ${type || 'no content type'} instead of an event stream`);
       }
-      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event
-      // (docs/benchmarks.md "What each change bought").
-      const reader = new SseReader();
-      try {
-        for await (const chunk of answer.body) for (const message of reader.feed(chunk)) yield toEvent(message);
-        for (const message of reader.end()) yield toEvent(message);
-      } catch (err) {
-        throw fromTransportError(err, client.timeouts);
-      }
-    } finally {
-      // A consumer that stops early (client gone, error) must not leave the upstream request running.
+      return answer;
+    } catch (err) {
       if (!answer.body.destroyed) answer.body.destroy();
+      throw err;
     }
   }
 }

@@ -29,7 +29,7 @@ import { mapNativeError } from '../translate/map-native-error.js';
 import { reportedTokensOf } from '../translate/map-usage.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
 import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
-import { collectNativeMessage } from '../translate/native-events-to-message.js';
+import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
 import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
 
 export type ChatOutput = 'messages' | 'native-chat' | 'compat';
@@ -93,19 +93,22 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const name in headers) setHeader(ctx, name, headers[name]);
 
-  const events = backend.stream(chat.request, state.signal, {
+  const context = {
     get logger() {
       return logger();
     },
-  });
+  };
   if (!chat.stream) {
-    const message = await collectNativeMessage(events, (event) => observe(ctx, services, chat, event));
+    const seen = (event: NativeStreamEvent) => observe(ctx, services, chat, event);
+    const message = backend.forEachEvent
+      ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent), seen)
+      : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
     ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
     return;
   }
 
   // The first event is awaited before any header goes out, so a refused request keeps its real status.
-  const iterator = events[Symbol.asyncIterator]();
+  const iterator = backend.stream(chat.request, state.signal, context)[Symbol.asyncIterator]();
   let first: IteratorResult<NativeStreamEvent>;
   try {
     first = await iterator.next();
