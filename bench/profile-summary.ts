@@ -1,6 +1,7 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof, see docs/benchmarks.md "Profiling"): self time by area (our code,
 // Koa, undici, pino, prom-client, other packages, Node's own JavaScript, native/GC/idle) and the heaviest functions.
 // Usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
+// A .heapprofile (bench/alloc-profile.cjs) is summarised as bytes allocated by area and by function instead.
 
 import { readFileSync } from 'node:fs';
 
@@ -34,7 +35,40 @@ function area(url: string, fn: string): string {
 
 const file = process.argv[2];
 const top = Number(process.argv[3] ?? 25);
-const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+interface HeapNode {
+  callFrame: Node['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated (sampled) by area and by function: where a request's garbage comes from. */
+function summariseHeap(head: HeapNode): void {
+  const areas = new Map<string, number>();
+  const fns = new Map<string, number>();
+  let total = 0;
+  const walk = (n: HeapNode) => {
+    total += n.selfSize;
+    const a = area(n.callFrame.url, n.callFrame.functionName);
+    areas.set(a, (areas.get(a) ?? 0) + n.selfSize);
+    const key = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|src|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+    fns.set(key, (fns.get(key) ?? 0) + n.selfSize);
+    n.children.forEach(walk);
+  };
+  walk(head);
+  const mb = (v: number) => `${(v / 1e6).toFixed(1).padStart(7)} MB ${((v / total) * 100).toFixed(1).padStart(5)} %`;
+  process.stdout.write(`allocation profile ${file}: ${(total / 1e6).toFixed(1)} MB sampled\n\n`);
+  for (const [a, v] of [...areas].sort((x, y) => y[1] - x[1])) process.stdout.write(`${mb(v)}  ${a}\n`);
+  process.stdout.write('\n');
+  for (const [f, v] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, top)) process.stdout.write(`${mb(v)}  ${f}\n`);
+}
+
+const parsed = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
+if ('head' in parsed) {
+  summariseHeap(parsed.head);
+  process.exit(0);
+}
+const p = parsed;
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
 p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));

@@ -1,0 +1,23 @@
+// Allocation profile of a proxy under load (docs/benchmarks.md "Profiling"): preloaded with
+//   BENCH_PROXY_NODE_ARGS="--require ./bench/alloc-profile.cjs"
+// it runs V8's sampling heap profiler *including objects the GC already collected* (node's --heap-prof keeps only
+// what is still alive at exit, which hides per-request garbage), and after ALLOC_PROFILE_MS (default 9000) writes
+// ALLOC_PROFILE_DIR/alloc-<pid>.heapprofile (default the temporary directory). Summarise it with
+// `npx tsx bench/profile-summary.ts <file>.heapprofile`.
+'use strict';
+const inspector = require('node:inspector');
+const { writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { tmpdir } = require('node:os');
+
+const session = new inspector.Session();
+session.connect();
+session.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+setTimeout(() => {
+  session.post('HeapProfiler.stopSampling', (err, result) => {
+    if (err) return void process.stderr.write(`alloc-profile: ${err.message}\n`);
+    const file = join(process.env.ALLOC_PROFILE_DIR || tmpdir(), `alloc-${process.pid}.heapprofile`);
+    writeFileSync(file, JSON.stringify(result.profile));
+    process.stderr.write(`alloc-profile: written ${file}\n`);
+  });
+}, Number(process.env.ALLOC_PROFILE_MS || 9000)).unref();
