@@ -1,5 +1,6 @@
 // DirectBackend (DESIGN.md "The flow of one chat"): sends a native request to the provider API with the credential
-// the client's auth calls for, always streaming, and yields the provider's native stream events as they arrive.
+// the client's auth calls for, always streaming, and yields the provider's native stream events as they arrive
+// (stream) or hands each to a callback (forEachEvent, for a non-streaming client).
 // The SSE is read by the one upstream reader (upstream/sse-reader.ts, push form); every event is checked to be an object with
 // a `type` before it is handed on. Errors before the first event are thrown as ProxyErrors (the route answers with a
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
