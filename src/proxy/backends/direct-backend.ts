@@ -42,6 +42,14 @@ function toEvent(msg: SseMessage): NativeStreamEvent {
   return event;
 }
 
+/** The request with `stream: true`, copied key by key (a spread copy that gains a key cost twice the stringify). */
+function withStream(req: NativeRequest): NativeRequest & { stream: true } {
+  const out: Record<string, unknown> = {};
+  for (const key in req) out[key] = req[key as keyof NativeRequest];
+  out.stream = true;
+  return out as NativeRequest & { stream: true };
+}
+
 export class DirectBackend implements Backend {
   constructor(private readonly opts: DirectBackendOptions) {}
 
@@ -124,7 +132,7 @@ export class DirectBackend implements Backend {
       method: 'POST',
       path: this.opts.messagesPath,
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.opts.headers },
-      body: JSON.stringify({ ...req, stream: true }),
+      body: JSON.stringify(withStream(req)),
       auth: this.opts.auth,
       signal,
     });
