@@ -1,7 +1,7 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof, see docs/benchmarks.md "Profiling"): self time by area (our code,
 // Koa, undici, pino, prom-client, other packages, Node's own JavaScript, native/GC/idle) and the heaviest functions.
 // Usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
-// A .heapprofile (bench/alloc-profile.cjs) is summarised as bytes allocated by area and by function instead.
+// A .heapprofile (bench/alloc-profile.mjs) is summarised as bytes allocated by area and by function instead.
 
 import { readFileSync } from 'node:fs';
 

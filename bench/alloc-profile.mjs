@@ -1,14 +1,15 @@
 // Allocation profile of a proxy under load (docs/benchmarks.md "Profiling"): preloaded with
-//   BENCH_PROXY_NODE_ARGS="--require ./bench/alloc-profile.cjs"
+//   BENCH_PROXY_NODE_ARGS="--import ./bench/alloc-profile.mjs"
 // it runs V8's sampling heap profiler *including objects the GC already collected* (node's --heap-prof keeps only
 // what is still alive at exit, which hides per-request garbage), and after ALLOC_PROFILE_MS (default 9000) writes
 // ALLOC_PROFILE_DIR/alloc-<pid>.heapprofile (default the temporary directory). Summarise it with
 // `npx tsx bench/profile-summary.ts <file>.heapprofile`.
-'use strict';
-const inspector = require('node:inspector');
-const { writeFileSync } = require('node:fs');
-const { join } = require('node:path');
-const { tmpdir } = require('node:os');
+import { writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { setTimeout } from 'node:timers';
 
 const session = new inspector.Session();
 session.connect();
