@@ -122,7 +122,7 @@ export function renderSessions(sessions: SessionView[], onEnd: (id: string) => v
       const action = el('td');
       action.append(end);
       const tr = el('tr');
-      tr.append(el('td', s.origin === 'generated' ? `${s.id} (generated)` : s.id, 'mono'), el('td', String(s.requests)), el('td', formatTime(s.last_used)), el('td', formatTime(s.expires)), action);
+      tr.append(el('td', s.origin === 'generated' ? `${s.id} (generated)` : s.id, 'mono'), el('td', String(s.requests)), el('td', formatTime(s.last_used), 'nowrap'), el('td', formatTime(s.expires), 'nowrap'), action);
       return tr;
     }),
   );
