@@ -14,6 +14,7 @@ import { makeRespapiAccessToken, type RespapiTokenOptions } from './jwt.js';
 import { readBody, sendJson } from './http.js';
 import { handleCountTokens, handleMessages, handleModels } from './messages.js';
 import { handleCliToken, handleRespapiToken } from './oauth.js';
+import { PromptCache } from './prompt-cache.js';
 import { handleResponses } from './respapi.js';
 import {
   defaultKnobs,
@@ -31,6 +32,7 @@ export { writeCliCredentials, writeRespapiCredentials } from './credentials.js';
 export type { CliCredentialOptions, RespapiCredentialOptions } from './credentials.js';
 export { providerModels } from './messages.js';
 export { countWords, splitText } from './reply-plan.js';
+export { minCacheableTokens, promptTokens, tokenCount, type CacheUsage, type TokenRule } from './prompt-cache.js';
 export { readSse, parseSse, type SseEvent } from './sse-client.js';
 
 export interface SimulatorOptions {
@@ -38,6 +40,10 @@ export interface SimulatorOptions {
   knobs?: Partial<SimulatorKnobs>;
   /** Base path of the response API; default /respapi. */
   respapiBasePath?: string;
+  /** The clock of the prompt cache's lifetimes (ms); default Date.now. */
+  now?: () => number;
+  /** Called with every /v1/messages request once it is billed (its `billed` set), e.g. to keep a bill apart from `received`. */
+  onBilled?: (record: RecordedRequest) => void;
 }
 
 export interface Simulator {
@@ -58,7 +64,7 @@ export interface Simulator {
   requests(path?: string): RecordedRequest[];
   /** Requests whose answer has not closed yet: still streaming, stalled or waiting (0 = no open upstream request). */
   openRequests(): number;
-  /** Clears the records, counters and sequences, and restores the knobs (in place: references stay valid). */
+  /** Clears the records, counters, sequences and the prompt cache, and restores the knobs (in place: references stay valid). */
   reset(): void;
   /** Closes the server and every connection, including open and stalled streams. */
   close(): Promise<void>;
@@ -102,6 +108,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return n;
     },
     serverCut: new WeakSet(),
+    promptCache: new PromptCache(opts.now ?? Date.now),
+    onBilled: opts.onBilled,
   };
   const received: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -205,6 +213,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       state.tokenRefreshes = 0;
       state.respapiTokenRefreshes = 0;
       sequences.clear();
+      state.promptCache.clear();
       const knobs = state.knobs as unknown as Record<string, unknown>;
       for (const key of Object.keys(knobs)) delete knobs[key];
       Object.assign(knobs, initialKnobs());

@@ -14,7 +14,9 @@ import {
   takeFailure,
   writeSse,
 } from './http.js';
-import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from './reply-plan.js';
+import { promptTokens, type CacheUsage } from './prompt-cache.js';
+import { refusalOf } from './refusals.js';
+import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
@@ -61,10 +63,18 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
+  const refusal = refusalOf(body);
+  if (refusal) {
+    sendJson(res, 400, nativeErrorBody(400, refusal), headers);
+    return;
+  }
   const plan = planReply(body, knobs, () => `toolu_sim_${state.next('toolu')}`);
+  const billed = state.promptCache.bill(body, knobs.tokenRule);
+  record.billed = billed;
+  state.onBilled?.(record);
   const id = `msg_sim_${state.next('msg')}`;
   if (body.stream === true) {
-    await streamMessage(ctx, headers, id, body.model, plan);
+    await streamMessage(ctx, headers, id, body.model, plan, billed);
     return;
   }
   sendJson(
@@ -78,14 +88,16 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       content: planContent(plan),
       stop_reason: plan.stopReason,
       stop_sequence: plan.stopSequence,
-      usage: usage(plan.inputTokens, plan.outputTokens),
+      usage: usage(billed, plan.outputTokens),
     },
     headers,
   );
 }
 
-function usage(input: number, output: number): Record<string, number> {
-  return { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+/** The provider's usage object: the prompt's bill (prompt-cache.ts) and the output count. */
+function usage(billed: CacheUsage, output: number): Record<string, unknown> {
+  const { cache_creation, ...counts } = billed;
+  return { ...counts, output_tokens: output, cache_creation };
 }
 
 /** One event of the stream, flagged when it is a delta (faults count deltas). */
@@ -95,7 +107,7 @@ interface StreamStep {
   delta?: boolean;
 }
 
-function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean): StreamStep[] {
+function streamSteps(id: string, model: string, plan: ReplyPlan, billed: CacheUsage, ping: boolean): StreamStep[] {
   const steps: StreamStep[] = [
     {
       event: 'message_start',
@@ -109,7 +121,7 @@ function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean):
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: usage(plan.inputTokens, 1),
+          usage: usage(billed, 1),
         },
       },
     },
@@ -146,10 +158,11 @@ async function streamMessage(
   id: string,
   model: string,
   plan: ReplyPlan,
+  billed: CacheUsage,
 ): Promise<void> {
   const { state, res } = ctx;
   const knobs = state.knobs;
-  const steps = streamSteps(id, model, plan, knobs.ping);
+  const steps = streamSteps(id, model, plan, billed, knobs.ping);
   const deltaCount = steps.filter((s) => s.delta).length;
   const faultAfter = Math.max(1, Math.floor(deltaCount / 2));
   const fault = knobs.streamFault;
@@ -219,7 +232,7 @@ export async function handleModels(ctx: RouteContext): Promise<void> {
   sendJson(ctx.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, headers);
 }
 
-/** POST /v1/messages/count_tokens: the same deterministic input count a message would report. */
+/** POST /v1/messages/count_tokens: the prompt's tokens under the same rule a message is billed by (prompt-cache.ts). */
 export async function handleCountTokens(ctx: RouteContext): Promise<void> {
   const { state, record, res } = ctx;
   if (!(await pause(state.knobs.latencyMs, res))) return;
@@ -230,5 +243,5 @@ export async function handleCountTokens(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
-  sendJson(res, 200, { input_tokens: requestTexts(body).reduce((n, t) => n + countWords(t), 0) }, headers);
+  sendJson(res, 200, { input_tokens: promptTokens(body, state.knobs.tokenRule) }, headers);
 }

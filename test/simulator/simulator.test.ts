@@ -47,7 +47,13 @@ describe('POST /v1/messages, non-streaming', () => {
       stop_reason: 'end_turn',
       stop_sequence: null,
       // input: "be brief" + "say hi please" = 5 words; output: 4 word pieces
-      usage: { input_tokens: 5, output_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: {
+        input_tokens: 5,
+        output_tokens: 4,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      },
     });
     const [rec] = sim.requests('/v1/messages');
     expect(rec.query).toBe('beta=true');

@@ -2,6 +2,7 @@
 // mutable state the handlers share. Kept apart from index.ts so the route files import no server code.
 
 import type { ServerResponse } from 'node:http';
+import type { CacheUsage, PromptCache, TokenRule } from './prompt-cache.js';
 
 export interface RecordedRequest {
   method: string;
@@ -21,6 +22,8 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The status the simulator answered with, once it has (unset while pending or when the connection was cut). */
   answeredStatus?: number;
+  /** What a /v1/messages answer billed for the prompt (prompt-cache.ts), once it was accepted. */
+  billed?: CacheUsage;
 }
 
 export interface FailWith {
@@ -88,6 +91,8 @@ export interface SimulatorKnobs {
   quotaHeaders?: Record<string, string>;
   /** Extra response headers on every streamed response-API answer (its rate-limit headers). */
   respapiQuotaHeaders?: Record<string, string>;
+  /** How prompt tokens are counted (prompt-cache.ts): `words` (default) or `bytes` (4 bytes a token). */
+  tokenRule: TokenRule;
 }
 
 export function defaultKnobs(): SimulatorKnobs {
@@ -114,6 +119,7 @@ export function defaultKnobs(): SimulatorKnobs {
     respapiFailWith: undefined,
     respapiRefreshFail: false,
     respapiAccountId: 'acct-sim-1',
+    tokenRule: 'words',
   };
 }
 
@@ -147,6 +153,10 @@ export interface SimulatorState {
   next(name: string): number;
   /** Marks a response the simulator itself cut (reset, close()), so it is not recorded as a client abort. */
   serverCut: WeakSet<ServerResponse>;
+  /** The provider's prompt cache (prompt-cache.ts), emptied by reset(). */
+  promptCache: PromptCache;
+  /** Called with every billed /v1/messages request (SimulatorOptions.onBilled). */
+  onBilled?: (record: RecordedRequest) => void;
 }
 
 export interface RouteContext {
