@@ -47,7 +47,7 @@ export interface BenchConfig {
    * native route, non-streamed and streamed). BENCH_CCR=none (or 0) does not start it at all.
    */
   ccrWorkloads: string[];
-  /** Workloads to run (a..f, l: usage ledger on/off, p: warm CLI pool, s: start-up); all by default. Partial runs are for profiling and never overwrite latest.*. */
+  /** Workloads to run (a..f, l: usage ledger on/off, p: warm CLI pool, s: start-up, w: weighted input tokens and follow-up turns); all by default. Partial runs are for profiling and never overwrite latest.*. */
   only: string[];
   /** Extra node arguments of the proxy process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
   proxyNodeArgs: string[];
@@ -105,7 +105,7 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
     ccrWorkloads: ['none', '0', 'off'].includes((process.env.BENCH_CCR ?? '').trim().toLowerCase())
       ? []
       : (process.env.BENCH_CCR || 'a,b').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
-    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s,w').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS || '').split(/\s+/).filter(Boolean),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,
   };

@@ -1,10 +1,11 @@
-// The goals of issues 7 and 15, checked against this run's figures. They are reported, never asserted: a benchmark on a
+// The goals of issues 7 and 15, and of tool mode's bill (workload w), checked against this run's figures. They are reported, never asserted: a benchmark on a
 // shared two-core machine informs, it does not pass or fail a build.
 
 import type { BenchConfig } from './config.js';
 import type { Goal } from './report.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { Aggregate } from './workload-requests.js';
+import { weighted, type BillingRaw } from './workload-billing.js';
 
 type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx' | 'node', T | string>;
 
@@ -98,6 +99,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     goals.push({ goal: 'RSS growth < 10 % in the soak\'s second half (with the usage ledger on when the build opens it)', measured: `${signed(growth2)} %`, met: growth2 < 10 });
   } else goals.push({ goal: 'RSS growth < 10 % over the soak', measured: 'not measured', met: undefined });
   goals.push(...poolGoals(raw));
+  goals.push(...billingGoals(raw));
   return goals;
 }
 
@@ -121,4 +123,39 @@ function poolGoals(raw: Record<string, unknown>): Goal[] {
     const ratio = medianOf(r.pooledMs) / medianOf(r.coldMs);
     return { goal, measured: `${ms(medianOf(r.pooledMs))} vs ${ms(medianOf(r.coldMs))} cold: ${ratio.toFixed(2)}×`, met: ratio <= 0.75 };
   });
+}
+
+/**
+ * Tool mode's bill and follow-up turns (workload w): a warm "hello" ≤ 1,500 weighted input tokens; an 8-turn
+ * conversation ≤ 0.6× what the CLI alone costs; a follow-up turn's first token ≤ 0.5× a cold start.
+ */
+function billingGoals(raw: Record<string, unknown>): Goal[] {
+  const w = raw.w as Record<string, BillingRaw> | undefined;
+  const tokens = (bill: Array<{ usage: Parameters<typeof weighted>[0] }>): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
+  const fmt = (v: number): string => Math.round(v).toLocaleString('en-US');
+  const real = w?.real;
+  const warmGoal = 'warm "hello" through tool mode (real CLI) ≤ 1,500 weighted input tokens';
+  const convGoal = '8-turn conversation through tool mode ≤ 0.6× the CLI alone (real CLI, weighted input tokens)';
+  const out: Goal[] = [];
+  if (real?.toolHello && !real.toolHello.error) {
+    const v = tokens(real.toolHello.warm);
+    out.push({ goal: warmGoal, measured: `${fmt(v)} (cold ${fmt(tokens(real.toolHello.cold))})`, met: v <= 1500 });
+  } else out.push({ goal: warmGoal, measured: real?.toolHello?.error ?? real?.note ?? 'not run', met: undefined });
+  if (real?.tool && real.alone && !real.tool.errors && !real.alone.errors) {
+    const t = tokens(real.tool.bills.flat());
+    const a = tokens(real.alone.bills.flat());
+    out.push({ goal: convGoal, measured: `${fmt(t)} vs ${fmt(a)}: ${(t / a).toFixed(2)}×`, met: t / a <= 0.6 });
+  } else out.push({ goal: convGoal, measured: real?.tool?.firstError ?? real?.alone?.error ?? real?.note ?? 'not run', met: undefined });
+  for (const [name, r] of [['real', real], ['fake', w?.fake]] as const) {
+    const goal = `follow-up turn's first token through tool mode ≤ 0.5× a cold start (${name} CLI)`;
+    const ttft = r?.tool?.ttft ?? [];
+    const follow = ttft.slice(1).filter((x): x is number => x !== undefined);
+    if (ttft[0] === undefined || follow.length === 0) {
+      out.push({ goal, measured: r?.tool?.firstError ?? r?.note ?? 'not run', met: undefined });
+      continue;
+    }
+    const ratio = medianOf(follow) / ttft[0];
+    out.push({ goal, measured: `${ms(medianOf(follow))} (p50 of turns 2-8) vs ${ms(ttft[0])} (turn 1): ${ratio.toFixed(2)}×`, met: ratio <= 0.5 });
+  }
+  return out;
 }

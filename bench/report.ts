@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * on its native route (bench/ccr.ts), optional: its cells say "n/a (why)" where it was not run.
  */
 export type Target = 'proxy' | 'direct' | 'nginx' | 'node' | 'ccr';
-export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count';
+export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
 
@@ -45,6 +45,7 @@ export function formatValue(v: Cell, unit: Unit): string {
     case 'req/s':
       return Math.round(v).toLocaleString('en-US');
     case 'count':
+    case 'tokens':
       return Math.round(v).toLocaleString('en-US');
     case 'MB':
       return v.toFixed(1);

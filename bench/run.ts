@@ -31,9 +31,10 @@ import { runLedgerWorkload } from './workload-ledger.js';
 import { runRequestWorkloads, runSoak } from './workload-requests.js';
 import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
+import { runBillingWorkload } from './workload-billing.js';
 
 const started = Date.now();
-const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's'];
+const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w'];
 const pkgVersion = (name: string): string => {
   try {
     return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
@@ -131,6 +132,7 @@ async function main(): Promise<number> {
     if (on('l') && build.kind === 'dist') await runLedgerWorkload(b, proxyOptions); // usage ledger on vs off
     if (on('p')) await runPoolWorkload(b, proxyOptions); // the warm CLI pool through the proxy, fake CLI and the real one when installed
     if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
+    if (on('w')) await runBillingWorkload(b, proxyOptions); // the provider's bill (prompt cache) and follow-up turns, real and fake CLI
 
     const logLines = b.proxy.logLines();
     if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);

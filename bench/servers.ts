@@ -6,6 +6,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCliCredentials, type SimulatorKnobs } from '../test/simulator/index.js';
+import type { BillEntry } from './simulator-process.js';
 
 export const repoRoot = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -32,6 +33,10 @@ export interface SimulatorProcess {
   cliTokenUrl: string;
   pid: number;
   setKnobs(knobs: Partial<SimulatorKnobs>): Promise<void>;
+  /** reset(): an empty prompt cache and the default knobs. */
+  reset(): Promise<void>;
+  /** The bill of every /v1/messages request since the last call (workload w). */
+  takeBill(): Promise<BillEntry[]>;
   stop(): Promise<void>;
 }
 
@@ -63,24 +68,33 @@ export async function startSimulatorProcess(): Promise<SimulatorProcess> {
     });
   });
   let nextId = 0;
-  const pending = new Map<number, () => void>();
-  child.on('message', (m: { type: string; id: number }) => {
-    if (m.type === 'ack') pending.get(m.id)?.();
+  const pending = new Map<number, (bill?: BillEntry[]) => void>();
+  child.on('message', (m: { type: string; id: number; bill?: BillEntry[] }) => {
+    if (m.type === 'ack') pending.get(m.id)?.(m.bill);
   });
+  const ask = (msg: Record<string, unknown>): Promise<BillEntry[] | undefined> => {
+    const id = ++nextId;
+    return new Promise((resolve) => {
+      pending.set(id, (bill) => {
+        pending.delete(id);
+        resolve(bill);
+      });
+      child.send({ ...msg, id });
+    });
+  };
   return {
     url: ready.url,
     port: Number(new URL(ready.url).port),
     cliTokenUrl: ready.cliTokenUrl,
     pid: child.pid!,
-    setKnobs(knobs) {
-      const id = ++nextId;
-      return new Promise((resolve) => {
-        pending.set(id, () => {
-          pending.delete(id);
-          resolve();
-        });
-        child.send({ type: 'knobs', id, knobs });
-      });
+    async setKnobs(knobs) {
+      await ask({ type: 'knobs', knobs });
+    },
+    async reset() {
+      await ask({ type: 'reset' });
+    },
+    async takeBill() {
+      return (await ask({ type: 'bill' })) ?? [];
     },
     async stop() {
       if (child.connected) child.disconnect();
