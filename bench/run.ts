@@ -155,7 +155,9 @@ async function main(): Promise<number> {
     // A quick or partial run never overwrites the committed full result.
     const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));
     const dir = partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
-    const files = await writeReport(dir, partial ? 'partial' : 'latest', report);
+    // A partial run written into the results directory on purpose (BENCH_RESULTS_DIR) is named after its workloads.
+    const name = !partial ? 'latest' : process.env.BENCH_RESULTS_DIR ? `partial-${cfg.only.join('')}` : 'partial';
+    const files = await writeReport(dir, name, report);
     process.stdout.write(markdownReport(report) + '\n');
     log(`written: ${files.join(', ')}`);
     return 0;

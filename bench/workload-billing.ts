@@ -280,9 +280,16 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
     } finally {
       await proxy.stop();
     }
+    // The fake CLI alone, one process for the conversation: its times only (it waits its start-up delay before
+    // every turn, so a follow-up shows what continuing a process costs beyond that wait, not a real CLI's reuse).
+    const fakeWork = join(tmp, 'fake-work');
+    await mkdir(fakeWork, { recursive: true });
+    const run = await runCliConversation(b.cliPath, providerModel, Array.from({ length: TURNS }, (_, i) => userTurn(i)), b.cliEnv, fakeWork);
+    fake.alone = { bills: [], ttft: run.turns.map((t) => t.ttftMs), errors: TURNS - run.turns.filter((t) => t.ok).length, error: run.error };
     raw.fake = fake;
     b.rows.push(...cliRows(`fake CLI (start-up ${b.cfg.cliDelayMs} ms)`, fake, false).filter((r) => r.unit === 'ms' || r.unit === 'count'));
-    if (fake.tool?.firstError) b.notes.push(`(w) fake CLI, first error: ${fake.tool.firstError}`);
+    const fakeError = fake.tool?.firstError ?? fake.alone?.error;
+    if (fakeError) b.notes.push(`(w) fake CLI, first error: ${fakeError}`);
   } finally {
     await b.sim.reset();
     await b.sim.setKnobs(baseKnobs());
