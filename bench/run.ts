@@ -44,6 +44,13 @@ const pkgVersion = (name: string): string => {
 };
 const fastifyVersion = pkgVersion('fastify');
 const httpProxyVersion = pkgVersion('@fastify/http-proxy');
+/** The BENCH_* settings of this run as they were given (the results directory left out: it may be a machine path). */
+const benchEnv = (): string =>
+  Object.entries(process.env)
+    .filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_RESULTS_DIR' && v)
+    .map(([k, v]) => `${k}=${v} `)
+    .sort()
+    .join('');
 const log = (line: string): void => {
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 };
@@ -138,7 +145,7 @@ async function main(): Promise<number> {
     if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);
     const cpu = cpus();
     const header = [
-      `Command: \`${cfg.quick ? 'BENCH_QUICK=1 ' : ''}npm run bench\`, ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      `Command: \`${benchEnv()}npm run bench\`, ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
       `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${osType()} ${release()}, Node ${process.version}; every process on 127.0.0.1`,
       `Shared machine: other work (test suites of other engineers) ran at the same time, so throughput and latency move between runs; CPU per request (from /proc) and the interleaved ratios are the steadier figures`,
       `Proxy: ${build.kind === 'dist' ? 'production build, `node dist/proxy/cli.js`' : `**sources through tsx** (the build failed: ${build.note})`}, LOG_LEVEL=${cfg.proxyLogLevel}, metrics on, rate limit raised out of the way`,
