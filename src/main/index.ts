@@ -124,8 +124,7 @@ function setupSettings(): ReturnType<typeof openSettings> {
 
 async function setupLedger(stored: ReturnType<typeof openSettings>): Promise<void> {
   try {
-    // Loaded on demand: the native SQLite module must match Electron's ABI (electron-builder rebuilds it when
-    // packaging); a mismatch in a development run must cost the Usage tab, not the app.
+    // Loaded on demand: a ledger that cannot open must cost the Usage tab, not the app (docs/usage.md "Recovery").
     const { openLedger } = await import('../proxy/usage/index.js');
     usage = openLedger(validateSettings(stored.settings), log);
     app.on('will-quit', () => usage?.close());

@@ -6,9 +6,11 @@
 
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 
-export type Db = Database.Database;
+// The runtime's own SQLite (docs/usage.md "Why node:sqlite"): no native module to build or to rebuild for
+// Electron's ABI, the same library in the headless proxy, the tests and the desktop app.
+export type Db = DatabaseSync;
 
 export const SCHEMA_VERSION = 1;
 
@@ -64,20 +66,39 @@ export interface OpenLog {
   error(obj: object, msg: string): void;
 }
 
+/** The value of a pragma that answers one row of one column (`user_version`, `page_count`, `journal_mode`...). */
+export function pragmaValue(db: Db, name: string): unknown {
+  const row = db.prepare(`PRAGMA ${name}`).get();
+  return row ? Object.values(row)[0] : undefined;
+}
+
+/** Runs fn in one transaction: committed when it returns, rolled back when it throws. */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  db.exec('BEGIN');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
 function prepare(db: Db): void {
   // auto_vacuum must be chosen before the first table exists; INCREMENTAL lets pruning give pages back to the OS.
-  if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 2000');
-  let version = db.pragma('user_version', { simple: true }) as number;
+  if (pragmaValue(db, 'user_version') === 0) db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA busy_timeout = 2000');
+  let version = Number(pragmaValue(db, 'user_version'));
   if (version > SCHEMA_VERSION) throw new Error(`usage database has schema version ${version}, newer than this proxy's ${SCHEMA_VERSION}`);
   while (version < SCHEMA_VERSION) {
     const step = migrations[version];
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(step);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+    });
     version++;
   }
   // Reading every table once makes a file whose header is fine but whose schema pages are garbage fail here.
@@ -111,7 +132,7 @@ function tryOpen(path: string): Db {
   // Created owner-only before SQLite opens it, so the file is never readable by others, not even for a moment;
   // SQLite gives its -wal and -shm files the database file's mode.
   closeSync(openSync(path, 'a', 0o600));
-  const db = new Database(path);
+  const db = new DatabaseSync(path);
   try {
     restrict(path);
     prepare(db);
@@ -147,13 +168,19 @@ export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now
 }
 
 function inMemory(): Db {
-  const db = new Database(':memory:');
+  const db = new DatabaseSync(':memory:');
   prepare(db);
   return db;
 }
 
-/** SQLite's answer for a file that is not (or no longer) a database. */
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+
+/** SQLite's answer for a file that is not (or no longer) a database: node:sqlite gives SQLite's result code as
+ * `errcode` (possibly an extended code, whose low byte is the primary one). */
 export function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+  const code = (err as { errcode?: unknown })?.errcode;
+  if (typeof code !== 'number') return false;
+  const primary = code & 0xff;
+  return primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB;
 }
