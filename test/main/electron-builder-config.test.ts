@@ -4,6 +4,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -60,6 +61,32 @@ describe('electron-builder.yml', () => {
       expect(size(`${state}.png`)).toEqual([16, 16]);
       expect(size(`${state}Template@2x.png`)).toEqual([32, 32]);
     }
+  });
+
+  it('packages no native module: nothing in the app\'s dependencies needs rebuilding for Electron\'s ABI', () => {
+    // Walks package.json's dependencies (what electron-builder packs) through node_modules, nested copies first.
+    const seen = new Set<string>();
+    const native: string[] = [];
+    const visit = (name: string, from: string) => {
+      let dir = from;
+      for (;;) {
+        const candidate = join(dir, 'node_modules', name);
+        if (existsSync(join(candidate, 'package.json'))) {
+          if (seen.has(candidate)) return;
+          seen.add(candidate);
+          const pkg = JSON.parse(readFileSync(join(candidate, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; gypfile?: boolean };
+          if (pkg.gypfile || existsSync(join(candidate, 'binding.gyp'))) native.push(name);
+          for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, candidate);
+          return;
+        }
+        if (dir === repo.replace(/\/$/, '') || dirname(dir) === dir) return;
+        dir = dirname(dir);
+      }
+    };
+    const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const dep of Object.keys(root.dependencies)) visit(dep, repo.replace(/\/$/, ''));
+    expect(seen.size).toBeGreaterThan(Object.keys(root.dependencies).length);
+    expect(native).toEqual([]);
   });
 
   it('the validation is real: a misspelt option is rejected', async () => {
