@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageLedger, type LedgerOptions } from './ledger.js';
 import { isCorruption, pragmaValue } from './open-db.js';
 import type { UsageRecord } from './types.js';
@@ -232,6 +232,19 @@ describe('UsageLedger upkeep', () => {
     good.close();
     expect(isCorruption(syntax)).toBe(false);
     expect(isCorruption(new Error('plain'))).toBe(false);
+  });
+
+  it('on a runtime without node:sqlite, refuses to open with a message and leaves a good file where it is', () => {
+    ledger().close();
+    open.length = 0;
+    const before = readdirSync(dir).sort();
+    const spy = vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    try {
+      expect(() => UsageLedger.open({ dataDir: dir, retentionDays: 90, maxMb: 10 })).toThrow(/has no node:sqlite; the usage ledger needs Node 22\.13/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(readdirSync(dir).sort()).toEqual(before);
   });
 
   it('runs in memory when the data directory cannot be created', () => {

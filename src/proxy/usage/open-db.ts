@@ -6,11 +6,20 @@
 
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 
 // The runtime's own SQLite (docs/usage.md "Why node:sqlite"): no native module to build or to rebuild for
 // Electron's ABI, the same library in the headless proxy, the tests and the desktop app.
 export type Db = DatabaseSync;
+
+/** node:sqlite, fetched when a database is opened rather than imported: on a runtime without it (Node before
+ * 22.13) opening the ledger fails with this message, which the desktop app turns into an empty Usage tab
+ * instead of a main process that cannot load (docs/desktop.md). */
+function sqlite(): typeof import('node:sqlite') {
+  const mod = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined;
+  if (!mod) throw new Error(`this runtime (Node ${process.versions.node}) has no node:sqlite; the usage ledger needs Node 22.13 or later`);
+  return mod;
+}
 
 export const SCHEMA_VERSION = 1;
 
@@ -132,7 +141,7 @@ function tryOpen(path: string): Db {
   // Created owner-only before SQLite opens it, so the file is never readable by others, not even for a moment;
   // SQLite gives its -wal and -shm files the database file's mode.
   closeSync(openSync(path, 'a', 0o600));
-  const db = new DatabaseSync(path);
+  const db = new (sqlite().DatabaseSync)(path);
   try {
     restrict(path);
     prepare(db);
@@ -145,6 +154,8 @@ function tryOpen(path: string): Db {
 }
 
 export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now: () => number = Date.now): OpenedDb {
+  // Before any file is touched: a runtime without SQLite must not make a good database look corrupt.
+  sqlite();
   const path = join(dataDir, fileName);
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -168,7 +179,7 @@ export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now
 }
 
 function inMemory(): Db {
-  const db = new DatabaseSync(':memory:');
+  const db = new (sqlite().DatabaseSync)(':memory:');
   prepare(db);
   return db;
 }
