@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageLedger, type LedgerOptions } from './ledger.js';
-import { isCorruption, pragmaValue } from './open-db.js';
+import { inTransaction, isCorruption, pragmaValue } from './open-db.js';
 import type { UsageRecord } from './types.js';
 
 let dir: string;
@@ -245,6 +245,26 @@ describe('UsageLedger upkeep', () => {
       spy.mockRestore();
     }
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it('a transaction whose work throws is rolled back, and the next one commits', () => {
+    const db = new DatabaseSync(':memory:');
+    try {
+      db.exec('CREATE TABLE t (v INTEGER)');
+      expect(() =>
+        inTransaction(db, () => {
+          db.prepare('INSERT INTO t VALUES (1)').run();
+          throw new Error('half-way');
+        }),
+      ).toThrow('half-way');
+      // A constraint error that SQLite itself answers inside the transaction: rolled back the same way.
+      db.exec('CREATE TABLE u (v INTEGER NOT NULL)');
+      expect(() => inTransaction(db, () => db.prepare('INSERT INTO u VALUES (NULL)').run())).toThrow(/NOT NULL/);
+      inTransaction(db, () => db.prepare('INSERT INTO t VALUES (2)').run());
+      expect(db.prepare('SELECT v FROM t').all()).toEqual([{ v: 2 }]);
+    } finally {
+      db.close();
+    }
   });
 
   it('runs in memory when the data directory cannot be created', () => {

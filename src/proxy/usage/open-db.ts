@@ -89,7 +89,13 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (err) {
-    if (db.isTransaction) db.exec('ROLLBACK');
+    // SQLite may already have rolled back (some errors end the transaction themselves); `isTransaction` would
+    // tell, but Node has it only from 22.16, and engines allows 22.13.
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      /* no transaction was open any more */
+    }
     throw err;
   }
 }
