@@ -12,6 +12,7 @@ import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
+import { isProbeRoute } from '../proxy/route-table.js';
 import type { UsageLedger } from '../proxy/usage/index.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, showPanelChannel, statusPushChannel, type ShowPanel } from './ipc.js';
@@ -286,7 +287,7 @@ function setupUsageWatch(): void {
       : errorsInLastHour(
           controller
             .recentRequests()
-            .filter((r) => !r.route.startsWith('/health') && r.route !== '/metrics')
+            .filter((r) => !isProbeRoute(r.route))
             .map((r) => ({ startedAt: Date.parse(r.time), failed: r.status >= 400 || r.errorType !== undefined })),
           now,
         );

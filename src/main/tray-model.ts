@@ -2,7 +2,7 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
-import type { ModeName } from '../proxy/config.js';
+import { modeLabels, modeNames, type ModeName } from '../proxy/modes.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
 
@@ -37,8 +37,6 @@ export interface TrayExtras {
   /** Requests that failed in the last hour; the line shows only when it is not zero. */
   errorsLastHour?: number;
 }
-
-const modeLabels: Record<ModeName, string> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
 
 /** The address a client on this machine uses: a wildcard bind is reached through loopback. */
 export function clientBaseUrl(status: Pick<ControlStatus, 'host' | 'port'>): string {
@@ -95,7 +93,7 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
     {
       kind: 'submenu',
       label: 'Modes',
-      items: (['tool', 'direct', 'respapi'] as const).map((mode) => ({
+      items: modeNames.map((mode) => ({
         kind: 'checkbox' as const,
         label: modeLabels[mode],
         action: `toggle-mode:${mode}` as const,
@@ -119,5 +117,5 @@ export function copyTextFor(action: 'copy-compat-url' | 'copy-native-url', statu
 /** The modes after toggling one from the tray. */
 export function toggledModes(modes: readonly ModeName[], mode: ModeName): ModeName[] {
   const next = modes.includes(mode) ? modes.filter((m) => m !== mode) : [...modes, mode];
-  return (['tool', 'direct', 'respapi'] as const).filter((m) => next.includes(m));
+  return modeNames.filter((m) => next.includes(m));
 }

@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { modeNames } from './modes.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const modeNames = ['tool', 'direct', 'respapi'] as const;
-export type ModeName = (typeof modeNames)[number];
+export type { ModeName } from './modes.js';
 
 function dataDir(): string {
   if (process.platform === 'win32' && process.env.APPDATA) return join(process.env.APPDATA, 'assistant-proxy');

@@ -3,11 +3,11 @@
 // else come back from the proxy's own schema through updateSettings, so the window never disagrees with it.
 
 import type { SettingsView } from '../proxy/control-api.js';
+import { modeNames, type ModeName } from '../proxy/modes.js';
 
-type ModeName = SettingsView['modes'][number];
 type LogLevel = SettingsView['logLevel'];
 
-export const allModes: readonly ModeName[] = ['tool', 'direct', 'respapi'];
+export const allModes: readonly ModeName[] = modeNames;
 export const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const portRangeMessage = 'Choose a port from 1 to 65535';
 export const lanHost = '0.0.0.0';

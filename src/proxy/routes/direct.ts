@@ -77,18 +77,14 @@ export function registerDirect(router: ProxyRouter, services: Services, client: 
     ctx.state.stream = body.stream === true;
     await forwardToProvider(ctx, services, client, 'POST', path);
   };
-  addRoute(router, services, { method: 'POST', path: '/api/v1/messages', mode: 'direct', json: true, handler: forwardPost(api.messagesPath) });
-  addRoute(router, services, {
-    method: 'POST',
-    path: '/api/v1/messages/count_tokens',
-    mode: 'direct',
-    json: true,
-    handler: forwardPost(`${api.messagesPath}/count_tokens`),
-  });
+  // /api/messages: SDKs that append /messages to a base URL of /api (docs/clients.md).
+  for (const base of ['/api/v1', '/api']) {
+    addRoute(router, services, { method: 'POST', path: `${base}/messages`, json: true, handler: forwardPost(api.messagesPath) });
+    addRoute(router, services, { method: 'POST', path: `${base}/messages/count_tokens`, json: true, handler: forwardPost(`${api.messagesPath}/count_tokens`) });
+  }
   addRoute(router, services, {
     method: 'GET',
     path: '/api/v1/models',
-    mode: 'direct',
     // One naming scheme for users (docs/clients.md "Model ids"): the provider's list, shown with neutral ids, in
     // objects both SDK families read; provider ids stay accepted as input.
     handler: (ctx) => listModels(ctx, services, client),
@@ -96,9 +92,8 @@ export function registerDirect(router: ProxyRouter, services: Services, client: 
   addRoute(router, services, {
     method: 'POST',
     path: '/api/v1/chat/completions',
-    mode: 'direct',
     json: true,
     handler: (ctx) => chatCompletions(ctx, services, client),
   });
-  addRoute(router, services, { method: 'GET', path: '/api/models', mode: 'direct', handler: (ctx) => listModels(ctx, services, client) });
+  addRoute(router, services, { method: 'GET', path: '/api/models', handler: (ctx) => listModels(ctx, services, client) });
 }

@@ -55,18 +55,15 @@ export function registerModels(router: ProxyRouter, services: Services, catalog:
     addRoute(router, services, {
       method: 'GET',
       path,
-      mode: 'none',
       handler: async (ctx) => {
         ctx.body = modelList(profile);
       },
     });
   }
-  const byId = [...listPaths.map((path) => ({ path, mode: 'none' as const })), { path: '/api/v1/models', mode: 'direct' as const }, { path: '/api/models', mode: 'direct' as const }];
-  for (const { path, mode } of byId) {
+  for (const path of [...listPaths, '/api/v1/models', '/api/models']) {
     addRoute(router, services, {
       method: 'GET',
       path: `${path}/:id`,
-      mode,
       handler: async (ctx) => {
         // An alias answers with the model it stands for, so a client sees the id that will serve it.
         const resolved = catalog.resolve(String(ctx.params.id));

@@ -115,14 +115,12 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
   addRoute(router, services, {
     method: 'POST',
     path: '/respapi/responses',
-    mode: 'respapi',
     json: true,
     handler: (ctx) => handle(ctx, generateSessionId(), 'generated'),
   });
   addRoute(router, services, {
     method: 'POST',
     path: '/respapi/:session_id/responses',
-    mode: 'respapi',
     json: true,
     handler: async (ctx) => {
       const id = (ctx.params as Record<string, string>).session_id ?? '';

@@ -129,15 +129,16 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
       parse: (body: unknown) => compatChat(body, profile.api.defaultMaxTokens),
     })),
     { path: '/v1/messages', parse: nativeMessages },
+    // The root /messages: SDKs that append /messages to a base URL without /v1 (docs/clients.md).
+    { path: '/messages', parse: nativeMessages },
     { path: '/cc/v1/messages', parse: nativeMessages },
   ];
 
   // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate).
-  for (const path of ['/v1/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
+  for (const path of ['/v1/messages/count_tokens', '/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
     addRoute(router, services, {
       method: 'POST',
       path,
-      mode: 'tool',
       json: true,
       handler: async (ctx) => {
         const body = validate(countTokensBodySchema, ctx.state.body);
@@ -153,7 +154,6 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
     addRoute(router, services, {
       method: 'POST',
       path,
-      mode: 'tool',
       json: true,
       handler: (ctx) => answerChat(ctx, services, cli, withModel(parse(ctx.state.body), catalog)),
     });
