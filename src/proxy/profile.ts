@@ -14,6 +14,10 @@ export interface ModelInfo {
   remark?: string;
 }
 
+/** The compatible format's reasoning_effort values (formats/compat.ts). */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
+
 export interface Profile {
   /** Display name of the provider, used in messages. */
   providerName: string;
@@ -61,6 +65,11 @@ export interface Profile {
     /** max_tokens sent when a compatible-format client sets no limit (the native API requires one); every
      * listed model accepts this many output tokens. */
     defaultMaxTokens: number;
+    /** The thinking budget (tokens) a compatible client's reasoning_effort becomes on the translated direct route;
+     * 0: no thinking. */
+    thinkingBudgets: Record<ReasoningEffort, number>;
+    /** The smallest thinking budget the provider accepts. */
+    minThinkingBudget: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -149,6 +158,8 @@ export const defaultProfile: Profile = {
     realKeyPrefixes: ['sk-ant-api'],
     oauthTokenPrefix: 'sk-ant-oat',
     defaultMaxTokens: 4096,
+    thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
+    minThinkingBudget: 1024,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),

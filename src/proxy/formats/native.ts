@@ -93,6 +93,8 @@ export interface NativeMessagesRequest {
   tools?: NativeTool[];
   tool_choice?: NativeToolChoice;
   metadata?: { user_id?: string };
+  /** Extended thinking with a token budget (from a compatible client's reasoning_effort). */
+  thinking?: { type: 'enabled'; budget_tokens: number };
 }
 
 /**

@@ -22,7 +22,7 @@
 
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
-import { toProviderModel, type Profile } from '../profile.js';
+import type { Profile } from '../profile.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
 export const maxSystemPromptChars = 100_000;
@@ -119,21 +119,22 @@ function systemText(system: NativeRequest['system']): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/**
- * Flags after profile.cli.printArgs and the stdin text. The model is mapped from the public `assistant-` id to the
- * provider's id (the real CLI only knows those); any other id (a CLI alias such as "sonnet") passes unchanged.
- * No permission-bypass flag is ever added: the CLI's own permission rules plus the configured tool lists apply.
- */
 /** A model id goes to the CLI as a command-line argument: no NUL, and short enough (a 400 naming the field). */
 export function checkCliModelArgument(model: string): void {
   if (model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
   if (model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
 }
 
+/**
+ * Flags after profile.cli.printArgs and the stdin text. The model arrives resolved (the provider's id, which the
+ * real CLI knows, or a CLI alias such as "sonnet"). No permission-bypass flag is ever added: the CLI's own
+ * permission rules plus the configured tool lists apply.
+ */
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
   checkCliModelArgument(req.model);
-  const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
+  // The model was resolved once by the route (routes/tool.ts): a provider id, or one of the CLI's own aliases.
+  const args = [...cli.printArgs, cli.modelFlag, req.model];
   const system = systemText(req.system);
   if (system !== undefined) {
     if (system.length > maxSystemPromptChars) {
