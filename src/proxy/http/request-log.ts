@@ -131,7 +131,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // pino would drop a line below its level anyway; checking first saves building the object.
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },
+        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, clientGone },
         'request',
       );
     };

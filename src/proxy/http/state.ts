@@ -31,6 +31,9 @@ export interface ProxyState {
   outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
+  /** A refused request's field and reason (what its error body says), for its log line. */
+  errorField?: string;
+  errorReason?: string;
   /** Parsed JSON body (set by the body middleware). */
   body?: unknown;
   /** The body exactly as received, for byte-level forwarding. */

@@ -1,6 +1,6 @@
-// The router matches paths case-insensitively (so POST /V1/messages is served), but the error
-// family was chosen case-sensitively, so such a request got the general §7.3 error shape instead of its format's
-// (SPEC.md §7.1/§7.2) and the official SDKs could not read it.
+// The error family of a path (route-table.ts) is matched case-insensitively, like the router (so POST /V1/messages
+// is served): such a request gets its format's error shape (SPEC.md §7.1/§7.2), which the official SDKs read, never
+// the general §7.3 one.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
