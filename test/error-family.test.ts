@@ -27,6 +27,13 @@ describe('error family of a path in another letter case', () => {
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'model' } } });
   });
 
+  it('names the field and the reason of a 400 in its log line, as the error body does', async () => {
+    await post('/v1/messages');
+    const line = proxy.logs().find((l) => l.msg === 'request' && l.path === '/v1/messages' && l.status === 400);
+    expect(line).toMatchObject({ level: 40, field: 'model', errorType: 'invalid_request_error' });
+    expect(String(line?.reason)).toMatch(/required|expected/i);
+  });
+
   it('answers a compatible route in the compatible shape', async () => {
     const { status, body } = await post('/Compat/V1/chat/completions');
     expect(status).toBe(400);
