@@ -12,6 +12,8 @@ export interface ModelInfo {
   id: string;
   created: number;
   remark?: string;
+  /** The smallest, cheapest model of the list: diagnose's tiny request uses it. */
+  smallest?: boolean;
 }
 
 /** The compatible format's reasoning_effort values (formats/compat.ts). */
@@ -194,7 +196,7 @@ export const defaultProfile: Profile = {
     { id: 'assistant-3-7-sonnet-20250219', created: 1739923200 },
     { id: 'assistant-3-5-sonnet-20241022', created: 1729555200 },
     { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
-    { id: 'assistant-3-5-haiku-20241022', created: 1729555200 },
+    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, smallest: true },
   ],
   sdk: { jsPackage: '@anthropic-ai/sdk', jsClass: 'Anthropic', pyPackage: 'anthropic', pyClass: 'Anthropic' },
   respapiModels: [
