@@ -16,11 +16,18 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // DESIGN.md: the window is a web page that knows only ControlApi: no Node modules, no electron. modes.ts is
-    // the one list of modes, a pure module without imports, shared so the window cannot drift from the proxy.
+    // DESIGN.md: the window is a web page that knows only ControlApi: no Node modules, no electron.
     files: ['src/renderer/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/*', '!**/proxy/control-api*', '!**/proxy/modes.js'] }],
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/*', '!**/proxy/control-api*'] }],
+    },
+  },
+  {
+    // src/shared holds pure facts both the window and the proxy import (the mode list, src/shared/modes.ts): it
+    // imports nothing, so it runs in Node and in the page alike.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/**', '**/renderer/**'] }],
     },
   },
   {

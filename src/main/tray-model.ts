@@ -2,7 +2,7 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
-import { modeLabels, modeNames, type ModeName } from '../proxy/modes.js';
+import { modeLabels, modeNames, type ModeName } from '../shared/modes.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
 

@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { modeNames } from './modes.js';
+import { modeNames } from '../shared/modes.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type { ModeName } from './modes.js';
+export type { ModeName } from '../shared/modes.js';
 
 function dataDir(): string {
   if (process.platform === 'win32' && process.env.APPDATA) return join(process.env.APPDATA, 'assistant-proxy');

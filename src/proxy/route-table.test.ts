@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateSettings } from './config.js';
-import { modeNames } from './modes.js';
+import { modeNames } from '../shared/modes.js';
 import { declaredRoute, familyOf, inLedgerScope, isProbePath, isProbeRoute, routeOf, routeTable } from './route-table.js';
 import { createProxy } from './server.js';
 import { createLogger } from './logger.js';

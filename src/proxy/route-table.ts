@@ -7,7 +7,7 @@
 // refuses to register a route that is not declared here. Adding a route means a row here and its handler.
 // Pure, no Node imports: src/main reads the probe filter from it.
 
-import type { ModeName } from './modes.js';
+import type { ModeName } from '../shared/modes.js';
 
 export type Family = 'compat' | 'native' | 'general';
 export type RouteMode = ModeName | 'none';

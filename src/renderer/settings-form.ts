@@ -3,7 +3,7 @@
 // else come back from the proxy's own schema through updateSettings, so the window never disagrees with it.
 
 import type { SettingsView } from '../proxy/control-api.js';
-import { modeNames, type ModeName } from '../proxy/modes.js';
+import { modeNames, type ModeName } from '../shared/modes.js';
 
 type LogLevel = SettingsView['logLevel'];
 

@@ -7,7 +7,7 @@ import { ProxyError } from '../errors.js';
 import { jsonBody } from '../http/body.js';
 import type { ProxyContext } from '../http/types.js';
 import type { ProxyState } from '../http/state.js';
-import { modeNames, modeSettingNames } from '../modes.js';
+import { modeNames, modeSettingNames } from '../../shared/modes.js';
 import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';
 

@@ -6,7 +6,7 @@
 
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { modeNames } from '../modes.js';
+import { modeNames } from '../../shared/modes.js';
 import { invalidField, ProxyError } from '../errors.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Services } from '../services.js';

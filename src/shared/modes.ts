@@ -1,6 +1,6 @@
-// The modes the proxy serves (SPEC.md §1), written once: the settings schema (config.ts), the route table
-// (route-table.ts), the usage filters, the tray and the window's settings form all read this list. Pure and
-// without imports, so the window's page may import it too (eslint.config.js allows this one module there).
+// The modes the proxy serves (SPEC.md §1), written once: the settings schema (proxy/config.ts), the route table
+// (proxy/route-table.ts), the usage filters, the tray and the window's settings form all read this list. Pure and
+// without imports (eslint.config.js keeps it so), so it runs in Node and in the window's page alike.
 
 export const modeNames = ['tool', 'direct', 'respapi'] as const;
 export type ModeName = (typeof modeNames)[number];
