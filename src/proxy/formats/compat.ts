@@ -108,7 +108,6 @@ export const compatChatRequestSchema = z.looseObject({
 
 export type CompatChatRequest = z.output<typeof compatChatRequestSchema>;
 export type CompatMessage = z.output<typeof compatMessageSchema>;
-export type CompatToolCallParam = z.output<typeof compatToolCallSchema>;
 
 // ---- response -------------------------------------------------------------------------------------------------
 
