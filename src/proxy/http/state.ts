@@ -18,6 +18,8 @@ export interface ProxyState {
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;
   abort: RequestAbort;
+  /** The first content delta's time; written only by the chat's observer (upstream/chat-observer.ts), as are
+   * usage and modelServed. */
   firstTokenAt?: number;
   model?: string;
   stream?: boolean;
@@ -40,8 +42,4 @@ export interface ProxyState {
   rawBody?: Buffer;
   /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
   accessKeyPresented?: boolean;
-}
-
-export function markFirstToken(state: ProxyState, now: number = Date.now()): void {
-  if (state.firstTokenAt === undefined) state.firstTokenAt = now;
 }
