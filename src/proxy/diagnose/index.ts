@@ -64,7 +64,7 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   let temporary: { close(graceMs?: number): Promise<void> } | undefined;
   let target: ProxyTarget | undefined;
   let targetName = opts.proxyUrl ?? 'a temporary proxy on 127.0.0.1';
-  const wantsRequests = on('tool') || on('direct') || on('respapi');
+  const wantsRequests = config.modes.length > 0;
   try {
     if (wantsRequests) {
       if (opts.proxyUrl) {
