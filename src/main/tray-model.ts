@@ -2,6 +2,7 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 import { modeLabels, modeNames, type ModeName } from '../shared/modes.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
@@ -38,12 +39,8 @@ export interface TrayExtras {
   errorsLastHour?: number;
 }
 
-/** The address a client on this machine uses: a wildcard bind is reached through loopback. */
-export function clientBaseUrl(status: Pick<ControlStatus, 'host' | 'port'>): string {
-  const wildcard = status.host === '0.0.0.0' || status.host === '::' || status.host === '[::]';
-  const host = wildcard ? '127.0.0.1' : status.host.includes(':') && !status.host.startsWith('[') ? `[${status.host}]` : status.host;
-  return `http://${host}:${status.port}`;
-}
+/** The address a client on this machine uses (src/shared/endpoints.ts, shared with the window). */
+export { clientBaseUrl };
 
 /** Running and healthy, stopped by the user, or something needs the user (server error, CLI missing, logged out). */
 export function trayIconState(status: ControlStatus): TrayIconState {
