@@ -6,7 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { QuotaNames } from './usage/quota-parse.js';
+
+/** Quota header names and window names, as the provider and the response API report them (usage/quota-parse.ts). */
+export interface QuotaNames {
+  /** Provider (direct mode): `<prefix>-<abbr>-utilization` (a fraction), `-reset` (Unix s), `-status`. */
+  providerPrefix: string;
+  /** Provider window abbreviations -> neutral window names; an abbreviation not listed keeps its own name. */
+  providerWindows: Record<string, string>;
+  /** Response API: `x-<family>-primary-used-percent` (0-100), `-window-minutes`, `-reset-at` (Unix s). */
+  respapiFamily: string;
+  /** Window lengths in minutes -> neutral window names (others become `<minutes>_minute`). */
+  windowMinutes: Record<string, string>;
+}
 
 export interface ModelInfo {
   id: string;
