@@ -93,9 +93,12 @@ export interface NativeMessagesRequest {
   tools?: NativeTool[];
   tool_choice?: NativeToolChoice;
   metadata?: { user_id?: string };
-  /** Extended thinking with a token budget (from a compatible client's reasoning_effort). */
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  /** Extended thinking as the client asked for it (or, on the translated direct route, from reasoning_effort);
+   * tool mode turns thinking off without it (docs/tool-mode.md). */
+  thinking?: NativeThinkingConfig;
 }
+
+export type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
 
 /**
  * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). A backend always streams: a non-streaming

@@ -7,15 +7,16 @@
 // path (answer-chat.ts, docs/architecture.md "The flow of one chat") over the CLI backend built by components.ts.
 
 import type { Backend } from '../backends/backend.js';
-import { checkCliModelArgument } from '../translate/native-request-to-cli-input.js';
+import { checkCliModelArgument, thinkingBudget } from '../translate/native-request-to-cli-input.js';
 import { ProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChatRequest } from '../formats/compat.js';
 import { nativeMessagesRequestSchema } from '../formats/native-schemas.js';
-import type { NativeRequest } from '../formats/native.js';
+import type { NativeRequest, NativeThinkingConfig } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
+import type { Profile } from '../profile.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { forwardToProvider } from '../upstream/forward.js';
@@ -62,7 +63,36 @@ function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>,
 
 /** What the CLI cannot take: no sampling settings, no stop sequences (docs/tool-mode.md). max_tokens is honoured. */
 const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
-const nativeHonoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens']);
+const nativeHonoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens', 'thinking']);
+
+/** The native `thinking` field (docs/tool-mode.md "Thinking"): the CLI thinks only when a request asks. */
+const thinkingBodySchema = z.looseObject({
+  thinking: z
+    .discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int('must be an integer').min(1) }),
+      z.looseObject({ type: z.literal('disabled') }),
+    ])
+    .nullish(),
+});
+
+function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
+  const thinking = validate(thinkingBodySchema, body).thinking;
+  if (!thinking) return undefined;
+  return thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budget_tokens } : { type: 'disabled' };
+}
+
+/**
+ * A requested budget that cannot stay below max_tokens and at least the provider's smallest budget is not honoured:
+ * thinking stays off and the field is named in X-Proxy-Ignored-Params, never a request the provider refuses.
+ */
+function limitThinking(chat: ParsedChat, field: string, minBudget: number): ParsedChat {
+  const { request } = chat;
+  if (request.thinking?.type === 'enabled' && thinkingBudget(request, minBudget) === 0) {
+    delete request.thinking;
+    chat.ignored = [...chat.ignored.filter((k) => k !== field), field];
+  }
+  return chat;
+}
 
 function nativeChat(body: unknown): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice'], '/api/v1/chat/completions');
@@ -70,6 +100,8 @@ function nativeChat(body: unknown): ParsedChat {
   const parsed = parseNativeChatRequest(body);
   const request = nativeChatRequestToNative(parsed);
   delete request.stream;
+  const thinking = nativeThinking(body);
+  if (thinking) request.thinking = thinking;
   return {
     request,
     output: 'native-chat',
@@ -85,6 +117,8 @@ function nativeMessages(body: unknown): ParsedChat {
   const parsed = validate(nativeMessagesRequestSchema, body);
   const request: NativeRequest = { model: parsed.model, messages: parsed.messages, max_tokens: parsed.max_tokens };
   if (parsed.system !== undefined) request.system = parsed.system;
+  const thinking = nativeThinking(body);
+  if (thinking) request.thinking = thinking;
   return {
     request,
     output: 'messages',
@@ -98,11 +132,15 @@ function nativeMessages(body: unknown): ParsedChat {
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
 const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
-function compatChat(body: unknown, defaultMaxTokens: number): ParsedChat {
+function compatChat(body: unknown, api: Profile['api']): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice', 'functions', 'function_call'], '/api/v1/chat/completions');
   const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
-  // Tool mode passes the client's model id through; the backend maps it for the CLI (docs/tool-mode.md).
-  const { request, warnings, ignored } = compatRequestToNative(parsed, { defaultMaxTokens });
+  // The model is resolved once, by withModel below. reasoning_effort becomes a thinking budget by the same table
+  // and rules as in direct mode (profile.api.thinkingBudgets; docs/tool-mode.md "Thinking").
+  const { request, warnings, ignored } = compatRequestToNative(parsed, {
+    defaultMaxTokens: api.defaultMaxTokens,
+    thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
+  });
   const stream = request.stream === true;
   delete request.stream;
   delete request.temperature;
@@ -122,16 +160,18 @@ function compatChat(body: unknown, defaultMaxTokens: number): ParsedChat {
 export function registerTool(router: ProxyRouter, services: Services, parts: ToolParts): void {
   const { profile } = services;
   const { cli, catalog, provider } = parts;
+  const minBudget = profile.api.minThinkingBudget;
+  const native = (parse: (body: unknown) => ParsedChat) => (body: unknown) => limitThinking(parse(body), 'thinking', minBudget);
   const routes: Array<{ path: string; parse: (body: unknown) => ParsedChat }> = [
-    { path: '/v1/chat/completions', parse: nativeChat },
+    { path: '/v1/chat/completions', parse: native(nativeChat) },
     ...['/cc/v1/chat/completions', '/sdk/v1/chat/completions', '/compat/v1/chat/completions'].map((path) => ({
       path,
-      parse: (body: unknown) => compatChat(body, profile.api.defaultMaxTokens),
+      parse: (body: unknown) => limitThinking(compatChat(body, profile.api), 'reasoning_effort', minBudget),
     })),
-    { path: '/v1/messages', parse: nativeMessages },
+    { path: '/v1/messages', parse: native(nativeMessages) },
     // The root /messages: SDKs that append /messages to a base URL without /v1 (docs/clients.md).
-    { path: '/messages', parse: nativeMessages },
-    { path: '/cc/v1/messages', parse: nativeMessages },
+    { path: '/messages', parse: native(nativeMessages) },
+    { path: '/cc/v1/messages', parse: native(nativeMessages) },
   ];
 
   // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate).

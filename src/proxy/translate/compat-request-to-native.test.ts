@@ -46,7 +46,7 @@ describe('compatRequestToNative', () => {
       expect(none.warnings).toEqual(['reasoning_effort low was ignored: thinking needs max_tokens above 1024']);
     });
 
-    it('asks for no thinking at none or minimal, and is named ignored without budgets (tool mode)', () => {
+    it('asks for no thinking at none or minimal, and is named ignored without budgets', () => {
       const minimal = compatRequestToNative(body({ reasoning_effort: 'minimal' }), { ...options, thinking });
       expect(minimal.request.thinking).toBeUndefined();
       expect(minimal.ignored).toEqual([]);

@@ -11,8 +11,8 @@ export interface CompatRequestToNativeOptions {
   /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one). */
   defaultMaxTokens: number;
   /**
-   * reasoning_effort -> a thinking budget (profile.api, direct mode); absent: reasoning_effort is named as ignored
-   * (tool mode: the CLI takes no budget). The model id is the route's to resolve (models/model-catalog.ts).
+   * reasoning_effort -> a thinking budget (profile.api.thinkingBudgets, in both modes); absent: reasoning_effort is
+   * named as ignored. The model id is the route's to resolve (models/model-catalog.ts).
    */
   thinking?: { budgets: Readonly<Record<ReasoningEffort, number>>; min: number };
 }
