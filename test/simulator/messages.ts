@@ -17,7 +17,7 @@ import {
 import { promptTokens, type CacheUsage } from './prompt-cache.js';
 import { refusalOf } from './refusals.js';
 import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
-import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
+import { tokenSetHas, tokenSetSize, type RouteContext, type SimulatorKnobs } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
   return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...ctx.state.knobs.quotaHeaders };
@@ -69,7 +69,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     return;
   }
   const plan = planReply(body, knobs, () => `toolu_sim_${state.next('toolu')}`);
-  const billed = state.promptCache.bill(body, knobs.tokenRule);
+  const billed = forcedCache(state.promptCache.bill(body, knobs.tokenRule), knobs.cacheTokens);
   record.billed = billed;
   state.onBilled?.(record);
   const id = `msg_sim_${state.next('msg')}`;
@@ -92,6 +92,17 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     },
     headers,
   );
+}
+
+/** The bill with the cache counts a test forces through knobs.cacheTokens (its writes as 5-minute ones), if any. */
+function forcedCache(billed: CacheUsage, cache: SimulatorKnobs['cacheTokens']): CacheUsage {
+  if (!cache) return billed;
+  return {
+    ...billed,
+    cache_creation_input_tokens: cache.write,
+    cache_read_input_tokens: cache.read,
+    cache_creation: { ephemeral_5m_input_tokens: cache.write, ephemeral_1h_input_tokens: 0 },
+  };
 }
 
 /** The provider's usage object: the prompt's bill (prompt-cache.ts) and the output count. */
