@@ -66,7 +66,7 @@ export function buildComponents(services: Services): Components {
     catalog: createModelCatalog(profile, config.modelAliases),
     respapi,
     health: () => ({
-      cli_children: { children: cli.childCount(), slots: cli.slotCounts() },
+      cli_children: { children: cli.childCount(), slots: cli.slotCounts(), waitingForTools: cli.toolWaitingCount() },
       cli_pool: cli.poolSnapshot(),
       respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },
     }),

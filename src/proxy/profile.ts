@@ -32,6 +32,28 @@ export interface Profile {
     systemPromptFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /** The client's own tools offered to the CLI as MCP tools (docs/tool-mode.md "The client's own tools"). */
+    clientTools: {
+      /** Built-in tools off: the flag and its value (an empty list). */
+      builtinToolsFlag: string;
+      builtinToolsOff: string;
+      /** Only the MCP servers of --mcp-config, none of the user's. */
+      strictMcpConfigFlag: string;
+      mcpConfigFlag: string;
+      /** Text added after the system prompt (the tool_choice instruction). */
+      appendSystemPromptFlag: string;
+      /** The name of the per-conversation server; the CLI calls its tools mcp__<server>__<tool>. */
+      serverName: string;
+      /** The prefix of an MCP tool's name as the CLI gives it to the provider, before the server name. */
+      toolPrefix: string;
+      /** The longest tool name the provider takes, prefix included, and the characters it allows. */
+      maxToolNameChars: number;
+      toolNamePattern: string;
+      /** The header the CLI sends with every MCP request (the per-conversation secret, as a bearer token). */
+      secretHeader: string;
+      /** The field of an MCP tools/call request's _meta that holds the provider's tool_use id. */
+      toolUseIdMeta: string;
+    };
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
     maxRetriesEnv: string;
     /** Environment variables the CLI reads for its base URL and credentials; never set by us unless configured. */
@@ -130,6 +152,19 @@ export const defaultProfile: Profile = {
     systemPromptFlag: '--system-prompt',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    clientTools: {
+      builtinToolsFlag: '--tools',
+      builtinToolsOff: '',
+      strictMcpConfigFlag: '--strict-mcp-config',
+      mcpConfigFlag: '--mcp-config',
+      appendSystemPromptFlag: '--append-system-prompt',
+      serverName: 'c',
+      toolPrefix: 'mcp__',
+      maxToolNameChars: 64,
+      toolNamePattern: '^[a-zA-Z0-9_-]+$',
+      secretHeader: 'Authorization',
+      toolUseIdMeta: 'claudecode/toolUseId',
+    },
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     notLoggedInPattern: 'Not logged in',

@@ -28,6 +28,8 @@ import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
 import { LineChannel } from './line-channel.js';
 import { nativeRequestToCliInput, type CliInput } from '../translate/native-request-to-cli-input.js';
 import type { UsageSink } from '../usage/types.js';
+import { planClientTools } from '../translate/native-tools-to-mcp.js';
+import { CliToolConversations } from './cli-tool-conversations.js';
 
 /** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
@@ -43,6 +45,7 @@ export interface CliBackendOptions {
     | 'cliMaxConcurrent'
     | 'cliQueueSize'
     | 'cliFirstTokenTimeoutMs'
+    | 'cliToolResultTimeoutMs'
     | 'requestTimeoutMs'
     | 'cliPoolSize'
     | 'cliPoolIdleMs'
@@ -60,7 +63,7 @@ export interface CliBackendOptions {
   usage?: Pick<UsageSink, 'cliRateLimit'>;
 }
 
-interface EndInfo {
+export interface CliEndInfo {
   exitCode?: number;
   signal?: string;
   spawnError?: string;
@@ -100,6 +103,8 @@ export class CliBackend implements Backend {
   private workDirReady = false;
   /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"); CLI_POOL_SIZE=0 turns it off. */
   private readonly pool: CliPool<ResultPromise>;
+  /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
+  private readonly toolConversations = new CliToolConversations(this);
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
@@ -124,6 +129,16 @@ export class CliBackend implements Backend {
     return this.pool.snapshot();
   }
 
+  /** The options this backend was built with (for cli-tool-conversations.ts). */
+  get options(): CliBackendOptions {
+    return this.opts;
+  }
+
+  /** Processes waiting for a client's tool results (for tests and health). */
+  toolWaitingCount(): number {
+    return this.toolConversations.parkedCount();
+  }
+
   /** Children alive right now (for tests and health). */
   childCount(): number {
     return this.children.size;
@@ -139,6 +154,7 @@ export class CliBackend implements Backend {
     const pooled = this.pool.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
+    this.toolConversations.closeAll();
     for (const child of this.children) terminate(child);
     const exited = Promise.allSettled([...[...this.children].map((c) => exitOf(c)), pooled]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
@@ -152,7 +168,15 @@ export class CliBackend implements Backend {
   }
 
   stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncIterable<NativeStreamEvent> {
-    // Input errors (images, a huge system prompt) are thrown here, before any slot or process is taken.
+    // Input errors (images, a huge system prompt, a tool name the CLI cannot take) are thrown here, before any slot
+    // or process is taken.
+    const tools = planClientTools(req, this.opts.profile.cli.clientTools);
+    if (tools) {
+      // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply.
+      // The input is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
+      const input = () => nativeRequestToCliInput(req, { profile: this.opts.profile, allowedTools: [], disallowedTools: [] });
+      return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger);
+    }
     const input = nativeRequestToCliInput(req, {
       profile: this.opts.profile,
       allowedTools: this.opts.config.cliAllowedTools,
@@ -207,7 +231,7 @@ export class CliBackend implements Backend {
       });
       log.debug({ pid: running.pid, model: req.model, args: input.args.length, warm: warm !== undefined }, 'assistant CLI started');
 
-      const channel = new LineChannel<string, EndInfo>();
+      const channel = new LineChannel<string, CliEndInfo>();
       let stderrTail = '';
       running.stderr?.on('data', (chunk: Buffer) => {
         stderrTail = (stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
@@ -285,6 +309,32 @@ export class CliBackend implements Backend {
     }
   }
 
+  /** A child slot (child-slots.ts), for a chat run outside `run`. */
+  acquireSlot(signal: AbortSignal): Promise<() => void> {
+    return this.slots.acquire(signal);
+  }
+
+  /** Registers a chat's stop controller so shutdown aborts it; returns its removal. */
+  trackActive(stop: AbortController): () => void {
+    this.active.add(stop);
+    return () => this.active.delete(stop);
+  }
+
+  /** The CLI's path, with the working directory ready: what a spawn needs (throws the 503 / 500 of `run`). */
+  async prepareSpawn(): Promise<string> {
+    const cliPath = this.cliPath();
+    await this.ensureWorkDir();
+    return cliPath;
+  }
+
+  /** Starts a child that shutdown ends and health counts, like `run`'s. */
+  spawnTracked(cliPath: string, args: string[], stdin: string, env: Record<string, string>): ResultPromise {
+    const child = this.spawnChild(cliPath, args, stdin, env);
+    this.children.add(child);
+    void exitOf(child).then(() => this.children.delete(child));
+    return child;
+  }
+
   /**
    * Starts the CLI: in the working directory, with the child environment, in its own process group (so that ending
    * it also ends the tools it started, STYLE.md habit 10). With `stdin` the prompt is written at once; without, stdin
@@ -327,7 +377,7 @@ export class CliBackend implements Backend {
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */
-  private firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
+  firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
     const limit = `${seconds(this.opts.config.cliFirstTokenTimeoutMs)} (setting CLI_FIRST_TOKEN_TIMEOUT_MS)`;
     if (phase === 'queued') {
       const { running, max } = this.slots.counts();
@@ -350,7 +400,7 @@ export class CliBackend implements Backend {
   }
 
   /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
-  private endError(error: ProxyError | undefined, end: EndInfo, stderrTail: string): ProxyError {
+  endError(error: ProxyError | undefined, end: CliEndInfo, stderrTail: string): ProxyError {
     if (end.spawnError) {
       return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${this.opts.profile.cli.installHint}`);
     }
