@@ -1,6 +1,7 @@
 // Records what the real assistant CLI prints when the model calls a tool of an MCP server given with --mcp-config,
 // against the provider simulator on 127.0.0.1 (test/fixtures/cli-recordings/README.md "mcp-tool-*"). Run:
-//   REAL_ASSISTANT_CLI=<path to the CLI> npx tsx scripts/record-cli-mcp-tools.ts <out dir> [tool calls per turn]
+//   REAL_ASSISTANT_CLI=<path to the CLI> npx tsx scripts/record-cli-mcp-tools.ts <out dir> [tool calls per turn] [hold ms]
+// (hold ms: how long each call waits for its result, default 1000; and the per-server `timeout` the config gives)
 // It writes <out dir>/mcp-tool.stdout (the CLI's stdout), mcp-tool.mcp.jsonl (every MCP request the server got) and
 // mcp-tool.upstream.json (the bodies the simulator received). Nothing reaches a real provider.
 
@@ -17,6 +18,7 @@ import { startSimulator, writeCliCredentials } from '../test/simulator/index.js'
 
 const outDir = process.argv[2] ?? '.';
 const calls = Number(process.argv[3] ?? '1');
+const holdMs = Number(process.argv[4] ?? '1000');
 const cli = process.env.REAL_ASSISTANT_CLI;
 if (!cli) throw new Error('set REAL_ASSISTANT_CLI');
 
@@ -36,7 +38,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
 }));
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
   mcpLog.push({ at: 'call', params: req.params });
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, holdMs));
   return { content: [{ type: 'text', text: `sunny (${req.params.name})` }] };
 });
 const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
@@ -51,7 +53,7 @@ const http = createServer(async (req, res) => {
 await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
 const port = (http.address() as { port: number }).port;
 const config = join(home, 'mcp.json');
-await writeFile(config, JSON.stringify({ mcpServers: { c: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: `Bearer ${secret}` } } } }), { mode: 0o600 });
+await writeFile(config, JSON.stringify({ mcpServers: { c: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: `Bearer ${secret}` }, timeout: holdMs + 60_000 } } }), { mode: 0o600 });
 
 const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
   '--model', 'claude-sonnet-4-20250514', '--tools', '', '--strict-mcp-config', '--mcp-config', config,
@@ -62,7 +64,7 @@ const child = await execa(cli, args, {
   env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
   extendEnv: false,
   reject: false,
-  timeout: 120_000,
+  timeout: 120_000 + holdMs,
 });
 const redact = (s: string) => s.split(home).join('/home/user').split(String(port)).join('PORT');
 await writeFile(join(outDir, 'mcp-tool.stdout'), redact(child.stdout));
