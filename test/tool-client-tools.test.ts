@@ -216,7 +216,9 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(namedBody.content.map((b) => b.name)).toEqual(['get_time', 'get_time']);
     const records = (await chats(bed)).slice(-3);
     const [noneArgs, anyArgs, namedArgs] = records.map((r) => r.argv);
-    expect(noneArgs).not.toContain('--mcp-config');
+    // tool_choice none: a plain chat, with isolation's empty MCP config and no tool allowed.
+    expect(noneArgs[noneArgs.indexOf('--mcp-config') + 1]).toBe('{"mcpServers":{}}');
+    expect(noneArgs).not.toContain('--allowedTools');
     expect(anyArgs[anyArgs.indexOf('--append-system-prompt') + 1]).toMatch(/calling one or more of the available tools/);
     expect(namedArgs[namedArgs.indexOf('--allowedTools') + 1]).toBe('mcp__c__get_time');
     expect(namedArgs[namedArgs.indexOf('--append-system-prompt') + 1]).toContain('mcp__c__get_time');

@@ -6,8 +6,10 @@
 // same process. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
 // a fresh process with the whole conversation written as a transcript, as every other chat does.
 //
-// A conversation owns its child's stdout (one line channel for its whole life), its MCP server and its config file
-// (owner-only, in a private temporary directory, removed when the conversation ends; the secret never goes in argv).
+// The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
+// 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
+// in a private temporary directory, removed when the conversation ends; the secret never goes in argv). It is never
+// pooled or kept as a live conversation for a next user turn: its arguments name its own MCP server.
 // A parked conversation holds no child slot; it ends when the client does not come back within
 // CLI_TOOL_RESULT_TIMEOUT_MS, when more than CLI_MAX_CONCURRENT are parked (the oldest), on shutdown, and when its
 // process exits. A client that leaves while its answer is being written ends the process, as any chat does.
@@ -15,8 +17,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { ResultPromise } from 'execa';
 import { ProxyError } from '../errors.js';
 import { parseCliLine } from '../formats/cli-events.js';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
@@ -25,18 +25,14 @@ import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } f
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import { ClientToolServer } from './client-tool-server.js';
-import { exitOf, terminate } from './end-child.js';
-import { LineChannel } from './line-channel.js';
-import type { CliBackend, CliEndInfo } from './cli-backend.js';
+import type { CliBackend } from './cli-backend.js';
+import type { CliConversation } from './cli-conversation.js';
 
-/** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
+/** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
-const stderrTailChars = 2000;
 
 /** One CLI process serving one client's tool loop. */
 class ToolConversation {
-  readonly channel = new LineChannel<string, CliEndInfo>();
-  stderrTail = '';
   /** Usage already reported to the client by earlier answers (the `result` line counts the whole process). */
   reported: NativeUsage | undefined;
   /** The tool_use ids the parked conversation waits for. */
@@ -47,12 +43,15 @@ class ToolConversation {
   private ended = false;
 
   constructor(
-    readonly child: ResultPromise,
+    readonly cli: CliConversation,
     readonly server: ClientToolServer,
     readonly dir: string,
     readonly plan: ClientToolPlan,
-    readonly model: string,
   ) {}
+
+  get pid(): number | undefined {
+    return this.cli.pid;
+  }
 
   releaseSlot(): void {
     const slot = this.slot;
@@ -65,7 +64,7 @@ class ToolConversation {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.deadline);
-    if (!this.exited) terminate(this.child);
+    if (!this.exited) this.cli.end();
     void this.server.close();
     void rm(this.dir, { recursive: true, force: true });
   }
@@ -129,7 +128,8 @@ export class CliToolConversations {
         throw err;
       }
       for (const [id, result] of answers) conv.server.answer(id, result);
-      log.debug({ pid: conv.child.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
+      conv.cli.resume(Date.now());
+      log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
       return this.drive(req, () => Promise.resolve(conv), signal, log);
     }
     const input = makeInput();
@@ -169,10 +169,11 @@ export class CliToolConversations {
     }
     const { config } = this.host.options;
     conv.waitingFor = ids;
+    conv.cli.suspend(Date.now());
     conv.releaseSlot();
     this.parked.add(conv);
     conv.deadline = setTimeout(() => {
-      log.info({ pid: conv.child.pid, waitedMs: config.cliToolResultTimeoutMs }, 'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended');
+      log.info({ pid: conv.pid, waitedMs: config.cliToolResultTimeoutMs }, 'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended');
       this.parked.delete(conv);
       conv.end();
     }, config.cliToolResultTimeoutMs);
@@ -181,7 +182,7 @@ export class CliToolConversations {
     while (this.parked.size > config.cliMaxConcurrent) {
       const oldest = this.parked.values().next().value as ToolConversation;
       this.parked.delete(oldest);
-      log.info({ pid: oldest.child.pid }, 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended');
+      log.info({ pid: oldest.pid }, 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended');
       oldest.end();
     }
   }
@@ -190,6 +191,7 @@ export class CliToolConversations {
   private async open(req: NativeRequest, input: CliInput, plan: ClientToolPlan, log: Logger): Promise<ToolConversation> {
     const { profile, config } = this.host.options;
     const t = profile.cli.clientTools;
+    const iso = profile.cli.isolation;
     const cliPath = await this.host.prepareSpawn();
     const server = await ClientToolServer.start({ tools: plan.tools, secretHeader: t.secretHeader, toolUseIdMeta: t.toolUseIdMeta });
     let dir: string | undefined;
@@ -198,39 +200,28 @@ export class CliToolConversations {
       const configFile = join(dir, 'mcp.json');
       // The CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
       await writeFile(configFile, mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000), { mode: 0o600 });
-      const args = [
-        ...input.args,
-        t.builtinToolsFlag,
-        t.builtinToolsOff,
-        t.strictMcpConfigFlag,
-        t.mcpConfigFlag,
-        configFile,
-        profile.cli.allowedToolsFlag,
-        [...plan.clientToolNames.keys()].join(','),
-        ...(plan.instruction ? [t.appendSystemPromptFlag, plan.instruction] : []),
-      ];
-      const child = this.host.spawnTracked(cliPath, args, input.stdin, input.env);
-      const conv = new ToolConversation(child, server, dir, plan, req.model);
+      // Isolation gave the CLI an empty MCP config; this conversation's server takes its place (with CLI_USER_SETUP on,
+      // it comes beside the user's own servers). Built-in tools are already off (`--tools ""`).
+      const args = [...input.args];
+      const at = args.indexOf(iso.mcpConfigFlag);
+      if (at >= 0) args[at + 1] = configFile;
+      else args.push(iso.mcpConfigFlag, configFile);
+      args.push(profile.cli.allowedToolsFlag, [...plan.clientToolNames.keys()].join(','));
+      if (plan.instruction) args.push(t.appendSystemPromptFlag, plan.instruction);
+      const cli = this.host.startTracked(cliPath, { ...input, args });
+      cli.write(input.stdin);
+      cli.begin(Date.now());
+      const conv = new ToolConversation(cli, server, dir, plan);
       this.live.add(conv);
-      child.stderr?.on('data', (chunk: Buffer) => {
-        conv.stderrTail = (conv.stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
-      });
-      const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-      lines.on('line', (line) => conv.channel.push({ kind: 'line', line }));
-      const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
-      void Promise.all([child, linesClosed]).then(([result]) => {
-        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
-        conv.channel.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
-      });
-      void exitOf(child).then(() => {
+      void cli.exited.then(() => {
         conv.exited = true;
         conv.releaseSlot();
         this.live.delete(conv);
         // A parked process that exits (a crash, a signal) can no longer take results: the next request starts afresh.
-        if (this.parked.delete(conv)) log.debug({ pid: child.pid }, 'a waiting assistant CLI exited');
+        if (this.parked.delete(conv)) log.debug({ pid: cli.pid }, 'a waiting assistant CLI exited');
         conv.end();
       });
-      log.debug({ pid: child.pid, model: req.model, tools: plan.tools.length }, 'assistant CLI started with the client tools');
+      log.debug({ pid: cli.pid, model: req.model, tools: plan.tools.length }, 'assistant CLI started with the client tools');
       return conv;
     } catch (err) {
       void server.close();
@@ -271,10 +262,7 @@ export class CliToolConversations {
       release = undefined;
       if (running.exited) running.releaseSlot();
       phase = 'running';
-      const onStop = () => {
-        running.end();
-        running.channel.push({ kind: 'abort', reason: stop.signal.reason });
-      };
+      const onStop = () => running.end();
       if (stop.signal.aborted) onStop();
       else stop.signal.addEventListener('abort', onStop, { once: true });
 
@@ -287,11 +275,10 @@ export class CliToolConversations {
       });
       try {
         for (;;) {
-          const item = await running.channel.next();
-          if (item.kind === 'abort') throw item.reason;
+          const item = await running.cli.next(stop.signal);
           if (item.kind === 'end') {
             const end = finishCliLines(state);
-            throw this.host.endError(end.error, item.end, running.stderrTail);
+            throw this.host.endError(end.error, item.end, running.cli.stderrTail);
           }
           if (item.line.trim() === '') continue;
           const parsed = parseCliLine(item.line);
@@ -338,7 +325,9 @@ export class CliToolConversations {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
           this.park(conv, pausedFor, log);
         } else if (outcome === 'finished') {
+          // Its input is closed, so the CLI exits by itself after its turn.
           const done = conv;
+          done.cli.endInput();
           setTimeout(() => done.end(), lingerAfterResultMs).unref();
         } else {
           conv.end();
