@@ -313,6 +313,23 @@ describe('edges of a tool loop', () => {
     expect(await bed.cli.alivePids()).toEqual([]);
   });
 
+  it('a client that leaves while the tool calls stream ends the CLI; nothing waits', async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_DELAY_MS: '1500' } });
+    const controller = new AbortController();
+    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] }, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('content_block_start')) seen += new TextDecoder().decode((await reader.read()).value);
+    expect(seen).toContain('"name":"get_weather"');
+    controller.abort();
+    const gone = async () => {
+      const c = await cliCounts(bed!);
+      return c.children === 0 && c.waiting === 0;
+    };
+    expect(await waitFor(gone, 5000)).toBe(true);
+    expect(await bed.cli.alivePids()).toEqual([]);
+  });
+
   it('tools the provider runs itself and tool names the CLI cannot take are a 400 in the route\'s shape', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } });
     const native = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }], messages: [{ role: 'user', content: 'hi' }] });
