@@ -225,6 +225,33 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
   });
 });
 
+describe('a loop of several rounds', () => {
+  let bed: ToolBed;
+  beforeAll(async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_ROUNDS: '3' } });
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('each round\'s results bring the next calls from the same process, until the final answer', async () => {
+    const client = new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Look three times.' }];
+    const ids: string[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const answer = await client.chat.completions.create({ model, messages, tools: [weather] });
+      expect(answer.choices[0].finish_reason).toBe('tool_calls');
+      const [call] = answer.choices[0].message.tool_calls ?? [];
+      ids.push(call.id);
+      messages.push(answer.choices[0].message, { role: 'tool', tool_call_id: call.id, content: `look ${round}` });
+    }
+    const done = await client.chat.completions.create({ model, messages, tools: [weather] });
+    expect(done.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'The tool said: look 1 | look 2 | look 3' } });
+    expect(new Set(ids).size).toBe(3);
+    expect(await chats(bed)).toHaveLength(1);
+  });
+});
+
 describe('edges of a tool loop', () => {
   let bed: ToolBed | undefined;
   afterEach(async () => {
