@@ -206,6 +206,12 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
   });
 
+  it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
+    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-proxy-ignored-params')).toBe('tool_choice.disable_parallel_tool_use');
+  });
+
   it('tool_choice none offers no tools; any adds an instruction; a named tool is the only one offered', async () => {
     const none = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'none' }, messages: [{ role: 'user', content: 'hi' }] });
     expect(((await none.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Hi from fake!' }]);
