@@ -63,7 +63,7 @@ const home = await mkdtemp(join(tmpdir(), 'tool-client-tools-'));
 try {
   await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-bench', refreshToken: 'sk-ant-ort01-bench', expiresAt: Date.now() + 3_600_000 });
   const profile = createProfile();
-  const settings = { cliPath, cliWorkDir: join(home, 'work'), dataDir: join(home, 'data'), modes: ['tool'], rateLimitPerMinute: 100_000, cliPoolSize: 0 };
+  const settings = { cliPath, cliWorkDir: join(home, 'work'), dataDir: join(home, 'data'), modes: ['tool' as const], rateLimitPerMinute: 100_000, cliPoolSize: 0 };
   const deps = { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url } } };
   let proxy = await startProxy(settings, deps);
   const call: number[] = [];
