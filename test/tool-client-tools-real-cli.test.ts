@@ -46,7 +46,7 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-tools', refreshToken: 'sk-ant-ort01-real-cli-tools', expiresAt: Date.now() + 3_600_000 });
     const profile = createProfile();
     proxy = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000 },
+      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliLiveMax: 4 },
       {
         deps: {
           childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
@@ -105,6 +105,20 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     const last = chatCalls().at(-1)!;
     const sent = JSON.stringify(last.messages);
     for (const c of calls) expect(sent).toContain(`"tool_use_id":"${c.id}"`);
+
+    // The agent's next user turn continues the same process (a live conversation), which calls the tools again.
+    const live = async () => ((await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations: { continued: number } } }).components.cli_conversations;
+    const before = (await live()).continued;
+    const next = await client.chat.completions.create({
+      model,
+      tools,
+      messages: [...messages, first.choices[0].message, ...results, { role: 'assistant', content: text }, { role: 'user', content: 'And in Paris again?' }],
+    });
+    expect(next.choices[0].finish_reason).toBe('tool_calls');
+    expect((await live()).continued).toBe(before + 1);
+    // The provider got the structured history of the whole loop, the new turn last.
+    expect(JSON.stringify(chatCalls().at(-1)!.messages)).toContain('And in Paris again?');
+    expect(chatCalls().at(-1)!.messages.filter((m) => m.role === 'user').length).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
   it('native SDK: streamed tool_use blocks, an error result and one with an image, and the answer; all 25 tools of an agent reach the provider', async () => {

@@ -234,7 +234,7 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
 describe('a loop of several rounds', () => {
   let bed: ToolBed;
   beforeAll(async () => {
-    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_ROUNDS: '3' } });
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_ROUNDS: '3' } }, { cliLiveMax: 4 });
   });
   afterAll(async () => {
     await bed?.close();
@@ -255,6 +255,15 @@ describe('a loop of several rounds', () => {
     expect(done.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'The tool said: look 1 | look 2 | look 3' } });
     expect(new Set(ids).size).toBe(3);
     expect(await chats(bed)).toHaveLength(1);
+
+    // The loop finished: the process is kept as a live conversation, and the agent's next user turn continues it
+    // (only that turn is written to it; its tools are called through the same MCP server).
+    messages.push(done.choices[0].message, { role: 'user', content: 'And once more.' });
+    const next = await client.chat.completions.create({ model, messages, tools: [weather] });
+    expect(next.choices[0].finish_reason).toBe('tool_calls');
+    const records = await chats(bed);
+    expect(records).toHaveLength(1);
+    expect(records[0].turns).toEqual([expect.stringContaining('Look three times.'), 'And once more.']);
   });
 });
 
