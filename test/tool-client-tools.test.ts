@@ -206,6 +206,28 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
   });
 
+  it('a result the CLI cannot take (an image URL) is a 400, and the CLI still waits for a usable one', async () => {
+    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'look' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const [a, b] = first.content;
+    const withResult = (content: unknown) => ({
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: a.id, content: 'ok' }, { type: 'tool_result', tool_use_id: b.id, content }] },
+      ],
+    });
+    const refused = await postJson(`${bed.url}/v1/messages`, withResult([{ type: 'image', source: { type: 'url', url: 'https://example.invalid/a.png' } }]));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { details: { field: string } } }).error.details.field).toBe('messages.2.content.1.content.0');
+    const answered = await postJson(`${bed.url}/v1/messages`, withResult('fine'));
+    expect(((await answered.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'The tool said: ok | fine' }]);
+    const pids = new Set((await mcpLog(log)).filter((e) => e.id === a.id || e.id === b.id).map((e) => e.pid));
+    expect(pids.size).toBe(1);
+  });
+
   it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
     const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(200);
