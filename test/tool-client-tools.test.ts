@@ -394,6 +394,28 @@ describe('edges of a tool loop', () => {
     expect(await bed.cli.alivePids()).toEqual([]);
   });
 
+  it('results that cannot get a CLI slot (a full queue) are refused, and the CLI that waited for them ends', async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500' } }, { cliMaxConcurrent: 1, cliQueueSize: 0 });
+    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const [toolCli] = await chats(bed);
+    // Another chat takes the only slot for a few seconds.
+    const busy = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const refused = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+      ],
+    });
+    expect(refused.status).toBe(429);
+    await readSse(busy);
+    expect(await waitFor(async () => !(await bed!.cli.alivePids()).includes(toolCli.pid), 5000)).toBe(true);
+    expect((await cliCounts(bed)).waiting).toBe(0);
+  });
+
   it('tools the provider runs itself and tool names the CLI cannot take are a 400 in the route\'s shape', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } });
     const native = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }], messages: [{ role: 'user', content: 'hi' }] });
