@@ -141,17 +141,32 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     expect(events.at(-1)?.data).toBe('[DONE]');
   });
 
-  it('takes the legacy functions field and answers with tool_calls', async () => {
-    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
-      model,
-      functions: [weather.function],
-      function_call: 'auto',
-      messages: [{ role: 'user', content: 'weather?' }],
-    });
+  it('answers the legacy functions form with function_call, streamed or not; its result continues in a fresh process', async () => {
+    const ask = { model, functions: [weather.function], function_call: 'auto', messages: [{ role: 'user', content: 'weather?' }] };
+    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, ask);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { choices: Array<{ finish_reason: string; message: { tool_calls: Array<{ function: { name: string } }> } }> };
-    expect(body.choices[0].finish_reason).toBe('tool_calls');
-    expect(body.choices[0].message.tool_calls.map((c) => c.function.name)).toEqual(['get_weather', 'get_weather']);
+    const body = (await res.json()) as { choices: Array<{ finish_reason: string; message: { tool_calls?: unknown; function_call: { name: string; arguments: string } } }> };
+    expect(body.choices[0].finish_reason).toBe('function_call');
+    expect(body.choices[0].message.tool_calls).toBeUndefined();
+    expect(body.choices[0].message.function_call.name).toBe('get_weather');
+    expect(JSON.parse(body.choices[0].message.function_call.arguments)).toEqual({ city: 'Paris' });
+
+    const streamed = await readSse(await postJson(`${bed.url}/compat/v1/chat/completions`, { ...ask, stream: true }));
+    const deltas = streamed.filter((e) => e.data !== '[DONE]').map((e) => (e.data as { choices: Array<{ delta: { function_call?: { name?: string; arguments: string }; tool_calls?: unknown }; finish_reason: string | null }> }).choices[0]);
+    expect(deltas.some((d) => d.delta.tool_calls)).toBe(false);
+    expect(deltas.find((d) => d.delta.function_call?.name)?.delta.function_call?.name).toBe('get_weather');
+    expect(JSON.parse(deltas.map((d) => d.delta.function_call?.arguments ?? '').join(''))).toEqual({ city: 'Paris' });
+    expect(deltas.at(-1)?.finish_reason).toBe('function_call');
+
+    const before = (await chats(bed)).length;
+    const result = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      ...ask,
+      messages: [...ask.messages, { role: 'assistant', content: null, function_call: body.choices[0].message.function_call }, { role: 'function', name: 'get_weather', content: 'sunny' }],
+    });
+    expect(((await result.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('Answered from the transcript.');
+    const records = await chats(bed);
+    expect(records).toHaveLength(before + 1);
+    expect(records.at(-1)!.prompt).toContain('[tool result for call_legacy_1: sunny]');
   });
 });
 

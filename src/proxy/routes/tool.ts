@@ -15,6 +15,7 @@ import type { NativeRequest, NativeThinkingConfig } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { invalidField } from '../errors.js';
 import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
+import { legacyFunctionsToTools } from '../translate/legacy-functions-to-tools.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
@@ -71,21 +72,6 @@ function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiP
     `a tool the provider runs itself ("${found.type.slice(0, 60)}") is not supported in tool mode`,
     `Invalid request: ${field}: "${found.type.slice(0, 60)}" is a tool the provider runs itself; tool mode offers only the client's own tools (${clientTypes.join(' or ')}) to the assistant CLI. Use direct mode (${apiPath}) for provider-run tools.`,
   );
-}
-
-/**
- * The legacy `functions` / `function_call` of the compatible format, as `tools` / `tool_choice` (when the client
- * sent no tools). The answer uses `tool_calls` (docs/tool-mode.md "The client's own tools").
- */
-function legacyFunctionsAsTools(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null) return body;
-  const record = body as Record<string, unknown>;
-  if (!Array.isArray(record.functions) || record.functions.length === 0 || (Array.isArray(record.tools) && record.tools.length > 0)) return body;
-  const { functions, function_call: call, ...rest } = record;
-  const out: Record<string, unknown> = { ...rest, tools: functions.map((fn: unknown) => ({ type: 'function', function: fn })) };
-  if (call === 'none' || call === 'auto') out.tool_choice = call;
-  else if (typeof call === 'object' && call !== null) out.tool_choice = { type: 'function', function: { name: (call as { name?: unknown }).name } };
-  return out;
 }
 
 /** Body keys the CLI cannot honour: the named sampling parameters when present, plus keys nothing reads. */
@@ -192,7 +178,8 @@ const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
 function compatChat(raw: unknown, defaultMaxTokens: number): ParsedChat {
   refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
-  const body = legacyFunctionsAsTools(raw);
+  // The legacy `functions` form is taken as `tools`, and answered in its own form (docs/tool-mode.md).
+  const { body, legacy } = legacyFunctionsToTools(raw);
   const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
   // Tool mode passes the client's model id through; the backend maps it for the CLI (docs/tool-mode.md).
   const { request, warnings, ignored } = compatRequestToNative(parsed, { defaultMaxTokens });
@@ -213,6 +200,7 @@ function compatChat(raw: unknown, defaultMaxTokens: number): ParsedChat {
     ignored: [...new Set([...named, ...ignored])].filter((k) => k !== 'reasoning_effort'),
     warnings,
     includeUsage: parsed.stream_options?.include_usage === true,
+    ...(legacy ? { legacyFunctions: true } : {}),
   };
 }
 
