@@ -143,8 +143,11 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
 
   it('answers the legacy functions form with function_call, streamed or not; its result continues in a fresh process', async () => {
     const ask = { model, functions: [weather.function], function_call: 'auto', messages: [{ role: 'user', content: 'weather?' }] };
+    const waitingBefore = (await cliCounts(bed)).waiting;
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, ask);
     expect(res.status).toBe(200);
+    // Its result could never reach this CLI (the legacy form has no ids): the CLI ends instead of waiting.
+    expect((await cliCounts(bed)).waiting).toBe(waitingBefore);
     const body = (await res.json()) as { choices: Array<{ finish_reason: string; message: { tool_calls?: unknown; function_call: { name: string; arguments: string } } }> };
     expect(body.choices[0].finish_reason).toBe('function_call');
     expect(body.choices[0].message.tool_calls).toBeUndefined();

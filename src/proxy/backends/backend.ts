@@ -9,6 +9,11 @@ import type { Logger } from '../logger.js';
 export interface BackendContext {
   /** A logger bound to the request (requestId). */
   logger?: Logger;
+  /**
+   * False when the client cannot send tool results the backend could match to the provider's calls (the legacy
+   * `functions` form, which has no ids): a CLI that called the client's tools then ends instead of waiting.
+   */
+  toolResultsReturn?: boolean;
 }
 
 export interface Backend {

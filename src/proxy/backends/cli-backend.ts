@@ -217,7 +217,7 @@ export class CliBackend implements Backend {
       // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
       const input = () =>
         nativeRequestToCliInput(req, { profile: this.opts.profile, allowedTools: [], disallowedTools: [], userSetup: this.opts.config.cliUserSetup });
-      return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger);
+      return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
     }
     const input = nativeRequestToCliInput(req, {
       profile: this.opts.profile,

@@ -120,7 +120,14 @@ export class CliToolConversations {
    * Answers a chat that offers the client's tools. `makeInput` gives the CLI input the request would get without
    * them (the tool flags are added here); it is called, and its input errors thrown, before anything starts.
    */
-  stream(req: NativeRequest, makeInput: () => CliInput, plan: ClientToolPlan, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  stream(
+    req: NativeRequest,
+    makeInput: () => CliInput,
+    plan: ClientToolPlan,
+    signal: AbortSignal,
+    log: Logger,
+    resultsReturn = true,
+  ): AsyncGenerator<NativeStreamEvent> {
     const { results, others, index } = lastToolResults(req);
     const conv = results.length > 0 ? this.takeParked(results.map((r) => r.tool_use_id)) : undefined;
     if (conv) {
@@ -135,7 +142,7 @@ export class CliToolConversations {
       for (const [id, result] of answers) conv.server.answer(id, result);
       conv.cli.resume(Date.now());
       log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
-      return this.drive(req, () => Promise.resolve(conv), signal, log, conv);
+      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv);
     }
     const input = makeInput();
     const key = this.keyFor(input, plan);
@@ -145,10 +152,10 @@ export class CliToolConversations {
     if (continued && tool) {
       continued.write(input.turn!);
       log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
-      return this.drive(req, () => Promise.resolve(tool), signal, log, tool);
+      return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool);
     }
     continued?.end();
-    return this.drive(req, () => this.open(req, input, plan, key, log), signal, log);
+    return this.drive(req, () => this.open(req, input, plan, key, log), signal, log, resultsReturn);
   }
 
   /**
@@ -268,6 +275,7 @@ export class CliToolConversations {
     getConv: () => Promise<ToolConversation>,
     signal: AbortSignal,
     log: Logger,
+    resultsReturn: boolean,
     taken?: ToolConversation,
   ): AsyncGenerator<NativeStreamEvent> {
     const { config, profile } = this.host.options;
@@ -367,7 +375,7 @@ export class CliToolConversations {
         // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
         // this turn's earlier answers reported is forgotten when it finishes.
         if (outcome === 'finished') conv.reported = undefined;
-        if (outcome === 'paused' && !stop.signal.aborted) {
+        if (outcome === 'paused' && !stop.signal.aborted && resultsReturn) {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
           this.park(conv, pausedFor, log);
         } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {

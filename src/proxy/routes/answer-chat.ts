@@ -100,6 +100,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     get logger() {
       return logger();
     },
+    toolResultsReturn: chat.legacyFunctions !== true,
   };
   if (!chat.stream) {
     const seen = (event: NativeStreamEvent) => observe(ctx, services, chat, event);

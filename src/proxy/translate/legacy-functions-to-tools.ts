@@ -3,8 +3,9 @@
 // - `functions` become `tools`, `function_call` ("none", "auto" or {name}) becomes `tool_choice`;
 // - an assistant message's `function_call` becomes one tool call, and a `function` role message its `tool` result.
 //   The legacy form has no ids: the k-th call of the conversation gets the id `call_legacy_<k>`, and a function
-//   message answers the call before it. Such results never match a CLI waiting for the provider's ids, so a legacy
-//   loop continues in a fresh process with the transcript.
+//   message answers the call before it. Such results could never match a CLI waiting for the provider's ids, so the
+//   CLI is not kept waiting (BackendContext.toolResultsReturn) and a legacy loop continues in a fresh process with
+//   the transcript.
 // A request that also has `tools`, or no `functions`, is returned unchanged.
 
 export const legacyCallIdPrefix = 'call_legacy_';
