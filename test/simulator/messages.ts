@@ -14,6 +14,7 @@ import {
   takeFailure,
   writeSse,
 } from './http.js';
+import { planAgentToolLoop } from './agent-tool-loop.js';
 import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
 
@@ -61,7 +62,8 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
-  const plan = planReply(body, knobs, () => `toolu_sim_${state.next('toolu')}`);
+  const toolId = () => `toolu_sim_${state.next('toolu')}`;
+  const plan = planAgentToolLoop(body, knobs, toolId) ?? planReply(body, knobs, toolId);
   const id = `msg_sim_${state.next('msg')}`;
   if (body.stream === true) {
     await streamMessage(ctx, headers, id, body.model, plan);

@@ -2,6 +2,7 @@
 // mutable state the handlers share. Kept apart from index.ts so the route files import no server code.
 
 import type { ServerResponse } from 'node:http';
+import type { AgentToolLoop } from './agent-tool-loop.js';
 
 export interface RecordedRequest {
   method: string;
@@ -62,6 +63,9 @@ export interface SimulatorKnobs {
   /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
    * that chose not to call a tool does (the real CLI sends its own tools with every request). */
   answerTools: boolean;
+  /** Drive a coding agent's own tool loop (agent-tool-loop.ts): read this file with the agent's read tool, then
+   * answer with its content. Unset: the plain tool_use of toolInput above. */
+  agentToolLoop?: AgentToolLoop;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
   toolPreamble?: string;
   failWith?: FailWith;
