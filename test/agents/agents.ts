@@ -1,13 +1,13 @@
 // The six coding agents of the agents suite, each set up for a custom provider the way its own documentation says,
-// in its default configuration (its own tools on), in its one-shot mode. docs/clients.md ("Coding agents") gives
-// users the same settings; keep the two in step.
-//
-// Base URLs follow each agent's SDK (docs/clients.md, "Which base URL"):
+// in its default configuration (its own tools on), in its one-shot mode. The settings are the window's Connect-tab
+// snippets themselves (src/renderer/snippets.ts), which docs/clients.md ("Coding agents") repeats, so what users
+// copy is what this suite runs. Base URLs follow each agent's SDK (docs/clients.md, "Which base URL"):
 // - AI-SDK agents with a native provider (opencode, Kilo) take a base ending in /v1 and append /messages;
 // - pi's native provider takes the bare base and appends /v1/messages;
 // - OpenAI-format agents (cn, Cline, qwen-code) take the chat-completions base ending in /v1.
 
 import { join } from 'node:path';
+import { clientSnippets } from '../../src/renderer/snippets.js';
 
 export type Mode = 'tool' | 'direct';
 
@@ -43,31 +43,19 @@ export interface Agent {
   configure(ctx: RunContext): AgentRun;
 }
 
-/** The native base for an AI-SDK agent: it appends /messages. */
-const aiSdkNativeBase = (ctx: RunContext) => (ctx.mode === 'tool' ? `${ctx.proxyUrl}/v1` : `${ctx.proxyUrl}/api/v1`);
-/** The native base for an agent on the native SDK: it appends /v1/messages. */
-const nativeSdkBase = (ctx: RunContext) => (ctx.mode === 'tool' ? ctx.proxyUrl : `${ctx.proxyUrl}/api`);
-/** The OpenAI-format base: the agent appends /chat/completions. */
-const openaiBase = (ctx: RunContext) => (ctx.mode === 'tool' ? `${ctx.proxyUrl}/compat/v1` : `${ctx.proxyUrl}/api/v1`);
+/** The window's snippet for this agent (src/renderer/snippets.ts): what the suite runs is what users copy. */
+function snippet(id: string, ctx: RunContext): string {
+  const sdk = { providerName: 'Provider', jsPackage: 'sdk', jsClass: 'Sdk', pyPackage: 'sdk', pyClass: 'Sdk' };
+  const found = clientSnippets({ baseUrl: ctx.proxyUrl, apiKey: 'dummy', model: ctx.model, sdk, mode: ctx.mode }).find((s) => s.id === id);
+  if (!found) throw new Error(`no snippet ${id}`);
+  return found.text;
+}
 
-/** opencode and Kilo share a config schema (Kilo is built on opencode): a custom provider on the AI SDK's native package. */
-function openCodeConfig(ctx: RunContext, schema: string): string {
-  return JSON.stringify(
-    {
-      $schema: schema,
-      provider: {
-        'assistant-proxy': {
-          npm: '@ai-sdk/anthropic',
-          name: 'Assistant Proxy',
-          options: { baseURL: aiSdkNativeBase(ctx), apiKey: 'dummy' },
-          models: { [ctx.model]: { name: 'Assistant Sonnet 4' } },
-        },
-      },
-      model: `assistant-proxy/${ctx.model}`,
-    },
-    null,
-    2,
-  );
+/** `export NAME=value` lines as an environment. */
+function exportsOf(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of text.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
+  return env;
 }
 
 export const agents: Agent[] = [
@@ -76,77 +64,36 @@ export const agents: Agent[] = [
     pkg: 'opencode-ai@1.18.33',
     bin: 'node_modules/.bin/opencode',
     format: 'native',
-    configure: (ctx) => ({
-      setup: [],
-      args: ['run', ctx.prompt],
-      env: {},
-      files: { [join(ctx.home, '.config/opencode/opencode.json')]: openCodeConfig(ctx, 'https://opencode.ai/config.json') },
-    }),
+    configure: (ctx) => ({ setup: [], args: ['run', ctx.prompt], env: {}, files: { [join(ctx.home, '.config/opencode/opencode.json')]: snippet('opencode', ctx) } }),
   },
   {
     name: 'kilo',
     pkg: '@kilocode/cli@7.7.7',
     bin: 'node_modules/.bin/kilo',
     format: 'native',
-    configure: (ctx) => ({
-      setup: [],
-      args: ['run', ctx.prompt],
-      env: {},
-      files: { [join(ctx.home, '.config/kilo/kilo.json')]: openCodeConfig(ctx, 'https://app.kilo.ai/config.json') },
-    }),
+    configure: (ctx) => ({ setup: [], args: ['run', ctx.prompt], env: {}, files: { [join(ctx.home, '.config/kilo/kilo.json')]: snippet('kilo', ctx) } }),
   },
   {
     name: 'cn',
     pkg: '@continuedev/cli@1.5.47',
     bin: 'node_modules/.bin/cn',
     format: 'openai',
-    configure: (ctx) => ({
-      setup: [],
-      args: ['-p', ctx.prompt],
-      env: {},
-      // cn refuses a config.yaml without the top-level name, version and schema.
-      files: {
-        [join(ctx.home, '.continue/config.yaml')]: [
-          'name: Assistant Proxy',
-          'version: 1.0.0',
-          'schema: v1',
-          'models:',
-          '  - name: Assistant',
-          '    provider: openai',
-          `    model: ${ctx.model}`,
-          `    apiBase: ${openaiBase(ctx)}`,
-          '    apiKey: dummy',
-          '    roles: [chat, edit, apply]',
-          '    capabilities: [tool_use]',
-          '',
-        ].join('\n'),
-      },
-    }),
+    configure: (ctx) => ({ setup: [], args: ['-p', ctx.prompt], env: {}, files: { [join(ctx.home, '.continue/config.yaml')]: snippet('continue', ctx) } }),
   },
   {
     name: 'cline',
     pkg: 'cline@3.0.65',
     bin: 'node_modules/.bin/cline',
     format: 'openai',
-    // `cline auth` takes a base URL only for the OpenAI-compatible provider.
-    configure: (ctx) => ({
-      setup: [['auth', '-p', 'openai', '-k', 'dummy', '-m', ctx.model, '-b', openaiBase(ctx)]],
-      args: [ctx.prompt],
-      env: {},
-      files: {},
-    }),
+    // The snippet is one `cline auth …` command line (its words hold no spaces).
+    configure: (ctx) => ({ setup: [snippet('cline', ctx).split(' ').slice(1)], args: [ctx.prompt], env: {}, files: {} }),
   },
   {
     name: 'qwen',
     pkg: '@qwen-code/qwen-code@0.15.10',
     bin: 'node_modules/.bin/qwen',
     format: 'openai',
-    configure: (ctx) => ({
-      setup: [],
-      args: ['-p', ctx.prompt],
-      env: { OPENAI_API_KEY: 'dummy', OPENAI_BASE_URL: openaiBase(ctx), OPENAI_MODEL: ctx.model },
-      files: { [join(ctx.home, '.qwen/settings.json')]: JSON.stringify({ security: { auth: { selectedType: 'openai' } } }, null, 2) },
-    }),
+    configure: (ctx) => ({ setup: [], args: ['-p', ctx.prompt], env: exportsOf(snippet('qwen', ctx)), files: {} }),
   },
   {
     name: 'pi',
@@ -157,13 +104,7 @@ export const agents: Agent[] = [
       setup: [],
       args: ['--provider', 'assistant-proxy', '--model', ctx.model, '-p', ctx.prompt],
       env: {},
-      files: {
-        [join(ctx.home, '.pi/agent/models.json')]: JSON.stringify(
-          { providers: { 'assistant-proxy': { baseUrl: nativeSdkBase(ctx), api: 'anthropic-messages', apiKey: 'dummy', models: [{ id: ctx.model, name: 'Assistant Sonnet 4' }] } } },
-          null,
-          2,
-        ),
-      },
+      files: { [join(ctx.home, '.pi/agent/models.json')]: snippet('pi', ctx) },
     }),
   },
 ];
