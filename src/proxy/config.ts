@@ -43,6 +43,7 @@ export function configSchema(profile: Profile = defaultProfile) {
     cliMaxConcurrent: int(1, 256).default(4),
     cliQueueSize: int(0, 10_000).default(16),
     cliFirstTokenTimeoutMs: int(100, 3_600_000).default(60_000),
+    cliToolResultTimeoutMs: int(1000, 24 * 3_600_000).default(300_000),
     requestTimeoutMs: int(100, 3_600_000).default(600_000),
     apiBaseUrl: url.default(profile.api.baseUrl),
     credentialsPath: z.string().min(1).default(profile.credentials.path),
@@ -66,6 +67,10 @@ export function configSchema(profile: Profile = defaultProfile) {
     modelAliases: z.array(z.string().regex(/^[^=\s]+=[^=\s]+$/, 'expected alias=model pairs')).default([]),
     cliPoolSize: int(0, 32).default(1),
     cliPoolIdleMs: int(1000, 24 * 3_600_000).default(300_000),
+    cliUserSetup: z.boolean().default(false),
+    cliLiveMax: int(0, 256).default(4),
+    cliLiveIdleMs: int(1000, 24 * 3_600_000).default(600_000),
+    cliLiveMaxMb: int(16, 1_000_000).default(2048),
   });
 }
 
@@ -104,6 +109,7 @@ export const settingSources: SettingSource[] = [
   { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
   { key: 'cliQueueSize', env: 'CLI_QUEUE_SIZE', kind: 'int', help: 'requests waiting for a CLI slot before 429' },
   { key: 'cliFirstTokenTimeoutMs', env: 'CLI_FIRST_TOKEN_TIMEOUT_MS', kind: 'int', help: 'deadline for the CLI to start answering' },
+  { key: 'cliToolResultTimeoutMs', env: 'CLI_TOOL_RESULT_TIMEOUT_MS', kind: 'int', help: "how long a CLI waits for the client's tool results before it ends" },
   { key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'deadline for a whole chat request' },
   { key: 'apiBaseUrl', env: 'ASSISTANT_API_BASE_URL', kind: 'string', help: "the provider's native API base" },
   { key: 'credentialsPath', env: 'ASSISTANT_CREDENTIALS_PATH', kind: 'string', help: "the CLI's OAuth credential file" },
@@ -127,6 +133,10 @@ export const settingSources: SettingSource[] = [
   { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
+  { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },
+  { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
+  { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
+  { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
 ];
 
 export class ConfigError extends Error {

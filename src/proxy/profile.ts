@@ -30,8 +30,48 @@ export interface Profile {
     printArgs: string[];
     modelFlag: string;
     systemPromptFlag: string;
+    /** The system prompt as a file (owner-only, in the data directory): never an argument other users can read. */
+    systemPromptFileFlag: string;
+    /** Built-in tools offered to the model: "" for none (docs/tool-mode.md "Lean by default"). */
+    toolsFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /** The client's own tools offered to the CLI as MCP tools (docs/tool-mode.md "The client's own tools"). */
+    clientTools: {
+      /** Text added after the system prompt (the tool_choice instruction). */
+      appendSystemPromptFlag: string;
+      /** The name of the per-conversation server; the CLI calls its tools mcp__<server>__<tool>. */
+      serverName: string;
+      /** The prefix of an MCP tool's name as the CLI gives it to the provider, before the server name. */
+      toolPrefix: string;
+      /** The longest tool name the provider takes, prefix included, and the characters it allows. */
+      maxToolNameChars: number;
+      toolNamePattern: string;
+      /** The header the CLI sends with every MCP request (the per-conversation secret, as a bearer token). */
+      secretHeader: string;
+      /** The field of an MCP tools/call request's _meta that holds the provider's tool_use id. */
+      toolUseIdMeta: string;
+    };
+    /** Isolation from the user's own CLI set-up (docs/tool-mode.md "Isolation"), each left out with CLI_USER_SETUP. */
+    isolation: {
+      /** Which settings sources to load; given "" so none (hooks, memory files, user MCP servers, plugins) is. */
+      settingSourcesFlag: string;
+      /** Only the MCP servers of the config given with mcpConfigFlag. */
+      strictMcpConfigFlag: string;
+      mcpConfigFlag: string;
+      /** The MCP config a proxy child gets: no server. */
+      emptyMcpConfig: string;
+      /** No transcript written to the user's CLI history. */
+      noSessionPersistenceFlag: string;
+      /** Environment variable (set to 1) that turns off the CLI's telemetry and other side requests. */
+      nonEssentialTrafficEnv: string;
+    };
+    /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
+    maxThinkingTokensEnv: string;
+    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
+    minThinkingBudget: number;
+    /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
+    defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
     maxRetriesEnv: string;
     /** Environment variables the CLI reads for its base URL and credentials; never set by us unless configured. */
@@ -128,8 +168,30 @@ export const defaultProfile: Profile = {
     printArgs: ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
     modelFlag: '--model',
     systemPromptFlag: '--system-prompt',
+    systemPromptFileFlag: '--system-prompt-file',
+    toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    clientTools: {
+      appendSystemPromptFlag: '--append-system-prompt',
+      serverName: 'c',
+      toolPrefix: 'mcp__',
+      maxToolNameChars: 64,
+      toolNamePattern: '^[a-zA-Z0-9_-]+$',
+      secretHeader: 'Authorization',
+      toolUseIdMeta: 'claudecode/toolUseId',
+    },
+    isolation: {
+      settingSourcesFlag: '--setting-sources',
+      strictMcpConfigFlag: '--strict-mcp-config',
+      mcpConfigFlag: '--mcp-config',
+      emptyMcpConfig: '{"mcpServers":{}}',
+      noSessionPersistenceFlag: '--no-session-persistence',
+      nonEssentialTrafficEnv: 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+    },
+    maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
+    minThinkingBudget: 1024,
+    defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     notLoggedInPattern: 'Not logged in',
