@@ -5,20 +5,14 @@
 //   2. the read's tool_result is back: answer with text that quotes it, so the agent's final answer shows the file's
 //      content. An agent whose loop only ends through a completion tool (Cline's `attempt_completion`) gets that
 //      tool called with the same text instead, once.
-// A request without tools (an agent's side request for a session title, say) falls through to planReply. The tool
+// planReply asks this first; a request without tools (an agent's side request for a session title, say) gets the
+// ordinary plan. The tool
 // names may carry the CLI's MCP prefix (`mcp__<server>__<tool>`) when the agent runs through tool mode.
 //
 // Pure: a function of the request body and the knobs, like planReply.
 
 import { countWords, requestTexts, splitJson, splitText, type PlannedBlock, type ReplyPlan } from './reply-plan.js';
 import type { SimulatorKnobs } from './types.js';
-
-export interface AgentToolLoop {
-  /** The file the model asks the agent to read (absolute: every agent's read tool takes one). */
-  path: string;
-  /** Text put before the quoted file content in the final answer. */
-  answerPrefix?: string;
-}
 
 interface Schema {
   type?: unknown;

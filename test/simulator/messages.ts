@@ -14,7 +14,6 @@ import {
   takeFailure,
   writeSse,
 } from './http.js';
-import { planAgentToolLoop } from './agent-tool-loop.js';
 import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
 
@@ -62,8 +61,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
-  const toolId = () => `toolu_sim_${state.next('toolu')}`;
-  const plan = planAgentToolLoop(body, knobs, toolId) ?? planReply(body, knobs, toolId);
+  const plan = planReply(body, knobs, () => `toolu_sim_${state.next('toolu')}`);
   const id = `msg_sim_${state.next('msg')}`;
   if (body.stream === true) {
     await streamMessage(ctx, headers, id, body.model, plan);
