@@ -6,8 +6,8 @@
 //      content. An agent whose loop only ends through a completion tool (Cline's `attempt_completion`) gets that
 //      tool called with the same text instead, once.
 // planReply asks this first; a request without tools (an agent's side request for a session title, say) gets the
-// ordinary plan. The tool
-// names may carry the CLI's MCP prefix (`mcp__<server>__<tool>`) when the agent runs through tool mode.
+// ordinary plan. The tool names may carry the CLI's MCP prefix (`mcp__<server>__<tool>`) when the agent runs
+// through tool mode.
 //
 // Pure: a function of the request body and the knobs, like planReply.
 
