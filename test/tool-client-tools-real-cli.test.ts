@@ -25,6 +25,8 @@ if (!present) {
 }
 
 const model = 'assistant-sonnet-4-20250514';
+/** A valid 1x1 PNG: the CLI may inspect an image before it passes it on. */
+const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 interface UpstreamBody {
   tools?: Array<{ name: string }>;
@@ -44,7 +46,7 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-tools', refreshToken: 'sk-ant-ort01-real-cli-tools', expiresAt: Date.now() + 3_600_000 });
     const profile = createProfile();
     proxy = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000 },
+      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliLiveMax: 4 },
       {
         deps: {
           childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
@@ -103,10 +105,23 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     const last = chatCalls().at(-1)!;
     const sent = JSON.stringify(last.messages);
     for (const c of calls) expect(sent).toContain(`"tool_use_id":"${c.id}"`);
+
+    // The agent's next user turn continues the same process (a live conversation), which calls the tools again.
+    const live = async () => ((await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations: { continued: number } } }).components.cli_conversations;
+    const before = (await live()).continued;
+    const next = await client.chat.completions.create({
+      model,
+      tools,
+      messages: [...messages, first.choices[0].message, ...results, { role: 'assistant', content: text }, { role: 'user', content: 'And in Paris again?' }],
+    });
+    expect(next.choices[0].finish_reason).toBe('tool_calls');
+    expect((await live()).continued).toBe(before + 1);
+    // The provider got the structured history of the whole loop, the new turn last.
+    expect(JSON.stringify(chatCalls().at(-1)!.messages)).toContain('And in Paris again?');
+    expect(chatCalls().at(-1)!.messages.filter((m) => m.role === 'user').length).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
-  it('native SDK: a streamed tool_use, a result, and the answer; all 25 tools of an agent reach the provider', async () => {
-    sim.knobs.toolCalls = 1;
+  it('native SDK: streamed tool_use blocks, an error result and one with an image, and the answer; all 25 tools of an agent reach the provider', async () => {
     const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
     const tools = Array.from({ length: 25 }, (_, i) => ({
       name: `tool_${String(i).padStart(2, '0')}`,
@@ -116,17 +131,40 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Use a tool for Paris.' }];
     const first = await client.messages.stream({ model, max_tokens: 2000, tools, messages }).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
-    const use = first.content.find((b) => b.type === 'tool_use');
-    expect(use).toMatchObject({ type: 'tool_use', name: 'tool_00', input: { city: 'Paris' } });
+    const uses = first.content.filter((b) => b.type === 'tool_use');
+    expect(uses).toMatchObject([
+      { type: 'tool_use', name: 'tool_00', input: { city: 'Paris' } },
+      { type: 'tool_use', name: 'tool_01', input: { city: 'Paris' } },
+    ]);
     expect(chatCalls()[0].tools?.length).toBe(25);
     const second = await client.messages.create({
       model,
       max_tokens: 2000,
       tools,
-      messages: [...messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.id, content: 'tool output 42' }] }],
+      messages: [
+        ...messages,
+        { role: 'assistant', content: first.content },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: uses[0].id, is_error: true, content: 'no such file' },
+            { type: 'tool_result', tool_use_id: uses[1].id, content: [{ type: 'text', text: 'tool output 42' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] },
+          ],
+        },
+      ],
     });
     expect(second.stop_reason).toBe('end_turn');
-    expect(second.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^The tool said: tool output 42/) });
+    expect(second.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^The tool said: .*no such file.*tool output 42/s) });
     expect(second.usage.output_tokens).toBeGreaterThan(0);
+    // The provider got each result under its id: the error flag with its text (the CLI sends an error's text only),
+    // and the text and image of the other (the CLI takes MCP images).
+    type Result = { type: string; tool_use_id?: string; is_error?: boolean; content?: string | Array<{ type: string; source?: { data: string } }> };
+    const results = (chatCalls().at(-1)!.messages.at(-1)!.content as Result[]).filter((b) => b.type === 'tool_result');
+    expect(results.map((r) => r.tool_use_id)).toEqual([uses[0].id, uses[1].id]);
+    expect(results[0].is_error).toBe(true);
+    expect(JSON.stringify(results[0].content)).toContain('no such file');
+    expect(results[1].is_error).toBeFalsy();
+    expect(JSON.stringify(results[1].content)).toContain('tool output 42');
+    expect(Array.isArray(results[1].content) && results[1].content.some((b) => b.type === 'image' && b.source?.data === png)).toBe(true);
   }, 120_000);
 });

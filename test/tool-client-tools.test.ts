@@ -206,6 +206,12 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
   });
 
+  it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
+    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-proxy-ignored-params')).toBe('tool_choice.disable_parallel_tool_use');
+  });
+
   it('tool_choice none offers no tools; any adds an instruction; a named tool is the only one offered', async () => {
     const none = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'none' }, messages: [{ role: 'user', content: 'hi' }] });
     expect(((await none.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Hi from fake!' }]);
@@ -222,6 +228,42 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(anyArgs[anyArgs.indexOf('--append-system-prompt') + 1]).toMatch(/calling one or more of the available tools/);
     expect(namedArgs[namedArgs.indexOf('--allowedTools') + 1]).toBe('mcp__c__get_time');
     expect(namedArgs[namedArgs.indexOf('--append-system-prompt') + 1]).toContain('mcp__c__get_time');
+  });
+});
+
+describe('a loop of several rounds', () => {
+  let bed: ToolBed;
+  beforeAll(async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_ROUNDS: '3' } }, { cliLiveMax: 4 });
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('each round\'s results bring the next calls from the same process, until the final answer', async () => {
+    const client = new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Look three times.' }];
+    const ids: string[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const answer = await client.chat.completions.create({ model, messages, tools: [weather] });
+      expect(answer.choices[0].finish_reason).toBe('tool_calls');
+      const [call] = answer.choices[0].message.tool_calls ?? [];
+      ids.push(call.id);
+      messages.push(answer.choices[0].message, { role: 'tool', tool_call_id: call.id, content: `look ${round}` });
+    }
+    const done = await client.chat.completions.create({ model, messages, tools: [weather] });
+    expect(done.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'The tool said: look 1 | look 2 | look 3' } });
+    expect(new Set(ids).size).toBe(3);
+    expect(await chats(bed)).toHaveLength(1);
+
+    // The loop finished: the process is kept as a live conversation, and the agent's next user turn continues it
+    // (only that turn is written to it; its tools are called through the same MCP server).
+    messages.push(done.choices[0].message, { role: 'user', content: 'And once more.' });
+    const next = await client.chat.completions.create({ model, messages, tools: [weather] });
+    expect(next.choices[0].finish_reason).toBe('tool_calls');
+    const records = await chats(bed);
+    expect(records).toHaveLength(1);
+    expect(records[0].turns).toEqual([expect.stringContaining('Look three times.'), 'And once more.']);
   });
 });
 

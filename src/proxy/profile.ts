@@ -65,6 +65,8 @@ export interface Profile {
       noSessionPersistenceFlag: string;
       /** Environment variable (set to 1) that turns off the CLI's telemetry and other side requests. */
       nonEssentialTrafficEnv: string;
+      /** Environment variable (set to 1) that turns off the CLI's auto-memory (its instructions and its directory). */
+      noAutoMemoryEnv: string;
     };
     /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
     maxThinkingTokensEnv: string;
@@ -188,6 +190,7 @@ export const defaultProfile: Profile = {
       emptyMcpConfig: '{"mcpServers":{}}',
       noSessionPersistenceFlag: '--no-session-persistence',
       nonEssentialTrafficEnv: 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+      noAutoMemoryEnv: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY',
     },
     maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
     minThinkingBudget: 1024,

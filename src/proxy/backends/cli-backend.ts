@@ -360,6 +360,16 @@ export class CliBackend implements Backend {
     }
   }
 
+  /** The live-conversation key of what a process is started with (for cli-tool-conversations.ts). */
+  keyOf(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string {
+    return keyOf(toSpec(input));
+  }
+
+  /** True once shutdown began: nothing is kept for a next turn. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
   /** A child slot (child-slots.ts), for a chat run outside `run`. */
   acquireSlot(signal: AbortSignal): Promise<() => void> {
     return this.slots.acquire(signal);
@@ -378,9 +388,12 @@ export class CliBackend implements Backend {
     return cliPath;
   }
 
-  /** Starts a process that shutdown ends and health counts, like `run`'s, but never pooled or kept live. */
-  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): CliConversation {
-    const conv = this.startProcess(cliPath, input, keyOf(toSpec(input)));
+  /**
+   * Starts a process that shutdown ends and health counts, like `run`'s, never pooled; `key` is what a later request
+   * must be started with to continue it as a live conversation.
+   */
+  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation {
+    const conv = this.startProcess(cliPath, input, key);
     this.children.add(conv);
     void conv.exited.then(() => this.children.delete(conv));
     return conv;

@@ -9,11 +9,13 @@
 // The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
 // 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
 // in a private temporary directory, removed when the conversation ends; the secret never goes in argv). It is never
-// pooled or kept as a live conversation for a next user turn: its arguments name its own MCP server.
+// pooled; after its final answer it is kept in the live-conversation registry like any chat, under a key that names
+// its tools instead of its own config file, so the agent's next user turn with the same tools continues it.
 // A parked conversation holds no child slot; it ends when the client does not come back within
 // CLI_TOOL_RESULT_TIMEOUT_MS, when more than CLI_MAX_CONCURRENT are parked (the oldest), on shutdown, and when its
 // process exits. A client that leaves while its answer is being written ends the process, as any chat does.
 
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import { parseCliLine } from '../formats/cli-events.js';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
 import { redactSecrets, type Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import { historyAfterTurn } from '../translate/conversation-history.js';
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import { ClientToolServer } from './client-tool-server.js';
@@ -33,7 +36,7 @@ const lingerAfterResultMs = 5000;
 
 /** One CLI process serving one client's tool loop. */
 class ToolConversation {
-  /** Usage already reported to the client by earlier answers (the `result` line counts the whole process). */
+  /** Usage already reported by earlier answers of this turn (the `result` line counts the whole turn). */
   reported: NativeUsage | undefined;
   /** The tool_use ids the parked conversation waits for. */
   waitingFor: string[] = [];
@@ -97,6 +100,8 @@ function seconds(ms: number): string {
 export class CliToolConversations {
   private readonly parked = new Set<ToolConversation>();
   private readonly live = new Set<ToolConversation>();
+  /** The tool conversation of each CLI process (a live one comes back from the registry as its CliConversation). */
+  private readonly byCli = new WeakMap<CliConversation, ToolConversation>();
 
   constructor(private readonly host: CliBackend) {}
 
@@ -133,7 +138,26 @@ export class CliToolConversations {
       return this.drive(req, () => Promise.resolve(conv), signal, log);
     }
     const input = makeInput();
-    return this.drive(req, () => this.open(req, input, plan, log), signal, log);
+    const key = this.keyFor(input, plan);
+    // A finished tool loop kept as a live conversation, which this request continues by one user turn.
+    const continued = input.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
+    const tool = continued && this.byCli.get(continued);
+    if (continued && tool) {
+      continued.write(input.turn!);
+      log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
+      return this.drive(req, () => Promise.resolve(tool), signal, log);
+    }
+    continued?.end();
+    return this.drive(req, () => this.open(req, input, plan, key, log), signal, log);
+  }
+
+  /**
+   * What a tool conversation is started with, as a live-conversation key: the arguments with its own MCP config
+   * replaced by the tools it offers (a later request with the same tools, prompt and settings may continue it).
+   */
+  private keyFor(input: CliInput, plan: ClientToolPlan): string {
+    const tools = createHash('sha256').update(JSON.stringify([plan.tools, plan.instruction ?? ''])).digest('hex');
+    return this.host.keyOf({ ...input, args: [...input.args, '\0client-tools', tools] });
   }
 
   /** The MCP result for every id the conversation waits for; a missing one is an error result saying so. */
@@ -188,7 +212,7 @@ export class CliToolConversations {
   }
 
   /** Starts the CLI with the client's tools behind a fresh MCP server. */
-  private async open(req: NativeRequest, input: CliInput, plan: ClientToolPlan, log: Logger): Promise<ToolConversation> {
+  private async open(req: NativeRequest, input: CliInput, plan: ClientToolPlan, key: string, log: Logger): Promise<ToolConversation> {
     const { profile, config } = this.host.options;
     const t = profile.cli.clientTools;
     const iso = profile.cli.isolation;
@@ -208,10 +232,11 @@ export class CliToolConversations {
       else args.push(iso.mcpConfigFlag, configFile);
       args.push(profile.cli.allowedToolsFlag, [...plan.clientToolNames.keys()].join(','));
       if (plan.instruction) args.push(t.appendSystemPromptFlag, plan.instruction);
-      const cli = this.host.startTracked(cliPath, { ...input, args });
+      const cli = this.host.startTracked(cliPath, { ...input, args }, key);
       cli.write(input.stdin);
-      cli.begin(Date.now());
+      this.host.live.track(cli);
       const conv = new ToolConversation(cli, server, dir, plan);
+      this.byCli.set(cli, conv);
       this.live.add(conv);
       void cli.exited.then(() => {
         conv.exited = true;
@@ -228,6 +253,12 @@ export class CliToolConversations {
       if (dir) void rm(dir, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /** After a final answer: kept for a follow-up user turn when the request ended on a user turn (not a prefill). */
+  private keep(conv: ToolConversation, req: NativeRequest, answer: string): boolean {
+    if (this.host.isClosing || req.messages.at(-1)?.role !== 'user') return false;
+    return this.host.live.keep(conv.cli, historyAfterTurn(req.messages, answer));
   }
 
   /** One client answer from the conversation's process: until its `result`, or until it calls client tools. */
@@ -253,6 +284,7 @@ export class CliToolConversations {
     let outcome: 'failed' | 'finished' | 'paused' = 'failed';
     let pausedFor: string[] = [];
     let pauseUsage: NativeUsage | undefined;
+    const answer: string[] = [];
     try {
       release = await this.host.acquireSlot(stop.signal);
       if (stop.signal.aborted) throw stop.signal.reason;
@@ -298,6 +330,7 @@ export class CliToolConversations {
               phase = 'answering';
               clearTimeout(firstTimer);
             }
+            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
             if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
             yield event;
           }
@@ -321,9 +354,16 @@ export class CliToolConversations {
       untrack();
       release?.();
       if (conv) {
+        // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
+        // this turn's earlier answers reported is forgotten when it finishes.
+        if (outcome === 'finished') conv.reported = undefined;
         if (outcome === 'paused' && !stop.signal.aborted) {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
           this.park(conv, pausedFor, log);
+        } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {
+          // Kept as a live conversation (docs/tool-mode.md "Live conversations"): idle, its slot free, its MCP server
+          // up for the tools of the next turn.
+          conv.releaseSlot();
         } else if (outcome === 'finished') {
           // Its input is closed, so the CLI exits by itself after its turn.
           const done = conv;

@@ -128,10 +128,14 @@ export class ClientToolServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const held = this.waiting.size;
     for (const [id, waiting] of this.waiting) {
       this.waiting.delete(id);
       waiting.resolve({ content: [{ type: 'text', text: 'The client did not send a result for this call.' }], isError: true });
     }
+    // The SDK writes those answers a few ticks later; closing the transport at once would drop them and leave the
+    // caller waiting on a dead stream.
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.mcp.close().catch(() => undefined);
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));

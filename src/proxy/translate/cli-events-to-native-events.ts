@@ -14,7 +14,7 @@
 //   blocks are passed on under the client's name with the provider's id and input deltas, and a message that stops
 //   with tool_use after calling one of them ends the client's answer there (`pause`): the CLI now calls them
 //   through the proxy's MCP server and waits. Usage is then this answer's own: the calls since it began (a
-//   `result` line counts the whole process, so `usageBase`, what earlier answers reported, is taken off it).
+//   `result` line counts the whole turn, so `usageBase`, what earlier answers reported, is taken off it).
 
 import { ProxyError } from '../errors.js';
 import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
@@ -26,7 +26,7 @@ export interface CliTranslateOptions extends CliErrorOptions {
   model?: string;
   /** The CLI's name of each client tool (mcp__<server>__<name>) -> the client's name; unset: no client tools. */
   clientToolNames?: ReadonlyMap<string, string>;
-  /** Usage already reported by earlier answers of the same CLI process, taken off the `result` line's totals. */
+  /** Usage already reported by earlier answers of the same turn, taken off the `result` line's totals. */
   usageBase?: NativeUsage;
 }
 

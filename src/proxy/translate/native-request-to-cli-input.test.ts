@@ -21,7 +21,12 @@ describe('nativeRequestToCliInput', () => {
       systemPrompt: profile.cli.defaultSystemPrompt,
       stdin: '{"type":"user","message":{"role":"user","content":"say hi"}}\n',
       turn: '{"type":"user","message":{"role":"user","content":"say hi"}}\n',
-      env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10', MAX_THINKING_TOKENS: '0', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      env: {
+        CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10',
+        MAX_THINKING_TOKENS: '0',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1',
+      },
     });
     expect(print).toEqual(expect.arrayContaining(['--input-format', 'stream-json']));
   });

@@ -187,6 +187,9 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
     [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens),
     [cli.maxThinkingTokensEnv]: String(thinkingBudget(req, cli.minThinkingBudget)),
   };
-  if (!options.userSetup) env[cli.isolation.nonEssentialTrafficEnv] = '1';
+  if (!options.userSetup) {
+    env[cli.isolation.nonEssentialTrafficEnv] = '1';
+    env[cli.isolation.noAutoMemoryEnv] = '1';
+  }
   return { args, systemPrompt: system ?? cli.defaultSystemPrompt, stdin: cliUserMessageLine(prompt), turn, env };
 }
