@@ -106,14 +106,18 @@ try {
       const b = await timedChat(proxy.url, [...first, { role: 'assistant', content: a.text }, { role: 'user', content: 'And again' }]);
       follow.push(b.ttftMs);
     }
-    const health = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations?: { continued: number } } };
+    const health = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as {
+      components: { cli_conversations?: { continued: number; live: number; rssBytes?: number } };
+    };
+    const live = health.components.cli_conversations;
     console.log(
       JSON.stringify({
         rounds,
         coldTtftMs: { median: Math.round(median(cold)), all: cold.map(Math.round) },
         followUpTtftMs: { median: Math.round(median(follow)), all: follow.map(Math.round) },
         followUpOverCold: Math.round((median(follow) / median(cold)) * 100) / 100,
-        continuedTurns: health.components.cli_conversations?.continued ?? 'n/a (no live conversations in this checkout)',
+        continuedTurns: live?.continued ?? 'n/a (no live conversations in this checkout)',
+        ...(live?.rssBytes !== undefined && live.live > 0 ? { liveProcesses: live.live, rssMbPerLiveProcess: Math.round(live.rssBytes / live.live / 2 ** 20) } : {}),
       }),
     );
   } finally {

@@ -121,7 +121,7 @@ function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
  * The compatible `reasoning_effort` as a thinking budget (docs/tool-mode.md "Thinking"); none and minimal turn it
  * off. Budgets are then cut below max_tokens like a native one.
  */
-export const reasoningEffortBudgets = { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16_384 } as const;
+export const reasoningEffortBudgets = { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16_384, xhigh: 32_768 } as const;
 const reasoningBodySchema = z.looseObject({
   reasoning_effort: z.enum(Object.keys(reasoningEffortBudgets) as [keyof typeof reasoningEffortBudgets]).nullish(),
 });
