@@ -206,6 +206,28 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
   });
 
+  it('a result the CLI cannot take (an image URL) is a 400, and the CLI still waits for a usable one', async () => {
+    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'look' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const [a, b] = first.content;
+    const withResult = (content: unknown) => ({
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: a.id, content: 'ok' }, { type: 'tool_result', tool_use_id: b.id, content }] },
+      ],
+    });
+    const refused = await postJson(`${bed.url}/v1/messages`, withResult([{ type: 'image', source: { type: 'url', url: 'https://example.invalid/a.png' } }]));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { details: { field: string } } }).error.details.field).toBe('messages.2.content.1.content.0');
+    const answered = await postJson(`${bed.url}/v1/messages`, withResult('fine'));
+    expect(((await answered.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'The tool said: ok | fine' }]);
+    const pids = new Set((await mcpLog(log)).filter((e) => e.id === a.id || e.id === b.id).map((e) => e.pid));
+    expect(pids.size).toBe(1);
+  });
+
   it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
     const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(200);
@@ -370,6 +392,28 @@ describe('edges of a tool loop', () => {
     };
     expect(await waitFor(gone, 5000)).toBe(true);
     expect(await bed.cli.alivePids()).toEqual([]);
+  });
+
+  it('results that cannot get a CLI slot (a full queue) are refused, and the CLI that waited for them ends', async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500' } }, { cliMaxConcurrent: 1, cliQueueSize: 0 });
+    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const [toolCli] = await chats(bed);
+    // Another chat takes the only slot for a few seconds.
+    const busy = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const refused = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+      ],
+    });
+    expect(refused.status).toBe(429);
+    await readSse(busy);
+    expect(await waitFor(async () => !(await bed!.cli.alivePids()).includes(toolCli.pid), 5000)).toBe(true);
+    expect((await cliCounts(bed)).waiting).toBe(0);
   });
 
   it('tools the provider runs itself and tool names the CLI cannot take are a 400 in the route\'s shape', async () => {

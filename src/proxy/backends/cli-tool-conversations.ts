@@ -135,7 +135,7 @@ export class CliToolConversations {
       for (const [id, result] of answers) conv.server.answer(id, result);
       conv.cli.resume(Date.now());
       log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
-      return this.drive(req, () => Promise.resolve(conv), signal, log);
+      return this.drive(req, () => Promise.resolve(conv), signal, log, conv);
     }
     const input = makeInput();
     const key = this.keyFor(input, plan);
@@ -145,7 +145,7 @@ export class CliToolConversations {
     if (continued && tool) {
       continued.write(input.turn!);
       log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
-      return this.drive(req, () => Promise.resolve(tool), signal, log);
+      return this.drive(req, () => Promise.resolve(tool), signal, log, tool);
     }
     continued?.end();
     return this.drive(req, () => this.open(req, input, plan, key, log), signal, log);
@@ -262,7 +262,14 @@ export class CliToolConversations {
   }
 
   /** One client answer from the conversation's process: until its `result`, or until it calls client tools. */
-  private async *drive(req: NativeRequest, getConv: () => Promise<ToolConversation>, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  /** `taken` is a conversation the request already took (resumed or continued): it ends if the request fails early. */
+  private async *drive(
+    req: NativeRequest,
+    getConv: () => Promise<ToolConversation>,
+    signal: AbortSignal,
+    log: Logger,
+    taken?: ToolConversation,
+  ): AsyncGenerator<NativeStreamEvent> {
     const { config, profile } = this.host.options;
     const stop = new AbortController();
     const untrack = this.host.trackActive(stop);
@@ -353,6 +360,9 @@ export class CliToolConversations {
       signal.removeEventListener('abort', onClientGone);
       untrack();
       release?.();
+      // A request that failed before it read anything (no slot within the deadline, the client gone, a full queue)
+      // must not leave the conversation it took running unowned.
+      if (!conv && taken) taken.end();
       if (conv) {
         // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
         // this turn's earlier answers reported is forgotten when it finishes.

@@ -10,7 +10,7 @@
 //   A result may arrive before the call does (the CLI calls a turn's tools one after the other): it is kept and
 //   given to the call when it comes.
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -60,9 +60,11 @@ export class ClientToolServer {
     });
     await mcp.connect(transport);
     const header = opts.secretHeader.toLowerCase();
-    let expected = '';
+    let expected = Buffer.alloc(0);
     const http = createServer((req, res) => {
-      if (req.headers[header] !== expected) {
+      const got = Buffer.from(String(req.headers[header] ?? ''));
+      // Compared in constant time, as the proxy's own access key is (docs/security.md).
+      if (expected.length === 0 || got.length !== expected.length || !timingSafeEqual(got, expected)) {
         res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
         return;
       }
@@ -81,7 +83,7 @@ export class ClientToolServer {
     const { port } = http.address() as { port: number };
     const server = new ClientToolServer(http, mcp, `http://127.0.0.1:${port}/mcp`);
     ref.server = server;
-    expected = `Bearer ${server.secret}`;
+    expected = Buffer.from(`Bearer ${server.secret}`);
     return server;
   }
 
