@@ -7,6 +7,7 @@
 // - output_tokens = number of stream pieces actually emitted (text deltas plus input_json_delta pieces).
 // The same counts are reported whether or not the request streams.
 
+import { planAgentToolLoop } from './agent-tool-loop.js';
 import type { SimulatorKnobs } from './types.js';
 
 export type PlannedBlock =
@@ -93,6 +94,9 @@ export function planReply(
   knobs: SimulatorKnobs,
   nextToolId: () => string,
 ): ReplyPlan {
+  // A coding agent's own tool loop (agent-tool-loop.ts), when the agentToolLoop knob asks for one.
+  const agentLoop = planAgentToolLoop(body, knobs, nextToolId);
+  if (agentLoop) return agentLoop;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const inputTokens = requestTexts(body).reduce((n, t) => n + countWords(t), 0);
   const tools = Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>) : [];
