@@ -24,6 +24,24 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/**
+ * A JSON answer without a content-length: chunked transfer in `pieces` writes, each after a turn of the event loop
+ * (setImmediate), so a client can see them as separate reads, as behind a re-chunking CDN. 0 pieces: sendJson.
+ */
+export async function sendJsonChunked(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, pieces: number): Promise<void> {
+  if (pieces <= 0) return sendJson(res, status, body, headers);
+  if (res.destroyed) return;
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  const size = Math.ceil(bytes.length / Math.max(1, pieces));
+  for (let at = 0; at < bytes.length; at += size) {
+    if (at > 0) await new Promise((r) => setImmediate(r));
+    if (res.destroyed) return;
+    res.write(bytes.subarray(at, at + size));
+  }
+  res.end();
+}
+
 /** Starts an SSE answer and sends the headers at once, so time to first byte is observable. */
 export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, {
