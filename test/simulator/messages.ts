@@ -83,6 +83,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     },
     headers,
     knobs.jsonChunks === 'alternate' ? (state.next('framing') % 2) * 2 : (knobs.jsonChunks ?? 0),
+    { intervalMs: knobs.chunkIntervalMs, cutHalfway: knobs.streamFault === 'reset' ? () => resetConnection(state, res) : undefined },
   );
 }
 

@@ -55,8 +55,9 @@ export interface SimulatorKnobs {
   latencyMs: number;
   /**
    * A non-streamed message answer sent without a content-length, chunked (Transfer-Encoding: chunked), in this many
-   * writes, each on its own turn of the event loop, as a provider behind a re-chunking CDN sends it. Unset or 0:
-   * one write with a content-length. 'alternate': every other answer chunked in 2 writes, the rest with a length.
+   * writes, each on its own turn of the event loop (or chunkIntervalMs apart), as a provider behind a re-chunking
+   * CDN sends it; a streamFault of 'reset' cuts it after half the writes. Unset or 0: one write with a
+   * content-length. 'alternate': every other answer chunked in 2 writes, the rest with a length.
    */
   jsonChunks?: number | 'alternate';
   /** Send a `ping` event after content_block_start, like the real API. */
