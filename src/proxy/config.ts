@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isLoopbackHost, modeNames, type ModeName } from '../shared/endpoints.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const modeNames = ['tool', 'direct', 'respapi'] as const;
-export type ModeName = (typeof modeNames)[number];
+export { isLoopbackHost, type ModeName };
 
 function dataDir(): string {
   if (process.platform === 'win32' && process.env.APPDATA) return join(process.env.APPDATA, 'assistant-proxy');
@@ -66,6 +66,10 @@ export function configSchema(profile: Profile = defaultProfile) {
     modelAliases: z.array(z.string().regex(/^[^=\s]+=[^=\s]+$/, 'expected alias=model pairs')).default([]),
     cliPoolSize: int(0, 32).default(1),
     cliPoolIdleMs: int(1000, 24 * 3_600_000).default(300_000),
+    cliUserSetup: z.boolean().default(false),
+    cliLiveMax: int(0, 256).default(4),
+    cliLiveIdleMs: int(1000, 24 * 3_600_000).default(600_000),
+    cliLiveMaxMb: int(16, 1_000_000).default(2048),
   });
 }
 
@@ -127,6 +131,10 @@ export const settingSources: SettingSource[] = [
   { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
+  { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },
+  { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
+  { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
+  { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
 ];
 
 export class ConfigError extends Error {
@@ -286,11 +294,6 @@ export function loadConfig(input: LoadConfigInput = {}): { config: Config; help:
   const fromFile = file ? readSettingsFile(file) : {};
   const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
   return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose };
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /** A default as a person would type it back: lists comma-joined, "none" for empty or unset. */

@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
+import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
 import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
 import type { ControlStatus, SettingsResult } from './control-api.js';
 import { formatUptime } from './health/health-record.js';
@@ -19,6 +20,8 @@ import type { UsageSink } from './usage/types.js';
 
 export interface ControllerOptions {
   settings: Settings;
+  /** Settings beneath `settings` that are never persisted: the desktop app's data directory (compose.ts). */
+  defaults?: Settings;
   profile?: Profile;
   logger?: Logger;
   deps?: Partial<ProxyDeps>;
@@ -33,6 +36,10 @@ export interface ControllerOptions {
 
 function poolView(p: CliPoolSnapshot): NonNullable<ControlStatus['cliPool']> {
   return { enabled: p.enabled, size: p.size, warm: p.warm, hits: p.hits, misses: p.misses, rssBytes: p.rssBytes };
+}
+
+function liveView(l: LiveConversationsSnapshot): NonNullable<ControlStatus['cliLive']> {
+  return { enabled: l.enabled, max: l.max, live: l.live, busy: l.busy, idle: l.idle, waitingForTools: l.waitingForTools, continued: l.continued, rssBytes: l.rssBytes };
 }
 
 export class ProxyController extends EventEmitter {
@@ -50,7 +57,7 @@ export class ProxyController extends EventEmitter {
     super();
     this.profile = opts.profile ?? createProfile();
     this.settings = { ...opts.settings };
-    this.config = validateSettings(this.settings, this.profile);
+    this.config = validateSettings({ ...opts.defaults, ...this.settings }, this.profile);
     this.logger = opts.logger ?? createLogger(this.config.logLevel);
   }
 
@@ -117,7 +124,7 @@ export class ProxyController extends EventEmitter {
       for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete (next as Record<string, unknown>)[k];
       let config: Config;
       try {
-        config = validateSettings(next, this.profile);
+        config = validateSettings({ ...this.opts.defaults, ...next }, this.profile);
       } catch (err) {
         const message = err instanceof ConfigError ? err.message : String(err);
         const key = err instanceof ConfigError && err.key ? err.key : (Object.keys(patch)[0] ?? 'settings');
@@ -226,6 +233,7 @@ export class ProxyController extends EventEmitter {
       version: serviceVersion(),
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
       cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
+      cliLive: proxy && this.state === 'running' ? liveView(proxy.cliLive()) : undefined,
       auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
