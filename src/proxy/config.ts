@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isLoopbackHost, modeNames, type ModeName } from '../shared/endpoints.js';
+import { isLoopbackHost } from '../shared/endpoints.js';
+import { modeNames, type ModeName } from '../shared/modes.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -43,6 +44,7 @@ export function configSchema(profile: Profile = defaultProfile) {
     cliMaxConcurrent: int(1, 256).default(4),
     cliQueueSize: int(0, 10_000).default(16),
     cliFirstTokenTimeoutMs: int(100, 3_600_000).default(60_000),
+    cliToolResultTimeoutMs: int(1000, 24 * 3_600_000).default(300_000),
     requestTimeoutMs: int(100, 3_600_000).default(600_000),
     apiBaseUrl: url.default(profile.api.baseUrl),
     credentialsPath: z.string().min(1).default(profile.credentials.path),
@@ -108,6 +110,7 @@ export const settingSources: SettingSource[] = [
   { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
   { key: 'cliQueueSize', env: 'CLI_QUEUE_SIZE', kind: 'int', help: 'requests waiting for a CLI slot before 429' },
   { key: 'cliFirstTokenTimeoutMs', env: 'CLI_FIRST_TOKEN_TIMEOUT_MS', kind: 'int', help: 'deadline for the CLI to start answering' },
+  { key: 'cliToolResultTimeoutMs', env: 'CLI_TOOL_RESULT_TIMEOUT_MS', kind: 'int', help: "how long a CLI waits for the client's tool results before it ends" },
   { key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'deadline for a whole chat request' },
   { key: 'apiBaseUrl', env: 'ASSISTANT_API_BASE_URL', kind: 'string', help: "the provider's native API base" },
   { key: 'credentialsPath', env: 'ASSISTANT_CREDENTIALS_PATH', kind: 'string', help: "the CLI's OAuth credential file" },

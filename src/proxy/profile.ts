@@ -6,13 +6,30 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { QuotaNames } from './usage/quota-parse.js';
+
+/** Quota header names and window names, as the provider and the response API report them (usage/quota-parse.ts). */
+export interface QuotaNames {
+  /** Provider (direct mode): `<prefix>-<abbr>-utilization` (a fraction), `-reset` (Unix s), `-status`. */
+  providerPrefix: string;
+  /** Provider window abbreviations -> neutral window names; an abbreviation not listed keeps its own name. */
+  providerWindows: Record<string, string>;
+  /** Response API: `x-<family>-primary-used-percent` (0-100), `-window-minutes`, `-reset-at` (Unix s). */
+  respapiFamily: string;
+  /** Window lengths in minutes -> neutral window names (others become `<minutes>_minute`). */
+  windowMinutes: Record<string, string>;
+}
 
 export interface ModelInfo {
   id: string;
   created: number;
   remark?: string;
+  /** The smallest, cheapest model of the list: diagnose's tiny request uses it. */
+  smallest?: boolean;
 }
+
+/** The compatible format's reasoning_effort values (formats/compat.ts). */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
 
 export interface Profile {
   /** Display name of the provider, used in messages. */
@@ -36,6 +53,22 @@ export interface Profile {
     toolsFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /** The client's own tools offered to the CLI as MCP tools (docs/tool-mode.md "The client's own tools"). */
+    clientTools: {
+      /** Text added after the system prompt (the tool_choice instruction). */
+      appendSystemPromptFlag: string;
+      /** The name of the per-conversation server; the CLI calls its tools mcp__<server>__<tool>. */
+      serverName: string;
+      /** The prefix of an MCP tool's name as the CLI gives it to the provider, before the server name. */
+      toolPrefix: string;
+      /** The longest tool name the provider takes, prefix included, and the characters it allows. */
+      maxToolNameChars: number;
+      toolNamePattern: string;
+      /** The header the CLI sends with every MCP request (the per-conversation secret, as a bearer token). */
+      secretHeader: string;
+      /** The field of an MCP tools/call request's _meta that holds the provider's tool_use id. */
+      toolUseIdMeta: string;
+    };
     /** Isolation from the user's own CLI set-up (docs/tool-mode.md "Isolation"), each left out with CLI_USER_SETUP. */
     isolation: {
       /** Which settings sources to load; given "" so none (hooks, memory files, user MCP servers, plugins) is. */
@@ -54,8 +87,6 @@ export interface Profile {
     };
     /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
     maxThinkingTokensEnv: string;
-    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
-    minThinkingBudget: number;
     /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
     defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
@@ -87,6 +118,11 @@ export interface Profile {
     /** max_tokens sent when a compatible-format client sets no limit (the native API requires one); every
      * listed model accepts this many output tokens. */
     defaultMaxTokens: number;
+    /** The thinking budget (tokens) a compatible client's reasoning_effort becomes, in tool and direct mode alike;
+     * 0: no thinking. */
+    thinkingBudgets: Record<ReasoningEffort, number>;
+    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
+    minThinkingBudget: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -158,6 +194,15 @@ export const defaultProfile: Profile = {
     toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    clientTools: {
+      appendSystemPromptFlag: '--append-system-prompt',
+      serverName: 'c',
+      toolPrefix: 'mcp__',
+      maxToolNameChars: 64,
+      toolNamePattern: '^[a-zA-Z0-9_-]+$',
+      secretHeader: 'Authorization',
+      toolUseIdMeta: 'claudecode/toolUseId',
+    },
     isolation: {
       settingSourcesFlag: '--setting-sources',
       strictMcpConfigFlag: '--strict-mcp-config',
@@ -168,7 +213,6 @@ export const defaultProfile: Profile = {
       noAutoMemoryEnv: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY',
     },
     maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
-    minThinkingBudget: 1024,
     defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
@@ -189,6 +233,8 @@ export const defaultProfile: Profile = {
     realKeyPrefixes: ['sk-ant-api'],
     oauthTokenPrefix: 'sk-ant-oat',
     defaultMaxTokens: 4096,
+    thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
+    minThinkingBudget: 1024,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),
@@ -223,7 +269,7 @@ export const defaultProfile: Profile = {
     { id: 'assistant-3-7-sonnet-20250219', created: 1739923200 },
     { id: 'assistant-3-5-sonnet-20241022', created: 1729555200 },
     { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
-    { id: 'assistant-3-5-haiku-20241022', created: 1729555200 },
+    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, smallest: true },
   ],
   sdk: { jsPackage: '@anthropic-ai/sdk', jsClass: 'Anthropic', pyPackage: 'anthropic', pyClass: 'Anthropic' },
   respapiModels: [

@@ -3,7 +3,7 @@
 
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliReply, model, simReply, startClientBed, weatherTool, type ClientBed } from './bed.js';
+import { cliInputTokens, cliReply, model, simReply, startClientBed, weatherTool, type ClientBed } from './bed.js';
 
 let bed: ClientBed;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ describe('OpenAI SDK, tool mode', () => {
       expect(completion.choices[0].message.content).toBe(cliReply);
       expect(completion.choices[0].finish_reason).toBe('stop');
       expect(completion.model).toBe(model);
-      expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+      expect(completion.usage).toMatchObject({ prompt_tokens: cliInputTokens('say hi'), completion_tokens: 3, total_tokens: cliInputTokens('say hi') + 3 });
     });
 
     it(`${base}: streams the text token by token, one id, one finish_reason`, async () => {
@@ -56,9 +56,12 @@ describe('OpenAI SDK, tool mode', () => {
     });
   }
 
-  it('tools in tool mode: a 400 pointing to direct mode', async () => {
+  // The client's own tools in tool mode: test/tool-client-tools.test.ts (docs/tool-mode.md "The client's own tools").
+  it('tools in tool mode are taken (the model decides whether to call them); a provider-run tool is a 400 pointing to direct mode', async () => {
+    const done = await client('/compat/v1').chat.completions.create({ model, messages, tools: [{ type: 'function', function: weatherTool }] });
+    expect(done.choices[0].finish_reason).toBe('stop');
     const err = await client('/compat/v1')
-      .chat.completions.create({ model, messages, tools: [{ type: 'function', function: weatherTool }] })
+      .chat.completions.create({ model, messages, tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('/api/v1/chat/completions');

@@ -3,7 +3,9 @@
 // user could see in the first minute has a check here that would catch it. Skips, saying why, only when
 // Chromium is not installed.
 
+import { rm } from 'node:fs/promises';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
@@ -243,12 +245,29 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(models).toEqual(h.controller.status().models);
     await page.click(`#model-list li:has-text("${models[1]}") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
+    // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
+    expect(await page.$$eval('#snippet-mode option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['tool', 'direct']);
+    await page.selectOption('#snippet-select', 'opencode');
+    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/v1`);
+    await page.selectOption('#snippet-mode', 'direct');
+    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/api/v1`);
+    await page.selectOption('#snippet-select', 'cline');
+    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-\\S+ -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
+    expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
+    await page.click('#copy-snippet');
+    await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);
     for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
       await page.setViewportSize(size);
-      for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
-        await page.selectOption('#snippet-select', option);
-        expect(await layoutProblems(page), option).toEqual([]);
+      for (const mode of ['tool', 'direct']) {
+        await page.selectOption('#snippet-mode', mode);
+        for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
+          await page.selectOption('#snippet-select', option);
+          expect(await layoutProblems(page), `${mode} ${option}`).toEqual([]);
+        }
       }
+      await page.selectOption('#snippet-select', 'opencode');
+      await screenshot(page, `window-connect-opencode-direct-${size.width}x${size.height}-light`);
+      await page.selectOption('#snippet-mode', 'tool');
       await page.selectOption('#snippet-select', 'openai-python');
       // The whole line is on screen: nothing past api_key="dum is cut off.
       expect(await page.textContent('#snippet-text')).toContain('api_key="dummy")');
@@ -326,6 +345,28 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(await page.isVisible('#panel-diagnose')).toBe(true);
     await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toBe('All checks passed.');
   }, 30_000);
+
+  it('diagnose: response-API mode without its login is "not set up", not a failure, with how to set it up', async () => {
+    await rm(join(h.dir, 'respapi'), { recursive: true, force: true });
+    const applied = await h.controller.updateSettings({ modes: ['tool', 'direct', 'respapi'] });
+    expect(applied.ok).toBe(true);
+    await showTab(page, 'diagnose');
+    await page.click('#diagnose-run');
+    await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
+    const checks = await page.$$eval('#diagnose-checks li', (lis) => lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']));
+    expect(checks.map((c) => [c[0], c[1]])).toEqual([
+      ['cli', 'pass'],
+      ['login', 'pass'],
+      ['tool-request', 'pass'],
+      ['direct-models', 'pass'],
+      ['respapi-credentials', 'unset'],
+    ]);
+    expect(checks[4][2]).toContain('NOT SET UP');
+    expect(checks[4][2]).toContain('To use it: Log in with the response-API CLI');
+    expect(await page.textContent('#diagnose-message')).toBe('All checks passed. A mode that is not set up says how to set it up below.');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-diagnose-not-set-up-1280x800-light');
+  }, 40_000);
 
   it('shows a notice until it is dismissed', async () => {
     await showTab(page, 'overview');

@@ -49,8 +49,11 @@ export interface SimulatorKnobs {
   chunkCount?: number;
   /** Delay before each stream delta after the first. */
   chunkIntervalMs: number;
-  /** Held back before the first content delta of a stream (after message_start), e.g. to tell the role chunk from the first token. */
+  /** Held back before the first content delta of a stream (after message_start; in the response API after
+   * response.created), e.g. to tell the role chunk from the first token. */
   firstDeltaDelayMs: number;
+  /** Prompt-cache token counts reported in every usage (native cache fields; the response API's cached_tokens). */
+  cacheTokens?: { read: number; write: number };
   /** Delay before the response starts (status line and headers). */
   latencyMs: number;
   /**
@@ -66,9 +69,19 @@ export interface SimulatorKnobs {
   acceptTokens: TokenSet;
   /** Input of the tool_use block answered when the request has tools. */
   toolInput: unknown;
+  /** Drive a coding agent's own tool loop (agent-tool-loop.ts): read this file with the agent's read tool, then
+   * answer with its content. Unset: the plain tool_use of toolInput. */
+  agentToolLoop?: {
+    /** The file the model asks the agent to read (absolute: every agent's read tool takes one). */
+    path: string;
+    /** Text put before the quoted file content in the final answer; default "The file says:". */
+    answerPrefix?: string;
+  };
   /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
    * that chose not to call a tool does (the real CLI sends its own tools with every request). */
   answerTools: boolean;
+  /** How many tool_use blocks one answer carries (default 1); the i-th names the request's tool i modulo their count. */
+  toolCalls?: number;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
   toolPreamble?: string;
   failWith?: FailWith;

@@ -5,10 +5,20 @@
 
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { Logger } from '../logger.js';
+import type { ClientAuth } from '../upstream/client-auth.js';
 
+/** What one request adds to a backend built once per proxy (components.ts). */
 export interface BackendContext {
   /** A logger bound to the request (requestId). */
   logger?: Logger;
+  /**
+   * False when the client cannot send tool results the backend could match to the provider's calls (the legacy
+   * `functions` form, which has no ids): a CLI that called the client's tools then ends instead of waiting.
+   */
+  toolResultsReturn?: boolean;
+  /** The provider API: the credential this client's request calls for, and extra headers (its feature flags). */
+  auth?: ClientAuth;
+  headers?: Record<string, string>;
 }
 
 export interface Backend {
@@ -18,5 +28,5 @@ export interface Backend {
    * Optional: the same events, each handed to `onEvent` as it arrives; resolves when they are all through. A
    * non-streaming answer is then collected without a promise per event (docs/benchmarks.md).
    */
-  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void): Promise<void>;
+  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context?: BackendContext): Promise<void>;
 }

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { between, positiveInt } from './validate.js';
+import { reasoningEfforts } from '../profile.js';
 
 // ---- request --------------------------------------------------------------------------------------------------
 
@@ -96,6 +97,8 @@ export const compatChatRequestSchema = z.looseObject({
   tool_choice: compatToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
+  // Becomes a thinking budget in direct mode (translate/compat-request-to-native.ts); named as ignored in tool mode.
+  reasoning_effort: z.enum(reasoningEfforts).nullish(),
   // Accepted and not forwarded: the provider has no equivalent.
   seed: z.number().int('must be an integer').nullish(),
   logprobs: z.boolean().nullish(),
@@ -105,11 +108,11 @@ export const compatChatRequestSchema = z.looseObject({
 
 export type CompatChatRequest = z.output<typeof compatChatRequestSchema>;
 export type CompatMessage = z.output<typeof compatMessageSchema>;
-export type CompatToolCallParam = z.output<typeof compatToolCallSchema>;
 
 // ---- response -------------------------------------------------------------------------------------------------
 
-export type CompatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+/** `function_call` only answers a request in the legacy `functions` form (translate/completion-to-legacy-function-call.ts). */
+export type CompatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
 export interface CompatToolCall {
   id: string;
@@ -133,7 +136,13 @@ export interface CompatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: CompatToolCall[]; refusal: null };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: CompatToolCall[];
+      function_call?: { name: string; arguments: string };
+      refusal: null;
+    };
     finish_reason: CompatFinishReason | null;
     logprobs: null;
   }>;
@@ -152,6 +161,7 @@ export interface CompatChunkDelta {
   role?: 'assistant';
   content?: string | null;
   tool_calls?: CompatToolCallDelta[];
+  function_call?: { name?: string; arguments: string };
 }
 
 export interface CompatChunkChoice {
