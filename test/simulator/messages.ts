@@ -10,6 +10,7 @@ import {
   rateLimitHeaders,
   resetConnection,
   sendJson,
+  sendJsonChunked,
   startSse,
   takeFailure,
   writeSse,
@@ -77,7 +78,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     await streamMessage(ctx, headers, id, body.model, plan, billed);
     return;
   }
-  sendJson(
+  await sendJsonChunked(
     res,
     200,
     {
@@ -91,6 +92,8 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       usage: usage(billed, plan.outputTokens),
     },
     headers,
+    knobs.jsonChunks === 'alternate' ? (state.next('framing') % 2) * 2 : (knobs.jsonChunks ?? 0),
+    { intervalMs: knobs.chunkIntervalMs, cutHalfway: knobs.streamFault === 'reset' ? () => resetConnection(state, res) : undefined },
   );
 }
 
