@@ -1,4 +1,4 @@
-// The benchmark's goals (docs/benchmarks.md), tool mode's bill (workload w) among them, checked against this run's figures. They are reported, never asserted: a benchmark on a
+// The goals of issues 7 and 15, checked against this run's figures. They are reported, never asserted: a benchmark on a
 // shared two-core machine informs, it does not pass or fail a build.
 
 import type { BenchConfig } from './config.js';
