@@ -107,7 +107,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
       const probe = s.route.startsWith('/health') || s.route === '/metrics';
       metrics.finished(record, s.inFlightMode, !(probe && status === 503));
-      if (usage && inLedgerScope(s.route, s.mode, s.family)) {
+      if (usage && s.offLedger !== true && inLedgerScope(s.route, s.mode, s.family)) {
         try {
           const routed = s.mode !== 'none';
           usage.record({
