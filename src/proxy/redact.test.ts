@@ -44,7 +44,7 @@ describe('redactSecrets', () => {
   });
 
   it('leaves ordinary text alone', () => {
-    const text = 'scikit-learn and task-runner use disk-space; max_tokens=100 tokens: 12 model assistant-sonnet-4-20250514';
+    const text = 'scikit-learn and task-runner use disk-space; max_tokens=100 model assistant-sonnet-4-20250514; the token endpoint is unreachable; basic authentication';
     expect(redactSecrets(text)).toBe(text);
   });
 

@@ -62,8 +62,10 @@ const shapes: string[] = [
   String.raw`\bxox[abposre]-[A-Za-z0-9-]{10,}`,
   // JWTs (header.payload.signature, base64url).
   String.raw`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`,
-  // Credentials after an auth scheme, wherever they appear.
-  String.raw`\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}`,
+  // Credentials after an auth scheme, wherever they appear. Basic's value must look encoded (a digit, +, / or =),
+  // so that prose such as "basic authentication" is left alone.
+  String.raw`\bBearer\s+[A-Za-z0-9._~+/=-]{8,}`,
+  String.raw`\bBasic\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}`,
   // Userinfo in a URL: scheme://user:password@host.
   String.raw`(?<=[a-z][a-z0-9+.-]*://[^\s/:@]{1,200}:)[^\s/@]{1,200}(?=@)`,
   // A credential-named JSON field's string value: "api_key": "...", "authorization":"...".
