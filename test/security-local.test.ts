@@ -209,6 +209,8 @@ describe('captured bodies (CAPTURE_BODIES)', () => {
       body,
     });
     expect(res.status).toBe(200);
+    // A forwarded provider answer carries nosniff too.
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     usage.flush();
     const row = await raw(proxy.port, { path: '/usage/requests/capture-check-1', headers: { 'x-proxy-access-key': key } });
     expect(row.status).toBe(200);
