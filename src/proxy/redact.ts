@@ -45,7 +45,10 @@ export const credentialHeaderList: readonly string[] = [...credentialHeaderNames
 // Field names that, in JSON or `name=value` text, hold a credential. Matched whole, so `max_tokens` is not one.
 const secretField = String.raw`(?:api[_-]?key|x-api-key|x-goog-api-key|access[_-]?key|secret[_-]?key|secret[_-]?access[_-]?key|aws[_-]?secret[_-]?access[_-]?key|client[_-]?secret|password|passwd|authorization|proxy-authorization|access[_-]?token|refresh[_-]?token|id[_-]?token|session[_-]?token|auth[_-]?token|x-proxy-access-key|private[_-]?key|token)`;
 
-const shapes: string[] = [
+// Token shapes, each starting with a literal prefix and without lookbehind: every request writes a log line, and
+// a variable-length lookbehind tried at every position cost 37 µs a line here; this pass costs a few µs on a busy
+// machine, about what the three patterns before it did.
+const tokenShapes: string[] = [
   // Provider keys: sk-<48 alnum> (classic), sk-proj-..., sk-ant-api03-..., sk-ant-oat01-... (OAuth tokens).
   String.raw`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`,
   // Stripe-style live/test keys.
@@ -64,17 +67,22 @@ const shapes: string[] = [
   String.raw`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`,
   // Credentials after an auth scheme, wherever they appear. Basic's value must look encoded (a digit, +, / or =),
   // so that prose such as "basic authentication" is left alone.
-  String.raw`\bBearer\s+[A-Za-z0-9._~+/=-]{8,}`,
-  String.raw`\bBasic\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}`,
-  // Userinfo in a URL: scheme://user:password@host.
-  String.raw`(?<=[a-z][a-z0-9+.-]*://[^\s/:@]{1,200}:)[^\s/@]{1,200}(?=@)`,
-  // A credential-named JSON field's string value: "api_key": "...", "authorization":"...".
-  String.raw`(?<="${secretField}"\s*:\s*")(?:[^"\\]|\\.){1,4096}(?=")`,
-  // A credential-named header or query/form field written as text: x-api-key: ..., api_key=...
-  String.raw`(?<=(?:^|[\s,;?&{(])${secretField}\s*[:=]\s*)(?!\[redacted\])[^\s,;&"'<>]{4,}`,
+  String.raw`\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9._~+/=-]{8,}`,
+  String.raw`\b[Bb]asic\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}`,
 ];
+// Case-sensitive on purpose (the shapes are), which is about twice as fast as the `i` flag.
+const tokenRegex = new RegExp(tokenShapes.join('|'), 'g');
+// The prefixes of every token shape and credential field name alone: one cheap test lets most lines (which hold
+// neither) skip the full passes. Kept in step with tokenShapes and secretField.
+const anyPrefix = /\b(?:sk[-_]|[rp]k_|gh[pousr]_|github_pat_|A(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|Iza)|ya29\.|xox[abposre]-|eyJ|[Bb]earer|BEARER|[Bb]asic|[Aa][Pp][Ii][_-]?[Kk]|[Xx]-(?:[Aa][Pp][Ii]|[Gg]oog|[Pp]roxy-[Aa]ccess)|[Aa][Cc][Cc][Ee][Ss][Ss][_-]?[KkTt]|[Ss]ecret|SECRET|[Aa][Ww][Ss][_-]?[Ss]|[Cc]lient[_-]?[Ss]|CLIENT[_-]?S|[Pp]assw|PASSW|[Aa]uth|AUTH|[Rr]efresh[_-]?[Tt]|REFRESH[_-]?T|[Ii][Dd][_-]?[Tt]oken|[Ss]ession[_-]?[Tt]|SESSION[_-]?T|[Pp]rivate[_-]?[Kk]|PRIVATE[_-]?K|[Tt]oken|TOKEN)/;
 
-const shapeRegex = new RegExp(shapes.join('|'), 'gi');
+// Values found by what precedes them; the prefix is kept (`$1`).
+// A credential-named JSON field's string value: "api_key": "...", "authorization":"...".
+const jsonField = new RegExp(String.raw`("${secretField}"\s*:\s*")(?:[^"\\]|\\.){1,4096}(?=")`, 'gi');
+// A credential-named header or query/form field written as text: x-api-key: ..., api_key=...
+const textField = new RegExp(String.raw`((?:^|[\s,;?&{(])${secretField}\s*[:=]\s*)(?!\[redacted\])[^\s,;&"'<>]{4,}`, 'gi');
+// Userinfo in a URL: scheme://user:password@host.
+const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s/:@]{1,200}:)[^\s/@]{1,200}@/gi;
 
 /** Literal secrets registered by the proxy (its access key); bounded, newest kept. */
 const literals: string[] = [];
@@ -101,12 +109,10 @@ export function rememberSecret(value: string | undefined): void {
 /** Replaces anything that looks like a key or token, and every registered literal secret, in free text. */
 export function redactSecrets(text: string): string {
   let out = text;
-  if (literalRegex) {
-    literalRegex.lastIndex = 0;
-    out = out.replace(literalRegex, REDACTED);
-  }
-  shapeRegex.lastIndex = 0;
-  return out.replace(shapeRegex, REDACTED);
+  if (literalRegex) out = out.replace(literalRegex, REDACTED);
+  if (anyPrefix.test(out)) out = out.replace(tokenRegex, REDACTED).replace(jsonField, `$1${REDACTED}`).replace(textField, `$1${REDACTED}`);
+  if (out.includes('@')) out = out.replace(urlPassword, `$1${REDACTED}@`);
+  return out;
 }
 
 /** Headers as text for a capture or report: credential headers replaced whole, the rest scanned. */
