@@ -87,7 +87,7 @@ export class ProxyMetrics {
   readonly inFlightGauge: Gauge<'mode'>;
   /** Requests refused before any work: a web page's (cross-site guard), a rebinding page's (host guard). */
   readonly refusedRequests: Counter<'reason'>;
-  /** Connections closed at once because a cap was reached (docs/security.md "Connections"). */
+  /** Connections closed at once because a cap was reached (docs/security.md "Another local user or process"). */
   readonly refusedConnections: Counter<'reason'>;
 
   requestsTotal = 0;

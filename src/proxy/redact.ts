@@ -1,15 +1,15 @@
-// The one redaction module (docs/security.md "Secrets"): the logs (every line pino writes, and the window's log
-// tap), error messages sent to clients, CLI output kept in logs, diagnose reports and the captured bodies and
-// headers of CAPTURE_BODIES all pass through here, so what counts as a secret is decided once.
+// The one redaction module (docs/security.md "Secrets: one redaction module"): the logs (every line pino writes, and
+// the window's log tap), error messages sent to clients, CLI output kept in logs, diagnose reports and the captured
+// bodies and headers of CAPTURE_BODIES all pass through here, so what counts as a secret is decided once.
 //
 // Two kinds of secret are found:
-// - by shape: provider keys of every form (`sk-` with or without a second dash, `sk_live_`), GitHub, AWS, Google,
-//   Slack and Stripe tokens, JWTs, bearer and basic credentials, and the values of credential-named fields and
-//   headers written as text (`"api_key": "..."`, `x-api-key: ...`);
-// - by value: literals the proxy knows are secret (its own PROXY_ACCESS_KEY), whatever they look like. A key such
-//   as `hunter2hunter2hunter2` has no shape to find, so createProxy registers it here (rememberSecret). That list
-//   is process-wide on purpose: the sinks that must redact it (the logger, the usage ledger's capture store) are
-//   made by callers that never see the proxy's configuration, and redacting one more literal is always safe.
+// - by shape: provider keys of every form (`sk-` with or without a second dash, `sk_live_`), GitHub, AWS, Google, Slack
+// and Stripe tokens, JWTs, bearer and basic credentials, and the values of credential-named fields and headers written
+// as text (`"api_key": "..."`, `x-api-key: ...`);
+// - by value: literals the proxy knows are secret (its own PROXY_ACCESS_KEY), whatever they look like. A key such as
+// `hunter2hunter2hunter2` has no shape to find, so createProxy registers it here (rememberSecret). That list is
+// process-wide on purpose: the sinks that must redact it (the logger, the usage ledger's capture store) are made by
+// callers that never see the proxy's configuration, and redacting one more literal is always safe.
 
 export const REDACTED = '[redacted]';
 

@@ -1,5 +1,6 @@
 // createProxy composes the middleware and routes of one proxy instance (DESIGN.md). It has no module state:
-// tests start several on OS-chosen ports in one process. Order of the middleware matters:
+// tests start several on OS-chosen ports in one process (the one process-wide list is redact.ts's literal
+// secrets, on purpose: see there). Order of the middleware matters:
 //   request id -> request log/metrics (+ abort signal) -> error renderer -> host guard -> cross-site guard -> CORS
 //   -> access key -> rate limit -> routes -> 404/405
 // so that every error, even a refused Host, is logged, counted, and rendered in the family's wire shape. The two
@@ -82,7 +83,7 @@ export class PortInUseError extends Error {
   }
 }
 
-/** A request head must arrive within this; clients send it at once (docs/security.md "Connections"). */
+/** A request head must arrive within this; clients send it at once (docs/security.md, "Another local user"). */
 const headersTimeoutMs = 15_000;
 /** An idle kept-alive connection is closed after this; client pools reconnect on their own. */
 const keepAliveTimeoutMs = 30_000;

@@ -1,17 +1,17 @@
-// Connection caps (docs/security.md "Connections"). Without them one local process opened about 20,000
-// half-open connections, the proxy ran out of file descriptors, and every new client (and the CLI children and
+// Connection caps (docs/security.md "Another local user or process"). Without them one local process opened about
+// 20,000 half-open connections, the proxy ran out of file descriptors, and every new client (and the CLI children and
 // the usage database, which need descriptors too) failed while they were held. Two caps:
-// - total open connections: node's own server.maxConnections, which closes an extra connection on arrival and
-//   emits 'drop';
+// - total open connections: node's own server.maxConnections, which closes an extra connection on arrival and emits
+// 'drop';
 // - open connections per client address: counted here, the extra one closed on arrival.
 // Either way one warn line says which cap was reached (then at most one line per interval with the number closed
-// meanwhile, so a flood cannot flood the log), and assistant_proxy_refused_connections_total counts them.
-// Held sockets are reclaimed by the server's timeouts (server.ts): headersTimeout for a connection that never
-// finishes its request head, keepAliveTimeout for an idle kept-alive one; a stream being answered is never cut.
+// meanwhile, so a flood cannot flood the log), and assistant_proxy_refused_connections_total counts them. Held sockets
+// are reclaimed by the server's timeouts (server.ts): headersTimeout for a connection that never finishes its request
+// head, keepAliveTimeout for an idle kept-alive one; a stream being answered is never cut.
 //
-// On loopback every local client has the same address, so the per-client cap cannot tell a hostile local process
-// from the user's own tools: it bounds what one address holds so that the proxy keeps descriptors for its own
-// work; it does not guarantee a local client a slot (docs/security.md says so).
+// On loopback every local client has the same address, so the per-client cap cannot tell a hostile local process from
+// the user's own tools: it bounds what one address holds so that the proxy keeps descriptors for its own work; it does
+// not guarantee a local client a slot (docs/security.md says so).
 
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
