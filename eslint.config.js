@@ -23,6 +23,14 @@ export default tseslint.config(
     },
   },
   {
+    // src/shared holds pure facts both the window and the proxy import (src/shared/endpoints.ts): it imports
+    // nothing, so it runs in Node and in the page alike.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/**', '**/renderer/**'] }],
+    },
+  },
+  {
     // DESIGN.md: src/proxy is plain Node; it never imports electron, src/main or src/renderer.
     files: ['src/proxy/**/*.ts'],
     rules: {

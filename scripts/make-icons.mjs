@@ -4,7 +4,8 @@
 //
 //   assets/icon.png                   1024 px app icon (electron-builder derives .icns/.ico from it)
 //   assets/icons/<n>x<n>.png          Linux icon set (16 … 512)
-//   assets/tray/<state>.png, @2x      coloured tray icons for Windows and Linux: running, stopped, attention
+//   assets/tray/<state>.png, @2x      coloured tray icons for Windows (16 px): running, stopped, attention
+//   assets/tray/linux/<state>.png     the same at 24 px (and @2x 48 px) for Linux tray hosts
 //   assets/tray/<state>Template.png   macOS template images (black + alpha; the menu bar tints them)
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -132,5 +133,10 @@ for (const [state, { color, template }] of Object.entries(tray)) {
   write(`tray/${state}@2x.png`, 32, color);
   write(`tray/${state}Template.png`, 16, template);
   write(`tray/${state}Template@2x.png`, 32, template);
+  // Linux status-notifier hosts (KDE, GNOME's AppIndicator extension, XFCE) draw tray icons at 22-24 px; a 16 px
+  // image is shown small or scaled up blurred. Electron documents no Linux size, so this is a choice
+  // (docs/desktop.md "Tray icon sizes"); Windows keeps 16 px, the small-icon size Electron's nativeImage page lists.
+  write(`tray/linux/${state}.png`, 24, color);
+  write(`tray/linux/${state}@2x.png`, 48, color);
 }
 process.stdout.write(`icons written to ${root}\n`);

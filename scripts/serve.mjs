@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run serve`: starts the headless proxy from the built JavaScript (dist/proxy/cli.js), not by compiling the
-// TypeScript sources at every start. It builds first (tsc -p tsconfig.build.json, which compiles src/proxy and
-// src/main into dist/) only when dist/proxy/cli.js is missing or older than a file under src/proxy, so a fresh
-// clone and an edited checkout both start what their sources say.
+// TypeScript sources at every start. It builds first (tsc -p tsconfig.build.json, which compiles src/proxy,
+// src/shared and src/main into dist/) only when dist/proxy/cli.js is missing or older than a file under src/proxy
+// or src/shared, so a fresh clone and an edited checkout both start what their sources say.
 //
 // The proxy runs in this very process (an import, not a child), so SIGINT and SIGTERM reach its handlers directly,
 // with no compiler or wrapper process in between; command-line options pass through unchanged.
@@ -15,7 +15,7 @@ import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const entry = join(root, 'dist', 'proxy', 'cli.js');
-const sources = join(root, 'src', 'proxy');
+const sources = [join(root, 'src', 'proxy'), join(root, 'src', 'shared')];
 
 /** Newest modification time of the non-test TypeScript files under dir. */
 function newestSource(dir) {
@@ -30,7 +30,7 @@ function newestSource(dir) {
 
 function needsBuild() {
   if (!existsSync(entry)) return 'dist/proxy/cli.js is missing';
-  return newestSource(sources) > statSync(entry).mtimeMs ? 'src/proxy changed since the last build' : undefined;
+  return Math.max(...sources.map(newestSource)) > statSync(entry).mtimeMs ? 'src/proxy or src/shared changed since the last build' : undefined;
 }
 
 const reason = needsBuild();

@@ -3,7 +3,7 @@
 // log" button shows. Plain Node, so it is tested without Electron. The file is rotated at start-up once it passes
 // a size (one previous file kept), so it cannot grow without bound over months of use.
 
-import { mkdirSync, renameSync, statSync } from 'node:fs';
+import { mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type DestinationStream } from 'pino';
 
@@ -30,7 +30,9 @@ export function openAppLog(dir: string, opts: { maxBytes?: number; toStdout?: bo
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, logFileName);
   rotateIfLarge(path, opts.maxBytes ?? 10 * 1024 * 1024);
-  const file = pino.destination({ dest: path, mkdir: true, sync: false, mode: 0o600 });
+  // Opened here, synchronously: an asynchronous open could still be pending when a short-lived app (a second
+  // instance, a test) has already quit and its folder is gone. Writes stay asynchronous.
+  const file = pino.destination({ dest: openSync(path, 'a', 0o600), sync: false });
   const streams: pino.StreamEntry[] = [{ level: 'trace', stream: file }];
   if (opts.toStdout !== false) streams.push({ level: 'trace', stream: process.stdout });
   return { path, destination: pino.multistream(streams) };

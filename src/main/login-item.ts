@@ -1,20 +1,27 @@
 // "Open at login". macOS and Windows use Electron's login items; Linux has none in Electron, so we write an XDG
 // autostart entry (~/.config/autostart/assistant-proxy.desktop), the freedesktop way every desktop honours.
-// Launched at login the app starts hidden (--hidden): the tray icon is enough.
+// Launched at login the app starts hidden (the tray icon is enough). How it knows (docs/desktop.md "Open at
+// login", from Electron 45's app.getLoginItemSettings/setLoginItemSettings documentation): on Windows and Linux
+// the entry passes --hidden; macOS passes no arguments to a login item (`args` is Windows-only) and no longer
+// honours `openAsHidden` (macOS 13 and up), so there the app asks `wasOpenedAtLogin`. On Windows the entry is
+// registered with `path` and `args`, and Electron reads `openAtLogin` back correctly only when it is asked with the
+// same `path` and `args`.
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface LoginItemApp {
-  getLoginItemSettings(): { openAtLogin: boolean };
-  setLoginItemSettings(settings: { openAtLogin: boolean; args?: string[]; openAsHidden?: boolean }): void;
+  getLoginItemSettings(options?: { path?: string; args?: string[] }): { openAtLogin: boolean; wasOpenedAtLogin?: boolean };
+  setLoginItemSettings(settings: { openAtLogin: boolean; path?: string; args?: string[] }): void;
 }
 
 export interface LoginItem {
   supported: boolean;
   get(): boolean;
   set(on: boolean): void;
+  /** True when this launch is the login item's (then the app starts hidden in the tray). */
+  openedAtLogin(argv: readonly string[]): boolean;
 }
 
 export const hiddenArg = '--hidden';
@@ -37,11 +44,21 @@ export function createLoginItem(opts: {
   execArgs?: string[];
   env?: NodeJS.ProcessEnv;
 }): LoginItem {
-  if (opts.platform === 'darwin' || opts.platform === 'win32') {
+  if (opts.platform === 'darwin') {
     return {
       supported: true,
       get: () => opts.app.getLoginItemSettings().openAtLogin,
-      set: (on) => opts.app.setLoginItemSettings({ openAtLogin: on, openAsHidden: true, args: [...(opts.execArgs ?? []), hiddenArg] }),
+      set: (on) => opts.app.setLoginItemSettings({ openAtLogin: on }),
+      openedAtLogin: (argv) => argv.includes(hiddenArg) || opts.app.getLoginItemSettings().wasOpenedAtLogin === true,
+    };
+  }
+  if (opts.platform === 'win32') {
+    const entry = { path: opts.execPath, args: [...(opts.execArgs ?? []), hiddenArg] };
+    return {
+      supported: true,
+      get: () => opts.app.getLoginItemSettings(entry).openAtLogin,
+      set: (on) => opts.app.setLoginItemSettings({ openAtLogin: on, ...entry }),
+      openedAtLogin: (argv) => argv.includes(hiddenArg),
     };
   }
   const env = opts.env ?? process.env;
@@ -49,6 +66,7 @@ export function createLoginItem(opts: {
   const exec = env.APPIMAGE || opts.execPath;
   return {
     supported: opts.platform === 'linux',
+    openedAtLogin: (argv) => argv.includes(hiddenArg),
     get: () => {
       try {
         return readFileSync(file, 'utf8').includes('Exec=');

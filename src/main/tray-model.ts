@@ -2,7 +2,7 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
-import type { ModeName } from '../proxy/config.js';
+import { clientBaseUrl, modeNames, type ModeName } from '../shared/endpoints.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
 
@@ -40,12 +40,8 @@ export interface TrayExtras {
 
 const modeLabels: Record<ModeName, string> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
 
-/** The address a client on this machine uses: a wildcard bind is reached through loopback. */
-export function clientBaseUrl(status: Pick<ControlStatus, 'host' | 'port'>): string {
-  const wildcard = status.host === '0.0.0.0' || status.host === '::' || status.host === '[::]';
-  const host = wildcard ? '127.0.0.1' : status.host.includes(':') && !status.host.startsWith('[') ? `[${status.host}]` : status.host;
-  return `http://${host}:${status.port}`;
-}
+/** The address a client on this machine uses (src/shared/endpoints.ts, shared with the window). */
+export { clientBaseUrl };
 
 /** Running and healthy, stopped by the user, or something needs the user (server error, CLI missing, logged out). */
 export function trayIconState(status: ControlStatus): TrayIconState {
@@ -95,7 +91,7 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
     {
       kind: 'submenu',
       label: 'Modes',
-      items: (['tool', 'direct', 'respapi'] as const).map((mode) => ({
+      items: modeNames.map((mode) => ({
         kind: 'checkbox' as const,
         label: modeLabels[mode],
         action: `toggle-mode:${mode}` as const,
@@ -119,5 +115,5 @@ export function copyTextFor(action: 'copy-compat-url' | 'copy-native-url', statu
 /** The modes after toggling one from the tray. */
 export function toggledModes(modes: readonly ModeName[], mode: ModeName): ModeName[] {
   const next = modes.includes(mode) ? modes.filter((m) => m !== mode) : [...modes, mode];
-  return (['tool', 'direct', 'respapi'] as const).filter((m) => next.includes(m));
+  return modeNames.filter((m) => next.includes(m));
 }

@@ -23,9 +23,12 @@ export interface TrayOptions {
   onAction: (action: TrayAction) => void;
 }
 
-/** macOS draws template images (black + alpha) in the menu bar's own colour; elsewhere the coloured icons. */
+/** macOS draws template images (black + alpha) in the menu bar's own colour; elsewhere the coloured icons, at
+ * 24 px on Linux where tray hosts draw 22-24 px and 16 px on Windows (docs/desktop.md "Tray icon sizes"). */
 export function trayIconPath(assetsDir: string, state: TrayIconState, platform: NodeJS.Platform): string {
-  return join(assetsDir, 'tray', platform === 'darwin' ? `${state}Template.png` : `${state}.png`);
+  if (platform === 'darwin') return join(assetsDir, 'tray', `${state}Template.png`);
+  if (platform === 'linux') return join(assetsDir, 'tray', 'linux', `${state}.png`);
+  return join(assetsDir, 'tray', `${state}.png`);
 }
 
 export function toMenuTemplate(items: TrayMenuItem[], onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {

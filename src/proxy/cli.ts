@@ -14,23 +14,17 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
+import { loadProfile, openUsageLedger } from './compose.js';
 import { createModelCatalog } from './models/model-catalog.js';
-import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
+import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
-import { openLedger } from './usage/index.js';
 
 const name = 'assistant-proxy';
 
 /** Settings, profile and model aliases: any problem here is the user's setting, exit 2. */
 function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
-  let overrides;
-  try {
-    overrides = loadProfileOverrides(process.env);
-  } catch (err) {
-    throw new ConfigError((err as Error).message, 'ASSISTANT_PROFILE_FILE');
-  }
-  const profile = createProfile(overrides);
+  const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
   createModelCatalog(profile, loaded.config.modelAliases); // throws ConfigError for an alias of an unknown model
   return { ...loaded, profile };
@@ -96,7 +90,7 @@ async function main(): Promise<number> {
 
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
-  const ledger = openLedger(config, logger, profile.quota);
+  const ledger = openUsageLedger(config, logger, profile);
   const proxy = createProxy({ config, profile, logger, usage: ledger });
   try {
     const { url } = await proxy.listen();

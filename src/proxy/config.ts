@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isLoopbackHost, modeNames, type ModeName } from '../shared/endpoints.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const modeNames = ['tool', 'direct', 'respapi'] as const;
-export type ModeName = (typeof modeNames)[number];
+export { isLoopbackHost, type ModeName };
 
 function dataDir(): string {
   if (process.platform === 'win32' && process.env.APPDATA) return join(process.env.APPDATA, 'assistant-proxy');
@@ -290,11 +290,6 @@ export function loadConfig(input: LoadConfigInput = {}): { config: Config; help:
   const fromFile = file ? readSettingsFile(file) : {};
   const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
   return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose };
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /** A default as a person would type it back: lists comma-joined, "none" for empty or unset. */

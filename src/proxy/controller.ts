@@ -19,6 +19,8 @@ import type { UsageSink } from './usage/types.js';
 
 export interface ControllerOptions {
   settings: Settings;
+  /** Settings beneath `settings` that are never persisted: the desktop app's data directory (compose.ts). */
+  defaults?: Settings;
   profile?: Profile;
   logger?: Logger;
   deps?: Partial<ProxyDeps>;
@@ -50,7 +52,7 @@ export class ProxyController extends EventEmitter {
     super();
     this.profile = opts.profile ?? createProfile();
     this.settings = { ...opts.settings };
-    this.config = validateSettings(this.settings, this.profile);
+    this.config = validateSettings({ ...opts.defaults, ...this.settings }, this.profile);
     this.logger = opts.logger ?? createLogger(this.config.logLevel);
   }
 
@@ -117,7 +119,7 @@ export class ProxyController extends EventEmitter {
       for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete (next as Record<string, unknown>)[k];
       let config: Config;
       try {
-        config = validateSettings(next, this.profile);
+        config = validateSettings({ ...this.opts.defaults, ...next }, this.profile);
       } catch (err) {
         const message = err instanceof ConfigError ? err.message : String(err);
         const key = err instanceof ConfigError && err.key ? err.key : (Object.keys(patch)[0] ?? 'settings');

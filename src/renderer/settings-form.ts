@@ -3,11 +3,12 @@
 // else come back from the proxy's own schema through updateSettings, so the window never disagrees with it.
 
 import type { SettingsView } from '../proxy/control-api.js';
+import { isLoopbackHost, modeNames } from '../shared/endpoints.js';
 
 type ModeName = SettingsView['modes'][number];
 type LogLevel = SettingsView['logLevel'];
 
-export const allModes: readonly ModeName[] = ['tool', 'direct', 'respapi'];
+export const allModes: readonly ModeName[] = modeNames;
 export const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const portRangeMessage = 'Choose a port from 1 to 65535';
 export const lanHost = '0.0.0.0';
@@ -29,10 +30,8 @@ export interface FormValues {
 
 export type SettingsPatch = Partial<SettingsView>;
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
+/** localhost, 127.0.0.0/8 or ::1: the proxy's own test (src/shared/endpoints.ts). */
+export const isLoopback = isLoopbackHost;
 
 export function valuesFromSettings(s: SettingsView): FormValues {
   return {

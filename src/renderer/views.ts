@@ -1,6 +1,7 @@
 // Rendering of status, health, metrics and recent requests: each a function of ControlApi data to the DOM.
 
 import type { ControlStatus, MetricsSummary, RecentRequest, SessionView } from '../proxy/control-api.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 import { byId, el, setText } from './dom.js';
 import { formatExpiry, formatMs, formatTime, formatTokens } from './format.js';
 
@@ -12,10 +13,9 @@ const stateText: Record<ControlStatus['state'], string> = {
   error: 'Error',
 };
 
+/** The base URL a client on this machine uses; the same function the tray and the proxy use. */
 export function clientBase(status: ControlStatus): string {
-  const wildcard = status.host === '0.0.0.0' || status.host === '::';
-  const host = wildcard ? '127.0.0.1' : status.host.includes(':') ? `[${status.host}]` : status.host;
-  return `http://${host}:${status.port}`;
+  return clientBaseUrl(status);
 }
 
 export function renderStatus(status: ControlStatus, now: number): void {

@@ -1,6 +1,7 @@
 // The real Electron app end to end: launched with Playwright's Electron driver against a fresh settings
 // directory and a fake CLI, it must open its window, run the proxy, and end it on Quit. Runs only where an
-// Electron binary is installed (here it is not: electron is installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1).
+// Electron binary is installed (here it is not: Electron's package fetches it on the first `npm start` or
+// `npx install-electron`, and GitHub is out of reach here).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ function electronBinary(): { path?: string; why?: string } {
   try {
     const pkg = createRequire(import.meta.url).resolve('electron/package.json');
     const pathTxt = join(dirname(pkg), 'path.txt');
-    if (!existsSync(pathTxt)) return { why: 'the electron package has no binary (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1; path.txt missing)' };
+    if (!existsSync(pathTxt)) return { why: 'the electron package has no binary yet (path.txt missing; `npx install-electron` fetches it)' };
     const bin = join(dirname(pkg), 'dist', readFileSync(pathTxt, 'utf8').trim());
     return existsSync(bin) ? { path: bin } : { why: `Electron binary ${bin} is missing` };
   } catch (err) {

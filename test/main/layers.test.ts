@@ -30,6 +30,13 @@ describe('layers', () => {
     expect(bad).toEqual([]);
   });
 
+  it('src/shared imports nothing: the window and the proxy both load it', () => {
+    const bad = files(join(src, 'shared'))
+      .filter((f) => !f.endsWith('.test.ts'))
+      .flatMap((f) => importsOf(f).filter((i) => !i.spec.startsWith('./')).map((i) => `${f}: ${i.spec}`));
+    expect(bad).toEqual([]);
+  });
+
   it('only index.ts and the preload load electron at runtime in src/main', () => {
     const runtime = files(join(src, 'main')).filter((f) => importsOf(f).some((i) => i.spec === 'electron' && !i.type));
     expect(runtime.map((f) => f.slice(src.length)).sort()).toEqual(['main/index.ts', 'main/preload.cts']);

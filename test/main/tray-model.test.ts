@@ -133,7 +133,8 @@ describe('tray adapter', () => {
 
   it('picks template icons on macOS and coloured ones elsewhere', () => {
     expect(trayIconPath('/app/assets', 'attention', 'darwin')).toBe('/app/assets/tray/attentionTemplate.png');
-    expect(trayIconPath('/app/assets', 'running', 'linux')).toBe('/app/assets/tray/running.png');
+    expect(trayIconPath('/app/assets', 'running', 'linux')).toBe('/app/assets/tray/linux/running.png');
+    expect(trayIconPath('/app/assets', 'running', 'win32')).toBe('/app/assets/tray/running.png');
   });
 
   it('swaps the icon and rebuilds the menu when the status changes', () => {
@@ -179,7 +180,7 @@ describe('tray adapter', () => {
     tray.refresh();
     status = statusFixture({ state: 'error', error: 'Port 8000 already in use' });
     tray.refresh();
-    expect(images).toEqual(['/a/tray/running.png', '/a/tray/running.png', '/a/tray/stopped.png', '/a/tray/attention.png']);
+    expect(images).toEqual(['/a/tray/linux/running.png', '/a/tray/linux/running.png', '/a/tray/linux/stopped.png', '/a/tray/linux/attention.png']);
     expect(tooltips.at(-1)).toBe('Assistant Proxy: Port 8000 already in use');
     expect(menus).toHaveLength(5);
   });

@@ -1,12 +1,14 @@
 // The ledger over a real SQLite file in a temporary directory (never a mock): batching, reads, retention, the
 // size cap, recovery from a corrupt file, permissions, quota persistence and body capture.
 
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageLedger, type LedgerOptions } from './ledger.js';
+import { inTransaction, isCorruption, pragmaValue } from './open-db.js';
 import type { UsageRecord } from './types.js';
 
 let dir: string;
@@ -43,7 +45,7 @@ function rec(over: Partial<UsageRecord> = {}): UsageRecord {
 }
 
 function countOnDisk(): number {
-  const db = new Database(join(dir, 'usage.db'), { readonly: true });
+  const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
   } finally {
@@ -65,9 +67,9 @@ describe('UsageLedger writes', () => {
     ledger();
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'usage.db')).mode & 0o777).toBe(0o600);
-    const db = new Database(join(dir, 'usage.db'), { readonly: true });
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });
+    expect(pragmaValue(db, 'journal_mode')).toBe('wal');
+    expect(pragmaValue(db, 'user_version')).toBe(1);
     db.close();
   });
 
@@ -206,6 +208,65 @@ describe('UsageLedger upkeep', () => {
     expect(statSync(join(dir, 'usage.db')).mode & 0o777).toBe(0o600);
   });
 
+  it('tells SQLite\'s corruption answers from other errors, as node:sqlite reports them', () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'garbage.db'), Buffer.alloc(8192, 0x5a));
+    const bad = new DatabaseSync(join(dir, 'garbage.db'));
+    let notADb: unknown;
+    try {
+      bad.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (err) {
+      notADb = err;
+    } finally {
+      bad.close();
+    }
+    expect(notADb).toBeInstanceOf(Error);
+    expect(isCorruption(notADb)).toBe(true);
+    const good = new DatabaseSync(':memory:');
+    let syntax: unknown;
+    try {
+      good.exec('NOT SQL');
+    } catch (err) {
+      syntax = err;
+    }
+    good.close();
+    expect(isCorruption(syntax)).toBe(false);
+    expect(isCorruption(new Error('plain'))).toBe(false);
+  });
+
+  it('on a runtime without node:sqlite, refuses to open with a message and leaves a good file where it is', () => {
+    ledger().close();
+    open.length = 0;
+    const before = readdirSync(dir).sort();
+    const spy = vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    try {
+      expect(() => UsageLedger.open({ dataDir: dir, retentionDays: 90, maxMb: 10 })).toThrow(/has no node:sqlite; the usage ledger needs Node 22\.13/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it('a transaction whose work throws is rolled back, and the next one commits', () => {
+    const db = new DatabaseSync(':memory:');
+    try {
+      db.exec('CREATE TABLE t (v INTEGER)');
+      expect(() =>
+        inTransaction(db, () => {
+          db.prepare('INSERT INTO t VALUES (1)').run();
+          throw new Error('half-way');
+        }),
+      ).toThrow('half-way');
+      // A constraint error that SQLite itself answers inside the transaction: rolled back the same way.
+      db.exec('CREATE TABLE u (v INTEGER NOT NULL)');
+      expect(() => inTransaction(db, () => db.prepare('INSERT INTO u VALUES (NULL)').run())).toThrow(/NOT NULL/);
+      inTransaction(db, () => db.prepare('INSERT INTO t VALUES (2)').run());
+      expect(db.prepare('SELECT v FROM t').all()).toEqual([{ v: 2 }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('runs in memory when the data directory cannot be created', () => {
     writeFileSync(join(dir, '..', 'file'), 'not a directory');
     const l = UsageLedger.open({ dataDir: join(dir, '..', 'file', 'data'), retentionDays: 90, maxMb: 10 });
@@ -260,5 +321,60 @@ describe('UsageLedger capture', () => {
     expect(c?.truncated).toBe(true);
     expect(Buffer.byteLength(c?.response ?? '')).toBeLessThanOrEqual(64 * 1024);
     expect(c?.response?.endsWith('é')).toBe(true);
+  });
+});
+
+// A usage.db written by the previous build (better-sqlite3, schema version 1, WAL, closed cleanly), kept in
+// __fixtures__: the users' existing files must open on the runtime's own SQLite with every row and quota window.
+describe('UsageLedger on a database written by the better-sqlite3 build', () => {
+  const fixture = fileURLToPath(new URL('./__fixtures__/usage-v1-better-sqlite3.db', import.meta.url));
+  const base = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+  it('opens it without moving it aside, with every row, the quota window, and the same settings', () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    copyFileSync(fixture, join(dir, 'usage.db'));
+    const warnings: string[] = [];
+    const l = ledger({ retentionDays: 36_500, now: () => base + DAY, logger: { info: () => {}, warn: (_o, m) => void warnings.push(m), error: (_o, m) => void warnings.push(m) } });
+    expect(warnings).toEqual([]);
+    expect(l.inMemory).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes('corrupt'))).toEqual([]);
+    const rows = l.requests({ limit: 10 }).rows;
+    expect(rows.map((r) => r.requestId)).toEqual(['req_fixture_5', 'req_fixture_4', 'req_fixture_3', 'req_fixture_2', 'req_fixture_1']);
+    expect(rows[4]).toEqual({
+      requestId: 'req_fixture_1',
+      startedAt: base + 60_000,
+      mode: 'direct',
+      route: '/api/v1/messages',
+      method: 'POST',
+      streamed: true,
+      modelRequested: 'assistant-sonnet-4',
+      modelServed: 'assistant-sonnet-4-20250514',
+      client: 'anthropic-js',
+      status: 200,
+      outcome: 'ok',
+      errorType: null,
+      tokens: { input: 101, output: 21, cacheRead: 5, cacheWrite: null },
+      ttftMs: 120.5,
+      durationMs: 800.25,
+    });
+    expect(rows[1]).toMatchObject({ requestId: 'req_fixture_4', mode: null, route: '/nowhere', streamed: false, outcome: 'rejected', modelRequested: null });
+    expect(rows[3].tokens).toEqual({ input: null, output: null, cacheRead: null, cacheWrite: null });
+    expect(l.quotaWindows()).toEqual([{ source: 'cli', window: 'five_hour', utilization: 0.82, resetsAt: 1_795_000_000, status: 'allowed_warning', observedAt: base + 10 * 3_600_000 }]);
+    const day = l.summary(base, base + DAY, 'mode');
+    expect(day.total.requests).toBe(5);
+    expect(day.total.tokens.input).toBe(101 + 7);
+
+    l.record(rec({ requestId: 'new-on-old-file', startedAt: base + DAY }));
+    l.close();
+    open.length = 0;
+    const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });
+    try {
+      expect(pragmaValue(db, 'user_version')).toBe(1);
+      expect(pragmaValue(db, 'journal_mode')).toBe('wal');
+      expect(pragmaValue(db, 'auto_vacuum')).toBe(2); // INCREMENTAL, chosen when the old build created the file
+      expect((db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n).toBe(6);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -7,7 +7,7 @@
 import type { Config } from '../config.js';
 import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
-import { isCorruption, moveAside, openUsageDb, type Db, type OpenLog } from './open-db.js';
+import { inTransaction, isCorruption, moveAside, openUsageDb, pragmaValue, type Db, type OpenLog } from './open-db.js';
 import { insertParams, insertSql, requestsPage, rowsBetween, summary, toRecord, type RequestRow } from './queries.js';
 import { defaultQuotaNames, parseCliRateLimit, parseProviderQuotaHeaders, parseRespapiQuotaHeaders, type QuotaNames } from './quota-parse.js';
 import type { CapturedBodies, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
@@ -207,10 +207,10 @@ export class UsageLedger implements UsageSink {
        ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
          status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
     );
-    this.db.transaction(() => {
+    inTransaction(this.db, () => {
       for (const r of batch) insert.run(...insertParams(r));
       for (const w of quota) upsert.run(w.source, w.window, w.utilization, w.resetsAt, w.status, w.observedAt);
-    })();
+    });
   }
 
   /** The file went bad while running: move it aside and continue on a fresh one (docs/usage.md "Recovery"). */
@@ -257,7 +257,7 @@ export class UsageLedger implements UsageSink {
       let deleted = 0;
       const cutoff = this.now() - this.opts.retentionDays * DAY_MS;
       const old = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE started_at < ? ORDER BY started_at LIMIT ?)');
-      for (let n = DELETE_CHUNK; n === DELETE_CHUNK; deleted += n) n = old.run(cutoff, DELETE_CHUNK).changes;
+      for (let n = DELETE_CHUNK; n === DELETE_CHUNK; deleted += n) n = Number(old.run(cutoff, DELETE_CHUNK).changes);
       const cap = this.opts.maxMb * 1024 * 1024;
       const oldest = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY started_at LIMIT ?)');
       for (let round = 0; round < 100 && this.usedBytes() > cap; round++) {
@@ -265,11 +265,11 @@ export class UsageLedger implements UsageSink {
         if (rows === 0) break;
         // Aim 10 % under the cap, so pruning does not run again at the next row.
         const share = 1 - (0.9 * cap) / this.usedBytes();
-        deleted += oldest.run(Math.min(rows, Math.max(100, Math.ceil(rows * share)))).changes;
+        deleted += Number(oldest.run(Math.min(rows, Math.max(100, Math.ceil(rows * share)))).changes);
       }
       if (deleted > 0) {
-        this.db.pragma('incremental_vacuum');
-        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.db.exec('PRAGMA incremental_vacuum');
+        this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         this.log.info({ deleted }, 'usage ledger: pruned old rows');
       }
       return deleted;
@@ -281,9 +281,9 @@ export class UsageLedger implements UsageSink {
 
   /** Bytes the data occupies (pages in use, not the free ones the file keeps). */
   usedBytes(): number {
-    const pages = this.db.pragma('page_count', { simple: true }) as number;
-    const free = this.db.pragma('freelist_count', { simple: true }) as number;
-    return (pages - free) * (this.db.pragma('page_size', { simple: true }) as number);
+    const pages = Number(pragmaValue(this.db, 'page_count'));
+    const free = Number(pragmaValue(this.db, 'freelist_count'));
+    return (pages - free) * Number(pragmaValue(this.db, 'page_size'));
   }
 
   // ---- reads (UsageReader for the window, and the HTTP routes) ----
@@ -335,7 +335,7 @@ export class UsageLedger implements UsageSink {
     this.flush();
     this.closed = true;
     try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     } catch {
       /* closing anyway */
     }

@@ -6,9 +6,20 @@
 
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type { DatabaseSync } from 'node:sqlite';
 
-export type Db = Database.Database;
+// The runtime's own SQLite (docs/usage.md "Why node:sqlite"): no native module to build or to rebuild for
+// Electron's ABI, the same library in the headless proxy, the tests and the desktop app.
+export type Db = DatabaseSync;
+
+/** node:sqlite, fetched when a database is opened rather than imported: on a runtime without it (Node before
+ * 22.13) opening the ledger fails with this message, which the desktop app turns into an empty Usage tab
+ * instead of a main process that cannot load (docs/desktop.md). */
+function sqlite(): typeof import('node:sqlite') {
+  const mod = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined;
+  if (!mod) throw new Error(`this runtime (Node ${process.versions.node}) has no node:sqlite; the usage ledger needs Node 22.13 or later`);
+  return mod;
+}
 
 export const SCHEMA_VERSION = 1;
 
@@ -64,20 +75,45 @@ export interface OpenLog {
   error(obj: object, msg: string): void;
 }
 
+/** The value of a pragma that answers one row of one column (`user_version`, `page_count`, `journal_mode`...). */
+export function pragmaValue(db: Db, name: string): unknown {
+  const row = db.prepare(`PRAGMA ${name}`).get();
+  return row ? Object.values(row)[0] : undefined;
+}
+
+/** Runs fn in one transaction: committed when it returns, rolled back when it throws. */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  db.exec('BEGIN');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    // SQLite may already have rolled back (some errors end the transaction themselves); `isTransaction` would
+    // tell, but Node has it only from 22.16, and engines allows 22.13.
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      /* no transaction was open any more */
+    }
+    throw err;
+  }
+}
+
 function prepare(db: Db): void {
   // auto_vacuum must be chosen before the first table exists; INCREMENTAL lets pruning give pages back to the OS.
-  if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 2000');
-  let version = db.pragma('user_version', { simple: true }) as number;
+  if (pragmaValue(db, 'user_version') === 0) db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA busy_timeout = 2000');
+  let version = Number(pragmaValue(db, 'user_version'));
   if (version > SCHEMA_VERSION) throw new Error(`usage database has schema version ${version}, newer than this proxy's ${SCHEMA_VERSION}`);
   while (version < SCHEMA_VERSION) {
     const step = migrations[version];
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(step);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+    });
     version++;
   }
   // Reading every table once makes a file whose header is fine but whose schema pages are garbage fail here.
@@ -111,7 +147,7 @@ function tryOpen(path: string): Db {
   // Created owner-only before SQLite opens it, so the file is never readable by others, not even for a moment;
   // SQLite gives its -wal and -shm files the database file's mode.
   closeSync(openSync(path, 'a', 0o600));
-  const db = new Database(path);
+  const db = new (sqlite().DatabaseSync)(path);
   try {
     restrict(path);
     prepare(db);
@@ -124,6 +160,8 @@ function tryOpen(path: string): Db {
 }
 
 export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now: () => number = Date.now): OpenedDb {
+  // Before any file is touched: a runtime without SQLite must not make a good database look corrupt.
+  sqlite();
   const path = join(dataDir, fileName);
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -147,13 +185,19 @@ export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now
 }
 
 function inMemory(): Db {
-  const db = new Database(':memory:');
+  const db = new (sqlite().DatabaseSync)(':memory:');
   prepare(db);
   return db;
 }
 
-/** SQLite's answer for a file that is not (or no longer) a database. */
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+
+/** SQLite's answer for a file that is not (or no longer) a database: node:sqlite gives SQLite's result code as
+ * `errcode` (possibly an extended code, whose low byte is the primary one). */
 export function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+  const code = (err as { errcode?: unknown })?.errcode;
+  if (typeof code !== 'number') return false;
+  const primary = code & 0xff;
+  return primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB;
 }

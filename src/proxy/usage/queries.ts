@@ -2,6 +2,7 @@
 // percentiles computed in SQL (window functions, so no table is pulled into memory), and rows by time range for
 // the CSV export. Functions of a database handle; the ledger flushes its queue before calling them.
 
+import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../config.js';
 import type { Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
@@ -41,7 +42,7 @@ function ms(n: number | null | undefined): number | null {
 }
 
 /** The parameters of insertSql for one record; numbers that are not finite become NULL rather than failing. */
-export function insertParams(r: UsageRecord): unknown[] {
+export function insertParams(r: UsageRecord): SQLInputValue[] {
   return [
     String(r.requestId),
     Math.round(r.startedAt),
@@ -94,7 +95,7 @@ export const MAX_PAGE = 1000;
 export function requestsPage(db: Db, q: RequestQuery): RequestPage {
   const limit = Math.min(Math.max(Math.floor(q.limit ?? 50), 1), MAX_PAGE);
   const where: string[] = [];
-  const params: unknown[] = [];
+  const params: SQLInputValue[] = [];
   if (q.before !== undefined) {
     where.push('started_at < ?');
     params.push(q.before);
@@ -108,7 +109,7 @@ export function requestsPage(db: Db, q: RequestQuery): RequestPage {
     params.push(q.outcome);
   }
   const sql = `SELECT * FROM requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
-  const rows = db.prepare(sql).all(...params, limit + 1) as RequestRow[];
+  const rows = db.prepare(sql).all(...params, limit + 1) as unknown as RequestRow[];
   if (rows.length <= limit) return { rows: rows.map(toRecord) };
   const page = rows.slice(0, limit);
   const edge = page[page.length - 1].started_at;
@@ -158,7 +159,7 @@ function summaryRows(db: Db, from: number, to: number, key: string): Array<Omit<
              AND outcome != 'rejected' AND model_requested IS NOT NULL) AS unreported
        FROM requests WHERE started_at >= ? AND started_at <= ? GROUP BY k ORDER BY k IS NULL, k`,
     )
-    .all(from, to) as SumRow[];
+    .all(from, to) as unknown as SumRow[];
   // Nearest-rank percentiles: rank ceil(n * p / 100), written in integer arithmetic.
   const pcts = db
     .prepare(
@@ -170,7 +171,7 @@ function summaryRows(db: Db, from: number, to: number, key: string): Array<Omit<
                  max(CASE WHEN rn = max(1, (n * 95 + 99) / 100) THEN v END) AS p95
        FROM t GROUP BY k`,
     )
-    .all(from, to) as PctRow[];
+    .all(from, to) as unknown as PctRow[];
   const byKey = new Map(pcts.map((p) => [p.k, p]));
   return sums.map((s) => ({
     key: s.k ?? 'unknown',
@@ -196,7 +197,7 @@ export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Gen
   let lastAt = from - 1;
   let lastId = 0;
   for (;;) {
-    const rows = stmt.all(from, to, lastAt, lastAt, lastId, chunk) as RequestRow[];
+    const rows = stmt.all(from, to, lastAt, lastAt, lastId, chunk) as unknown as RequestRow[];
     if (rows.length === 0) return;
     yield rows.map(toRecord);
     const last = rows[rows.length - 1];

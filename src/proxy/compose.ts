@@ -1,0 +1,32 @@
+// What the headless proxy (cli.ts) and the desktop app (src/main/start-app.ts) both build before they serve, in
+// one place so the two cannot drift: the provider profile with the user's overrides (ASSISTANT_PROFILE_FILE,
+// docs/configuration.md), and the usage ledger opened with that profile's quota header names (docs/usage.md).
+// The desktop app adds its data directory, the app's user-data folder, beneath the user's own settings.
+
+import { join } from 'node:path';
+import { ConfigError, type Config, type Settings } from './config.js';
+import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
+import { openLedger, type LedgerLog, type UsageLedger } from './usage/index.js';
+
+/** The profile with ASSISTANT_PROFILE_FILE's overrides; a bad file is a ConfigError naming that variable. */
+export function loadProfile(env: NodeJS.ProcessEnv): Profile {
+  let overrides;
+  try {
+    overrides = loadProfileOverrides(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message, 'ASSISTANT_PROFILE_FILE');
+  }
+  return createProfile(overrides);
+}
+
+/** The usage ledger in the config's data directory, reading quota windows under the profile's header names.
+ * Never throws for a bad database file (open-db.ts moves it aside or keeps usage in memory). */
+export function openUsageLedger(config: Config, logger: LedgerLog, profile: Profile): UsageLedger {
+  return openLedger(config, logger, profile.quota);
+}
+
+/** Where an app keeps its data when the user has not chosen (docs/usage.md "Where"): the usage database and the
+ * CLI's working directory under one folder. Defaults only: a stored DATA_DIR or CLI work directory wins. */
+export function dataDirDefaults(dir: string): Settings {
+  return { dataDir: dir, cliWorkDir: join(dir, 'cli-workdir') };
+}
