@@ -1,7 +1,9 @@
 // Tool mode answering through the fake CLI in every format: JSON and streams, the official SDKs as clients, the
 // whole conversation reaching the CLI, and what the child process is given.
 
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +32,8 @@ describe('official OpenAI SDK against /compat/v1', () => {
     expect(Number.isInteger(completion.created) && completion.created < 1e11).toBe(true);
     expect(completion.choices[0].message).toMatchObject({ role: 'assistant', content: reply });
     expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+    // The fake counts the prompt's words (2) and the default system prompt's (profile.cli.defaultSystemPrompt, 5).
+    expect(completion.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
   });
 
   it('streams token by token with one id, a final finish_reason and usage', async () => {
@@ -49,7 +52,7 @@ describe('official OpenAI SDK against /compat/v1', () => {
     const withReason = chunks.filter((c) => c.choices[0]?.finish_reason);
     expect(withReason).toHaveLength(1);
     expect(withReason[0].choices[0].finish_reason).toBe('stop');
-    expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
+    expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
   });
 });
 
@@ -65,7 +68,7 @@ describe('official native SDK', () => {
       expect(message.content).toEqual([{ type: 'text', text: reply }]);
       expect(message.stop_reason).toBe('end_turn');
       expect(message.model).toBe(model);
-      expect(message.usage).toMatchObject({ input_tokens: 2, output_tokens: 3 });
+      expect(message.usage).toMatchObject({ input_tokens: 7, output_tokens: 3 });
     });
   }
 
@@ -85,7 +88,7 @@ describe('native chat completions (/v1/chat/completions)', () => {
       object: 'chat.completion',
       model,
       choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 },
+      usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
     });
   });
 
@@ -140,14 +143,27 @@ describe('what reaches the CLI', () => {
 
       // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
       const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
+      const promptFile = record.argv.at(-1)!;
       expect(record.argv).toEqual([
         '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
         '--model', 'claude-sonnet-4-20250514',
-        '--system-prompt', 'You are terse.',
+        // Isolation from the user's own CLI set-up, and only the allowed tools offered (docs/tool-mode.md).
+        '--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence',
+        '--tools', 'Read',
         '--allowedTools', 'Read',
         '--disallowedTools', 'Bash',
+        '--system-prompt-file', promptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
+      // The system prompt went through an owner-only file in the data directory, never an argument; it is gone once
+      // the process ended.
+      expect(record.argv).not.toContain('You are terse.');
+      expect(record.systemPrompt).toBe('You are terse.');
+      expect(record.systemPromptFileMode).toBe('600');
+      expect(promptFile.startsWith(join(echo.dataDir, 'cli-prompts'))).toBe(true);
+      await expect.poll(() => existsSync(promptFile), { timeout: 5000 }).toBe(false);
+      expect(record.env.MAX_THINKING_TOKENS).toBe('0');
+      expect(record.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).toBe('1');
       // The conversation is one user message of the CLI's stream-json input.
       expect(JSON.parse(record.stdin as string)).toEqual({ type: 'user', message: { role: 'user', content: echoed } });
       expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('1');

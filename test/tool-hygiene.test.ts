@@ -67,9 +67,12 @@ describe('a client that disconnects', () => {
   });
 
   it('a child that ignores SIGTERM is killed after the grace period', async () => {
-    const b = await start({ scenario: 'ignore-sigterm' }, { cliFirstTokenTimeoutMs: 200 });
+    // A deadline long enough for the fake to have started and set up its SIGTERM handler on a loaded machine
+    // (a SIGTERM before that ends it at once, and there is no grace period to test).
+    const b = await start({ scenario: 'ignore-sigterm' }, { cliFirstTokenTimeoutMs: 1500 });
     const res = await postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 });
     expect(res.status).toBe(504);
+    expect(await waitFor(async () => (await chatPids(b)).length === 1)).toBe(true);
     const [pid] = await chatPids(b);
     expect(await waitFor(() => !alive(pid), 6000)).toBe(true);
     expect(await readFile(join(b.cli.pidDir, String(pid)), 'utf8')).toContain('SIGTERM');

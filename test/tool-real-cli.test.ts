@@ -5,8 +5,8 @@
 // it is present (REAL_ASSISTANT_CLI, or the test set-up's cache) and is
 // skipped with that reason otherwise. `npm run test:setup` puts the pinned version in .cache/real-cli.
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -171,4 +171,143 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
       await pooled.close();
     }
   }, 90_000);
+});
+
+// Isolation, lean children, thinking and live conversations with the real CLI (docs/tool-mode.md): a HOME holding
+// the user's own CLI set-up (hooks that write marker files, a user MCP server that writes one when started, a memory
+// file with a marker text). A control run with CLI_USER_SETUP=on shows that set-up is live; by default none of it
+// runs or is sent, no transcript is written, and the simulator's recorded bodies show what the provider receives.
+describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean, live', () => {
+  let sim: Simulator;
+  let home: string;
+  const memoryMarker = 'MEMORY-MARKER-7f3a: always mention pineapples.';
+
+  async function userSetup(dir: string): Promise<void> {
+    const configDir = join(dir, '.claude');
+    await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-test', refreshToken: 'sk-ant-ort01-real-cli-test', expiresAt: Date.now() + 3_600_000 });
+    const hook = (name: string) => [{ hooks: [{ type: 'command', command: `touch ${join(dir, name)}` }] }];
+    await writeFile(join(configDir, 'settings.json'), JSON.stringify({ hooks: { UserPromptSubmit: hook('prompt-hook-ran'), SessionStart: hook('session-hook-ran') } }));
+    await writeFile(join(configDir, 'CLAUDE.md'), `${memoryMarker}\n`);
+    await writeFile(
+      join(dir, '.claude.json'),
+      JSON.stringify({ hasCompletedOnboarding: true, mcpServers: { marker: { type: 'stdio', command: 'sh', args: ['-c', `touch ${join(dir, 'mcp-ran')}; sleep 30`] } } }),
+    );
+  }
+
+  function transcripts(dir: string): string[] {
+    const projects = join(dir, '.claude', 'projects');
+    return existsSync(projects) ? readdirSync(projects, { recursive: true }).map(String) : [];
+  }
+
+  const bodies = () => sim.requests('/v1/messages').map((r) => ({ bytes: r.body.length, json: r.json as Record<string, any> }));
+
+  beforeAll(async () => {
+    sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false } });
+    home = await mkdtemp(join(tmpdir(), 'real-cli-iso-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await sim?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  async function proxyFor(dir: string, settings: Record<string, unknown> = {}): Promise<TestProxy> {
+    const profile = createProfile();
+    // Only what the user's own shell would give: no variable of ours beyond the simulator's address.
+    return startProxy(
+      { cliPath, cliWorkDir: join(dir, 'work'), dataDir: join(dir, 'data'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, ...settings },
+      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, [profile.cli.baseUrlEnv]: sim.url } } },
+    );
+  }
+
+  it("control: with CLI_USER_SETUP on, the user's hooks, MCP server and memory file are live", async () => {
+    const dir = join(home, 'control');
+    await userSetup(dir);
+    const proxy = await proxyFor(dir, { cliUserSetup: true });
+    try {
+      sim.reset();
+      const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
+      await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] });
+      expect(existsSync(join(dir, 'prompt-hook-ran'))).toBe(true);
+      expect(existsSync(join(dir, 'mcp-ran'))).toBe(true);
+      expect(JSON.stringify(bodies().map((b) => b.json))).toContain('MEMORY-MARKER-7f3a');
+      expect(transcripts(dir).some((f) => f.endsWith('.jsonl'))).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('by default: none of it runs or is sent, no transcript is written, the body is small, a follow-up continues the live process', async () => {
+    const dir = join(home, 'isolated');
+    await userSetup(dir);
+    const proxy = await proxyFor(dir, { cliLiveMax: 2 });
+    try {
+      sim.reset();
+      const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
+      const first = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] });
+      const answer = (first.content[0] as { text: string }).text;
+      await client.messages.create({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 64,
+        messages: [
+          { role: 'user', content: 'Say hi' },
+          { role: 'assistant', content: answer },
+          { role: 'user', content: 'And once more' },
+        ],
+      });
+      expect(existsSync(join(dir, 'prompt-hook-ran'))).toBe(false);
+      expect(existsSync(join(dir, 'session-hook-ran'))).toBe(false);
+      expect(existsSync(join(dir, 'mcp-ran'))).toBe(false);
+      expect(transcripts(dir)).toEqual([]);
+      // Two chats, two provider calls and no side request (the CLI's telemetry and checks are off).
+      expect(sim.received.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /v1/messages', 'POST /v1/messages']);
+      const [one, two] = bodies();
+      expect(JSON.stringify([one.json, two.json])).not.toContain('MEMORY-MARKER-7f3a');
+      // Lean: no tool definitions, the short default system prompt, no thinking nobody asked for.
+      expect(one.bytes).toBeLessThan(4000);
+      expect(one.json.tools ?? []).toEqual([]);
+      expect(JSON.stringify(one.json.system)).toContain('You are a helpful assistant.');
+      expect(one.json.thinking).toEqual({ type: 'disabled' });
+      // The follow-up went to the same process: the provider received the structured history, not a transcript.
+      expect(two.json.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(JSON.stringify(two.json.messages[1])).toContain(answer);
+      expect(JSON.stringify(two.json.messages[2])).toContain('And once more');
+      expect(JSON.stringify(two.json.messages)).not.toContain('<turn role=');
+      const health = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations: { continued: number; live: number } } };
+      expect(health.components.cli_conversations).toMatchObject({ continued: 1, live: 1 });
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('thinks only when asked, with the budget below max_tokens; max_tokens 100 with thinking asked is answered without it', async () => {
+    const dir = join(home, 'thinking');
+    await userSetup(dir);
+    const proxy = await proxyFor(dir);
+    try {
+      sim.reset();
+      const ask = (body: Record<string, unknown>) =>
+        fetch(`${proxy.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], ...body }),
+        });
+      const asked = await ask({ max_tokens: 5000, thinking: { type: 'enabled', budget_tokens: 2000 } });
+      expect(asked.status).toBe(200);
+      expect(bodies().at(-1)!.json.thinking).toMatchObject({ type: 'enabled', budget_tokens: 2000 });
+      const small = await ask({ max_tokens: 100, thinking: { type: 'enabled', budget_tokens: 2000 } });
+      expect(small.status).toBe(200);
+      expect(small.headers.get('x-proxy-ignored-params')).toContain('thinking');
+      expect(bodies().at(-1)!.json).toMatchObject({ max_tokens: 100, thinking: { type: 'disabled' } });
+      const compat = await fetch(`${proxy.url}/compat/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 3000, reasoning_effort: 'medium', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(compat.status).toBe(200);
+      expect(bodies().at(-1)!.json.thinking).toMatchObject({ type: 'enabled', budget_tokens: 2999 });
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 // The composition root of one proxy instance's chat machinery (docs/architecture.md): every long-lived object the
 // routes use is built here, once, and handed to the route registrars, which only route. Nothing is a module-level
 // registry: two proxies in one process (tests, a restart on a port change) share nothing.
-//   cli        CliBackend: the CLI children, their slots and the warm pool (tool mode)
+//   cli        CliBackend: the CLI children, their slots, the warm pool and the live conversations (tool mode)
 //   provider   ProviderClient: the keep-alive pool to the provider API and the CLI's OAuth login (direct mode, and
 //              tool mode's token counts)
 //   catalog    the model ids clients may send (docs/clients.md "Model ids")
@@ -68,6 +68,7 @@ export function buildComponents(services: Services): Components {
     health: () => ({
       cli_children: { children: cli.childCount(), slots: cli.slotCounts() },
       cli_pool: cli.poolSnapshot(),
+      cli_conversations: cli.liveSnapshot(),
       respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },
     }),
     close: async () => {

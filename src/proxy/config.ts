@@ -68,6 +68,10 @@ export function configSchema(profile: Profile = defaultProfile) {
     modelAliases: z.array(z.string().regex(/^[^=\s]+=[^=\s]+$/, 'expected alias=model pairs')).default([]),
     cliPoolSize: int(0, 32).default(1),
     cliPoolIdleMs: int(1000, 24 * 3_600_000).default(300_000),
+    cliUserSetup: z.boolean().default(false),
+    cliLiveMax: int(0, 256).default(4),
+    cliLiveIdleMs: int(1000, 24 * 3_600_000).default(600_000),
+    cliLiveMaxMb: int(16, 1_000_000).default(2048),
   });
 }
 
@@ -131,6 +135,10 @@ export const settingSources: SettingSource[] = [
   { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
+  { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },
+  { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
+  { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
+  { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
 ];
 
 export class ConfigError extends Error {

@@ -26,6 +26,8 @@ export interface ControlStatus {
   cli: { status: string; path?: string; version?: string; searchedPaths: string[]; error?: string };
   /** The warm CLI pool of tool mode (CLI_POOL_SIZE; docs/tool-mode.md): absent while the proxy is not running. */
   cliPool?: { enabled: boolean; size: number; warm: number; hits: number; misses: number; rssBytes?: number };
+  /** Live conversations of tool mode (CLI_LIVE_MAX; docs/tool-mode.md): absent while the proxy is not running. */
+  cliLive?: { enabled: boolean; max: number; live: number; busy: number; idle: number; waitingForTools: number; continued: number; rssBytes?: number };
   auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string };
   uptime?: string;
   requestsProcessed: number;

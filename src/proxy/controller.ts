@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
+import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
 import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
 import type { ControlStatus, SettingsResult } from './control-api.js';
 import { formatUptime } from './health/health-record.js';
@@ -35,6 +36,10 @@ export interface ControllerOptions {
 
 function poolView(p: CliPoolSnapshot): NonNullable<ControlStatus['cliPool']> {
   return { enabled: p.enabled, size: p.size, warm: p.warm, hits: p.hits, misses: p.misses, rssBytes: p.rssBytes };
+}
+
+function liveView(l: LiveConversationsSnapshot): NonNullable<ControlStatus['cliLive']> {
+  return { enabled: l.enabled, max: l.max, live: l.live, busy: l.busy, idle: l.idle, waitingForTools: l.waitingForTools, continued: l.continued, rssBytes: l.rssBytes };
 }
 
 export class ProxyController extends EventEmitter {
@@ -228,6 +233,7 @@ export class ProxyController extends EventEmitter {
       version: serviceVersion(),
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
       cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
+      cliLive: proxy && this.state === 'running' ? liveView(proxy.cliLive()) : undefined,
       auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,

@@ -30,8 +30,34 @@ export interface Profile {
     printArgs: string[];
     modelFlag: string;
     systemPromptFlag: string;
+    /** The system prompt as a file (owner-only, in the data directory): never an argument other users can read. */
+    systemPromptFileFlag: string;
+    /** Built-in tools offered to the model: "" for none (docs/tool-mode.md "Lean by default"). */
+    toolsFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /** Isolation from the user's own CLI set-up (docs/tool-mode.md "Isolation"), each left out with CLI_USER_SETUP. */
+    isolation: {
+      /** Which settings sources to load; given "" so none (hooks, memory files, user MCP servers, plugins) is. */
+      settingSourcesFlag: string;
+      /** Only the MCP servers of the config given with mcpConfigFlag. */
+      strictMcpConfigFlag: string;
+      mcpConfigFlag: string;
+      /** The MCP config a proxy child gets: no server. */
+      emptyMcpConfig: string;
+      /** No transcript written to the user's CLI history. */
+      noSessionPersistenceFlag: string;
+      /** Environment variable (set to 1) that turns off the CLI's telemetry and other side requests. */
+      nonEssentialTrafficEnv: string;
+      /** Environment variable (set to 1) that turns off the CLI's auto-memory (its instructions and its directory). */
+      noAutoMemoryEnv: string;
+    };
+    /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
+    maxThinkingTokensEnv: string;
+    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
+    minThinkingBudget: number;
+    /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
+    defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
     maxRetriesEnv: string;
     /** Environment variables the CLI reads for its base URL and credentials; never set by us unless configured. */
@@ -128,8 +154,22 @@ export const defaultProfile: Profile = {
     printArgs: ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
     modelFlag: '--model',
     systemPromptFlag: '--system-prompt',
+    systemPromptFileFlag: '--system-prompt-file',
+    toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    isolation: {
+      settingSourcesFlag: '--setting-sources',
+      strictMcpConfigFlag: '--strict-mcp-config',
+      mcpConfigFlag: '--mcp-config',
+      emptyMcpConfig: '{"mcpServers":{}}',
+      noSessionPersistenceFlag: '--no-session-persistence',
+      nonEssentialTrafficEnv: 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+      noAutoMemoryEnv: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY',
+    },
+    maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
+    minThinkingBudget: 1024,
+    defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     notLoggedInPattern: 'Not logged in',

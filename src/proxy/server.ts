@@ -34,6 +34,7 @@ import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
+import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
@@ -71,6 +72,8 @@ export interface ProxyServer {
   readonly respapiSessions: SessionRegistry;
   /** The warm CLI pool's counts and memory, for the desktop window. */
   cliPool(): CliPoolSnapshot;
+  /** The live conversations' counts and memory, for the desktop window. */
+  cliLive(): LiveConversationsSnapshot;
 }
 
 export class PortInUseError extends Error {
@@ -233,5 +236,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     },
     respapiSessions: components.respapi.sessions,
     cliPool: () => components.cli.poolSnapshot(),
+    cliLive: () => components.cli.liveSnapshot(),
   };
 }

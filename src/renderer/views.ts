@@ -37,6 +37,7 @@ export function renderStatus(status: ControlStatus, now: number): void {
   setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} places` : '–'));
   setText('cli-version', status.cli.version ?? '–');
   setText('cli-pool', poolText(status));
+  setText('cli-live', liveText(status));
   const loginText: Record<string, string> = { healthy: 'Yes', unauthenticated: 'No: log in with the CLI', error: 'Check failed', unknown: 'Not checked yet' };
   setText('login-status', loginText[status.auth.status] ?? status.auth.status);
   byId('login-status').dataset.status = status.auth.status;
@@ -56,6 +57,20 @@ export function poolText(status: ControlStatus): string {
   const ready = pool.warm > 0 ? `${pool.warm} ready${pool.rssBytes !== undefined ? ` (${Math.round(pool.rssBytes / 2 ** 20)} MB)` : ''}` : served === 0 ? 'Started after the first chat' : 'None ready';
   const parts = [ready];
   if (served > 0) parts.push(`${pool.hits}/${served} chats warm`);
+  return parts.join(' · ');
+}
+
+/** Live conversations in words: how many, in which state, how many turns continued one, their memory. */
+export function liveText(status: ControlStatus): string {
+  const live = status.cliLive;
+  if (!live) return '–';
+  if (!live.enabled) return 'Off (CLI live max 0)';
+  const states = [live.busy > 0 ? `${live.busy} answering` : '', live.idle > 0 ? `${live.idle} waiting` : '', live.waitingForTools > 0 ? `${live.waitingForTools} waiting for tools` : '']
+    .filter(Boolean)
+    .join(', ');
+  const memory = live.rssBytes !== undefined && live.live > 0 ? ` (${Math.round(live.rssBytes / 2 ** 20)} MB)` : '';
+  const parts = [live.live > 0 ? `${live.live} of ${live.max}${memory}: ${states}` : `None (up to ${live.max})`];
+  if (live.continued > 0) parts.push(`${live.continued} follow-up turns continued`);
   return parts.join(' · ');
 }
 

@@ -22,8 +22,9 @@ export interface TestProxy {
 
 export async function startProxy(settings: Settings = {}, opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides; usage?: UsageSink } = {}): Promise<TestProxy> {
   const profile = createProfile(opts.profile ?? {});
-  // No warm CLI pool unless a test asks for one: tests count the CLI children a request starts.
-  const config = validateSettings({ port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, cliPoolSize: 0, ...settings }, profile);
+  // No warm CLI pool and no live conversations unless a test asks for them: tests count the CLI children a request
+  // starts, and expect each to end after its answer.
+  const config = validateSettings({ port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, cliPoolSize: 0, cliLiveMax: 0, ...settings }, profile);
   let text = '';
   const sink = new Writable({
     write(chunk, _enc, cb) {

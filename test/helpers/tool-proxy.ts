@@ -13,6 +13,8 @@ export interface ToolBed {
   proxy: TestProxy;
   url: string;
   workDir: string;
+  /** The proxy's data directory (system prompt files live under it). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings 
   // A directory that does not exist yet: the backend creates it.
   const workDir = join(base, 'cli-workdir');
   const proxy = await startProxy(
-    { cliPath: cli.path, cliWorkDir: workDir, modes: ['tool'], rateLimitPerMinute: 10_000, ...settings },
+    { cliPath: cli.path, cliWorkDir: workDir, dataDir: join(base, 'data'), modes: ['tool'], rateLimitPerMinute: 10_000, ...settings },
     { deps: { childEnv: { ...childEnv, ...env } } },
   );
   return {
@@ -33,6 +35,7 @@ export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings 
     proxy,
     url: proxy.url,
     workDir,
+    dataDir: join(base, 'data'),
     async close() {
       await proxy.close();
       await cli.cleanup();

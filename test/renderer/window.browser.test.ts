@@ -90,8 +90,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('health: shows the warm CLI pool before and after a tool-mode chat', async () => {
+  it('health: shows the warm CLI pool and the live conversations before and after a tool-mode chat', async () => {
     await expect.poll(() => page.textContent('#cli-pool')).toBe('Started after the first chat');
+    await expect.poll(() => page.textContent('#cli-live')).toBe('None (up to 4)');
     const chat = await get(port, '/v1/messages', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -100,6 +101,8 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(chat.status).toBe(200);
     await chat.arrayBuffer();
     await expect.poll(() => page.textContent('#cli-pool'), { timeout: 10_000 }).toMatch(/^1 ready \(\d+ MB\) · 0\/1 chats warm$/);
+    // The chat's process stays for a follow-up turn (docs/tool-mode.md "Live conversations").
+    await expect.poll(() => page.textContent('#cli-live'), { timeout: 10_000 }).toMatch(/^1 of 4 \(\d+ MB\): 1 waiting$/);
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-overview-cli-pool-1280x800-light');
     const small = await h.open({ width: 800, height: 600, colorScheme: 'dark' });

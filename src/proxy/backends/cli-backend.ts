@@ -1,16 +1,28 @@
-// CliBackend (DESIGN.md `Backend`): one chat = one assistant CLI child in print mode with stream-json output and
-// partial messages, so text streams token by token. Flags and stdin come from native-request-to-cli-input.ts; every
-// stdout line goes through formats/cli-events.ts parseCliLine and translate/cli-events-to-native-events.ts.
+// CliBackend (DESIGN.md `Backend`): a chat is one turn of an assistant CLI process in print mode with stream-json
+// input and output and partial messages, so text streams token by token. Flags, system prompt and stdin come from
+// native-request-to-cli-input.ts; every stdout line goes through formats/cli-events.ts parseCliLine and
+// translate/cli-events-to-native-events.ts.
 //
-// Hygiene (docs/tool-mode.md, STYLE.md habit 10): a cap on children with a bounded queue (child-slots.ts);
-// the child runs in an app-owned working directory with the user's own environment plus a bound on the CLI's
-// retries; two deadlines (first event, whole request) so a client gets an error in seconds, not after the CLI's
-// minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL after a
-// grace period, to its whole process group. The slot is held until the process has really exited.
+// Live conversations (docs/tool-mode.md "Live conversations"): the process is a CliConversation (cli-conversation.ts)
+// that may outlive the request. A request whose messages continue a live conversation by one user message is
+// written only that message (live-conversations.ts); otherwise a warm process of the pool (a conversation with no
+// history, cli-pool.ts) or a new one is given the whole conversation. After a successful turn the process stays,
+// idle, for the next turn; after a failure, a deadline or a gone client it is ended.
+//
+// Isolation (docs/tool-mode.md "Isolation"): children load none of the user's settings sources, MCP servers or
+// session history unless CLI_USER_SETUP is on, and get their system prompt through an owner-only file
+// (prompt-files.ts), never an argument.
+//
+// Hygiene (docs/tool-mode.md, STYLE.md habit 10): a cap on turns running at once with a bounded queue
+// (child-slots.ts); the child runs in an app-owned working directory with the user's own environment plus a bound on
+// the CLI's retries; two deadlines (first event, whole request) so a client gets an error in seconds, not after the
+// CLI's minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL
+// after a grace period, to its whole process group. The slot is held until the turn ends and the process is kept,
+// or until it has really exited.
 
 import { mkdir, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { execa, type ResultPromise } from 'execa';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
@@ -20,18 +32,20 @@ import type { FindResult } from '../health/find-cli.js';
 import { redactSecrets, type Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import { historyAfterTurn } from '../translate/conversation-history.js';
 import { mapCliError } from '../translate/map-cli-error.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
+import { CliConversation, type ConversationEnd } from './cli-conversation.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
-import { exitOf, killGraceMs, processGroups, terminate } from './end-child.js';
-import { LineChannel } from './line-channel.js';
+import { killGraceMs, processGroups } from './end-child.js';
+import { LiveConversations, type LiveConversationsSnapshot } from './live-conversations.js';
+import { PromptFiles } from './prompt-files.js';
 import { nativeRequestToCliInput, type CliInput } from '../translate/native-request-to-cli-input.js';
 import type { UsageSink } from '../usage/types.js';
 
-/** After its `result` line the CLI exits by itself; one that lingers longer than this is ended. */
+/** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
-const stderrTailChars = 2000;
 
 export interface CliBackendOptions {
   config: Pick<
@@ -47,6 +61,11 @@ export interface CliBackendOptions {
     | 'cliPoolSize'
     | 'cliPoolIdleMs'
     | 'credentialsPath'
+    | 'dataDir'
+    | 'cliUserSetup'
+    | 'cliLiveMax'
+    | 'cliLiveIdleMs'
+    | 'cliLiveMaxMb'
   >;
   profile: Profile;
   logger: Logger;
@@ -60,68 +79,87 @@ export interface CliBackendOptions {
   usage?: Pick<UsageSink, 'cliRateLimit'>;
 }
 
-interface EndInfo {
-  exitCode?: number;
-  signal?: string;
-  spawnError?: string;
-}
-
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
 /**
- * The warm pool keys processes by what they were started with: the arguments, and the per-request environment (the
- * output limit). Both go into one string list; an environment entry starts with a NUL, which no argument can hold
- * (native-request-to-cli-input.ts refuses NUL in every argument that comes from a client).
+ * What a process is started with, as one string list: the pool's key and a conversation's key. The per-request
+ * environment (output limit, thinking budget) and the system prompt go in as entries that start with a NUL, which no
+ * argument can hold (native-request-to-cli-input.ts refuses NUL in every argument that comes from a client).
  */
 const envMark = '\0env:';
-function toPoolSpec(args: string[], env: Record<string, string>): string[] {
-  return [...Object.entries(env).map(([k, v]) => `${envMark}${k}=${v}`), ...args];
+const systemMark = '\0system:';
+function toSpec(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string[] {
+  return [...Object.entries(input.env).map(([k, v]) => `${envMark}${k}=${v}`), `${systemMark}${input.systemPrompt}`, ...input.args];
 }
-function fromPoolSpec(spec: string[]): { args: string[]; env: Record<string, string> } {
+function fromSpec(spec: string[]): Pick<CliInput, 'args' | 'env' | 'systemPrompt'> {
   const env: Record<string, string> = {};
   const args: string[] = [];
+  let systemPrompt = '';
   for (const item of spec) {
-    if (!item.startsWith(envMark)) args.push(item);
+    if (item.startsWith(systemMark)) systemPrompt = item.slice(systemMark.length);
+    else if (!item.startsWith(envMark)) args.push(item);
     else {
       const eq = item.indexOf('=');
       env[item.slice(envMark.length, eq)] = item.slice(eq + 1);
     }
   }
-  return { args, env };
+  return { args, env, systemPrompt };
 }
-
+const keyOf = (spec: string[]) => JSON.stringify(spec);
 
 export class CliBackend implements Backend {
   private readonly slots: ChildSlots;
-  private readonly children = new Set<ResultPromise>();
+  /** Every CLI process a request started or took, until it has exited (close() ends them). */
+  private readonly children = new Set<CliConversation>();
   private readonly active = new Set<AbortController>();
   private workDirReady = false;
-  /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"); CLI_POOL_SIZE=0 turns it off. */
-  private readonly pool: CliPool<ResultPromise>;
+  private closing = false;
+  /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"): conversations with no history yet. */
+  private readonly pool: CliPool<CliConversation>;
+  /** Processes kept between turns (live-conversations.ts); CLI_LIVE_MAX=0 turns them off. */
+  readonly live: LiveConversations<CliConversation>;
+  private readonly prompts: PromptFiles;
+  /** The login and settings a process starts under; a different value ends idle and warm processes. */
+  private readonly fingerprint: () => string;
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
     const { config, profile } = opts;
-    this.pool = new CliPool<ResultPromise>({
+    this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
+    // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
+    const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
+    this.fingerprint = fingerprint;
+    const maxRssBytes = config.cliLiveMaxMb * 1024 * 1024;
+    this.pool = new CliPool<CliConversation>({
       size: config.cliPoolSize,
       idleMs: config.cliPoolIdleMs,
-      spawn: (spec) => {
-        const { args, env } = fromPoolSpec(spec);
-        return this.spawnChild(this.cliPath(), args, undefined, env);
-      },
-      end: terminate,
-      // A new login (the credential file rewritten), another CLI binary or another environment replaces warm ones.
-      fingerprint: () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir }),
+      spawn: (spec) => this.startProcess(this.cliPath(), fromSpec(spec), keyOf(spec)),
+      end: (c) => c.end(),
+      fingerprint,
+      maxRssBytes,
       rssOf: procRss,
       modelFlag: profile.cli.modelFlag,
+    });
+    this.live = new LiveConversations<CliConversation>({
+      max: config.cliLiveMax,
+      idleMs: config.cliLiveIdleMs,
+      maxRssBytes,
+      rssOf: procRss,
+      otherRssBytes: () => this.pool.snapshot().rssBytes ?? 0,
+      fingerprint,
     });
   }
 
   /** The warm pool's counts and memory, for /health/detailed and the window. */
   poolSnapshot(): CliPoolSnapshot {
     return this.pool.snapshot();
+  }
+
+  /** Live conversations, for /health/detailed and the window. */
+  liveSnapshot(): LiveConversationsSnapshot {
+    return this.live.snapshot();
   }
 
   /** Children alive right now (for tests and health). */
@@ -135,13 +173,16 @@ export class CliBackend implements Backend {
 
   /** Shutdown: refuse new chats, end every child (SIGTERM, then SIGKILL), wait until they are gone. */
   async close(): Promise<void> {
+    this.closing = true;
     this.slots.close();
     const pooled = this.pool.close();
+    const live = this.live.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
-    for (const child of this.children) terminate(child);
-    const exited = Promise.allSettled([...[...this.children].map((c) => exitOf(c)), pooled]);
+    for (const child of this.children) child.end();
+    const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), pooled, live]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
+    this.prompts.close();
   }
 
   childEnv(): NodeJS.ProcessEnv {
@@ -157,6 +198,7 @@ export class CliBackend implements Backend {
       profile: this.opts.profile,
       allowedTools: this.opts.config.cliAllowedTools,
       disallowedTools: this.opts.config.cliDisallowedTools,
+      userSetup: this.opts.config.cliUserSetup,
     });
     return this.run(req, input, signal, context.logger ?? this.opts.logger);
   }
@@ -183,8 +225,9 @@ export class CliBackend implements Backend {
       config.requestTimeoutMs,
     );
     let release: (() => void) | undefined;
-    let child: ResultPromise | undefined;
+    let conv: CliConversation | undefined;
     let finished = false;
+    let kept = false;
     try {
       release = await this.slots.acquire(stop.signal);
       const cliPath = this.cliPath();
@@ -192,52 +235,52 @@ export class CliBackend implements Backend {
       if (stop.signal.aborted) throw stop.signal.reason;
       phase = 'running';
 
-      // A warm process started earlier with exactly these arguments, or a new one (cli-pool.ts).
-      const warm = this.pool.take(toPoolSpec(input.args, input.env));
-      if (warm) warm.stdin?.end(input.stdin);
-      child = warm ?? this.spawnChild(cliPath, input.args, input.stdin, input.env);
-      const running = child;
-      this.children.add(running);
-      const slot = release;
+      const spec = toSpec(input);
+      const key = keyOf(spec);
+      // A live conversation this request continues: only the new user turn is written to it.
+      const continued = input.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
+      let how: 'continued' | 'warm' | 'cold' = 'continued';
+      if (continued) {
+        conv = continued;
+        conv.write(input.turn!);
+      } else {
+        // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
+        const warm = this.pool.take(spec);
+        conv = warm ?? this.startProcess(cliPath, input, key);
+        how = warm ? 'warm' : 'cold';
+        this.live.track(conv);
+        conv.write(input.stdin);
+      }
+      const running = conv;
+      if (!this.children.has(running)) {
+        this.children.add(running);
+        void running.exited.then(() => this.children.delete(running));
+      }
+      // The slot is held until the turn ends with the process kept, or until the process has really exited.
+      const slot = once(release);
       release = undefined;
-      // The slot and the registry entry are held until the process has really exited.
-      void exitOf(running).then(() => {
-        this.children.delete(running);
-        slot();
-      });
-      log.debug({ pid: running.pid, model: req.model, args: input.args.length, warm: warm !== undefined }, 'assistant CLI started');
+      void running.exited.then(slot);
+      log.debug({ pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 }, 'assistant CLI turn started');
 
-      const channel = new LineChannel<string, EndInfo>();
-      let stderrTail = '';
-      running.stderr?.on('data', (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
-      });
-      const lines = createInterface({ input: running.stdout!, crlfDelay: Infinity });
-      lines.on('line', (line) => channel.push({ kind: 'line', line }));
-      const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
-      void Promise.all([running, linesClosed]).then(([result]) => {
-        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
-        channel.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
-      });
-      const onStop = () => {
-        terminate(running);
-        channel.push({ kind: 'abort', reason: stop.signal.reason });
-      };
+      const onStop = () => running.end();
       if (stop.signal.aborted) onStop();
       else stop.signal.addEventListener('abort', onStop, { once: true });
 
-      const state = createCliTranslateState({
-        model: req.model,
-        notLoggedInPattern: profile.cli.notLoggedInPattern,
-        loginHint: profile.cli.loginHint,
-      });
+      const turn = {
+        translate: createCliTranslateState({
+          model: req.model,
+          notLoggedInPattern: profile.cli.notLoggedInPattern,
+          loginHint: profile.cli.loginHint,
+        }),
+        answer: [] as string[],
+      };
+      running.turn = turn;
       for (;;) {
-        const item = await channel.next();
-        if (item.kind === 'abort') throw item.reason;
+        const item = await running.next(stop.signal);
         if (item.kind === 'end') {
-          const end = finishCliLines(state);
+          const end = finishCliLines(turn.translate);
           finished = true;
-          throw this.endError(end.error, item.end, stderrTail);
+          throw this.endError(end.error, item.end, running.stderrTail);
         }
         if (item.line.trim() === '') continue;
         const parsed = parseCliLine(item.line);
@@ -248,7 +291,7 @@ export class CliBackend implements Backend {
         } else if (parsed.kind === 'rate_limit') {
           this.opts.usage?.cliRateLimit(parsed.info);
         }
-        const step = stepCliLine(parsed, state);
+        const step = stepCliLine(parsed, turn.translate);
         if (step.retry) {
           lastRetry = step.retry;
           log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
@@ -262,10 +305,15 @@ export class CliBackend implements Backend {
             phase = 'answering';
             clearTimeout(firstTimer);
           }
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
           yield event;
         }
         if (step.done) {
           finished = true;
+          stop.signal.removeEventListener('abort', onStop);
+          // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
+          if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
+          if (kept) slot();
           return;
         }
       }
@@ -275,11 +323,13 @@ export class CliBackend implements Backend {
       signal.removeEventListener('abort', onClientGone);
       this.active.delete(stop);
       release?.();
-      if (child && child.exitCode === null && child.signalCode === null) {
+      if (conv && conv.alive && !kept) {
         if (!finished) stop.abort(stop.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
         else {
-          const lingering = child;
-          setTimeout(() => terminate(lingering), lingerAfterResultMs).unref();
+          // Not kept: its input is closed, so the CLI exits by itself after its turn.
+          const done = conv;
+          done.endInput();
+          setTimeout(() => done.alive && done.end(), lingerAfterResultMs).unref();
         }
       }
     }
@@ -287,14 +337,22 @@ export class CliBackend implements Backend {
 
   /**
    * Starts the CLI: in the working directory, with the child environment, in its own process group (so that ending
-   * it also ends the tools it started, STYLE.md habit 10). With `stdin` the prompt is written at once; without, stdin
-   * stays open for the pool's warm process, which gets its prompt when a request takes it.
+   * it also ends the tools it started, STYLE.md habit 10), its system prompt in a fresh owner-only file, stdin open
+   * for the turns to come. Used for chats and for the pool's warm processes alike.
    */
-  private spawnChild(cliPath: string, args: string[], stdin: string | undefined, env: Record<string, string>): ResultPromise {
-    return execa(cliPath, args, {
-      ...(stdin === undefined ? { stdin: 'pipe' as const } : { input: stdin }),
+  private startProcess(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation {
+    const { profile } = this.opts;
+    let promptFile: string;
+    try {
+      promptFile = this.prompts.write(input.systemPrompt);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('internal', `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+    }
+    const child = execa(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], {
+      stdin: 'pipe',
       cwd: this.opts.config.cliWorkDir,
-      env: { ...this.childEnv(), ...env },
+      env: { ...this.childEnv(), ...input.env },
       extendEnv: false,
       buffer: false,
       reject: false,
@@ -302,6 +360,14 @@ export class CliBackend implements Backend {
       forceKillAfterDelay: killGraceMs,
       windowsHide: true,
       detached: processGroups,
+    });
+    const modelAt = input.args.indexOf(profile.cli.modelFlag);
+    return new CliConversation(child, {
+      key,
+      model: modelAt >= 0 ? (input.args[modelAt + 1] ?? 'unknown') : 'unknown',
+      fingerprint: this.fingerprint(),
+      promptFile,
+      now: Date.now,
     });
   }
 
@@ -350,7 +416,7 @@ export class CliBackend implements Backend {
   }
 
   /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
-  private endError(error: ProxyError | undefined, end: EndInfo, stderrTail: string): ProxyError {
+  private endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError {
     if (end.spawnError) {
       return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${this.opts.profile.cli.installHint}`);
     }
@@ -361,4 +427,14 @@ export class CliBackend implements Backend {
     const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
     return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
   }
+}
+
+/** A function that does its work once, however often it is called. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }

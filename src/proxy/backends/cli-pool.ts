@@ -5,8 +5,9 @@
 //
 // Rules (each one is tested in cli-pool.test.ts):
 // - A process is keyed by its whole argv (model, system prompt, tool rules: everything fixed at spawn time); only a
-//   request with exactly the same argv may take it, and each process serves exactly one request, then belongs to
-//   the caller, who ends it like any other child. The pool then starts a replacement.
+//   request with exactly the same argv may take it, and each process is handed out once, then belongs to the
+//   caller (the CLI backend: a warm process is a live conversation with no history yet, cli-conversation.ts). The
+//   pool then starts a replacement.
 // - What to keep warm is learned from recent traffic: the keys of the last `recentWindow` requests, most frequent
 //   first, one process each, extras to the most frequent when there are fewer keys than `size`.
 // - `size` caps the processes (0 turns the pool off); `maxRssBytes` caps their memory together (measured, when the

@@ -93,7 +93,11 @@ export interface NativeMessagesRequest {
   tools?: NativeTool[];
   tool_choice?: NativeToolChoice;
   metadata?: { user_id?: string };
+  /** Extended thinking as the client asked for it; tool mode turns thinking off without it (docs/tool-mode.md). */
+  thinking?: NativeThinkingConfig;
 }
+
+export type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
 
 /**
  * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). A backend always streams: a non-streaming

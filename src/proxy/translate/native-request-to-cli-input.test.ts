@@ -6,6 +6,9 @@ import { conversationToPrompt, maxSystemPromptChars, nativeRequestToCliInput } f
 const profile = createProfile();
 const options = { profile, allowedTools: [], disallowedTools: [] };
 const print = profile.cli.printArgs;
+// Isolation from the user's own CLI set-up and no built-in tools: what every child gets by default.
+const isolation = ['--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence'];
+const lean = ['--tools', ''];
 
 describe('nativeRequestToCliInput', () => {
   it('sends one user message verbatim and maps the neutral model id to the provider id', () => {
@@ -14,9 +17,16 @@ describe('nativeRequestToCliInput', () => {
       options,
     );
     expect(input).toEqual({
-      args: [...print, '--model', 'claude-sonnet-4-20250514'],
+      args: [...print, '--model', 'claude-sonnet-4-20250514', ...isolation, ...lean],
+      systemPrompt: profile.cli.defaultSystemPrompt,
       stdin: '{"type":"user","message":{"role":"user","content":"say hi"}}\n',
-      env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10' },
+      turn: '{"type":"user","message":{"role":"user","content":"say hi"}}\n',
+      env: {
+        CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10',
+        MAX_THINKING_TOKENS: '0',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1',
+      },
     });
     expect(print).toEqual(expect.arrayContaining(['--input-format', 'stream-json']));
   });
@@ -32,15 +42,15 @@ describe('nativeRequestToCliInput', () => {
   it("passes max_tokens in the CLI's output-limit variable named by the profile", () => {
     const custom = { ...options, profile: { ...profile, clientSupport: { ...profile.clientSupport, maxOutputTokensEnv: 'OUTPUT_LIMIT' } } };
     const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 321, messages: [{ role: 'user', content: 'x' }] }, custom);
-    expect(input.env).toEqual({ OUTPUT_LIMIT: '321' });
+    expect(input.env).toMatchObject({ OUTPUT_LIMIT: '321' });
   });
 
   it('passes other model ids (CLI aliases) unchanged', () => {
     const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }, options);
-    expect(input.args.slice(-2)).toEqual(['--model', 'sonnet']);
+    expect(input.args.slice(print.length, print.length + 2)).toEqual(['--model', 'sonnet']);
   });
 
-  it('puts the system prompt (string or blocks) and the tool rules in flags', () => {
+  it('gives the system prompt (string or blocks) for the prompt file and the tool rules in flags, offering exactly the allowed tools', () => {
     const input = nativeRequestToCliInput(
       {
         model: 'm',
@@ -53,10 +63,45 @@ describe('nativeRequestToCliInput', () => {
     expect(input.args).toEqual([
       ...print,
       '--model', 'm',
-      '--system-prompt', 'Be brief.\n\nBe kind.',
+      ...isolation,
+      '--tools', 'Read,Bash',
       '--allowedTools', 'Read,Bash(git log:*)',
       '--disallowedTools', 'WebFetch',
     ]);
+    expect(input.systemPrompt).toBe('Be brief.\n\nBe kind.');
+    expect(input.args.join(' ')).not.toContain('Be brief');
+  });
+
+  it("with CLI_USER_SETUP on, leaves the user's own set-up alone (no isolation flags, side traffic as configured)", () => {
+    const input = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }, { ...options, userSetup: true });
+    expect(input.args).toEqual([...print, '--model', 'm', ...lean]);
+    expect(input.env).toEqual({ CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10', MAX_THINKING_TOKENS: '0' });
+  });
+
+  it('thinks only when asked, with a budget kept below max_tokens, and not at all when that leaves less than the smallest budget', () => {
+    const ask = (max_tokens: number, thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' }) =>
+      nativeRequestToCliInput({ model: 'm', max_tokens, thinking, messages: [{ role: 'user', content: 'x' }] }, options).env.MAX_THINKING_TOKENS;
+    expect(ask(4000)).toBe('0');
+    expect(ask(4000, { type: 'disabled' })).toBe('0');
+    expect(ask(4000, { type: 'enabled', budget_tokens: 2000 })).toBe('2000');
+    expect(ask(3000, { type: 'enabled', budget_tokens: 8000 })).toBe('2999');
+    // max_tokens 100: any budget would be refused by the provider (the CLI raises it to 1,024): thinking stays off.
+    expect(ask(100, { type: 'enabled', budget_tokens: 50 })).toBe('0');
+    expect(ask(1024, { type: 'enabled', budget_tokens: 5000 })).toBe('0');
+    expect(ask(1025, { type: 'enabled', budget_tokens: 5000 })).toBe('1024');
+  });
+
+  it('gives the newest user message alone as the turn a live conversation continues with, none after a prefill', () => {
+    const messages = [
+      { role: 'user' as const, content: 'My name is Ada.' },
+      { role: 'assistant' as const, content: 'Hello Ada!' },
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'What is' }, { type: 'text' as const, text: 'my name?' }] },
+    ];
+    const input = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages }, options);
+    expect(JSON.parse(input.turn!)).toEqual({ type: 'user', message: { role: 'user', content: 'What is\n\nmy name?' } });
+    expect(JSON.parse(input.stdin).message.content).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    const prefill = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages: messages.slice(0, 2) }, options);
+    expect(prefill.turn).toBeUndefined();
   });
 
   it('never adds a permission-bypass flag', () => {

@@ -1,12 +1,15 @@
-// A native request -> what the assistant CLI is given: command-line flags (model, system prompt, tool rules) and the
-// line written on its stdin. Pure; tested beside it.
+// A native request -> what the assistant CLI is given: command-line flags (model, tool rules, isolation), the
+// system prompt (written to an owner-only file by the backend, never an argument), the per-process environment
+// (output limit, thinking budget, no side traffic) and the lines written on its stdin. Pure; tested beside it.
 //
-// stdin carries one user message in the CLI's stream-json input format (`--input-format stream-json` in
-// profile.cli.printArgs): a warm CLI waits for it without being primed, and finishes more of its start-up before it
-// comes (docs/benchmarks.md "Warm CLI pool").
+// stdin carries user messages in the CLI's stream-json input format (`--input-format stream-json` in
+// profile.cli.printArgs). The CLI keeps reading such lines after each answer, which is what live conversations use
+// (docs/tool-mode.md "Live conversations"): a fresh process gets `stdin` (the whole conversation as one message), a
+// live one continuing a conversation gets only `turn` (the newest user message).
 //
-// The CLI's print mode takes one prompt, not a message list, so the WHOLE conversation is encoded into that prompt
-// (PEERS.md: a peer sent only the last user message and lost the history). The encoding (docs/tool-mode.md):
+// The CLI's print mode takes one prompt, not a message list, so a fresh process gets the WHOLE conversation encoded
+// into that prompt (PEERS.md: a peer sent only the last user message and lost the history). The encoding
+// (docs/tool-mode.md):
 // - a conversation of one user message is sent as that message's text, byte for byte;
 // - otherwise the earlier turns come first as a transcript, one `<turn role="...">` element per message, oldest
 //   first, then the latest user message in a `<turn role="user">` of its own after a line that asks the model to
@@ -17,8 +20,8 @@
 // - tool_use and tool_result blocks of earlier turns are written as readable `[tool call ...]` / `[tool result ...]`
 //   lines; thinking blocks are left out (the model's own scratch work, and the CLI could not verify signatures);
 // - images cannot be given to the CLI's text input: they are refused (400) with a pointer to direct mode.
-// The system prompt goes in the CLI's system-prompt flag, replacing the CLI's default prompt only when the client
-// sent one.
+// The system prompt is the client's, or profile.cli.defaultSystemPrompt when it sent none (never the CLI's own
+// 27.7 KB default, docs/tool-mode.md "Lean by default").
 
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
@@ -34,14 +37,40 @@ export interface CliInputOptions {
   profile: Profile;
   allowedTools: string[];
   disallowedTools: string[];
+  /** CLI_USER_SETUP: load the user's own settings sources, MCP servers and session history (default false). */
+  userSetup?: boolean;
 }
 
 export interface CliInput {
+  /** Flags; the system prompt file's flag and path are added by the backend when it writes the file. */
   args: string[];
-  /** One stream-json user message line holding the prompt. */
+  /** The system prompt the file holds. */
+  systemPrompt: string;
+  /** One stream-json user message line holding the whole conversation: a fresh process's first input. */
   stdin: string;
-  /** Environment variables for this request's child: the output limit, which the CLI takes only this way. */
+  /** The newest user message alone as a line, for a live conversation it continues; undefined after a prefill. */
+  turn?: string;
+  /**
+   * Environment variables for this request's child: the output limit and the thinking budget, which the CLI takes
+   * only this way, and the switch that turns its side traffic off.
+   */
   env: Record<string, string>;
+}
+
+/**
+ * The thinking budget the CLI is given: 0 (off) unless the client asked; a requested budget cut to max_tokens - 1,
+ * because the provider refuses a budget not below max_tokens; 0 when that leaves less than the provider's smallest
+ * budget, which the CLI would otherwise raise to that smallest budget and so past max_tokens (docs/tool-mode.md).
+ */
+export function thinkingBudget(req: Pick<NativeRequest, 'thinking' | 'max_tokens'>, minBudget: number): number {
+  if (req.thinking?.type !== 'enabled') return 0;
+  const budget = Math.min(req.thinking.budget_tokens, req.max_tokens - 1);
+  return budget < minBudget ? 0 : budget;
+}
+
+/** The names of the CLI's built-in tools in allow rules such as `Bash(git log:*)`: what `--tools` offers. */
+export function toolNamesOf(rules: string[]): string[] {
+  return [...new Set(rules.map((r) => r.replace(/\(.*$/s, '').trim()).filter(Boolean))];
 }
 
 function escapeTurn(text: string): string {
@@ -136,18 +165,31 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
   const system = systemText(req.system);
   if (system !== undefined) {
-    if (system.length > maxSystemPromptChars) {
-      throw invalidField('system', `must be at most ${maxSystemPromptChars} characters in tool mode (it is passed to the CLI on its command line)`);
-    }
-    // A command-line argument cannot hold NUL (the spawn would throw); the message text goes on stdin and may.
-    if (system.includes('\0')) throw invalidField('system', 'must not contain a NUL character in tool mode (it is passed to the CLI on its command line)');
-    args.push(cli.systemPromptFlag, system);
+    // The same limits as when the prompt was an argument (a prompt re-sent on every turn should stay small); a NUL
+    // would end the text early for the CLI reading the file.
+    if (system.length > maxSystemPromptChars) throw invalidField('system', `must be at most ${maxSystemPromptChars} characters in tool mode`);
+    if (system.includes('\0')) throw invalidField('system', 'must not contain a NUL character in tool mode (it is given to the CLI as a text file)');
   }
+  if (!options.userSetup) {
+    const iso = cli.isolation;
+    args.push(iso.settingSourcesFlag, '', iso.strictMcpConfigFlag, iso.mcpConfigFlag, iso.emptyMcpConfig, iso.noSessionPersistenceFlag);
+  }
+  // Lean by default: no built-in tool is offered unless the user allows some, and then exactly those.
+  args.push(cli.toolsFlag, toolNamesOf(options.allowedTools).join(','));
   if (options.allowedTools.length > 0) args.push(cli.allowedToolsFlag, options.allowedTools.join(','));
   if (options.disallowedTools.length > 0) args.push(cli.disallowedToolsFlag, options.disallowedTools.join(','));
   const prompt = conversationToPrompt(req.messages);
   if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
-  // max_tokens reaches the provider through the CLI's output-limit variable (profile.clientSupport; docs/tool-mode.md).
-  const env = { [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens) };
-  return { args, stdin: cliUserMessageLine(prompt), env };
+  const last = req.messages.length - 1;
+  const turn = req.messages[last].role === 'user' ? cliUserMessageLine(messageText(req.messages[last], last)) : undefined;
+  // max_tokens and the thinking budget reach the provider through the CLI's environment (docs/tool-mode.md).
+  const env: Record<string, string> = {
+    [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens),
+    [cli.maxThinkingTokensEnv]: String(thinkingBudget(req, cli.minThinkingBudget)),
+  };
+  if (!options.userSetup) {
+    env[cli.isolation.nonEssentialTrafficEnv] = '1';
+    env[cli.isolation.noAutoMemoryEnv] = '1';
+  }
+  return { args, systemPrompt: system ?? cli.defaultSystemPrompt, stdin: cliUserMessageLine(prompt), turn, env };
 }

@@ -1,0 +1,204 @@
+// One live conversation (docs/tool-mode.md "Live conversations", DESIGN.md "Tool mode: live conversations"): an
+// assistant CLI process started with `--input-format stream-json`, whose stdin stays open so that it reads one user
+// message after another, and everything that belongs to the PROCESS rather than to one request:
+// - its stdout line stream (a queue that keeps what the child printed until somebody reads it), its end, and the
+//   tail of its stderr;
+// - its state, its history (what it has seen, in the compared form of translate/conversation-history.ts), and the
+//   turn in progress (the translation state of the lines being read);
+// - its system prompt file, removed when the process ends.
+// A request attaches to a conversation for one turn: it writes its user line (`write`), reads lines (`next`) until
+// the turn's `result`, and leaves it idle, or ends it. Because the stream belongs to the conversation, a reader may
+// stop reading mid-turn without losing lines (`next` with an aborted signal keeps the queue intact), and a later
+// request may go on reading the same turn: that is how a turn waits for a client's tool results
+// ('waiting-for-tools', see `suspend`/`resume`). A warm process of the pool (cli-pool.ts) is a conversation with no
+// history yet: one concept.
+
+import { createInterface } from 'node:readline';
+import { rmSync } from 'node:fs';
+import type { ResultPromise } from 'execa';
+import type { CliTranslateState } from '../translate/cli-events-to-native-events.js';
+import type { HistoryEntry } from '../translate/conversation-history.js';
+import { exitOf, terminate } from './end-child.js';
+
+/**
+ * idle: alive between turns (or warm, with no history), waiting for a request;
+ * busy: a request is reading its turn;
+ * waiting-for-tools: the turn is paused mid-way (the CLI waits for a client's tool results); no request is reading,
+ *   its output stays queued for the request that resumes it;
+ * ended: the process has exited or is being ended.
+ */
+export type ConversationState = 'idle' | 'busy' | 'waiting-for-tools' | 'ended';
+
+export interface ConversationEnd {
+  exitCode?: number;
+  signal?: string;
+  spawnError?: string;
+}
+
+export type ConversationItem = { kind: 'line'; line: string } | { kind: 'end'; end: ConversationEnd };
+
+/** The turn being read: kept on the conversation so that a turn can be resumed by another request. */
+export interface ConversationTurn {
+  translate: CliTranslateState;
+  /** The answer's text so far (text deltas), for the history kept after the turn. */
+  answer: string[];
+}
+
+export interface CliConversationOptions {
+  /** What the process was started with (arguments, environment, system prompt): only the same may continue it. */
+  key: string;
+  /** The model it was started with (shown in health; never the system prompt). */
+  model: string;
+  /** The login and settings it was started under (cli-pool.ts filesFingerprint). */
+  fingerprint: string;
+  /** Its system prompt file, removed when it exits. */
+  promptFile?: string;
+  now: () => number;
+}
+
+const stderrTailChars = 2000;
+let nextId = 1;
+
+export class CliConversation {
+  readonly id = `conv-${nextId++}`;
+  readonly key: string;
+  readonly model: string;
+  readonly fingerprint: string;
+  readonly startedAt: number;
+  state: ConversationState = 'idle';
+  /** What the process has seen, answers included; empty for a warm process. */
+  history: HistoryEntry[] = [];
+  /** Turns answered. */
+  turns = 0;
+  lastUsedAt: number;
+  turn: ConversationTurn | undefined;
+  stderrTail = '';
+  /** Resolves when the process has exited (its prompt file is gone by then). */
+  readonly exited: Promise<void>;
+  private readonly items: ConversationItem[] = [];
+  private waiter: ((item: ConversationItem) => void) | undefined;
+
+  constructor(
+    readonly child: ResultPromise,
+    opts: CliConversationOptions,
+  ) {
+    this.key = opts.key;
+    this.model = opts.model;
+    this.fingerprint = opts.fingerprint;
+    this.startedAt = opts.now();
+    this.lastUsedAt = this.startedAt;
+    // A child that died has a closed stdin; a write then must not throw out of the event loop.
+    child.stdin?.on('error', () => undefined);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
+    });
+    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+    lines.on('line', (line) => this.push({ kind: 'line', line }));
+    const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    void Promise.all([child, linesClosed]).then(([result]) => {
+      const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
+      this.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
+    });
+    this.exited = exitOf(child).then(() => {
+      this.state = 'ended';
+      if (opts.promptFile) rmSync(opts.promptFile, { force: true });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
+  get signalCode(): NodeJS.Signals | null {
+    return this.child.signalCode;
+  }
+
+  /** True until the process has exited or is being ended. */
+  get alive(): boolean {
+    return this.state !== 'ended' && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  once(event: 'exit', listener: () => void): this {
+    void this.exited.then(listener);
+    return this;
+  }
+
+  /** Writes one stream-json input line (a user message, or a tool result the CLI waits for). */
+  write(line: string): void {
+    this.child.stdin?.write(line);
+  }
+
+  /**
+   * The next item of the process's output. An aborted `signal` rejects with its reason at once, even when lines are
+   * queued (a deadline or a gone client must not wait behind buffered output), and leaves the queue as it was.
+   */
+  next(signal?: AbortSignal): Promise<ConversationItem> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const item = this.items.shift();
+    if (item) return Promise.resolve(item);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.waiter = undefined;
+        reject(signal!.reason);
+      };
+      this.waiter = (it) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(it);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** A request starts (or resumes) reading a turn. */
+  begin(now: number): void {
+    this.state = 'busy';
+    this.lastUsedAt = now;
+  }
+
+  /**
+   * The turn pauses with the process alive: the CLI waits for a client's tool results. The output keeps queueing;
+   * the request that brings the results calls `resume` and goes on reading with `next`.
+   */
+  suspend(now: number): void {
+    if (this.state === 'busy') this.state = 'waiting-for-tools';
+    this.lastUsedAt = now;
+  }
+
+  resume(now: number): void {
+    if (this.state === 'waiting-for-tools') this.begin(now);
+  }
+
+  /** The turn finished and the process waits for the next one. */
+  idle(history: HistoryEntry[], now: number): void {
+    this.history = history;
+    this.turns++;
+    this.turn = undefined;
+    this.state = 'idle';
+    this.lastUsedAt = now;
+  }
+
+  /** Closes stdin: the CLI finishes what it is doing and exits by itself. */
+  endInput(): void {
+    this.child.stdin?.end();
+  }
+
+  /** Ends the process for good: SIGTERM to its process group, SIGKILL after a grace period (end-child.ts). */
+  end(): void {
+    this.state = 'ended';
+    terminate(this.child);
+  }
+
+  private push(item: ConversationItem): void {
+    if (this.waiter) {
+      const wake = this.waiter;
+      this.waiter = undefined;
+      wake(item);
+    } else {
+      this.items.push(item);
+    }
+  }
+}

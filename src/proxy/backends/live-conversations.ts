@@ -1,0 +1,265 @@
+// The registry of live conversations (docs/tool-mode.md "Live conversations"): every CLI process that holds a
+// conversation (cli-conversation.ts), busy or between turns. It sits beside the CLI backend, which asks it for a
+// conversation a request continues and hands it back after each turn.
+//
+// Rules (each one is tested in live-conversations.test.ts):
+// - A request continues an idle conversation only when it was started with the same key (arguments, environment,
+//   system prompt) and the request's messages are its history plus one new user message
+//   (translate/conversation-history.ts). One request at a time: a busy conversation is never handed out.
+// - After a turn a conversation is kept idle for `idleMs`, then ended. `max` caps the conversations kept (busy ones
+//   included): to keep one more, the least recently used idle one is ended; `maxRssBytes` caps their memory (with
+//   the warm pool's, `otherRssBytes`) the same way.
+// - A conversation started under another login or settings (`fingerprint`: the credential file's mtime and the
+//   settings that reach the child) is ended: idle ones at once (checked on every request and every few seconds),
+//   busy ones when their turn ends.
+// - close() (stop and quit) ends every conversation and waits until the processes have exited.
+// Ending is injected so the rules are tested without processes.
+
+import type { NativeMessageParam } from '../formats/native.js';
+import { continuesHistory, type HistoryEntry } from '../translate/conversation-history.js';
+import type { ConversationState } from './cli-conversation.js';
+
+/** What the registry needs of a conversation (CliConversation fits). */
+export interface LiveConversation {
+  readonly id: string;
+  readonly key: string;
+  readonly model: string;
+  readonly fingerprint: string;
+  readonly startedAt: number;
+  readonly pid?: number;
+  readonly state: ConversationState;
+  readonly history: HistoryEntry[];
+  readonly turns: number;
+  readonly lastUsedAt: number;
+  readonly alive: boolean;
+  readonly exited: Promise<void>;
+  begin(now: number): void;
+  idle(history: HistoryEntry[], now: number): void;
+  end(): void;
+}
+
+export interface LiveConversationsOptions {
+  /** Conversations kept at most (config.cliLiveMax); 0 = off. */
+  max: number;
+  /** How long an idle conversation waits for its next turn (config.cliLiveIdleMs). */
+  idleMs: number;
+  /** Memory cap of live processes (and the warm pool's, `otherRssBytes`) together, bytes. */
+  maxRssBytes?: number;
+  rssOf?: (pid: number) => number | undefined;
+  otherRssBytes?: () => number;
+  fingerprint?: () => string;
+  now?: () => number;
+  /** How often idle conversations are checked for a changed login. */
+  checkEveryMs?: number;
+}
+
+export interface LiveConversationsSnapshot {
+  enabled: boolean;
+  max: number;
+  idleMs: number;
+  maxRssBytes?: number;
+  live: number;
+  busy: number;
+  idle: number;
+  waitingForTools: number;
+  rssBytes?: number;
+  /** Turns that continued a live process (only the new turn was written to it). */
+  continued: number;
+  /** Conversations kept after a turn. */
+  kept: number;
+  expired: number;
+  /** Ended to make room (the cap on conversations or on memory). */
+  evicted: number;
+  /** Ended because the login or the settings changed. */
+  replaced: number;
+  conversations: Array<{ id: string; model: string; state: ConversationState; turns: number; ageMs: number; idleMs: number; rssBytes?: number }>;
+}
+
+export class LiveConversations<C extends LiveConversation> {
+  private readonly all = new Set<C>();
+  private readonly timers = new Map<C, ReturnType<typeof setTimeout>>();
+  private readonly counts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0 };
+  private checker: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: LiveConversationsOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  get enabled(): boolean {
+    return this.opts.max > 0 && !this.closed;
+  }
+
+  /** Every conversation alive, in any state. */
+  list(): C[] {
+    return [...this.all];
+  }
+
+  get(id: string): C | undefined {
+    for (const c of this.all) if (c.id === id) return c;
+    return undefined;
+  }
+
+  /**
+   * An idle conversation started with `key` whose history `messages` continue by one user message, marked busy for
+   * the caller; or undefined (the caller starts a fresh process).
+   */
+  takeContinuation(key: string, messages: NativeMessageParam[]): C | undefined {
+    if (!this.enabled) return undefined;
+    this.checkFingerprint();
+    for (const c of this.all) {
+      if (c.state !== 'idle' || c.key !== key || !c.alive || !continuesHistory(c.history, messages)) continue;
+      this.clearTimer(c);
+      c.begin(this.now());
+      this.counts.continued++;
+      return c;
+    }
+    return undefined;
+  }
+
+  /** A request is reading a turn of `c` (a fresh process, or a warm one from the pool): it is registered. */
+  track(c: C): void {
+    this.clearTimer(c);
+    c.begin(this.now());
+    this.all.add(c);
+    void c.exited.then(() => this.forget(c));
+  }
+
+  /**
+   * `c` answered its turn and `history` is what it has seen. Returns true when it is kept (idle until the next turn or
+   * its idle lifetime); false when it must end (live conversations off or closed, another login, no room).
+   */
+  keep(c: C, history: HistoryEntry[]): boolean {
+    if (!this.enabled || !c.alive) return false;
+    if (this.opts.fingerprint && c.fingerprint !== this.opts.fingerprint()) {
+      this.counts.replaced++;
+      return false;
+    }
+    // Room among the kept conversations: `c` itself is one of them already.
+    const others = [...this.all].filter((o) => o !== c && o.alive);
+    let over = others.length + 1 - this.opts.max;
+    while (over > 0) {
+      if (!this.evictOldestIdle(c)) return false;
+      over--;
+    }
+    while (!this.roomInMemory()) {
+      if (!this.evictOldestIdle(c)) return false;
+    }
+    c.idle(history, this.now());
+    this.all.add(c);
+    this.counts.kept++;
+    const timer = setTimeout(() => {
+      if (c.state !== 'idle') return;
+      this.counts.expired++;
+      this.endOne(c);
+    }, this.opts.idleMs);
+    timer.unref?.();
+    this.timers.set(c, timer);
+    this.startChecker();
+    return true;
+  }
+
+  /** Ends idle conversations started under another login or settings. */
+  checkFingerprint(): void {
+    if (!this.opts.fingerprint) return;
+    const fp = this.opts.fingerprint();
+    for (const c of this.all) {
+      if (c.state === 'idle' && c.fingerprint !== fp) {
+        this.counts.replaced++;
+        this.endOne(c);
+      }
+    }
+  }
+
+  /** Ends every conversation (stop and quit) and waits until they have exited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.checker) clearInterval(this.checker);
+    const all = [...this.all];
+    for (const c of all) this.endOne(c);
+    await Promise.all(all.map((c) => c.exited));
+  }
+
+  snapshot(): LiveConversationsSnapshot {
+    const now = this.now();
+    const list = [...this.all];
+    const rss = this.rssOfEach(list);
+    const total = rss === undefined ? undefined : [...rss.values()].reduce((a, b) => a + b, 0);
+    return {
+      enabled: this.enabled,
+      max: this.opts.max,
+      idleMs: this.opts.idleMs,
+      ...(this.opts.maxRssBytes === undefined ? {} : { maxRssBytes: this.opts.maxRssBytes }),
+      live: list.length,
+      busy: list.filter((c) => c.state === 'busy').length,
+      idle: list.filter((c) => c.state === 'idle').length,
+      waitingForTools: list.filter((c) => c.state === 'waiting-for-tools').length,
+      ...(total === undefined ? {} : { rssBytes: total }),
+      ...this.counts,
+      conversations: list.map((c) => ({
+        id: c.id,
+        model: c.model,
+        state: c.state,
+        turns: c.turns,
+        ageMs: now - c.startedAt,
+        idleMs: c.state === 'idle' ? now - c.lastUsedAt : 0,
+        ...(rss?.get(c) === undefined ? {} : { rssBytes: rss.get(c) }),
+      })),
+    };
+  }
+
+  private evictOldestIdle(except: C): boolean {
+    const oldest = [...this.all].filter((o) => o !== except && o.state === 'idle').sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+    if (!oldest) return false;
+    this.counts.evicted++;
+    this.endOne(oldest);
+    return true;
+  }
+
+  private roomInMemory(): boolean {
+    const cap = this.opts.maxRssBytes;
+    if (cap === undefined) return true;
+    const rss = this.rssOfEach([...this.all]);
+    if (rss === undefined) return true;
+    const used = [...rss.values()].reduce((a, b) => a + b, 0) + (this.opts.otherRssBytes?.() ?? 0);
+    return used <= cap;
+  }
+
+  private rssOfEach(list: C[]): Map<C, number> | undefined {
+    if (!this.opts.rssOf) return undefined;
+    const out = new Map<C, number>();
+    for (const c of list) {
+      const rss = c.pid === undefined ? undefined : this.opts.rssOf(c.pid);
+      if (rss !== undefined) out.set(c, rss);
+    }
+    return out;
+  }
+
+  private endOne(c: C): void {
+    this.clearTimer(c);
+    this.all.delete(c);
+    c.end();
+  }
+
+  private forget(c: C): void {
+    this.clearTimer(c);
+    this.all.delete(c);
+    if (this.all.size === 0 && this.checker) {
+      clearInterval(this.checker);
+      this.checker = undefined;
+    }
+  }
+
+  private clearTimer(c: C): void {
+    const t = this.timers.get(c);
+    if (t) clearTimeout(t);
+    this.timers.delete(c);
+  }
+
+  private startChecker(): void {
+    if (this.checker || !this.opts.fingerprint) return;
+    this.checker = setInterval(() => this.checkFingerprint(), this.opts.checkEveryMs ?? 2000);
+    this.checker.unref?.();
+  }
+}

@@ -1,0 +1,259 @@
+// Live conversations (docs/tool-mode.md "Live conversations"), driven through the proxy with the fake CLI, which
+// reads user lines turn after turn as the real CLI does and records every turn it was written: a follow-up turn
+// continues in the same process and only the new turn is written to it; anything else starts a fresh process; a
+// client gone mid-turn, the caps, the idle lifetime, a login change and stop end them; /health/detailed shows them.
+
+import { rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Settings } from '../src/proxy/config.js';
+import type { FakeCliKnobs, FakeCliRecord } from './fixtures/fake-cli.js';
+import { postJson, readSse, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
+
+const model = 'assistant-sonnet-4-20250514';
+const reply = 'Hi from fake!';
+let bed: ToolBed | undefined;
+
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+async function start(knobs: FakeCliKnobs = {}, settings: Settings = {}): Promise<ToolBed> {
+  bed = await startToolBed(knobs, { cliLiveMax: 4, ...settings });
+  return bed;
+}
+
+type Msg = { role: 'user' | 'assistant'; content: unknown };
+
+async function ask(b: ToolBed, messages: Msg[], extra: Record<string, unknown> = {}): Promise<{ status: number; text: string }> {
+  const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, messages, ...extra });
+  const body = (await res.json()) as { content?: Array<{ text: string }> };
+  return { status: res.status, text: body.content?.map((c) => c.text).join('') ?? JSON.stringify(body) };
+}
+
+async function chatRecords(b: ToolBed): Promise<FakeCliRecord[]> {
+  return (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+}
+
+interface LiveView {
+  live: number;
+  idle: number;
+  busy: number;
+  continued: number;
+  kept: number;
+  expired: number;
+  evicted: number;
+  replaced: number;
+  conversations: Array<{ id: string; state: string; turns: number; model: string }>;
+}
+
+async function live(b: ToolBed): Promise<LiveView> {
+  const body = (await (await fetch(`${b.url}/health/detailed`)).json()) as { components: { cli_conversations: LiveView } };
+  return body.components.cli_conversations;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('a follow-up turn', () => {
+  it('continues in the same process, and only the new user turn is written to it', async () => {
+    const b = await start();
+    const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    await expect.poll(async () => (await live(b)).idle).toBe(1);
+
+    const second: Msg[] = [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }];
+    expect(await ask(b, second)).toEqual({ status: 200, text: reply });
+    const third: Msg[] = [...second, { role: 'assistant', content: reply }, { role: 'user', content: 'And my age?' }];
+    expect(await ask(b, third)).toEqual({ status: 200, text: reply });
+
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(1);
+    const [rec] = records;
+    expect(rec.turns).toEqual(['My name is Ada.', 'What is my name?', 'And my age?']);
+    // stdin holds exactly three lines: the first turn, then each new turn alone.
+    expect(rec.stdin!.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { type: 'user', message: { role: 'user', content: 'My name is Ada.' } },
+      { type: 'user', message: { role: 'user', content: 'What is my name?' } },
+      { type: 'user', message: { role: 'user', content: 'And my age?' } },
+    ]);
+    expect(alive(rec.pid)).toBe(true);
+    const view = await live(b);
+    expect(view).toMatchObject({ live: 1, idle: 1, continued: 2, kept: 3 });
+    expect(view.conversations[0]).toMatchObject({ state: 'idle', turns: 3, model: 'claude-sonnet-4-20250514' });
+  });
+
+  it('matches an answer re-sent with other whitespace, as text blocks, with thinking blocks dropped or added', async () => {
+    const b = await start({ reply: 'Hello   Ada,\nnice to meet you.' });
+    const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
+    await ask(b, first);
+    const resent: Msg = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'the user said a name', signature: 'sig' },
+        { type: 'text', text: 'Hello Ada, ' },
+        { type: 'text', text: 'nice to meet you.\n' },
+      ],
+    };
+    await ask(b, [{ role: 'user', content: [{ type: 'text', text: 'My name is Ada.' }] }, resent, { role: 'user', content: 'Again?' }]);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(1);
+    expect(records[0].turns).toEqual(['My name is Ada.', 'Again?']);
+  });
+
+  it('streams a continued turn like any other', async () => {
+    const b = await start();
+    const first: Msg[] = [{ role: 'user', content: 'one' }];
+    await ask(b, first);
+    const res = await postJson(`${b.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      stream: true,
+      messages: [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }],
+    });
+    const events = await readSse(res);
+    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['message_start', 'content_block_delta', 'message_stop']));
+    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => (e.data as { delta: { text: string } }).delta.text).join('');
+    expect(text).toBe(reply);
+    expect((await chatRecords(b))[0].turns).toEqual(['one', 'two']);
+  });
+});
+
+describe('anything else starts a fresh process with the whole conversation', () => {
+  it('an edited history', async () => {
+    const b = await start();
+    await ask(b, [{ role: 'user', content: 'My name is Ada.' }]);
+    await ask(b, [{ role: 'user', content: 'My name is Grace.' }, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }]);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[1].turns).toHaveLength(1);
+    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Grace.\n</turn>');
+    expect(records[1].turns[0]).toContain('What is my name?');
+  });
+
+  it('a different earlier answer, a shortened history, another system prompt, another max_tokens', async () => {
+    const b = await start();
+    const first: Msg[] = [{ role: 'user', content: 'one' }];
+    await ask(b, first);
+    await ask(b, [...first, { role: 'assistant', content: 'Something else' }, { role: 'user', content: 'two' }]);
+    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }], { system: 'Be terse.' });
+    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }], { max_tokens: 51 });
+    // The same first turn again (the history shortened back to it) cannot continue a process that answered it.
+    await ask(b, first);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(5);
+    for (const r of records) expect(r.turns).toHaveLength(1);
+    expect(records[2].systemPrompt).toBe('Be terse.');
+  });
+
+  it('a second request while the conversation is busy (one request at a time per process)', async () => {
+    const b = await start({ tokenDelayMs: 100, reply: 'a b c d e f' });
+    const first: Msg[] = [{ role: 'user', content: 'one' }];
+    await ask(b, first);
+    const follow: Msg[] = [...first, { role: 'assistant', content: 'a b c d e f' }, { role: 'user', content: 'two' }];
+    const [x, y] = await Promise.all([ask(b, follow), ask(b, follow)]);
+    expect([x.status, y.status]).toEqual([200, 200]);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records.map((r) => r.turns.length).sort()).toEqual([1, 2]);
+  });
+});
+
+describe('a live process ends', () => {
+  it('when its client leaves mid-turn', async () => {
+    const b = await start({ tokenDelayMs: 100, reply: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ') });
+    const first: Msg[] = [{ role: 'user', content: 'one' }];
+    const done = await ask(b, first);
+    expect(done.status).toBe(200);
+    const [rec] = await chatRecords(b);
+    const abort = new AbortController();
+    const res = await postJson(
+      `${b.url}/v1/messages`,
+      { model, max_tokens: 50, stream: true, messages: [...first, { role: 'assistant', content: done.text }, { role: 'user', content: 'two' }] },
+      { signal: abort.signal },
+    );
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('w1')) text += new TextDecoder().decode((await reader.read()).value);
+    expect((await chatRecords(b))[0].turns).toEqual(['one', 'two']);
+    abort.abort();
+    await expect.poll(() => alive(rec.pid), { timeout: 5000 }).toBe(false);
+    await expect.poll(async () => (await live(b)).live).toBe(0);
+  });
+
+  it('when the cap is reached: the least recently used idle one makes room', async () => {
+    const b = await start({}, { cliLiveMax: 2 });
+    await ask(b, [{ role: 'user', content: 'a' }]);
+    await ask(b, [{ role: 'user', content: 'b' }]);
+    await ask(b, [{ role: 'user', content: 'c' }]);
+    const [a] = await chatRecords(b);
+    await expect.poll(() => alive(a.pid), { timeout: 5000 }).toBe(false);
+    expect(await live(b)).toMatchObject({ live: 2, evicted: 1 });
+  });
+
+  it('when its idle lifetime passes', async () => {
+    const b = await start({}, { cliLiveIdleMs: 1000 });
+    await ask(b, [{ role: 'user', content: 'a' }]);
+    const [a] = await chatRecords(b);
+    expect(alive(a.pid)).toBe(true);
+    await expect.poll(() => alive(a.pid), { timeout: 6000 }).toBe(false);
+    expect(await live(b)).toMatchObject({ live: 0, expired: 1 });
+  });
+
+  it('when the login changes (the credential file is rewritten)', async () => {
+    const credentials = join(process.env.TMPDIR ?? '/tmp', `live-cred-${process.pid}-${Date.now()}.json`);
+    await writeFile(credentials, '{}');
+    try {
+      const b = await start({}, { credentialsPath: credentials });
+      await ask(b, [{ role: 'user', content: 'a' }]);
+      const [a] = await chatRecords(b);
+      expect(alive(a.pid)).toBe(true);
+      const later = new Date(Date.now() + 60_000);
+      await utimes(credentials, later, later);
+      await expect.poll(() => alive(a.pid), { timeout: 8000 }).toBe(false);
+      expect(await live(b)).toMatchObject({ live: 0, replaced: 1 });
+    } finally {
+      await rm(credentials, { force: true });
+    }
+  });
+
+  it('on stop: closing the proxy ends every live process', async () => {
+    const b = await start();
+    await ask(b, [{ role: 'user', content: 'a' }]);
+    await ask(b, [{ role: 'user', content: 'b' }]);
+    const pids = (await chatRecords(b)).map((r) => r.pid);
+    expect(pids.every(alive)).toBe(true);
+    await b.proxy.close();
+    expect(pids.some(alive)).toBe(false);
+  });
+
+  it('after a failed turn (never kept)', async () => {
+    const b = await start({ scenario: 'e500' });
+    const res = await ask(b, [{ role: 'user', content: 'a' }]);
+    expect(res.status).toBe(503);
+    const [a] = await chatRecords(b);
+    await expect.poll(() => alive(a.pid), { timeout: 8000 }).toBe(false);
+    expect((await live(b)).kept).toBe(0);
+  });
+});
+
+describe('the warm pool is the same mechanism with no history', () => {
+  it('a warm process answers the first turn and then continues the conversation', async () => {
+    const b = await start({}, { cliPoolSize: 1 });
+    await ask(b, [{ role: 'user', content: 'warm-up' }]);
+    // The pool learned the spec and started a process that waits with no history.
+    await expect.poll(async () => (await chatRecords(b)).length, { timeout: 5000 }).toBe(2);
+    await ask(b, [{ role: 'user', content: 'one' }]);
+    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }]);
+    const withOne = (await chatRecords(b)).filter((r) => r.turns.includes('one'));
+    expect(withOne).toHaveLength(1);
+    expect(withOne[0].turns).toEqual(['one', 'two']);
+  });
+});
