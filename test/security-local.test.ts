@@ -6,7 +6,8 @@
 // - PROXY_ACCESS_KEY, when set, is required on loopback too, except for basic /health and GET /;
 // - captured bodies (CAPTURE_BODIES) keep no key or token of any common shape, nor the access key;
 // - connection caps close extra connections with one log line; a connection that never sends its head is closed;
-// - two Host headers are refused; every answer carries X-Content-Type-Options: nosniff.
+// - two Host headers are refused; every answer carries X-Content-Type-Options: nosniff;
+// - a client's system prompt never appears on a CLI child's command line (readable by every local user).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -306,5 +307,30 @@ describe('headers', () => {
     for (const a of answers) expect(a.headers['x-content-type-options'], String(a.status)).toBe('nosniff');
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 404, 403, 415, 200]);
     expect(answers[6].headers['content-type']).toContain('text/event-stream');
+  });
+});
+
+describe('the CLI command line', () => {
+  it("never carries a client's system prompt (every local user can read /proc/<pid>/cmdline); it goes in an owner-only file", async () => {
+    const fake = await makeFakeCli();
+    cleanups.push(() => fake.cleanup());
+    const dataDir = mkdtempSync(join(tmpdir(), 'security-argv-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, dataDir }));
+    const secretPrompt = 'You are the billing bot of ACME; internal discount code PURPLE-OTTER-4471.';
+    const res = await raw(proxy.port, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, system: secretPrompt, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    const chats = (await fake.records()).filter((r) => !r.argv.includes('--version') && !r.argv.includes('auth'));
+    expect(chats.length).toBeGreaterThan(0);
+    for (const r of chats) {
+      expect(r.argv.join(' ')).not.toContain('PURPLE-OTTER');
+      expect(r.systemPrompt).toContain('PURPLE-OTTER-4471');
+      expect(r.systemPromptFileMode).toBe('600');
+    }
   });
 });
