@@ -10,6 +10,7 @@ import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { childEnv } from '../helpers/tool-proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from '../simulator/index.js';
+import { defaultProfile } from '../../src/proxy/profile.js';
 
 export interface ClientBed {
   /** The proxy's origin, e.g. http://127.0.0.1:PORT. */
@@ -22,6 +23,10 @@ export interface ClientBed {
 
 /** The fake CLI's answer, token by token ("Hi ", "from ", "fake!"). */
 export const cliReply = 'Hi from fake!';
+/** The fake CLI bills one input token per word of the prompt and the system prompt; a client that sends no system
+ * prompt gets the profile's short default (docs/tool-mode.md "Lean by default"). */
+export const cliInputTokens = (prompt: string): number =>
+  `${prompt} ${defaultProfile.cli.defaultSystemPrompt}`.split(/\s+/).filter(Boolean).length;
 /** The simulator's answer, one word per delta. */
 export const simReply = 'Hi from the simulator!';
 export const model = 'assistant-sonnet-4-20250514';
