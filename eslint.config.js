@@ -23,8 +23,8 @@ export default tseslint.config(
     },
   },
   {
-    // src/shared holds pure facts both the window and the proxy import (src/shared/endpoints.ts): it imports
-    // nothing, so it runs in Node and in the page alike.
+    // src/shared holds pure facts both the window and the proxy import (the mode list, src/shared/modes.ts; the
+    // address facts, src/shared/endpoints.ts): it imports nothing, so it runs in Node and in the page alike.
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/**', '**/renderer/**'] }],

@@ -1,6 +1,6 @@
 // Diagnose end to end against the fake CLI and the simulator: every check of every mode passes when all is well;
-// a logged-out CLI, a missing response-API login and a refused direct-mode token each fail with a remedy in plain
-// words; requests can go through a running proxy (with its access key) instead of a temporary one; and no token
+// a logged-out CLI and a refused direct-mode token each fail with a remedy in plain words; a missing response-API
+// login (an optional mode) is "not set up", which does not fail the run; requests can go through a running proxy (with its access key) instead of a temporary one; and no token
 // appears anywhere in the report or its text.
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -63,7 +63,8 @@ describe('diagnose', () => {
     expect(ok).toBe(true);
     expect(report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
     expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(/^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/);
-    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/answered in \d+ ms: "OK"/);
+    // The tiny request uses the smallest model of the list.
+    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-3-5-haiku-20241022 answered in \d+ ms: "OK"/);
     expect(report.target).toMatch(/^a temporary proxy on http:\/\/127\.0\.0\.1:\d+/);
     expect(text).toContain('[PASS] A tiny request through tool mode (tool)');
     expect(text.trim().endsWith('All checks passed.')).toBe(true);
@@ -72,7 +73,22 @@ describe('diagnose', () => {
     expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
   });
 
-  it('a logged-out CLI and a missing response-API login fail with their remedies; what depends on them is skipped', async () => {
+  it('a user with only the CLI logged in passes: response-API mode is reported as not set up, with how to set it up', async () => {
+    const { report, text, ok } = await runDiagnose(validateSettings({ ...base, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }));
+    expect(ok).toBe(true);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['cli', 'pass'],
+      ['login', 'pass'],
+      ['tool-request', 'pass'],
+      ['direct-models', 'pass'],
+      ['respapi-credentials', 'unset'],
+    ]);
+    expect(text).toContain('[NOT SET UP] Response-API credentials present (respapi): no response-API login at');
+    expect(text).toMatch(/\n {7}To use it: Log in with the response-API CLI/);
+    expect(text.trim().endsWith('All checks passed. (not set up: respapi)')).toBe(true);
+  });
+
+  it('a logged-out CLI fails with its remedy; what depends on it is skipped; a missing response-API login is not set up', async () => {
     const loggedOut = await makeFakeCli({ loggedIn: false });
     try {
       const { report, text, ok } = await runDiagnose(validateSettings({ ...base, cliPath: loggedOut.path, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }));
@@ -82,12 +98,12 @@ describe('diagnose', () => {
       expect(by.login).toMatchObject({ status: 'fail', detail: 'the CLI is not logged in' });
       expect(by.login.remedy).toMatch(/Log in again with the CLI: run `claude auth login`/);
       expect(by['tool-request']).toMatchObject({ status: 'skip', remedy: 'needs the CLI found and logged in (see above)' });
-      expect(by['respapi-credentials'].status).toBe('fail');
+      expect(by['respapi-credentials'].status).toBe('unset');
       expect(by['respapi-credentials'].remedy).toMatch(/Log in with the response-API CLI/);
-      expect(by['respapi-request'].status).toBe('skip');
+      expect(by['respapi-request']).toBeUndefined();
       expect(text).toContain('[FAIL] CLI logged in (tool): the CLI is not logged in');
       expect(text).toMatch(/\n {7}Remedy: Log in again with the CLI/);
-      expect(text).toContain('2 checks failed.');
+      expect(text).toContain('1 check failed. (not set up: respapi)');
     } finally {
       await loggedOut.cleanup();
     }

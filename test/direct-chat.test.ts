@@ -237,6 +237,27 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     expect((err as InstanceType<typeof OpenAI.APIError>).param).toBe('messages');
     expect(sim.requests('/v1/messages')).toHaveLength(0);
   });
+
+  it('turns reasoning_effort into a thinking budget, and names the effort ignored when max_tokens leaves it no room', async () => {
+    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 2000, reasoning_effort: 'low', temperature: 0.3, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-proxy-ignored-params')).toBe('temperature');
+    const sent = sim.requests('/v1/messages').at(-1)?.json as Record<string, unknown>;
+    expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+    expect(sent.temperature).toBeUndefined();
+    const small = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 100, reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(small.status).toBe(200);
+    expect(small.headers.get('x-proxy-ignored-params')).toBe('reasoning_effort');
+    expect((sim.requests('/v1/messages').at(-1)?.json as Record<string, unknown>).thinking).toBeUndefined();
+  });
 });
 
 describe('logs', () => {

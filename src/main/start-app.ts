@@ -17,6 +17,7 @@ import { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
 import { createProfile, type Profile } from '../proxy/profile.js';
+import { isProbeRoute } from '../proxy/route-table.js';
 import type { UsageLedger } from '../proxy/usage/index.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike, type ShowPanel } from './ipc.js';
@@ -365,7 +366,7 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
         : errorsInLastHour(
             ctl
               .recentRequests()
-              .filter((r) => !r.route.startsWith('/health') && r.route !== '/metrics')
+              .filter((r) => !isProbeRoute(r.route))
               .map((r) => ({ startedAt: Date.parse(r.time), failed: r.status >= 400 || r.errorType !== undefined })),
             now,
           );

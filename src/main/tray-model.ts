@@ -2,7 +2,8 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
-import { clientBaseUrl, modeNames, type ModeName } from '../shared/endpoints.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
+import { modeLabels, modeNames, type ModeName } from '../shared/modes.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
 
@@ -37,8 +38,6 @@ export interface TrayExtras {
   /** Requests that failed in the last hour; the line shows only when it is not zero. */
   errorsLastHour?: number;
 }
-
-const modeLabels: Record<ModeName, string> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
 
 /** The address a client on this machine uses (src/shared/endpoints.ts, shared with the window). */
 export { clientBaseUrl };

@@ -15,7 +15,6 @@ import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
 import { loadProfile, openUsageLedger } from './compose.js';
-import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
@@ -26,7 +25,6 @@ const name = 'assistant-proxy';
 function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
-  createModelCatalog(profile, loaded.config.modelAliases); // throws ConfigError for an alias of an unknown model
   return { ...loaded, profile };
 }
 
@@ -91,7 +89,16 @@ async function main(): Promise<number> {
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
   const ledger = openUsageLedger(config, logger, profile);
-  const proxy = createProxy({ config, profile, logger, usage: ledger });
+  let proxy: ReturnType<typeof createProxy>;
+  try {
+    // The proxy's one model catalog is built here: an alias of an unknown model (MODEL_ALIASES) is a bad setting.
+    proxy = createProxy({ config, profile, logger, usage: ledger });
+  } catch (err) {
+    ledger.close();
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${name}: ${err.message}\n`);
+    return 2;
+  }
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();

@@ -4,12 +4,14 @@
 //   cli        CliBackend: the CLI children, their slots, the warm pool and the live conversations (tool mode)
 //   provider   ProviderClient: the keep-alive pool to the provider API and the CLI's OAuth login (direct mode, and
 //              tool mode's token counts)
-//   catalog    the model ids clients may send (docs/clients.md "Model ids")
+//   direct     DirectBackend over it: direct mode's translated route (each request brings its own credential)
+//   catalog    the model ids clients may send (docs/clients.md "Model ids"), the proxy's one catalog
 //   respapi    the response API client, its OAuth2 login, the instruction prompt and the session registry
 // None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it.
 
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './backends/cli-backend.js';
+import { DirectBackend } from './backends/direct-backend.js';
 import { findCli } from './health/find-cli.js';
 import { createModelCatalog, type ModelCatalog } from './models/model-catalog.js';
 import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
@@ -27,6 +29,7 @@ export interface RespapiParts {
 export interface Components {
   cli: CliBackend;
   provider: ProviderClient;
+  direct: DirectBackend;
   catalog: ModelCatalog;
   respapi: RespapiParts;
   /** The components' own figures for /health/detailed. */
@@ -37,6 +40,8 @@ export interface Components {
 
 export function buildComponents(services: Services): Components {
   const { config, profile, logger, deps } = services;
+  // Built first: an alias of an unknown model is a bad setting (ConfigError) before anything else is made.
+  const catalog = createModelCatalog(profile, config.modelAliases);
   const cli = new CliBackend({
     config,
     profile,
@@ -63,7 +68,8 @@ export function buildComponents(services: Services): Components {
   return {
     cli,
     provider,
-    catalog: createModelCatalog(profile, config.modelAliases),
+    direct: new DirectBackend({ client: provider, messagesPath: profile.api.messagesPath }),
+    catalog,
     respapi,
     health: () => ({
       cli_children: { children: cli.childCount(), slots: cli.slotCounts() },

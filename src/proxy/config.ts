@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isLoopbackHost, modeNames, type ModeName } from '../shared/endpoints.js';
+import { isLoopbackHost } from '../shared/endpoints.js';
+import { modeNames, type ModeName } from '../shared/modes.js';
 import { defaultProfile, type Profile } from './profile.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -15,8 +15,6 @@ export interface ControlStatus {
   state: ServerState;
   host: string;
   port: number;
-  /** http://127.0.0.1:8000 when running. */
-  baseUrl?: string;
   /** Set when state is error (e.g. "Port 8000 already in use ..."). */
   error?: string;
   /** Attention items for the tray and window: CLI missing, logged out, token expiring. */

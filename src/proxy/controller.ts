@@ -209,7 +209,6 @@ export class ProxyController extends EventEmitter {
     const snap = services?.probe.snapshot();
     const port = proxy?.port ?? this.config.port;
     const host = this.config.host;
-    const shownHost = host.includes(':') ? `[${host}]` : host;
     const attention: string[] = [];
     if (this.state === 'error' && this.lastError) attention.push(this.lastError);
     if (snap && this.config.modes.includes('tool')) {
@@ -226,7 +225,6 @@ export class ProxyController extends EventEmitter {
       state: this.state,
       host,
       port,
-      baseUrl: this.state === 'running' ? `http://${shownHost}:${port}` : undefined,
       error: this.state === 'error' ? this.lastError : undefined,
       attention,
       modes: this.config.modes,

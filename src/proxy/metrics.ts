@@ -4,8 +4,10 @@
 // finishes, because streams outlive `await next()` (STYLE.md habit 11).
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RouteMode } from './route-table.js';
 
-export type Mode = 'tool' | 'direct' | 'respapi' | 'none';
+/** A route's mode, or 'none' for the proxy's own endpoints (route-table.ts). */
+export type Mode = RouteMode;
 
 export interface RequestRecord {
   time: string;

@@ -6,13 +6,30 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { QuotaNames } from './usage/quota-parse.js';
+
+/** Quota header names and window names, as the provider and the response API report them (usage/quota-parse.ts). */
+export interface QuotaNames {
+  /** Provider (direct mode): `<prefix>-<abbr>-utilization` (a fraction), `-reset` (Unix s), `-status`. */
+  providerPrefix: string;
+  /** Provider window abbreviations -> neutral window names; an abbreviation not listed keeps its own name. */
+  providerWindows: Record<string, string>;
+  /** Response API: `x-<family>-primary-used-percent` (0-100), `-window-minutes`, `-reset-at` (Unix s). */
+  respapiFamily: string;
+  /** Window lengths in minutes -> neutral window names (others become `<minutes>_minute`). */
+  windowMinutes: Record<string, string>;
+}
 
 export interface ModelInfo {
   id: string;
   created: number;
   remark?: string;
+  /** The smallest, cheapest model of the list: diagnose's tiny request uses it. */
+  smallest?: boolean;
 }
+
+/** The compatible format's reasoning_effort values (formats/compat.ts). */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
 
 export interface Profile {
   /** Display name of the provider, used in messages. */
@@ -54,8 +71,6 @@ export interface Profile {
     };
     /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
     maxThinkingTokensEnv: string;
-    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
-    minThinkingBudget: number;
     /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
     defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
@@ -87,6 +102,11 @@ export interface Profile {
     /** max_tokens sent when a compatible-format client sets no limit (the native API requires one); every
      * listed model accepts this many output tokens. */
     defaultMaxTokens: number;
+    /** The thinking budget (tokens) a compatible client's reasoning_effort becomes, in tool and direct mode alike;
+     * 0: no thinking. */
+    thinkingBudgets: Record<ReasoningEffort, number>;
+    /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
+    minThinkingBudget: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -168,7 +188,6 @@ export const defaultProfile: Profile = {
       noAutoMemoryEnv: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY',
     },
     maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
-    minThinkingBudget: 1024,
     defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
@@ -189,6 +208,8 @@ export const defaultProfile: Profile = {
     realKeyPrefixes: ['sk-ant-api'],
     oauthTokenPrefix: 'sk-ant-oat',
     defaultMaxTokens: 4096,
+    thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
+    minThinkingBudget: 1024,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),
@@ -223,7 +244,7 @@ export const defaultProfile: Profile = {
     { id: 'assistant-3-7-sonnet-20250219', created: 1739923200 },
     { id: 'assistant-3-5-sonnet-20241022', created: 1729555200 },
     { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
-    { id: 'assistant-3-5-haiku-20241022', created: 1729555200 },
+    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, smallest: true },
   ],
   sdk: { jsPackage: '@anthropic-ai/sdk', jsClass: 'Anthropic', pyPackage: 'anthropic', pyClass: 'Anthropic' },
   respapiModels: [

@@ -126,9 +126,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const router = new Router<ProxyState>();
   registerHealth(router, services, { port: () => boundPort, extras: components.health });
   registerRoot(router, services);
-  registerModels(router, services);
+  registerModels(router, services, components.catalog);
   registerTool(router, services, components);
-  registerDirect(router, services, components.provider);
+  registerDirect(router, services, { provider: components.provider, backend: components.direct, catalog: components.catalog });
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);

@@ -3,12 +3,13 @@
 // and bodies only where capture was on.
 
 import type { ControlApi, Outcome, RequestQuery, UsageDetail, UsageRecord } from '../proxy/control-api.js';
+import { modeShortLabels } from '../shared/modes.js';
 import { byId, el, setText } from './dom.js';
 import { formatMs } from './format.js';
 import { plainError } from './usage-view.js';
 
 const outcomeText: Record<Outcome, string> = { ok: 'ok', rejected: 'rejected', upstream_error: 'upstream error', client_gone: 'client gone', timeout: 'timeout', error: 'error' };
-const modeText = (m: UsageRecord['mode']) => (m === null ? '–' : m === 'respapi' ? 'response API' : m);
+const modeText = (m: UsageRecord['mode']) => (m === null ? '–' : modeShortLabels[m]);
 const tokens = (n: number | null) => (n === null ? '–' : String(n));
 
 export class HistoryPanel {

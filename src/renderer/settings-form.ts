@@ -3,9 +3,9 @@
 // else come back from the proxy's own schema through updateSettings, so the window never disagrees with it.
 
 import type { SettingsView } from '../proxy/control-api.js';
-import { isLoopbackHost, modeNames } from '../shared/endpoints.js';
+import { isLoopbackHost } from '../shared/endpoints.js';
+import { modeNames, type ModeName } from '../shared/modes.js';
 
-type ModeName = SettingsView['modes'][number];
 type LogLevel = SettingsView['logLevel'];
 
 export const allModes: readonly ModeName[] = modeNames;

@@ -2,6 +2,7 @@
 
 import type { ControlStatus, MetricsSummary, RecentRequest, SessionView } from '../proxy/control-api.js';
 import { clientBaseUrl } from '../shared/endpoints.js';
+import { modeShortLabels } from '../shared/modes.js';
 import { byId, el, setText } from './dom.js';
 import { formatExpiry, formatMs, formatTime, formatTokens } from './format.js';
 
@@ -163,7 +164,7 @@ export function renderRequests(records: RecentRequest[]): void {
       tr.append(
         el('td', formatTime(r.time), 'nowrap'),
         el('td', requestLabel(r), 'mono'),
-        el('td', r.mode === 'none' ? '–' : r.mode === 'respapi' ? 'response API' : r.mode, 'nowrap'),
+        el('td', r.mode === 'none' ? '–' : modeShortLabels[r.mode], 'nowrap'),
         el('td', r.model ?? '–'),
         status,
         el('td', formatMs(r.durationMs), 'nowrap num'),

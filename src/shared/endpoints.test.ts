@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientBaseUrl, isLoopbackHost, isWildcardHost, modeNames } from './endpoints.js';
+import { clientBaseUrl, isLoopbackHost, isWildcardHost } from './endpoints.js';
+import { modeNames } from './modes.js';
 
 describe('endpoints shared by the proxy, the tray and the window', () => {
   it('tells loopback hosts, with or without brackets', () => {

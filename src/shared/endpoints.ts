@@ -1,11 +1,7 @@
-// Facts about the proxy's address and modes that the proxy, the tray and the window all need, in one pure
-// module with no imports (it runs in Node and in the window's page alike; eslint.config.js keeps it so), so the
-// three cannot drift: which hosts are loopback, which binds are wildcards, the base URL a client on this machine
-// uses, and the list of modes (SPEC.md §1).
-
-/** Every mode, in the order menus and forms show them. */
-export const modeNames = ['tool', 'direct', 'respapi'] as const;
-export type ModeName = (typeof modeNames)[number];
+// Facts about the proxy's address that the proxy, the tray and the window all need, in one pure module with no
+// imports (it runs in Node and in the window's page alike; eslint.config.js keeps it so), so the three cannot
+// drift: which hosts are loopback, which binds are wildcards, the base URL a client on this machine uses. The list
+// of modes is modes.ts's, beside it.
 
 const bare = (host: string): string => host.replace(/^\[|\]$/g, '').toLowerCase();
 

@@ -7,7 +7,6 @@ export function statusFixture(overrides: Partial<ControlStatus> = {}): ControlSt
     state: 'running',
     host: '127.0.0.1',
     port: 8000,
-    baseUrl: 'http://127.0.0.1:8000',
     attention: [],
     modes: ['tool', 'direct', 'respapi'],
     version: '0.1.0',

@@ -46,7 +46,7 @@ describe('trayMenuModel', () => {
   });
 
   it('stopped: "Stopped" and Start', () => {
-    const items = trayMenuModel(statusFixture({ state: 'stopped', baseUrl: undefined }), prefs);
+    const items = trayMenuModel(statusFixture({ state: 'stopped' }), prefs);
     expect(items[0]).toEqual({ kind: 'label', label: 'Stopped' });
     expect(items[2]).toEqual({ kind: 'action', label: 'Start proxy', action: 'start', enabled: true });
   });

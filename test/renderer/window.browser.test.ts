@@ -3,7 +3,9 @@
 // user could see in the first minute has a check here that would catch it. Skips, saying why, only when
 // Chromium is not installed.
 
+import { rm } from 'node:fs/promises';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
@@ -326,6 +328,28 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(await page.isVisible('#panel-diagnose')).toBe(true);
     await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toBe('All checks passed.');
   }, 30_000);
+
+  it('diagnose: response-API mode without its login is "not set up", not a failure, with how to set it up', async () => {
+    await rm(join(h.dir, 'respapi'), { recursive: true, force: true });
+    const applied = await h.controller.updateSettings({ modes: ['tool', 'direct', 'respapi'] });
+    expect(applied.ok).toBe(true);
+    await showTab(page, 'diagnose');
+    await page.click('#diagnose-run');
+    await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
+    const checks = await page.$$eval('#diagnose-checks li', (lis) => lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']));
+    expect(checks.map((c) => [c[0], c[1]])).toEqual([
+      ['cli', 'pass'],
+      ['login', 'pass'],
+      ['tool-request', 'pass'],
+      ['direct-models', 'pass'],
+      ['respapi-credentials', 'unset'],
+    ]);
+    expect(checks[4][2]).toContain('NOT SET UP');
+    expect(checks[4][2]).toContain('To use it: Log in with the response-API CLI');
+    expect(await page.textContent('#diagnose-message')).toBe('All checks passed. A mode that is not set up says how to set it up below.');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-diagnose-not-set-up-1280x800-light');
+  }, 40_000);
 
   it('shows a notice until it is dismissed', async () => {
     await showTab(page, 'overview');

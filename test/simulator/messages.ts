@@ -15,7 +15,7 @@ import {
   writeSse,
 } from './http.js';
 import { countWords, planContent, planReply, requestTexts, type ReplyPlan } from './reply-plan.js';
-import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
+import { tokenSetHas, tokenSetSize, type RouteContext, type SimulatorKnobs } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
   return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...ctx.state.knobs.quotaHeaders };
@@ -78,14 +78,14 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       content: planContent(plan),
       stop_reason: plan.stopReason,
       stop_sequence: plan.stopSequence,
-      usage: usage(plan.inputTokens, plan.outputTokens),
+      usage: usage(plan.inputTokens, plan.outputTokens, knobs.cacheTokens),
     },
     headers,
   );
 }
 
-function usage(input: number, output: number): Record<string, number> {
-  return { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+function usage(input: number, output: number, cache: SimulatorKnobs['cacheTokens']): Record<string, number> {
+  return { input_tokens: input, output_tokens: output, cache_creation_input_tokens: cache?.write ?? 0, cache_read_input_tokens: cache?.read ?? 0 };
 }
 
 /** One event of the stream, flagged when it is a delta (faults count deltas). */
@@ -95,7 +95,7 @@ interface StreamStep {
   delta?: boolean;
 }
 
-function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean): StreamStep[] {
+function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean, cache: SimulatorKnobs['cacheTokens']): StreamStep[] {
   const steps: StreamStep[] = [
     {
       event: 'message_start',
@@ -109,7 +109,7 @@ function streamSteps(id: string, model: string, plan: ReplyPlan, ping: boolean):
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: usage(plan.inputTokens, 1),
+          usage: usage(plan.inputTokens, 1, cache),
         },
       },
     },
@@ -149,7 +149,7 @@ async function streamMessage(
 ): Promise<void> {
   const { state, res } = ctx;
   const knobs = state.knobs;
-  const steps = streamSteps(id, model, plan, knobs.ping);
+  const steps = streamSteps(id, model, plan, knobs.ping, knobs.cacheTokens);
   const deltaCount = steps.filter((s) => s.delta).length;
   const faultAfter = Math.max(1, Math.floor(deltaCount / 2));
   const fault = knobs.streamFault;

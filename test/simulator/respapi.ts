@@ -92,7 +92,12 @@ async function streamResponse(ctx: RouteContext, model: string, inputTokens: num
   const pieces = splitText(knobs.respapiReplyText, knobs.chunkCount);
   const text = pieces.join('');
   const createdAt = Math.floor(Date.now() / 1000);
-  const usage = { input_tokens: inputTokens, output_tokens: pieces.length, total_tokens: inputTokens + pieces.length };
+  const usage = {
+    input_tokens: inputTokens,
+    output_tokens: pieces.length,
+    total_tokens: inputTokens + pieces.length,
+    ...(knobs.cacheTokens ? { input_tokens_details: { cached_tokens: knobs.cacheTokens.read } } : {}),
+  };
   const doneItem = {
     id: itemId,
     type: 'message',
@@ -132,6 +137,7 @@ async function streamResponse(ctx: RouteContext, model: string, inputTokens: num
       return;
     }
     if (i > 0 && !(await pause(knobs.chunkIntervalMs, res))) return;
+    if (i === 0 && knobs.firstDeltaDelayMs > 0 && !(await pause(knobs.firstDeltaDelayMs, res))) return;
     if (!send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta: pieces[i] })) {
       return;
     }

@@ -49,8 +49,11 @@ export interface SimulatorKnobs {
   chunkCount?: number;
   /** Delay before each stream delta after the first. */
   chunkIntervalMs: number;
-  /** Held back before the first content delta of a stream (after message_start), e.g. to tell the role chunk from the first token. */
+  /** Held back before the first content delta of a stream (after message_start; in the response API after
+   * response.created), e.g. to tell the role chunk from the first token. */
   firstDeltaDelayMs: number;
+  /** Prompt-cache token counts reported in every usage (native cache fields; the response API's cached_tokens). */
+  cacheTokens?: { read: number; write: number };
   /** Delay before the response starts (status line and headers). */
   latencyMs: number;
   /** Send a `ping` event after content_block_start, like the real API. */

@@ -5,10 +5,15 @@
 
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { Logger } from '../logger.js';
+import type { ClientAuth } from '../upstream/client-auth.js';
 
+/** What one request adds to a backend built once per proxy (components.ts). */
 export interface BackendContext {
   /** A logger bound to the request (requestId). */
   logger?: Logger;
+  /** The provider API: the credential this client's request calls for, and extra headers (its feature flags). */
+  auth?: ClientAuth;
+  headers?: Record<string, string>;
 }
 
 export interface Backend {
@@ -18,5 +23,5 @@ export interface Backend {
    * Optional: the same events, each handed to `onEvent` as it arrives; resolves when they are all through. A
    * non-streaming answer is then collected without a promise per event (docs/benchmarks.md).
    */
-  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void): Promise<void>;
+  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context?: BackendContext): Promise<void>;
 }

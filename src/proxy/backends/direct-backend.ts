@@ -6,21 +6,18 @@
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
 
 import { ProxyError } from '../errors.js';
-import type { Backend } from './backend.js';
+import type { Backend, BackendContext } from './backend.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
-import type { ClientAuth } from '../upstream/client-auth.js';
 import type { ProviderAnswer, ProviderClient } from '../upstream/provider-client.js';
 import { readLimited } from '../upstream/read-limited.js';
 import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../upstream/upstream-error.js';
 
+/** Built once per proxy (components.ts); each request brings its credential in the BackendContext. */
 export interface DirectBackendOptions {
   client: ProviderClient;
   /** Path of the messages endpoint under the API base (profile.api.messagesPath). */
   messagesPath: string;
-  auth: ClientAuth;
-  /** Extra request headers, e.g. the client's own feature flags. */
-  headers?: Record<string, string>;
 }
 
 function toEvent(msg: SseMessage): NativeStreamEvent {
@@ -53,9 +50,9 @@ function withStream(req: NativeRequest): NativeRequest & { stream: true } {
 export class DirectBackend implements Backend {
   constructor(private readonly opts: DirectBackendOptions) {}
 
-  async *stream(req: NativeRequest, signal: AbortSignal): AsyncGenerator<NativeStreamEvent> {
+  async *stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncGenerator<NativeStreamEvent> {
     const { client } = this.opts;
-    const answer = await this.open(req, signal);
+    const answer = await this.open(req, signal, context);
     try {
       // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event
       // (docs/benchmarks.md "What each change bought").
@@ -78,9 +75,9 @@ export class DirectBackend implements Backend {
    * the provider's stream ended, rejects with the ProxyError that ended it; an exception of `onEvent` ends the
    * upstream request and rejects with it.
    */
-  async forEachEvent(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void): Promise<void> {
+  async forEachEvent(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context: BackendContext = {}): Promise<void> {
     const { client } = this.opts;
-    const answer = await this.open(req, signal);
+    const answer = await this.open(req, signal, context);
     const body = answer.body;
     const reader = new SseReader();
     await new Promise<void>((resolve, reject) => {
@@ -126,14 +123,14 @@ export class DirectBackend implements Backend {
   }
 
   /** Sends the chat upstream (always streaming) and returns the answer once it is known to be an event stream. */
-  private async open(req: NativeRequest, signal: AbortSignal): Promise<ProviderAnswer> {
+  private async open(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<ProviderAnswer> {
     const { client } = this.opts;
     const answer = await client.send({
       method: 'POST',
       path: this.opts.messagesPath,
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.opts.headers },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...context.headers },
       body: JSON.stringify(withStream(req)),
-      auth: this.opts.auth,
+      auth: context.auth ?? { kind: 'cli-oauth' },
       signal,
     });
     try {

@@ -1,6 +1,7 @@
 // The individual diagnose checks. Each returns a DiagnoseCheck and never throws; every text that could carry
 // something from outside (an error body, a CLI message) passes through redactSecrets() before it is kept.
 
+import { access } from 'node:fs/promises';
 import { readRespapiCredentials } from '../auth/respapi-credentials.js';
 import type { CliSnapshot } from '../health/cli-probe.js';
 import { redactSecrets } from '../logger.js';
@@ -29,6 +30,13 @@ export async function timed(id: string, mode: ModeName, title: string, fn: () =>
 }
 
 export const skip = (why: string): Outcome => ({ status: 'skip', detail: 'not run', remedy: why });
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+  );
+}
 
 /** "in 3 h 12 min" / "5 min ago" from an ISO time. */
 export function relative(iso: string, now: number): string {
@@ -90,8 +98,13 @@ const remedyFor = (status: number, profile: Profile, mode: 'tool' | 'direct'): s
         : 'Check the network connection to the provider, then run diagnose again.';
 
 /** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
+/** The model of diagnose's tiny request: the smallest of the list (the cheapest to ask), else its last. */
+export function smallestModel(profile: Profile): string {
+  return (profile.models.find((m) => m.smallest) ?? profile.models.at(-1))?.id ?? 'assistant-sonnet-4-20250514';
+}
+
 export async function toolRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
-  const model = profile.models[0]?.id ?? 'assistant-sonnet-4-20250514';
+  const model = smallestModel(profile);
   const r = await call(target, 'POST', '/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
   if (r.status !== 200) return { status: 'fail', detail: `POST /v1/messages answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'tool') };
   let reply = '';
@@ -126,7 +139,14 @@ export async function directModelsCheck(target: ProxyTarget, profile: Profile, c
   return { status: 'pass', detail: `the provider listed ${count} models in ${r.ms} ms` };
 }
 
+/**
+ * Response-API mode is optional (docs/desktop.md "Diagnose"): without its login file the mode is not set up, which
+ * is not a failure; a file that is there but unusable is one.
+ */
 export async function respapiCredentialsCheck(path: string, profile: Profile, now: number): Promise<Outcome> {
+  if (!(await exists(path))) {
+    return { status: 'unset', detail: `no response-API login at ${path}: the mode is not set up`, remedy: `${profile.respapi.loginHint}.` };
+  }
   try {
     const cred = await readRespapiCredentials(path, profile);
     const exp = cred.expiresAt;

@@ -66,7 +66,7 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   let temporary: { close(graceMs?: number): Promise<void> } | undefined;
   let target: ProxyTarget | undefined;
   let targetName = opts.proxyUrl ?? 'a temporary proxy on 127.0.0.1';
-  const wantsRequests = on('tool') || on('direct') || on('respapi');
+  const wantsRequests = config.modes.length > 0;
   try {
     if (wantsRequests) {
       if (opts.proxyUrl) {
@@ -91,7 +91,9 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
       const creds = await timed('respapi-credentials', 'respapi', 'Response-API credentials present', () => respapiCredentialsCheck(config.respapiCredentialsPath, profile, now()), now);
       checks.push(creds);
       const t = target;
-      checks.push(await timed('respapi-request', 'respapi', 'Response-API credentials valid (a tiny request)', async () => (creds.status === 'pass' && t ? respapiRequestCheck(t, profile) : skip('needs the credential file (see above)')), now));
+      if (creds.status !== 'unset') {
+        checks.push(await timed('respapi-request', 'respapi', 'Response-API credentials valid (a tiny request)', async () => (creds.status === 'pass' && t ? respapiRequestCheck(t, profile) : skip('needs the credential file (see above)')), now));
+      }
     }
   } catch (err) {
     // The temporary proxy could not start (a setting it refuses): one failed check that says so.

@@ -2,7 +2,8 @@
 
 import type { ModeName } from '../config.js';
 
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+/** `unset`: an optional mode whose login is absent (not set up, not broken: it does not fail the run). */
+export type CheckStatus = 'pass' | 'fail' | 'skip' | 'unset';
 
 export interface DiagnoseCheck {
   /** Stable id: `cli`, `login`, `tool-request`, `direct-models`, `respapi-credentials`, `respapi-request`. */
@@ -28,6 +29,6 @@ export interface DiagnoseReport {
   /** Where the test requests went: the running proxy's URL, or "a temporary proxy on 127.0.0.1". */
   target: string;
   checks: DiagnoseCheck[];
-  /** True when no check failed. */
+  /** True when no check failed (a mode that is not set up is not a failure). */
   ok: boolean;
 }

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { between, positiveInt } from './validate.js';
+import { reasoningEfforts } from '../profile.js';
 
 // ---- request --------------------------------------------------------------------------------------------------
 
@@ -96,6 +97,8 @@ export const compatChatRequestSchema = z.looseObject({
   tool_choice: compatToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
+  // Becomes a thinking budget in direct mode (translate/compat-request-to-native.ts); named as ignored in tool mode.
+  reasoning_effort: z.enum(reasoningEfforts).nullish(),
   // Accepted and not forwarded: the provider has no equivalent.
   seed: z.number().int('must be an integer').nullish(),
   logprobs: z.boolean().nullish(),
@@ -105,7 +108,6 @@ export const compatChatRequestSchema = z.looseObject({
 
 export type CompatChatRequest = z.output<typeof compatChatRequestSchema>;
 export type CompatMessage = z.output<typeof compatMessageSchema>;
-export type CompatToolCallParam = z.output<typeof compatToolCallSchema>;
 
 // ---- response -------------------------------------------------------------------------------------------------
 

@@ -93,7 +93,8 @@ export interface NativeMessagesRequest {
   tools?: NativeTool[];
   tool_choice?: NativeToolChoice;
   metadata?: { user_id?: string };
-  /** Extended thinking as the client asked for it; tool mode turns thinking off without it (docs/tool-mode.md). */
+  /** Extended thinking as the client asked for it (or, on the translated direct route, from reasoning_effort);
+   * tool mode turns thinking off without it (docs/tool-mode.md). */
   thinking?: NativeThinkingConfig;
 }
 

@@ -49,9 +49,3 @@ export interface RespapiResponse {
   usage?: RespapiUsage | null;
 }
 
-export type RespapiStreamEvent =
-  | { type: 'response.created'; response: RespapiResponse }
-  | { type: 'response.output_text.delta'; item_id: string; output_index: number; content_index: number; delta: string }
-  | { type: 'response.completed'; response: RespapiResponse }
-  | { type: 'response.failed'; response: RespapiResponse };
-// Other upstream event types (output_item.added, content_part.done, ...) are forwarded untouched and not typed here.

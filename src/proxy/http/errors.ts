@@ -39,6 +39,11 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         return;
       }
       ctx.state.errorType = errorTypeName(err, ctx.state.family);
+      if (err.status < 500) {
+        // The request log's line says what was wrong, as the client's error body does (docs/http.md).
+        ctx.state.errorField = err.field;
+        ctx.state.errorReason = redactSecrets(err.issue ?? err.message);
+      }
       if (ctx.headerSent) {
         logger.warn({ requestId: ctx.state.requestId, kind: err.kind, msg2: redactSecrets(err.message) }, 'error after headers were sent');
         return;

@@ -78,11 +78,6 @@ export function parseHost(hostHeader: string): ParsedHost | undefined {
   return { hostname: name, kind: 'name', port };
 }
 
-/** The host name of a Host header ('' when the header is malformed). */
-export function hostnameOf(hostHeader: string): string {
-  return parseHost(hostHeader)?.hostname ?? '';
-}
-
 /** True for names and addresses that always mean this machine. */
 export function isLoopbackHostname(host: ParsedHost): boolean {
   switch (host.kind) {

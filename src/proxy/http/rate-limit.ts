@@ -8,13 +8,13 @@
 //   X-RateLimit-Remaining  requests left in the current windows
 //   X-RateLimit-Reset      Unix time (seconds) when the steady window resets
 //   Retry-After            on 429 only, seconds until a request will be accepted again
-// Health and metrics are never limited, so monitors cannot lock a user out.
+// Probes (health and metrics, route-table.ts) are never limited, so monitors cannot lock a user out.
 
 import { ProxyError } from '../errors.js';
+import { isProbePath } from '../route-table.js';
 import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 
-const unlimited = new Set(['/health', '/health/detailed', '/metrics']);
 const windowMs = 60_000;
 /** Expired windows are swept once this many clients are known (a loopback proxy sees one or two). */
 const sweepAt = 10_000;
@@ -59,7 +59,7 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
   const burstPoints = Math.max(burst, 0);
   const limit = perMinute + burstPoints;
   return async (ctx, next) => {
-    if (unlimited.has(ctx.path) || ctx.method === 'OPTIONS') {
+    if (isProbePath(ctx.path) || ctx.method === 'OPTIONS') {
       await next();
       return;
     }

@@ -4,6 +4,7 @@
 
 import type { Logger } from '../logger.js';
 import type { ProxyMetrics } from '../metrics.js';
+import { inLedgerScope, isProbeRoute } from '../route-table.js';
 import { clientFamily } from '../usage/client-family.js';
 import { outcomeOf } from '../usage/outcome-of.js';
 import type { CaptureInput } from '../usage/capture.js';
@@ -17,12 +18,6 @@ export interface InFlightRegistry {
   delete(abort: RequestAbort): void;
 }
 
-/** The proxy's own endpoints are not traffic it carries: they stay out of the ledger. */
-function inLedgerScope(route: string, mode: string, family: string): boolean {
-  if (mode !== 'none') return true;
-  // Refused before routing (rate limit, access key, host): kept when the path is one of the API families.
-  return route === 'unmatched' && family !== 'general';
-}
 
 /** A ledger that keeps bodies for the inspector when CAPTURE_BODIES is on (it ignores them otherwise). */
 type CapturingSink = UsageSink & { capture?(requestId: string, bodies: CaptureInput): void };
@@ -105,9 +100,9 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
         errorType: s.errorType ?? (clientGone ? 'client_disconnected' : undefined),
       };
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
-      const probe = s.route.startsWith('/health') || s.route === '/metrics';
+      const probe = isProbeRoute(s.route);
       metrics.finished(record, s.inFlightMode, !(probe && status === 503));
-      if (usage && s.offLedger !== true && inLedgerScope(s.route, s.mode, s.family)) {
+      if (usage && s.offLedger !== true && inLedgerScope(s.route, s.family)) {
         try {
           const routed = s.mode !== 'none';
           usage.record({
@@ -136,7 +131,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // pino would drop a line below its level anyway; checking first saves building the object.
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, clientGone },
+        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, clientGone },
         'request',
       );
     };

@@ -18,6 +18,8 @@ export interface ProxyState {
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;
   abort: RequestAbort;
+  /** The first content delta's time; written only by the chat's observer (upstream/chat-observer.ts), as are
+   * usage and modelServed. */
   firstTokenAt?: number;
   model?: string;
   stream?: boolean;
@@ -31,6 +33,9 @@ export interface ProxyState {
   outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
+  /** A refused request's field and reason (what its error body says), for its log line. */
+  errorField?: string;
+  errorReason?: string;
   /** Parsed JSON body (set by the body middleware). */
   body?: unknown;
   /** The body exactly as received, for byte-level forwarding. */
@@ -39,8 +44,4 @@ export interface ProxyState {
   offLedger?: boolean;
   /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
   accessKeyPresented?: boolean;
-}
-
-export function markFirstToken(state: ProxyState, now: number = Date.now()): void {
-  if (state.firstTokenAt === undefined) state.firstTokenAt = now;
 }

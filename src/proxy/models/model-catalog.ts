@@ -9,8 +9,11 @@
 //      listed model of that family (the largest `created`; the first listed on a tie);
 //   4. a user alias from MODEL_ALIASES (`alias=model`, the target being any of 1 to 3), for editors that hard-code
 //      a name such as gpt-4o. A user alias wins over the other meanings of the same word: the user chose it.
-// Anything else is a 404 model_not_found naming what is available (SPEC.md §7.1, §7.2; the renderer picks the
-// family's shape). Answers name the served model by its neutral id (`publicName`).
+// What a mode does with any other name (docs/clients.md "Model ids"): tool mode answers 404 model_not_found naming
+// what is available (SPEC.md §7.1, §7.2; the renderer picks the family's shape), since the CLI would only fail
+// later; direct mode sends it to the provider with only the neutral prefix mapped (`providerModel`): the provider
+// may serve models the list does not know yet, and answers its own 404 for the rest. Each request's name is
+// resolved once, in its route. Answers name the served model by its neutral id (`publicName`).
 
 import { ConfigError } from '../config.js';
 import { ProxyError } from '../errors.js';
@@ -39,6 +42,8 @@ export interface ModelCatalog {
   readonly aliases: ReadonlyMap<string, string>;
   /** Throws ProxyError model_not_found (404) for an id that is not available. */
   resolve(requested: string): ResolvedModel;
+  /** Direct mode: the provider's id for a name (a known one resolved as by resolve(), any other prefix-mapped). */
+  providerModel(requested: string): string;
   /**
    * The id to show clients for the model that served an answer: the neutral `assistant-` id of the provider's id.
    * A name that is neither a provider id nor a listed id (a CLI that echoes the alias it was given) is not a
@@ -111,6 +116,9 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
         field: 'model',
         issue: 'is not an available model',
       });
+    },
+    providerModel(requested) {
+      return (user.get(requested) ?? builtIn(requested))?.providerId ?? toProviderModel(profile, requested);
     },
     publicName(servedId, fallback) {
       const neutral = toNeutralModel(profile, servedId);

@@ -1,9 +1,9 @@
 // What the proxy reads from the response API's events while passing them through (docs/respapi-mode.md): the final response
-// and its usage, failures reported inside the stream, and the model name, which is shown to the client as the
+// (its usage is the chat observer's, upstream/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (SPEC.md intro: neutral ids are used consistently). Pure functions.
 
 import { ProxyError } from '../errors.js';
-import type { RespapiResponse, RespapiUsage } from '../formats/respapi.js';
+import type { RespapiResponse } from '../formats/respapi.js';
 
 export interface ParsedEvent {
   /** The event's `type` (from the JSON, else the SSE event name). */
@@ -39,15 +39,6 @@ function responseOf(json: Record<string, unknown> | undefined): RespapiResponse 
 
 export function finalResponse(ev: ParsedEvent): RespapiResponse | undefined {
   return isFinalEvent(ev.type) ? responseOf(ev.json) : undefined;
-}
-
-export function usageOf(response: RespapiResponse | undefined): { inputTokens?: number; outputTokens?: number } | undefined {
-  const u = response?.usage as RespapiUsage | null | undefined;
-  if (!u || typeof u !== 'object') return undefined;
-  return {
-    inputTokens: typeof u.input_tokens === 'number' ? u.input_tokens : undefined,
-    outputTokens: typeof u.output_tokens === 'number' ? u.output_tokens : undefined,
-  };
 }
 
 /**

@@ -1,7 +1,8 @@
 // The one place a chat is answered, in every mode that produces native events (docs/architecture.md "The flow of
 // one chat"): tool mode's seven chat routes (CliBackend) and direct mode's compatible route (DirectBackend).
 //   route: validate -> translate to one NativeRequest -> Chat
-//   here:  Backend.stream(request, signal) -> observe (first token, usage, served model) -> the output's shape
+//   here:  Backend.stream(request, signal) -> the served model named -> the one observer (upstream/chat-observer.ts:
+//          first token, usage, served model) -> the output's shape
 // Output shapes:
 //   messages     native message JSON, or the native event stream WITH `event:` lines (message_start ...
 //                message_stop) so the official native SDK's stream helper consumes it
@@ -12,7 +13,7 @@
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
 // into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
 
-import type { Backend } from '../backends/backend.js';
+import type { Backend, BackendContext } from '../backends/backend.js';
 import { ProxyError } from '../errors.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
@@ -20,13 +21,12 @@ import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
-import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
+import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../translate/map-native-error.js';
-import { reportedTokensOf } from '../translate/map-usage.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
 import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
 import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
@@ -52,25 +52,26 @@ export interface Chat {
   warnings: string[];
   /** Compatible streams only: stream_options.include_usage. */
   includeUsage: boolean;
+  /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
+  upstream?: Pick<BackendContext, 'auth' | 'headers'>;
 }
 
 /**
- * Marks the first token, keeps the final usage and the served model on ctx.state as an event passes. A plain call
- * in the consuming loop, not a generator layer: each async-generator hop costs a few promises per event, and a
- * chat's events pass through this path by the thousand (docs/benchmarks.md "What each change bought").
+ * Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids"): the
+ * one change this path makes to a backend's event before the client's translator and the observer see it.
  */
-function observe(ctx: ProxyContext, services: Services, chat: Chat, event: NativeStreamEvent): void {
-  if (event.type === 'message_start') {
-    // Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids").
-    if (chat.servedName) event.message.model = chat.servedName(event.message.model);
-    ctx.state.modelServed = event.message.model;
-    ctx.state.usage = reportedTokensOf(event.message.usage);
-  } else if (event.type === 'content_block_delta') {
-    // The first token is the first content delta in every mode, never the role chunk of message_start.
-    markFirstToken(ctx.state, services.deps.now());
-  } else if (event.type === 'message_delta') {
-    ctx.state.usage = reportedTokensOf(event.usage, ctx.state.usage);
-  }
+function nameServedModel(chat: Chat, event: NativeStreamEvent): void {
+  if (chat.servedName && event.type === 'message_start') event.message.model = chat.servedName(event.message.model);
+}
+
+/**
+ * Names the served model, then hands the event to the observer. A plain call in the consuming loop, not a
+ * generator layer: each async-generator hop costs a few promises per event, and a chat's events pass through this
+ * path by the thousand (docs/benchmarks.md "What each change bought").
+ */
+function seeEvent(chat: Chat, observer: ChatObserver, event: NativeStreamEvent): void {
+  nameServedModel(chat, event);
+  observer.native(event);
 }
 
 function completionMeta(chat: Chat, services: Services) {
@@ -93,15 +94,18 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const name in headers) setHeader(ctx, name, headers[name]);
 
-  const context = {
+  const context: BackendContext = {
     get logger() {
       return logger();
     },
+    auth: chat.upstream?.auth,
+    headers: chat.upstream?.headers,
   };
+  const observer = new ChatObserver(state, { now: services.deps.now });
   if (!chat.stream) {
-    const seen = (event: NativeStreamEvent) => observe(ctx, services, chat, event);
+    const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
     const message = backend.forEachEvent
-      ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent), seen)
+      ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
       : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
     ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
     return;
@@ -114,7 +118,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     first = await iterator.next();
     if (!first.done) {
       if (first.value.type === 'error') throw mapNativeError(first.value.error);
-      observe(ctx, services, chat, first.value);
+      seeEvent(chat, observer, first.value);
     }
   } catch (err) {
     await iterator.return?.(undefined);
@@ -125,7 +129,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   async function* sse(): AsyncGenerator<SseEvent> {
     try {
       for (let next = first; !next.done; next = await iterator.next()) {
-        if (next !== first) observe(ctx, services, chat, next.value);
+        if (next !== first) seeEvent(chat, observer, next.value);
         yield* translate.step(next.value);
         // After an error event nothing more can be said; without one, the upstream's last events (message_stop)
         // are still read, so a provider connection ends cleanly and returns to its keep-alive pool.

@@ -1,19 +1,20 @@
-// Route registration with the facts every route shares: its mode (for the on/off setting and metrics), its
-// pattern (metrics label), and whether it takes a JSON body.
+// Route registration with the facts every route shares, read from its row in the route table (route-table.ts):
+// its mode (for the on/off setting and metrics) and its pattern (metrics label); the registrar adds the handler
+// and whether it takes a JSON body. A route the table does not declare fails at start-up, loudly.
 
 import type Router from '@koa/router';
-import type { ModeName } from '../config.js';
 import { ProxyError } from '../errors.js';
 import { jsonBody } from '../http/body.js';
 import type { ProxyContext } from '../http/types.js';
 import type { ProxyState } from '../http/state.js';
-import type { Mode } from '../metrics.js';
+import { modeNames, modeSettingNames } from '../../shared/modes.js';
+import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
+  /** A path declared in route-table.ts. */
   path: string;
-  mode: Mode;
   /** Read and parse a JSON body before the handler (POST routes). */
   json?: boolean;
   handler: (ctx: ProxyContext) => Promise<void>;
@@ -21,25 +22,20 @@ export interface RouteSpec {
 
 export type ProxyRouter = Router<ProxyState>;
 
-const modeSetting: Record<ModeName, string> = {
-  tool: 'tool mode',
-  direct: 'direct mode',
-  respapi: 'response-API mode',
-};
-
 export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpec): void {
+  const { mode, path } = declaredRoute(spec.method, spec.path);
   const body = jsonBody(services.config.bodyLimitBytes, { timeoutMs: services.config.bodyTimeoutMs });
   const handler = async (ctx: ProxyContext) => {
-    ctx.state.mode = spec.mode;
-    ctx.state.route = spec.path;
-    ctx.state.inFlightMode = spec.mode;
-    services.metrics.started(spec.mode);
-    if (spec.mode !== 'none' && !services.modeOn(spec.mode)) {
-      throw new ProxyError('not_found', `${modeSetting[spec.mode]} is off: turn it on with the setting MODES (e.g. MODES=tool,direct,respapi) or in the app's settings`);
+    ctx.state.mode = mode;
+    ctx.state.route = path;
+    ctx.state.inFlightMode = mode;
+    services.metrics.started(mode);
+    if (mode !== 'none' && !services.modeOn(mode)) {
+      throw new ProxyError('not_found', `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`);
     }
     if (spec.json) await body(ctx, () => spec.handler(ctx));
     else await spec.handler(ctx);
   };
-  if (spec.method === 'GET') router.get(spec.path, handler);
-  else router.post(spec.path, handler);
+  if (spec.method === 'GET') router.get(path, handler);
+  else router.post(path, handler);
 }

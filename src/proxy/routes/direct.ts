@@ -1,18 +1,21 @@
-// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts with the ProviderClient that
-// components.ts built (keep-alive pool + the CLI credential, closed with the proxy):
-//   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts)
-//   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first
+// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts with what components.ts
+// built once per proxy: the ProviderClient (keep-alive pool + the CLI credential), the DirectBackend over it, and
+// the model catalog, which resolves each request's model name once, here (MODEL_ALIASES included):
+//   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts); also
+//                                        /api/messages, for SDKs that append /messages to a base URL of /api
+//   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first (and /api/messages/…)
 //   GET  /api/v1/models                  the provider's model list, shown with neutral ids
 //   POST /api/v1/chat/completions        compatible format, answered by the one answer path (answer-chat.ts) over
 //                                        DirectBackend (full translation both ways)
 //   GET  /api/models                     the provider's list with public ids, or the profile's (header says which)
 
-import { DirectBackend } from '../backends/direct-backend.js';
+import type { Backend } from '../backends/backend.js';
 import { isProxyError } from '../errors.js';
 import { compatChatRequestSchema } from '../formats/compat.js';
 import { validate } from '../formats/validate.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
+import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
@@ -28,28 +31,37 @@ function asProviderKey(auth: ClientAuth): ClientAuth {
   return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
 }
 
-async function chatCompletions(ctx: ProxyContext, services: Services, client: ProviderClient): Promise<void> {
+export interface DirectParts {
+  provider: ProviderClient;
+  backend: Backend;
+  catalog: ModelCatalog;
+}
+
+async function chatCompletions(ctx: ProxyContext, services: Services, parts: DirectParts): Promise<void> {
   const { profile, config } = services;
   const body = validate(compatChatRequestSchema, ctx.state.body);
-  const { request, warnings, ignored } = compatRequestToNative(body, { defaultMaxTokens: profile.api.defaultMaxTokens, profile });
-  const { stream, ...nativeRequest } = request;
-  const clientFlags = ctx.get(profile.api.oauthBetaHeader);
-  const backend = new DirectBackend({
-    client,
-    messagesPath: profile.api.messagesPath,
-    auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
-    headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
+  const { request, warnings, ignored } = compatRequestToNative(body, {
+    defaultMaxTokens: profile.api.defaultMaxTokens,
+    thinking: { budgets: profile.api.thinkingBudgets, min: profile.api.minThinkingBudget },
   });
-  await answerChat(ctx, services, backend, {
+  const { stream, ...nativeRequest } = request;
+  nativeRequest.model = parts.catalog.providerModel(body.model);
+  const clientFlags = ctx.get(profile.api.oauthBetaHeader);
+  await answerChat(ctx, services, parts.backend, {
     request: nativeRequest,
     output: 'compat',
     stream: stream === true,
     requestedModel: body.model,
     // Completions and chunks name the model as the client sent it.
     publicModel: body.model,
+    servedName: (served) => parts.catalog.publicName(served),
     ignored,
     warnings,
     includeUsage: body.stream_options?.include_usage === true,
+    upstream: {
+      auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
+      headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
+    },
   });
 }
 
@@ -68,27 +80,26 @@ async function listModels(ctx: ProxyContext, services: Services, client: Provide
   }
 }
 
-export function registerDirect(router: ProxyRouter, services: Services, client: ProviderClient): void {
+export function registerDirect(router: ProxyRouter, services: Services, parts: DirectParts): void {
   const { api } = services.profile;
+  const { provider: client, catalog } = parts;
+  const servedName = (served: string) => catalog.publicName(served);
 
   const forwardPost = (path: string) => async (ctx: ProxyContext) => {
     const body = ctx.state.body as Record<string, unknown>;
-    if (typeof body.model === 'string') ctx.state.model = body.model;
+    const model = typeof body.model === 'string' ? body.model : undefined;
+    if (model !== undefined) ctx.state.model = model;
     ctx.state.stream = body.stream === true;
-    await forwardToProvider(ctx, services, client, 'POST', path);
+    await forwardToProvider(ctx, services, client, 'POST', path, { providerModel: model === undefined ? undefined : catalog.providerModel(model), servedName });
   };
-  addRoute(router, services, { method: 'POST', path: '/api/v1/messages', mode: 'direct', json: true, handler: forwardPost(api.messagesPath) });
-  addRoute(router, services, {
-    method: 'POST',
-    path: '/api/v1/messages/count_tokens',
-    mode: 'direct',
-    json: true,
-    handler: forwardPost(`${api.messagesPath}/count_tokens`),
-  });
+  // /api/messages: SDKs that append /messages to a base URL of /api (docs/clients.md).
+  for (const base of ['/api/v1', '/api']) {
+    addRoute(router, services, { method: 'POST', path: `${base}/messages`, json: true, handler: forwardPost(api.messagesPath) });
+    addRoute(router, services, { method: 'POST', path: `${base}/messages/count_tokens`, json: true, handler: forwardPost(`${api.messagesPath}/count_tokens`) });
+  }
   addRoute(router, services, {
     method: 'GET',
     path: '/api/v1/models',
-    mode: 'direct',
     // One naming scheme for users (docs/clients.md "Model ids"): the provider's list, shown with neutral ids, in
     // objects both SDK families read; provider ids stay accepted as input.
     handler: (ctx) => listModels(ctx, services, client),
@@ -96,9 +107,8 @@ export function registerDirect(router: ProxyRouter, services: Services, client: 
   addRoute(router, services, {
     method: 'POST',
     path: '/api/v1/chat/completions',
-    mode: 'direct',
     json: true,
-    handler: (ctx) => chatCompletions(ctx, services, client),
+    handler: (ctx) => chatCompletions(ctx, services, parts),
   });
-  addRoute(router, services, { method: 'GET', path: '/api/models', mode: 'direct', handler: (ctx) => listModels(ctx, services, client) });
+  addRoute(router, services, { method: 'GET', path: '/api/models', handler: (ctx) => listModels(ctx, services, client) });
 }

@@ -34,7 +34,6 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
   addRoute(router, services, {
     method: 'GET',
     path: '/health',
-    mode: 'none',
     handler: async (ctx) => {
       const record = basicHealth(services.probe.snapshot(), figures(services, parts), services.profile);
       ctx.status = httpStatusOf(record.status);
@@ -44,7 +43,6 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
   addRoute(router, services, {
     method: 'GET',
     path: '/health/detailed',
-    mode: 'none',
     handler: async (ctx) => {
       const record = detailedHealth(services.probe.snapshot(), figures(services, parts), services.profile, parts.extras());
       ctx.status = httpStatusOf(record.status);
@@ -54,7 +52,6 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
   addRoute(router, services, {
     method: 'GET',
     path: '/metrics',
-    mode: 'none',
     handler: async (ctx) => {
       if (!services.config.metricsEnabled) throw new ProxyError('not_found', 'Monitoring is off: set METRICS_ENABLED=true (or --metrics) to serve /metrics');
       const snap = services.probe.snapshot();

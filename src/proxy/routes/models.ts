@@ -9,7 +9,7 @@
 // (id, object, created, owned_by), read by OpenAI-format SDKs, and the native ones (type, display_name,
 // created_at), read by the native SDK's models.retrieve. The names do not collide.
 
-import { createModelCatalog, type ModelCatalog } from '../models/model-catalog.js';
+import type { ModelCatalog } from '../models/model-catalog.js';
 import type { ModelInfo, Profile } from '../profile.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
@@ -49,24 +49,21 @@ export function modelList(profile: Profile, models = profile.models): { object: 
 
 const listPaths = ['/v1/models', '/compat/v1/models', '/sdk/models', '/cc/v1/models'];
 
-export function registerModels(router: ProxyRouter, services: Services, catalog: ModelCatalog = createModelCatalog(services.profile, services.config.modelAliases)): void {
+export function registerModels(router: ProxyRouter, services: Services, catalog: ModelCatalog): void {
   const { profile } = services;
   for (const path of listPaths) {
     addRoute(router, services, {
       method: 'GET',
       path,
-      mode: 'none',
       handler: async (ctx) => {
         ctx.body = modelList(profile);
       },
     });
   }
-  const byId = [...listPaths.map((path) => ({ path, mode: 'none' as const })), { path: '/api/v1/models', mode: 'direct' as const }, { path: '/api/models', mode: 'direct' as const }];
-  for (const { path, mode } of byId) {
+  for (const path of [...listPaths, '/api/v1/models', '/api/models']) {
     addRoute(router, services, {
       method: 'GET',
       path: `${path}/:id`,
-      mode,
       handler: async (ctx) => {
         // An alias answers with the model it stands for, so a client sees the id that will serve it.
         const resolved = catalog.resolve(String(ctx.params.id));

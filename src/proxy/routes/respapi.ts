@@ -5,8 +5,9 @@
 // credential, our instruction prompt and the session id; the session id comes back in X-Proxy-Session-Id, dropped
 // parameters in X-Proxy-Ignored-Params. A streaming client gets the upstream events as they arrive; a non-streaming
 // one the final response object (the upstream only streams, so its stream is collected). The upstream speaks its own
-// event shapes, not native events, so this mode does not go through answer-chat.ts; it shares its pieces: the
-// first-token mark, the one writer of errors after headers (http/stream-error.ts) and the request's one signal.
+// event shapes, not native events, so this mode does not go through answer-chat.ts; it shares its pieces: the one
+// observer of a chat (upstream/chat-observer.ts: first content delta, usage with cached tokens, served model), the
+// one writer of errors after headers (http/stream-error.ts) and the request's one signal.
 // Errors render as SPEC.md §7.1 (the /respapi family is compat).
 
 import type { RespapiParts } from '../components.js';
@@ -15,14 +16,15 @@ import type { RespapiResponse } from '../formats/respapi.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { errorTypeName } from '../http/render-error.js';
 import { sendSse, type SseEvent } from '../http/sse.js';
-import { markFirstToken, type ProxyState } from '../http/state.js';
+import type { ProxyState } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import { generateSessionId, isValidSessionId, sessionIdRule } from '../respapi/session-id.js';
 import type { SessionRecord } from '../respapi/session-registry.js';
-import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel, usageOf } from '../respapi/upstream-events.js';
+import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel } from '../respapi/upstream-events.js';
 import type { Services } from '../services.js';
 import { respapiRequestToUpstream, type UpstreamPlan } from '../translate/respapi-request-to-upstream.js';
+import { ChatObserver } from '../upstream/chat-observer.js';
 import type { UpstreamEvent } from '../upstream/respapi-client.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
@@ -64,22 +66,23 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
     } catch (err) {
       throw failure(err, state, deadline);
     }
-    if (plan.clientStream) sendSse(ctx, relay(ctx, events, plan, deadline), headers);
-    else await collect(ctx, events, plan, deadline);
+    // The served model is shown, and recorded, as the neutral id the client asked for.
+    const observer = new ChatObserver(state, { now: services.deps.now, servedName: (m) => (m === plan.upstreamModel ? plan.model : m) });
+    observer.answered();
+    if (plan.clientStream) sendSse(ctx, relay(ctx, events, plan, deadline, observer), headers);
+    else await collect(ctx, events, plan, deadline, observer);
   }
 
   /** Passes the upstream events through one by one (model shown as the neutral id), noting usage and failures. */
-  async function* relay(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal): AsyncGenerator<SseEvent> {
+  async function* relay(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal, observer: ChatObserver): AsyncGenerator<SseEvent> {
     const state = ctx.state;
     let finished = false;
     try {
       for await (const ev of events) {
         const parsed = parseEvent(ev.event, ev.data);
-        if (parsed.type === 'response.output_text.delta') markFirstToken(state, services.deps.now());
-        const final = finalResponse(parsed);
-        if (final) {
+        observer.respapi(parsed.type, parsed.json);
+        if (observer.stopped) {
           finished = true;
-          state.usage = usageOf(final) ?? state.usage;
         } else if (isFailureEvent(parsed.type)) {
           finished = true;
           state.errorType = errorTypeName(failureError(parsed), 'compat');
@@ -94,11 +97,12 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
   }
 
   /** Collects the stream into the final response object for a non-streaming client. */
-  async function collect(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal): Promise<void> {
+  async function collect(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal, observer: ChatObserver): Promise<void> {
     let final: RespapiResponse | undefined;
     try {
       for await (const ev of events) {
         const parsed = parseEvent(ev.event, ev.data);
+        observer.respapi(parsed.type, parsed.json);
         if (isFailureEvent(parsed.type)) throw failureError(parsed);
         final = finalResponse(parsed) ?? final;
       }
@@ -106,8 +110,6 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
       throw failure(err, ctx.state, deadline);
     }
     if (!final) throw new ProxyError('upstream', 'The response API stream ended before the response completed');
-    markFirstToken(ctx.state, services.deps.now());
-    ctx.state.usage = usageOf(final);
     ctx.status = 200;
     ctx.body = final.model === plan.upstreamModel ? { ...final, model: plan.model } : final;
   }
@@ -115,14 +117,12 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
   addRoute(router, services, {
     method: 'POST',
     path: '/respapi/responses',
-    mode: 'respapi',
     json: true,
     handler: (ctx) => handle(ctx, generateSessionId(), 'generated'),
   });
   addRoute(router, services, {
     method: 'POST',
     path: '/respapi/:session_id/responses',
-    mode: 'respapi',
     json: true,
     handler: async (ctx) => {
       const id = (ctx.params as Record<string, string>).session_id ?? '';

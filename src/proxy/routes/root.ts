@@ -49,7 +49,6 @@ export function registerRoot(router: ProxyRouter, services: Services): void {
   addRoute(router, services, {
     method: 'GET',
     path: '/',
-    mode: 'none',
     handler: async (ctx) => {
       ctx.type = 'text/plain; charset=utf-8';
       // The Host header has passed the host guard (or the access key beyond loopback), so it is safe to echo.

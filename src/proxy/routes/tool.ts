@@ -16,6 +16,7 @@ import { validate } from '../formats/validate.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
+import type { Profile } from '../profile.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { forwardToProvider } from '../upstream/forward.js';
@@ -81,22 +82,6 @@ function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
 }
 
 /**
- * The compatible `reasoning_effort` as a thinking budget (docs/tool-mode.md "Thinking"); none and minimal turn it
- * off. Budgets are then cut below max_tokens like a native one.
- */
-export const reasoningEffortBudgets = { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16_384, xhigh: 32_768 } as const;
-const reasoningBodySchema = z.looseObject({
-  reasoning_effort: z.enum(Object.keys(reasoningEffortBudgets) as [keyof typeof reasoningEffortBudgets]).nullish(),
-});
-
-function compatThinking(body: unknown): NativeThinkingConfig | undefined {
-  const effort = validate(reasoningBodySchema, body).reasoning_effort;
-  if (!effort) return undefined;
-  const budget = reasoningEffortBudgets[effort];
-  return budget > 0 ? { type: 'enabled', budget_tokens: budget } : { type: 'disabled' };
-}
-
-/**
  * A requested budget that cannot stay below max_tokens and at least the provider's smallest budget is not honoured:
  * thinking stays off and the field is named in X-Proxy-Ignored-Params, never a request the provider refuses.
  */
@@ -147,24 +132,26 @@ function nativeMessages(body: unknown): ParsedChat {
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
 const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
-function compatChat(body: unknown, defaultMaxTokens: number): ParsedChat {
+function compatChat(body: unknown, api: Profile['api']): ParsedChat {
   refuseTools(body, ['tools', 'tool_choice', 'functions', 'function_call'], '/api/v1/chat/completions');
   const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
-  // Tool mode passes the client's model id through; the backend maps it for the CLI (docs/tool-mode.md).
-  const { request, warnings, ignored } = compatRequestToNative(parsed, { defaultMaxTokens });
+  // The model is resolved once, by withModel below. reasoning_effort becomes a thinking budget by the same table
+  // and rules as in direct mode (profile.api.thinkingBudgets; docs/tool-mode.md "Thinking").
+  const { request, warnings, ignored } = compatRequestToNative(parsed, {
+    defaultMaxTokens: api.defaultMaxTokens,
+    thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
+  });
   const stream = request.stream === true;
   delete request.stream;
   delete request.temperature;
   delete request.top_p;
   delete request.stop_sequences;
   const named = compatNamed.filter((k) => parsed[k] !== undefined && parsed[k] !== null);
-  const thinking = compatThinking(body);
-  if (thinking) request.thinking = thinking;
   return {
     request,
     output: 'compat',
     stream,
-    ignored: [...new Set([...named, ...ignored])].filter((k) => k !== 'reasoning_effort'),
+    ignored: [...new Set([...named, ...ignored])],
     warnings,
     includeUsage: parsed.stream_options?.include_usage === true,
   };
@@ -173,24 +160,25 @@ function compatChat(body: unknown, defaultMaxTokens: number): ParsedChat {
 export function registerTool(router: ProxyRouter, services: Services, parts: ToolParts): void {
   const { profile } = services;
   const { cli, catalog, provider } = parts;
-  const minBudget = profile.cli.minThinkingBudget;
+  const minBudget = profile.api.minThinkingBudget;
   const native = (parse: (body: unknown) => ParsedChat) => (body: unknown) => limitThinking(parse(body), 'thinking', minBudget);
   const routes: Array<{ path: string; parse: (body: unknown) => ParsedChat }> = [
     { path: '/v1/chat/completions', parse: native(nativeChat) },
     ...['/cc/v1/chat/completions', '/sdk/v1/chat/completions', '/compat/v1/chat/completions'].map((path) => ({
       path,
-      parse: (body: unknown) => limitThinking(compatChat(body, profile.api.defaultMaxTokens), 'reasoning_effort', minBudget),
+      parse: (body: unknown) => limitThinking(compatChat(body, profile.api), 'reasoning_effort', minBudget),
     })),
     { path: '/v1/messages', parse: native(nativeMessages) },
+    // The root /messages: SDKs that append /messages to a base URL without /v1 (docs/clients.md).
+    { path: '/messages', parse: native(nativeMessages) },
     { path: '/cc/v1/messages', parse: native(nativeMessages) },
   ];
 
   // Token counts come from the provider itself, through the same OAuth login as direct mode (never an estimate).
-  for (const path of ['/v1/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
+  for (const path of ['/v1/messages/count_tokens', '/messages/count_tokens', '/cc/v1/messages/count_tokens']) {
     addRoute(router, services, {
       method: 'POST',
       path,
-      mode: 'tool',
       json: true,
       handler: async (ctx) => {
         const body = validate(countTokensBodySchema, ctx.state.body);
@@ -206,7 +194,6 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
     addRoute(router, services, {
       method: 'POST',
       path,
-      mode: 'tool',
       json: true,
       handler: (ctx) => answerChat(ctx, services, cli, withModel(parse(ctx.state.body), catalog)),
     });

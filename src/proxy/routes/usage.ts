@@ -6,7 +6,7 @@
 
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import type { ModeName } from '../config.js';
+import { modeNames } from '../../shared/modes.js';
 import { invalidField, ProxyError } from '../errors.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Services } from '../services.js';
@@ -18,7 +18,6 @@ import { addRoute, type ProxyRouter } from './define.js';
 export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv'>;
 
 const DAY_MS = 86_400_000;
-const modeNames: readonly ModeName[] = ['tool', 'direct', 'respapi'];
 const outcomes = ['ok', 'rejected', 'upstream_error', 'client_gone', 'timeout', 'error'] as const;
 
 /** A time: ms since the epoch, or an ISO 8601 date or date-time. */
@@ -37,7 +36,7 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames as [ModeName, ...ModeName[]]).optional(), outcome: z.enum(outcomes).optional() });
+const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional() });
 const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client']).optional() });
 const exportQuery = z.strictObject({ from: time.optional(), to: time.optional() });
 
@@ -97,7 +96,6 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
   addRoute(router, services, {
     method: 'GET',
     path: '/usage/requests',
-    mode: 'none',
     handler: async (ctx) => {
       const q = parseQuery(requestsQuery, ctx);
       const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome });
@@ -107,7 +105,6 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
   addRoute(router, services, {
     method: 'GET',
     path: '/usage/requests/:id',
-    mode: 'none',
     handler: async (ctx) => {
       parseQuery(z.strictObject({}), ctx);
       const id = String(ctx.params.id ?? '');
@@ -119,7 +116,6 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
   addRoute(router, services, {
     method: 'GET',
     path: '/usage/summary',
-    mode: 'none',
     handler: async (ctx) => {
       const q = parseQuery(rangeQuery, ctx);
       const [from, to] = range(q, now(), 7 * DAY_MS);
@@ -138,7 +134,6 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
   addRoute(router, services, {
     method: 'GET',
     path: '/usage/limits',
-    mode: 'none',
     handler: async (ctx) => {
       parseQuery(z.strictObject({}), ctx);
       ctx.body = { windows: ledger.quotaWindows().map(windowToWire) };
@@ -147,7 +142,6 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
   addRoute(router, services, {
     method: 'GET',
     path: '/usage/export.csv',
-    mode: 'none',
     handler: async (ctx) => {
       const q = parseQuery(exportQuery, ctx);
       const [from, to] = range(q, now(), Number.POSITIVE_INFINITY); // everything up to now unless narrowed

@@ -21,8 +21,37 @@ describe('compatRequestToNative', () => {
     });
   });
 
-  it('maps the model id only when given a profile', () => {
-    expect(compatRequestToNative(body({}), { ...options, profile: defaultProfile }).request.model).toBe('claude-sonnet-4-20250514');
+  it('passes the model id as sent (the route resolves it once)', () => {
+    expect(compatRequestToNative(body({}), options).request.model).toBe('assistant-sonnet-4-20250514');
+  });
+
+  describe('reasoning_effort (direct mode: a thinking budget)', () => {
+    const thinking = { budgets: defaultProfile.api.thinkingBudgets, min: defaultProfile.api.minThinkingBudget };
+
+    it('becomes thinking with the effort\'s budget, and drops the sampling settings the provider refuses with it', () => {
+      const result = compatRequestToNative(body({ reasoning_effort: 'medium', max_tokens: 8000, temperature: 0.2 }), { ...options, thinking });
+      expect(result.request.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+      expect(result.request.temperature).toBeUndefined();
+      expect(result.ignored).toEqual(['temperature']);
+      expect(result.warnings).toEqual(['temperature cannot be combined with reasoning_effort (thinking) and was ignored']);
+    });
+
+    it('keeps the budget below max_tokens, and names the effort ignored when no budget fits', () => {
+      const cut = compatRequestToNative(body({ reasoning_effort: 'high', max_tokens: 3000 }), { ...options, thinking });
+      expect(cut.request.thinking).toEqual({ type: 'enabled', budget_tokens: 2999 });
+      expect(cut.warnings).toEqual(['reasoning_effort high: the thinking budget was cut to 2999 tokens to stay below max_tokens']);
+      const none = compatRequestToNative(body({ reasoning_effort: 'low', max_tokens: 500 }), { ...options, thinking });
+      expect(none.request.thinking).toBeUndefined();
+      expect(none.ignored).toEqual(['reasoning_effort']);
+      expect(none.warnings).toEqual(['reasoning_effort low was ignored: thinking needs max_tokens above 1024']);
+    });
+
+    it('asks for no thinking at none or minimal, and is named ignored without budgets', () => {
+      const minimal = compatRequestToNative(body({ reasoning_effort: 'minimal' }), { ...options, thinking });
+      expect(minimal.request.thinking).toBeUndefined();
+      expect(minimal.ignored).toEqual([]);
+      expect(compatRequestToNative(body({ reasoning_effort: 'high' }), options).ignored).toEqual(['reasoning_effort']);
+    });
   });
 
   it('folds system and developer into system, merges same-role turns, converts tools and results', () => {

@@ -4,14 +4,17 @@
 
 import type { CompatChatRequest } from '../formats/compat.js';
 import type { NativeMessagesRequest, NativeTool, NativeToolChoice } from '../formats/native.js';
-import { toProviderModel, type Profile } from '../profile.js';
+import type { ReasoningEffort } from '../profile.js';
 import { compatMessagesToNative } from './compat-messages-to-native.js';
 
 export interface CompatRequestToNativeOptions {
   /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one). */
   defaultMaxTokens: number;
-  /** When given, the model id is mapped to the provider's id (direct mode). Tool mode passes the id through. */
-  profile?: Profile;
+  /**
+   * reasoning_effort -> a thinking budget (profile.api.thinkingBudgets, in both modes); absent: reasoning_effort is
+   * named as ignored. The model id is the route's to resolve (models/model-catalog.ts).
+   */
+  thinking?: { budgets: Readonly<Record<ReasoningEffort, number>>; min: number };
 }
 
 export interface CompatRequestToNativeResult {
@@ -26,7 +29,7 @@ export interface CompatRequestToNativeResult {
 const handled = new Set([
   'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stream', 'stream_options',
   'stop', 'presence_penalty', 'frequency_penalty', 'user', 'n', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'response_format', 'seed', 'logprobs', 'top_logprobs', 'logit_bias',
+  'response_format', 'seed', 'logprobs', 'top_logprobs', 'logit_bias', 'reasoning_effort',
 ]);
 
 /** Accepted and without a provider equivalent (SPEC.md §2.2: user "Ignored"). */
@@ -80,6 +83,34 @@ function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): s
   return kept.length > 0 ? kept : undefined;
 }
 
+/**
+ * reasoning_effort -> thinking with the profile's budget for that effort, kept below max_tokens (the provider
+ * requires it). The provider refuses sampling settings with thinking on, so temperature and top_p are then named
+ * as ignored. A budget that cannot fit (max_tokens too small) leaves thinking off, named as ignored.
+ */
+function applyReasoningEffort(effort: ReasoningEffort, request: NativeMessagesRequest, options: CompatRequestToNativeOptions, warnings: string[], ignored: string[]): void {
+  if (!options.thinking) {
+    ignored.push('reasoning_effort');
+    return;
+  }
+  const wanted = options.thinking.budgets[effort];
+  if (wanted <= 0) return; // none, minimal: no thinking, as asked
+  const budget = Math.min(wanted, request.max_tokens - 1);
+  if (budget < options.thinking.min) {
+    ignored.push('reasoning_effort');
+    warnings.push(`reasoning_effort ${effort} was ignored: thinking needs max_tokens above ${options.thinking.min}`);
+    return;
+  }
+  if (budget < wanted) warnings.push(`reasoning_effort ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
+  request.thinking = { type: 'enabled', budget_tokens: budget };
+  for (const key of ['temperature', 'top_p'] as const) {
+    if (request[key] === undefined) continue;
+    delete request[key];
+    ignored.push(key);
+    warnings.push(`${key} cannot be combined with reasoning_effort (thinking) and was ignored`);
+  }
+}
+
 export function compatRequestToNative(
   body: CompatChatRequest,
   options: CompatRequestToNativeOptions,
@@ -96,7 +127,7 @@ export function compatRequestToNative(
   const system = [conversation.system, formatInstruction].filter((s) => s !== undefined).join('\n\n');
 
   const request: NativeMessagesRequest = {
-    model: options.profile ? toProviderModel(options.profile, body.model) : body.model,
+    model: body.model,
     messages: conversation.messages,
     ...(system !== '' ? { system } : {}),
     // max_completion_tokens is the newer name of the same limit, so it wins (SPEC.md §2.2: max_tokens unchanged).
@@ -134,6 +165,7 @@ export function compatRequestToNative(
     warnings.push('logprobs are not available from the provider and were not returned');
   }
   for (const key of silentlyIgnored) if (body[key] !== null && body[key] !== undefined) ignored.push(key);
+  if (body.reasoning_effort != null) applyReasoningEffort(body.reasoning_effort, request, options, warnings, ignored);
   for (const [key, value] of Object.entries(body)) {
     if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);
   }

@@ -3,7 +3,9 @@ import type { NativeStreamEvent } from '../formats/native.js';
 import { textStream, toolStream } from './__fixtures__/native-events.js';
 import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream, type NativeChatStreamOptions } from './native-events-to-chat-stream.js';
 
-function run(events: NativeStreamEvent[], options: NativeChatStreamOptions = { model: 'assistant-sonnet-4-20250514', id: 'chatcmpl-1', created: 1700000000 }) {
+const fixed: NativeChatStreamOptions = { model: 'assistant-sonnet-4-20250514', id: 'chatcmpl-1', created: 1700000000 };
+
+function run(events: NativeStreamEvent[], options: NativeChatStreamOptions = fixed) {
   const state = createNativeChatStreamState(options);
   const out = events.flatMap((e) => stepNativeChatStream(e, state));
   return { events: out, error: finishNativeChatStream(state).error };
@@ -75,15 +77,15 @@ describe('native events -> native chat-completion stream (SPEC.md §6.2, with §
     });
   });
 
-  it('names the served model and derives the id from the message when the route does not fix them', () => {
-    const { events } = run(textStream, { nameModel: (id) => id.replace(/^claude-/, 'assistant-'), created: 5 });
+  it('shows the id, model and time the route fixed on every event, the served model included', () => {
+    const { events } = run(textStream, { model: 'gpt-4o', id: 'chatcmpl-7', created: 5 });
     expect(events.map((e) => [e.id, e.model, e.created])).toEqual([
-      ['chatcmpl-msg_1', 'assistant-sonnet-4-20250514', 5],
-      ['chatcmpl-msg_1', 'assistant-sonnet-4-20250514', 5],
-      ['chatcmpl-msg_1', 'assistant-sonnet-4-20250514', 5],
-      ['chatcmpl-msg_1', 'assistant-sonnet-4-20250514', 5],
+      ['chatcmpl-7', 'gpt-4o', 5],
+      ['chatcmpl-7', 'gpt-4o', 5],
+      ['chatcmpl-7', 'gpt-4o', 5],
+      ['chatcmpl-7', 'gpt-4o', 5],
     ]);
-    expect(events[0]).toMatchObject({ message: { model: 'assistant-sonnet-4-20250514' } });
+    expect(events[0]).toMatchObject({ message: { model: 'gpt-4o' } });
   });
 
   it('reports a stream without message_delta', () => {
@@ -91,7 +93,7 @@ describe('native events -> native chat-completion stream (SPEC.md §6.2, with §
   });
 
   it('turns an error event into the error to report, and sends nothing after it', () => {
-    const state = createNativeChatStreamState({ created: 1 });
+    const state = createNativeChatStreamState({ ...fixed, created: 1 });
     const out = [
       textStream[0],
       { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } as NativeStreamEvent,

@@ -33,19 +33,17 @@ export type NativeChatStreamOutput =
   | (Omit<Extract<NativeChatStreamEvent, { type: 'message_delta' }>, 'usage'> &
       ChatChunkFields & { usage: { output_tokens: number } & CompatUsage });
 
+/** What the route fixes for the whole answer (routes/answer-chat.ts). */
 export interface NativeChatStreamOptions {
-  /** The model id to show the client; without it, the served model named by `nameModel` (or as the stream says). */
-  model?: string;
-  /** Names the provider's model id of message_start for clients (the neutral `assistant-` id). */
-  nameModel?: (providerId: string) => string;
-  /** Completion id, the same on every event; default: derived from the provider's message id. */
-  id?: string;
-  /** Unix time in seconds, the same on every event; default: when the state is created. */
-  created?: number;
+  /** The model id shown to the client. */
+  model: string;
+  /** Completion id, the same on every event. */
+  id: string;
+  /** Unix time in seconds, the same on every event. */
+  created: number;
 }
 
 export interface NativeChatStreamState {
-  readonly options: NativeChatStreamOptions;
   readonly created: number;
   id: string;
   model: string;
@@ -55,12 +53,11 @@ export interface NativeChatStreamState {
   error?: ProxyError;
 }
 
-export function createNativeChatStreamState(options: NativeChatStreamOptions = {}): NativeChatStreamState {
+export function createNativeChatStreamState(options: NativeChatStreamOptions): NativeChatStreamState {
   return {
-    options,
-    created: options.created ?? Math.floor(Date.now() / 1000),
-    id: options.id ?? '',
-    model: options.model ?? '',
+    created: options.created,
+    id: options.id,
+    model: options.model,
     usage: { input_tokens: 0, output_tokens: 0 },
     started: false,
     stopped: false,
@@ -81,10 +78,7 @@ export function stepNativeChatStream(event: NativeStreamEvent, state: NativeChat
   if (state.stopped || state.error) return [];
   switch (event.type) {
     case 'message_start': {
-      const { options } = state;
       state.started = true;
-      state.id = options.id ?? `chatcmpl-${event.message.id}`;
-      state.model = options.model ?? (options.nameModel ? options.nameModel(event.message.model) : event.message.model);
       state.usage = { ...event.message.usage };
       return [
         {

@@ -11,9 +11,9 @@ const isolation = ['--setting-sources', '', '--strict-mcp-config', '--mcp-config
 const lean = ['--tools', ''];
 
 describe('nativeRequestToCliInput', () => {
-  it('sends one user message verbatim and maps the neutral model id to the provider id', () => {
+  it('sends one user message verbatim with the model as the route resolved it', () => {
     const input = nativeRequestToCliInput(
-      { model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'say hi' }] },
+      { model: 'claude-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'say hi' }] },
       options,
     );
     expect(input).toEqual({

@@ -25,7 +25,7 @@
 
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
-import { toProviderModel, type Profile } from '../profile.js';
+import type { Profile } from '../profile.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
 export const maxSystemPromptChars = 100_000;
@@ -148,21 +148,22 @@ function systemText(system: NativeRequest['system']): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/**
- * Flags after profile.cli.printArgs and the stdin text. The model is mapped from the public `assistant-` id to the
- * provider's id (the real CLI only knows those); any other id (a CLI alias such as "sonnet") passes unchanged.
- * No permission-bypass flag is ever added: the CLI's own permission rules plus the configured tool lists apply.
- */
 /** A model id goes to the CLI as a command-line argument: no NUL, and short enough (a 400 naming the field). */
 export function checkCliModelArgument(model: string): void {
   if (model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
   if (model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
 }
 
+/**
+ * Flags after profile.cli.printArgs and the stdin text. The model arrives resolved (the provider's id, which the
+ * real CLI knows, or a CLI alias such as "sonnet"). No permission-bypass flag is ever added: the CLI's own
+ * permission rules plus the configured tool lists apply.
+ */
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
   checkCliModelArgument(req.model);
-  const args = [...cli.printArgs, cli.modelFlag, toProviderModel(options.profile, req.model)];
+  // The model was resolved once by the route (routes/tool.ts): a provider id, or one of the CLI's own aliases.
+  const args = [...cli.printArgs, cli.modelFlag, req.model];
   const system = systemText(req.system);
   if (system !== undefined) {
     // The same limits as when the prompt was an argument (a prompt re-sent on every turn should stay small); a NUL
@@ -185,7 +186,7 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   // max_tokens and the thinking budget reach the provider through the CLI's environment (docs/tool-mode.md).
   const env: Record<string, string> = {
     [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens),
-    [cli.maxThinkingTokensEnv]: String(thinkingBudget(req, cli.minThinkingBudget)),
+    [cli.maxThinkingTokensEnv]: String(thinkingBudget(req, options.profile.api.minThinkingBudget)),
   };
   if (!options.userSetup) {
     env[cli.isolation.nonEssentialTrafficEnv] = '1';

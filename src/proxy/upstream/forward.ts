@@ -1,7 +1,9 @@
 // The byte-level reverse proxy of /api/v1/messages (SPEC.md §1 direct mode, DESIGN.md): the client's body goes
 // upstream as received (only a neutral model id is mapped, rewrite-body-model.ts), with its query string; the
 // credential is chosen by client-auth.ts; the provider's status, headers (rate-limit ones included) and body come
-// back as they are, each chunk written as it arrives (no buffering, no re-parsing: STYLE.md, PEERS.md).
+// back as they are, each chunk written as it arrives (no buffering, no re-parsing: STYLE.md, PEERS.md). What the
+// answer says (first content delta, usage with cache tokens, served model, message_stop) is read from a copy by the
+// one observer of a chat (chat-observer.ts), the same rules as every other route.
 // Failures after the answer started cannot change the status (STYLE.md habit 7): an SSE answer gets an
 // `event: error` in the native shape (SPEC.md §7.2) from the one error writer (http/stream-error.ts) and ends; any
 // other answer is cut, so the client sees a truncated body instead of a complete-looking one.
@@ -11,7 +13,6 @@ import { ProxyError } from '../errors.js';
 import type { Services } from '../services.js';
 import { errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
-import { markFirstToken } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import { setHeader } from '../http/set-header.js';
 import type { ProxyContext } from '../http/types.js';
@@ -20,7 +21,7 @@ import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
 import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
 import { fromTransportError } from './upstream-error.js';
-import { UsageSniffer } from './usage-sniffer.js';
+import { ChatObserver } from './chat-observer.js';
 
 /**
  * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
@@ -47,21 +48,30 @@ function endsEvent(tail: string): boolean {
   return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') || tail.endsWith('\r\r') || tail === '';
 }
 
+export interface ForwardOptions {
+  /** The body's model id as the provider knows it (the route resolved it once, routes/direct.ts); absent: as sent. */
+  providerModel?: string;
+  /** The neutral name of the model an answer reports (the ledger's served model). */
+  servedName?: (served: string) => string;
+}
+
 /** Forwards the request on ctx to `path` under the API base (POST with the body as received, or GET). */
-export async function forwardToProvider(ctx: ProxyContext, services: Services, client: ProviderClient, method: 'GET' | 'POST', path: string): Promise<void> {
+export async function forwardToProvider(ctx: ProxyContext, services: Services, client: ProviderClient, method: 'GET' | 'POST', path: string, options: ForwardOptions = {}): Promise<void> {
   const { profile, config, logger, deps } = services;
   const raw = ctx.state.rawBody;
   const answer = await client.send({
     method,
     path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
     headers: forwardableHeaders(ctx.headers),
-    body: method === 'POST' && raw ? rewriteBodyModel(raw, profile) : undefined,
+    body: method === 'POST' && raw && options.providerModel !== undefined ? rewriteBodyModel(raw, options.providerModel) : raw,
     auth: clientAuthOf(ctx.headers, profile, config.accessKey),
     signal: ctx.state.signal,
   });
 
   ctx.status = answer.statusCode;
-  ctx.state.upstreamAnswered = true;
+  // The one observer of this answer (upstream/chat-observer.ts) reads a copy of the bytes; they pass on unchanged.
+  const observer = new ChatObserver(ctx.state, { now: deps.now, servedName: options.servedName });
+  observer.answered();
   const contentType = (firstValue(answer.headers['content-type']) ?? '').toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     copyAnswerHeaders(ctx, answer);
@@ -71,7 +81,9 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   }
   const isSse = contentType.includes('text/event-stream');
   const gzipped = answer.headers['content-encoding'] !== undefined;
-  const sniffer = gzipped ? undefined : new UsageSniffer(contentType);
+  // A compressed answer is not read (its facts are then unknown; the client still gets every byte).
+  const reads = !gzipped;
+  if (reads) observer.readBytesOf(contentType);
   const state = ctx.state;
   if (isSse) ctx.req.socket.setNoDelay(true);
 
@@ -89,12 +101,8 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       throw fromTransportError(err, client.timeouts);
     }
     copyAnswerHeaders(ctx, answer);
-    markFirstToken(state, deps.now());
-    if (sniffer) {
-      sniffer.feed(whole);
-      const usage = sniffer.end();
-      if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) state.usage = usage;
-    }
+    observer.bytes(whole);
+    observer.end();
     ctx.body = whole;
     return;
   }
@@ -102,26 +110,18 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   copyAnswerHeaders(ctx, answer);
   // A successful native stream is complete only with its message_stop event; one the provider ends cleanly
   // before that must not look finished to the client (docs/direct-mode.md), nor count as `ok` in the ledger.
-  const mustStop = isSse && answer.statusCode < 300 && /\/messages$/.test(path);
+  const mustStop = reads && isSse && answer.statusCode < 300 && /\/messages$/.test(path);
   async function* pipe(): AsyncGenerator<Buffer> {
     let tail = '';
-    let seen = '';
-    let stopped = false;
     try {
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         if (chunk.length === 0) continue;
-        markFirstToken(state, deps.now());
-        sniffer?.feed(chunk);
+        if (reads) observer.bytes(chunk);
         if (isSse) tail = chunk.subarray(Math.max(0, chunk.length - 4)).toString('latin1');
-        if (mustStop && !stopped) {
-          // The event name may be split across chunks: look at the end of the previous one too.
-          const text = seen + chunk.toString('latin1');
-          stopped = text.includes('message_stop');
-          seen = text.slice(-16);
-        }
         yield chunk;
       }
-      if (mustStop && !stopped && !state.signal.aborted) {
+      if (reads) observer.end();
+      if (mustStop && !observer.stopped && !state.signal.aborted) {
         throw new ProxyError('upstream', 'The provider ended the stream before its end (no message_stop); the answer is incomplete');
       }
     } catch (err) {
@@ -136,8 +136,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       const events = failAfterHeaders(error, state, 'named-events', logger);
       yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + events.map(encodeSse).join(''), 'utf8');
     } finally {
-      const usage = sniffer?.end();
-      if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) state.usage = usage;
+      if (reads) observer.end();
       if (!answer.body.destroyed) answer.body.destroy();
     }
   }

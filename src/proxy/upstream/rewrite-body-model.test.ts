@@ -1,29 +1,26 @@
 // The byte-exact model rewrite of the direct-mode forwarder: only the top-level model value changes.
 
 import { describe, expect, it } from 'vitest';
-import { createProfile } from '../profile.js';
 import { rewriteBodyModel, topLevelStringSpan } from './rewrite-body-model.js';
-
-const profile = createProfile();
 
 describe('rewriteBodyModel', () => {
   const b = (s: string) => Buffer.from(s, 'utf8');
 
   it('replaces only the top-level model value, keeping every other byte', () => {
     const body = '{"messages":[{"role":"user","content":"model \\"assistant-x\\"","model":"assistant-y"}], "model" : "assistant-sonnet-4-20250514" ,"n":1.0}';
-    expect(rewriteBodyModel(b(body), profile).toString()).toBe(body.replace('"assistant-sonnet-4-20250514"', '"claude-sonnet-4-20250514"'));
+    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe(body.replace('"assistant-sonnet-4-20250514"', '"claude-sonnet-4-20250514"'));
   });
 
   it('returns the same buffer when nothing needs mapping', () => {
     const raw = b('{"model":"claude-3-5-haiku-20241022","x":"é"}');
-    expect(rewriteBodyModel(raw, profile)).toBe(raw);
+    expect(rewriteBodyModel(raw, 'claude-3-5-haiku-20241022')).toBe(raw);
     const noModel = b('{"messages":[]}');
-    expect(rewriteBodyModel(noModel, profile)).toBe(noModel);
+    expect(rewriteBodyModel(noModel, 'claude-3-5-haiku-20241022')).toBe(noModel);
   });
 
   it('handles multi-byte text and escapes before the model', () => {
     const body = '{"system":"☕ \\\\ \\" {[","model":"assistant-opus-4-20250514"}';
-    expect(rewriteBodyModel(b(body), profile).toString()).toBe('{"system":"☕ \\\\ \\" {[","model":"claude-opus-4-20250514"}');
+    expect(rewriteBodyModel(b(body), 'claude-opus-4-20250514').toString()).toBe('{"system":"☕ \\\\ \\" {[","model":"claude-opus-4-20250514"}');
     expect(topLevelStringSpan(b('{"model":{"model":"x"}}'), 'model')).toBeUndefined();
   });
 });

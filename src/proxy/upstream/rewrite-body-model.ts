@@ -1,10 +1,9 @@
 // Public model ids carry the neutral prefix (SPEC.md intro, §2.6), and /api/models lists them that way, so a
-// client that picks a model from the list and sends it to /api/v1/messages must reach the provider's model. The
+// client that picks a model from the list (or names an alias) and sends it to /api/v1/messages must reach the
+// provider's model; the route resolves the name once (models/model-catalog.ts) and this writes the result. The
 // body is otherwise forwarded byte for byte, so instead of re-serialising it (which would reorder nothing but could
 // change number formatting and whitespace), only the bytes of the top-level "model" string are replaced.
 // The scan works on bytes: every JSON structural character is ASCII, and UTF-8 continuation bytes never equal one.
-
-import { toProviderModel, type Profile } from '../profile.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -59,8 +58,8 @@ export function topLevelStringSpan(buf: Buffer, key: string): { start: number; e
   return found;
 }
 
-/** The body with a neutral top-level model id replaced by the provider's; the same Buffer when nothing changes. */
-export function rewriteBodyModel(raw: Buffer, profile: Profile): Buffer {
+/** The body with its top-level model id replaced by `model`; the same Buffer when nothing changes. */
+export function rewriteBodyModel(raw: Buffer, mapped: string): Buffer {
   const span = topLevelStringSpan(raw, 'model');
   if (!span) return raw;
   let model: unknown;
@@ -70,7 +69,6 @@ export function rewriteBodyModel(raw: Buffer, profile: Profile): Buffer {
     return raw;
   }
   if (typeof model !== 'string') return raw;
-  const mapped = toProviderModel(profile, model);
   if (mapped === model) return raw;
   return Buffer.concat([raw.subarray(0, span.start), Buffer.from(JSON.stringify(mapped), 'utf8'), raw.subarray(span.end)]);
 }

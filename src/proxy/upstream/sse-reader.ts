@@ -3,8 +3,9 @@
 // bytes go through one streaming decoder and the parser keeps partial lines until they are complete. Node's
 // StringDecoder rather than TextDecoder: the same UTF-8 handling (an invalid sequence becomes U+FFFD), and a new
 // one per request costs a third (TextDecoder sets up an ICU converter each time).
-// Push form (SseReader) for code that sees chunks as they pass (the usage sniffer of the byte-level forwarder);
-// pull form (readSse) for the backends that consume an upstream body event by event.
+// Push form (SseReader) for code that is handed chunks as they pass (the direct backend, and the chat observer
+// reading a copy of the byte-level forwarder's answer); pull form (readSse) for the response-API client, which
+// consumes its upstream body event by event.
 
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';

@@ -301,11 +301,6 @@ export class UsageLedger implements UsageSink {
     return bodies ? { record: toRecord(row), bodies } : { record: toRecord(row) };
   }
 
-  /** The inspector's name for request(). */
-  getRequest(requestId: string): { record: UsageRecord; bodies?: CapturedBodies } | undefined {
-    return this.request(requestId);
-  }
-
   summary(from: number, to: number, by: SummaryBy): UsageSummary {
     this.flush();
     return summary(this.db, from, to, by);

@@ -4,7 +4,7 @@
 
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
-import type { ModeName } from '../config.js';
+import type { ModeName } from '../../shared/modes.js';
 import type { Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
 
 export interface RequestRow {

@@ -3,22 +3,12 @@
 // name comes from the profile's `quota` section (defaultQuotaNames), which a profile file may override (the rest of the code speaks neutral words).
 
 import { firstValue } from '../upstream/client-auth.js';
-import { defaultProfile } from '../profile.js';
+import { defaultProfile, type QuotaNames } from '../profile.js';
 import type { QuotaSource, QuotaWindow } from './types.js';
-
-export interface QuotaNames {
-  /** Provider (direct mode): `<prefix>-<abbr>-utilization` (a fraction), `-reset` (Unix s), `-status`. */
-  providerPrefix: string;
-  /** Provider window abbreviations -> neutral window names; an abbreviation not listed keeps its own name. */
-  providerWindows: Record<string, string>;
-  /** Response API: `x-<family>-primary-used-percent` (0-100), `-window-minutes`, `-reset-at` (Unix s). */
-  respapiFamily: string;
-  /** Window lengths in minutes -> neutral window names (others become `<minutes>_minute`). */
-  windowMinutes: Record<string, string>;
-}
 
 /** The names live in the provider profile (profile.ts `quota`), overridable like every provider constant. */
 export const defaultQuotaNames: QuotaNames = defaultProfile.quota;
+export type { QuotaNames };
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -2,7 +2,7 @@
 // request pipeline that produces a record when a request ends, the ledger that stores and queries records, and
 // the window and tray that show them (through ControlApi, which re-exports these types). Types only.
 
-import type { ModeName } from '../config.js';
+import type { ModeName } from '../../shared/modes.js';
 
 /**
  * How a request ended. `ok`: answered in full. `rejected`: refused by the proxy before any upstream work (a body

@@ -30,7 +30,8 @@ export function registerUsageMetrics(registry: Registry, ledger: Pick<UsageLedge
     },
   });
   // The labelled children of each (mode, model), made once: prom-client hashes a label object on every inc(), which
-  // cost more than the rest of the record. Bounded: the model label comes from traffic.
+  // cost more than the rest of the record. Not bounded here: it grows with each model name the traffic reports, as
+  // the metric's own series do (a handful in practice).
   const children = new Map<string, Array<{ inc(value: number): void }>>();
   return ledger.onRecord((r: UsageRecord) => {
     const mode = r.mode ?? 'none';

@@ -50,6 +50,13 @@ describe('npm run serve', () => {
     expect(run.err()).toMatch(/LOG_LEVEL.*expected one of/);
   });
 
+  it('stops with exit code 2 for an alias of an unknown model, found where the one catalog is built', async () => {
+    const run = serve(['--port', '0'], { MODEL_ALIASES: 'gpt-4o=gpt-5' });
+    expect(await run.exited).toBe(2);
+    expect(run.err().trim().split('\n')).toHaveLength(1);
+    expect(run.err()).toMatch(/Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/);
+  });
+
   it('stops with exit code 1, the port, the host and the remedy when the port is taken', async () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe('ProxyController clock', () => {
   it('warns of a token expiring within a day of the injected clock, not of the wall clock', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'controller-clock-'));
+    dir = await mkdtemp(join(tmpdir(), 'controller-time-'));
     const expiresAt = Date.now() + 30 * 24 * 3_600_000; // a month away by the wall clock
     const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-test-access', refreshToken: 'sk-test-refresh', expiresAt });
     cli = await makeFakeCli({ loggedIn: true });

@@ -1,6 +1,6 @@
-// The router matches paths case-insensitively (so POST /V1/messages is served), but the error
-// family was chosen case-sensitively, so such a request got the general §7.3 error shape instead of its format's
-// (SPEC.md §7.1/§7.2) and the official SDKs could not read it.
+// The error family of a path (route-table.ts) is matched case-insensitively, like the router (so POST /V1/messages
+// is served): such a request gets its format's error shape (SPEC.md §7.1/§7.2), which the official SDKs read, never
+// the general §7.3 one.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
@@ -25,6 +25,13 @@ describe('error family of a path in another letter case', () => {
     const { status, body } = await post('/V1/Messages');
     expect(status).toBe(400);
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'model' } } });
+  });
+
+  it('names the field and the reason of a 400 in its log line, as the error body does', async () => {
+    await post('/v1/messages');
+    const line = proxy.logs().find((l) => l.msg === 'request' && l.path === '/v1/messages' && l.status === 400);
+    expect(line).toMatchObject({ level: 40, field: 'model', errorType: 'invalid_request_error' });
+    expect(String(line?.reason)).toMatch(/required|expected/i);
   });
 
   it('answers a compatible route in the compatible shape', async () => {

@@ -27,7 +27,7 @@ describe('ProxyController', () => {
     const events: string[] = [];
     controller.on('status', (s: { state: string }) => events.push(s.state));
     const status = await controller.start();
-    expect(status).toMatchObject({ state: 'running', port, baseUrl: `http://127.0.0.1:${port}` });
+    expect(status).toMatchObject({ state: 'running', host: '127.0.0.1', port });
     expect(status.attention.join(' ')).toMatch(/CLI not found/);
     expect((await fetch(`http://127.0.0.1:${port}/v1/models`)).status).toBe(200);
     const stopped = await controller.stop();

@@ -1,0 +1,157 @@
+// What each route of the proxy is, declared once (docs/architecture.md "The route table"): its method and path,
+// the error family it speaks (SPEC.md §7: compat §7.1, native §7.2, general §7.3), the mode it belongs to (its
+// on/off setting and metrics label), whether it is a probe (health and metrics: never rate limited, logged at
+// debug, an "unhealthy" 503 not counted as a failure) and whether it is in the usage ledger's scope
+// (docs/usage.md). Everything else is derived from this table: the error-shape matcher (familyOf), the rate
+// limiter's exemptions, the request log's probe and ledger rules, the desktop's probe filter, and routes/define.ts
+// refuses to register a route that is not declared here. Adding a route means a row here and its handler.
+// Pure, no Node imports: src/main reads the probe filter from it.
+
+import type { ModeName } from '../shared/modes.js';
+
+export type Family = 'compat' | 'native' | 'general';
+export type RouteMode = ModeName | 'none';
+
+export interface RouteDecl {
+  method: 'GET' | 'POST';
+  /** The router pattern (also the metrics label and the ledger's route). */
+  path: string;
+  family: Family;
+  mode: RouteMode;
+  /** Health and metrics: never rate limited, never in the ledger, logged at debug level. */
+  probe: boolean;
+  /** Recorded in the usage ledger: the traffic the proxy carries (a mode's routes), not its own endpoints. */
+  ledger: boolean;
+}
+
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean }];
+
+const rows: Row[] = [
+  // The proxy's own endpoints.
+  ['GET', '/', 'general', 'none'],
+  ['GET', '/health', 'general', 'none', { probe: true }],
+  ['GET', '/health/detailed', 'general', 'none', { probe: true }],
+  ['GET', '/metrics', 'general', 'none', { probe: true }],
+  ['GET', '/usage/requests', 'general', 'none'],
+  ['GET', '/usage/requests/:id', 'general', 'none'],
+  ['GET', '/usage/summary', 'general', 'none'],
+  ['GET', '/usage/limits', 'general', 'none'],
+  ['GET', '/usage/export.csv', 'general', 'none'],
+  // The profile's model list (SPEC.md §2.6), in each base URL's family.
+  ['GET', '/v1/models', 'native', 'none'],
+  ['GET', '/v1/models/:id', 'native', 'none'],
+  ['GET', '/cc/v1/models', 'native', 'none'],
+  ['GET', '/cc/v1/models/:id', 'native', 'none'],
+  ['GET', '/compat/v1/models', 'compat', 'none'],
+  ['GET', '/compat/v1/models/:id', 'compat', 'none'],
+  ['GET', '/sdk/models', 'compat', 'none'],
+  ['GET', '/sdk/models/:id', 'compat', 'none'],
+  // Tool mode (docs/tool-mode.md). /messages answers as /v1/messages: SDKs that append /messages to a base URL
+  // reach it from the proxy's root (docs/clients.md).
+  ['POST', '/v1/chat/completions', 'native', 'tool'],
+  ['POST', '/cc/v1/chat/completions', 'compat', 'tool'],
+  ['POST', '/sdk/v1/chat/completions', 'compat', 'tool'],
+  ['POST', '/compat/v1/chat/completions', 'compat', 'tool'],
+  ['POST', '/v1/messages', 'native', 'tool'],
+  ['POST', '/messages', 'native', 'tool'],
+  ['POST', '/cc/v1/messages', 'native', 'tool'],
+  ['POST', '/v1/messages/count_tokens', 'native', 'tool'],
+  ['POST', '/messages/count_tokens', 'native', 'tool'],
+  ['POST', '/cc/v1/messages/count_tokens', 'native', 'tool'],
+  // Direct mode (docs/direct-mode.md). /api/messages answers as /api/v1/messages, for the same SDKs.
+  ['POST', '/api/v1/messages', 'native', 'direct'],
+  ['POST', '/api/messages', 'native', 'direct'],
+  ['POST', '/api/v1/messages/count_tokens', 'native', 'direct'],
+  ['POST', '/api/messages/count_tokens', 'native', 'direct'],
+  ['POST', '/api/v1/chat/completions', 'compat', 'direct'],
+  ['GET', '/api/v1/models', 'native', 'direct'],
+  ['GET', '/api/v1/models/:id', 'native', 'direct'],
+  ['GET', '/api/models', 'native', 'direct'],
+  ['GET', '/api/models/:id', 'native', 'direct'],
+  // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
+  ['POST', '/respapi/responses', 'compat', 'respapi'],
+  ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
+];
+
+export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family, mode, extra]) => ({
+  method,
+  path,
+  family,
+  mode,
+  probe: extra?.probe ?? false,
+  ledger: extra?.ledger ?? mode !== 'none',
+}));
+
+/**
+ * Families of paths no route serves (an unknown path under a base URL still gets its format's error shape). A
+ * declared route's own family wins: /api/v1/chat/completions is compat inside the native /api/v1 area.
+ */
+const familyAreas: ReadonlyArray<readonly [prefix: string, family: Family]> = [
+  ['/compat', 'compat'],
+  ['/respapi', 'compat'],
+  ['/v1', 'native'],
+  ['/api/v1', 'native'],
+  ['/cc/v1', 'native'],
+];
+
+const byPath = new Map<string, RouteDecl>();
+for (const decl of routeTable) byPath.set(decl.path, decl);
+
+/** Declared paths in lower case (the router matches case-insensitively, @koa/router's default). */
+const staticFamily = new Map<string, Family>();
+const patternFamily: Array<[RegExp, Family]> = [];
+for (const decl of routeTable) {
+  if (decl.path.includes(':')) {
+    const source = decl.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+    patternFamily.push([new RegExp(`^${source}/?$`, 'i'), decl.family]);
+  } else {
+    staticFamily.set(decl.path.toLowerCase(), decl.family);
+  }
+}
+
+/** The declaration of a route pattern (ctx.state.route), or undefined for 'unmatched'. */
+export function routeOf(path: string): RouteDecl | undefined {
+  return byPath.get(path);
+}
+
+/** The declaration registered for a method and pattern; throws for one the table lacks (a programming error). */
+export function declaredRoute(method: RouteDecl['method'], path: string): RouteDecl {
+  const decl = byPath.get(path);
+  if (!decl || decl.method !== method) throw new Error(`route-table.ts declares no route ${method} ${path}: add its row there`);
+  return decl;
+}
+
+/** Which error wire shape a request path speaks (SPEC.md §7), matched case-insensitively like the router. */
+export function familyOf(path: string): Family {
+  let lower = path.toLowerCase();
+  if (lower.length > 1 && lower.endsWith('/')) lower = lower.slice(0, -1);
+  const own = staticFamily.get(lower);
+  if (own) return own;
+  for (const [re, family] of patternFamily) if (re.test(lower)) return family;
+  for (const [prefix, family] of familyAreas) {
+    if (lower === prefix || lower.startsWith(`${prefix}/`)) return family;
+  }
+  return 'general';
+}
+
+/** Request paths of the probes, exact (the rate limiter's exemptions). */
+const probePaths = new Set(routeTable.filter((r) => r.probe).map((r) => r.path));
+
+export function isProbePath(path: string): boolean {
+  return probePaths.has(path);
+}
+
+/** A route pattern as metrics and the window record it ('unmatched' included): is it a probe? */
+export function isProbeRoute(route: string): boolean {
+  return byPath.get(route)?.probe === true;
+}
+
+/**
+ * In the usage ledger's scope: a declared route with `ledger`, or a request refused before routing (rate limit,
+ * access key, host) whose path lies in one of the API families (docs/usage.md).
+ */
+export function inLedgerScope(route: string, family: Family): boolean {
+  const decl = byPath.get(route);
+  if (decl) return decl.ledger;
+  return route === 'unmatched' && family !== 'general';
+}
