@@ -72,7 +72,7 @@ export function buildComponents(services: Services): Components {
     catalog,
     respapi,
     health: () => ({
-      cli_children: { children: cli.childCount(), slots: cli.slotCounts() },
+      cli_children: { children: cli.childCount(), slots: cli.slotCounts(), waitingForTools: cli.toolWaitingCount() },
       cli_pool: cli.poolSnapshot(),
       cli_conversations: cli.liveSnapshot(),
       respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },

@@ -53,6 +53,22 @@ export interface Profile {
     toolsFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /** The client's own tools offered to the CLI as MCP tools (docs/tool-mode.md "The client's own tools"). */
+    clientTools: {
+      /** Text added after the system prompt (the tool_choice instruction). */
+      appendSystemPromptFlag: string;
+      /** The name of the per-conversation server; the CLI calls its tools mcp__<server>__<tool>. */
+      serverName: string;
+      /** The prefix of an MCP tool's name as the CLI gives it to the provider, before the server name. */
+      toolPrefix: string;
+      /** The longest tool name the provider takes, prefix included, and the characters it allows. */
+      maxToolNameChars: number;
+      toolNamePattern: string;
+      /** The header the CLI sends with every MCP request (the per-conversation secret, as a bearer token). */
+      secretHeader: string;
+      /** The field of an MCP tools/call request's _meta that holds the provider's tool_use id. */
+      toolUseIdMeta: string;
+    };
     /** Isolation from the user's own CLI set-up (docs/tool-mode.md "Isolation"), each left out with CLI_USER_SETUP. */
     isolation: {
       /** Which settings sources to load; given "" so none (hooks, memory files, user MCP servers, plugins) is. */
@@ -178,6 +194,15 @@ export const defaultProfile: Profile = {
     toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    clientTools: {
+      appendSystemPromptFlag: '--append-system-prompt',
+      serverName: 'c',
+      toolPrefix: 'mcp__',
+      maxToolNameChars: 64,
+      toolNamePattern: '^[a-zA-Z0-9_-]+$',
+      secretHeader: 'Authorization',
+      toolUseIdMeta: 'claudecode/toolUseId',
+    },
     isolation: {
       settingSourcesFlag: '--setting-sources',
       strictMcpConfigFlag: '--strict-mcp-config',

@@ -1,10 +1,10 @@
 // The Connect tab: the base URLs of the modes that are on and the model ids, each with its own Copy button, and
-// the copy-ready client snippets (snippets.ts). Copy goes through ControlApi (the main process owns the
+// the copy-ready client snippets (snippets.ts) for tool mode or direct mode, whichever of them are on. Copy goes through ControlApi (the main process owns the
 // clipboard); a short "Copied" note is announced to screen readers.
 
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
-import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet } from './snippets.js';
+import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
 import { clientBase } from './views.js';
 
 export interface BaseUrl {
@@ -22,6 +22,17 @@ export function baseUrls(status: ControlStatus): BaseUrl[] {
   return out;
 }
 
+const snippetModes: Array<{ mode: SnippetMode; label: string }> = [
+  { mode: 'tool', label: 'Tool mode (your CLI)' },
+  { mode: 'direct', label: 'Direct mode (the API)' },
+];
+
+/** The modes a snippet can be for, of those that are on; tool mode when neither is (the default mode, SPEC.md §2). */
+export function snippetModesOn(modes: string[]): Array<{ mode: SnippetMode; label: string }> {
+  const on = snippetModes.filter((m) => modes.includes(m.mode));
+  return on.length > 0 ? on : snippetModes.slice(0, 1);
+}
+
 export class ConnectPanel {
   private snippets: Snippet[] = [];
   private status: ControlStatus | undefined;
@@ -31,6 +42,7 @@ export class ConnectPanel {
 
   setup(): void {
     byId('snippet-select').addEventListener('change', () => this.renderSnippets());
+    byId('snippet-mode').addEventListener('change', () => this.renderSnippets());
     byId('copy-snippet').addEventListener('click', () => {
       const snippet = this.snippets.find((s) => s.id === byId<HTMLSelectElement>('snippet-select').value);
       if (snippet) void this.copy(snippet.text, 'Snippet copied.');
@@ -79,7 +91,16 @@ export class ConnectPanel {
   private renderSnippets(): void {
     if (!this.status || !this.settings) return;
     const apiKey = this.settings.accessKey ?? dummyKey;
-    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models), sdk: this.status.sdk });
+    const modeSelect = byId<HTMLSelectElement>('snippet-mode');
+    const modes = snippetModesOn(this.status.modes);
+    if (modeSelect.dataset.key !== modes.map((m) => m.mode).join()) {
+      const chosen = modeSelect.value;
+      modeSelect.dataset.key = modes.map((m) => m.mode).join();
+      modeSelect.replaceChildren(...modes.map((m) => Object.assign(el('option', m.label), { value: m.mode })));
+      if (modes.some((m) => m.mode === chosen)) modeSelect.value = chosen;
+    }
+    const mode = modeSelect.value as SnippetMode;
+    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models), sdk: this.status.sdk, mode });
     const select = byId<HTMLSelectElement>('snippet-select');
     if (select.options.length !== this.snippets.length) {
       select.replaceChildren(...this.snippets.map((s) => Object.assign(el('option', s.title), { value: s.id })));

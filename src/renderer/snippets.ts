@@ -1,5 +1,7 @@
 // Copy-ready client set-up (PEERS.md: users want per-client help: which base URL, which key, which model id),
-// built from the proxy's current address. Pure, so every snippet is unit-tested with literal output.
+// built from the proxy's current address, for tool mode or direct mode. Pure, so every snippet is unit-tested with
+// literal output. The coding agents' snippets are the configurations the agents suite runs (test/agents/agents.ts,
+// docs/clients.md "Coding agents"): keep the three in step.
 
 import type { ControlStatus } from '../proxy/control-api.js';
 
@@ -10,7 +12,11 @@ export interface SnippetInput {
   apiKey: string;
   model: string;
   sdk: ControlStatus['sdk'];
+  /** Which mode the client is pointed at: tool (the user's CLI) or direct (the provider's API). */
+  mode: SnippetMode;
 }
+
+export type SnippetMode = 'tool' | 'direct';
 
 export interface Snippet {
   id: string;
@@ -23,8 +29,22 @@ export interface Snippet {
 export const dummyKey = 'dummy';
 
 export function clientSnippets(input: SnippetInput): Snippet[] {
-  const { baseUrl, apiKey, model, sdk } = input;
-  const compat = `${baseUrl}/compat/v1`;
+  const { baseUrl, apiKey, model, sdk, mode } = input;
+  // Each SDK appends its own path (docs/clients.md, "Which base URL"): an OpenAI-format client /chat/completions, the
+  // native SDK /v1/messages, an AI-SDK native provider /messages.
+  const compat = mode === 'tool' ? `${baseUrl}/compat/v1` : `${baseUrl}/api/v1`;
+  const native = mode === 'tool' ? baseUrl : `${baseUrl}/api`;
+  const aiSdkNative = `${native}/v1`;
+  const openCode = (schema: string) =>
+    JSON.stringify(
+      {
+        $schema: schema,
+        provider: { 'assistant-proxy': { npm: '@ai-sdk/anthropic', name: 'Assistant Proxy', options: { baseURL: aiSdkNative, apiKey }, models: { [model]: {} } } },
+        model: `assistant-proxy/${model}`,
+      },
+      null,
+      2,
+    );
   const authHeader = apiKey === dummyKey ? '' : ` \\\n  -H 'Authorization: Bearer ${apiKey}'`;
   return [
     {
@@ -64,7 +84,7 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       text: [
         `import ${sdk.jsClass} from '${sdk.jsPackage}';`,
         '',
-        `const client = new ${sdk.jsClass}({ baseURL: '${baseUrl}', apiKey: '${apiKey}' });`,
+        `const client = new ${sdk.jsClass}({ baseURL: '${native}', apiKey: '${apiKey}' });`,
         'const message = await client.messages.create({',
         `  model: '${model}',`,
         '  max_tokens: 1024,',
@@ -80,7 +100,7 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       text: [
         `from ${sdk.pyPackage} import ${sdk.pyClass}`,
         '',
-        `client = ${sdk.pyClass}(base_url="${baseUrl}", api_key="${apiKey}")`,
+        `client = ${sdk.pyClass}(base_url="${native}", api_key="${apiKey}")`,
         'message = client.messages.create(',
         `    model="${model}",`,
         '    max_tokens=1024,',
@@ -100,16 +120,56 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       ].join('\n'),
     },
     {
+      id: 'opencode',
+      title: 'opencode',
+      hint: 'save as ~/.config/opencode/opencode.json, then opencode (or opencode run "…")',
+      text: openCode('https://opencode.ai/config.json'),
+    },
+    {
+      id: 'kilo',
+      title: 'Kilo',
+      hint: 'save as ~/.config/kilo/kilo.json, then kilo (or kilo run "…")',
+      text: openCode('https://app.kilo.ai/config.json'),
+    },
+    {
       id: 'continue',
-      title: 'Continue',
-      hint: 'add to ~/.continue/config.yaml',
-      text: ['models:', '  - name: Assistant Proxy', '    provider: openai', `    model: ${model}`, `    apiBase: ${compat}`, `    apiKey: ${apiKey}`].join('\n'),
+      title: 'Continue (cn and the editor extensions)',
+      hint: 'save as ~/.continue/config.yaml (cn needs the name, version and schema lines), then cn',
+      text: [
+        'name: Assistant Proxy',
+        'version: 1.0.0',
+        'schema: v1',
+        'models:',
+        '  - name: Assistant Proxy',
+        '    provider: openai',
+        `    model: ${model}`,
+        `    apiBase: ${compat}`,
+        `    apiKey: ${apiKey}`,
+        '    roles: [chat, edit, apply]',
+        '    capabilities: [tool_use]',
+      ].join('\n'),
     },
     {
       id: 'cline',
       title: 'Cline',
-      hint: 'Cline settings → API Provider',
-      text: ['API Provider: OpenAI Compatible', `Base URL: ${compat}`, `API Key: ${apiKey}`, `Model ID: ${model}`].join('\n'),
+      hint: 'in a shell, then cline "…"; in the editor: API Provider "OpenAI Compatible" with this base URL, key and model',
+      text: `cline auth -p openai -k ${apiKey} -m ${model} -b ${compat}`,
+    },
+    {
+      id: 'qwen',
+      title: 'qwen-code',
+      hint: 'in a shell, then qwen (or qwen -p "…")',
+      text: [`export OPENAI_BASE_URL=${compat}`, `export OPENAI_API_KEY=${apiKey}`, `export OPENAI_MODEL=${model}`].join('\n'),
+    },
+    {
+      id: 'pi',
+      title: 'pi',
+      hint: `save as ~/.pi/agent/models.json, then pi --provider assistant-proxy --model ${model}`,
+      text: JSON.stringify(
+        { providers: { 'assistant-proxy': { baseUrl: native, api: 'anthropic-messages', apiKey, models: [{ id: model }] } } },
+        null,
+        2,
+      ),
     },
     {
       id: 'zed',

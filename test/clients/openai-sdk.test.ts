@@ -56,9 +56,12 @@ describe('OpenAI SDK, tool mode', () => {
     });
   }
 
-  it('tools in tool mode: a 400 pointing to direct mode', async () => {
+  // The client's own tools in tool mode: test/tool-client-tools.test.ts (docs/tool-mode.md "The client's own tools").
+  it('tools in tool mode are taken (the model decides whether to call them); a provider-run tool is a 400 pointing to direct mode', async () => {
+    const done = await client('/compat/v1').chat.completions.create({ model, messages, tools: [{ type: 'function', function: weatherTool }] });
+    expect(done.choices[0].finish_reason).toBe('stop');
     const err = await client('/compat/v1')
-      .chat.completions.create({ model, messages, tools: [{ type: 'function', function: weatherTool }] })
+      .chat.completions.create({ model, messages, tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('/api/v1/chat/completions');

@@ -1,20 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { clientSnippets, maskKey, snippetModel } from '../../src/renderer/snippets.js';
+import { clientSnippets, maskKey, snippetModel, type SnippetInput } from '../../src/renderer/snippets.js';
 
 const sdk = { providerName: 'Provider', jsPackage: 'provider-sdk', jsClass: 'Provider', pyPackage: 'provider', pyClass: 'Provider' };
-const base = { baseUrl: 'http://127.0.0.1:8000', apiKey: 'dummy', model: 'assistant-sonnet-4-20250514', sdk };
+const base: SnippetInput = { baseUrl: 'http://127.0.0.1:8000', apiKey: 'dummy', model: 'assistant-sonnet-4-20250514', sdk, mode: 'tool' };
 const byId = (input = base) => Object.fromEntries(clientSnippets(input).map((s) => [s.id, s]));
 
 describe('client snippets', () => {
-  it('offers the OpenAI SDK, the native SDK, curl, Continue, Cline, Zed and Aider', () => {
+  it('offers the OpenAI SDK, the native SDK, curl, the coding agents, Zed and Aider', () => {
     expect(clientSnippets(base).map((s) => s.title)).toEqual([
       'OpenAI SDK (Python)',
       'OpenAI SDK (Node)',
       'Provider SDK (Node, native format)',
       'Provider SDK (Python, native format)',
       'curl',
-      'Continue',
+      'opencode',
+      'Kilo',
+      'Continue (cn and the editor extensions)',
       'Cline',
+      'qwen-code',
+      'pi',
       'Zed',
       'Aider',
     ]);
@@ -44,14 +48,55 @@ describe('client snippets', () => {
         `  -d '{"model": "assistant-sonnet-4-20250514", "messages": [{"role": "user", "content": "Hello"}]}'`,
       ].join('\n'),
     );
-    expect(s.continue.text).toBe(
-      'models:\n  - name: Assistant Proxy\n    provider: openai\n    model: assistant-sonnet-4-20250514\n    apiBase: http://127.0.0.1:8000/compat/v1\n    apiKey: dummy',
-    );
-    expect(s.cline.text).toBe('API Provider: OpenAI Compatible\nBase URL: http://127.0.0.1:8000/compat/v1\nAPI Key: dummy\nModel ID: assistant-sonnet-4-20250514');
     expect(JSON.parse(s.zed.text)).toEqual({
       language_models: { openai_compatible: { 'Assistant Proxy': { api_url: 'http://127.0.0.1:8000/compat/v1', available_models: [{ name: 'assistant-sonnet-4-20250514', max_tokens: 200000 }] } } },
     });
     expect(s.aider.text).toBe('export OPENAI_API_BASE=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\naider --model openai/assistant-sonnet-4-20250514');
+  });
+
+  it('gives each coding agent the configuration the agents suite runs, for tool mode', () => {
+    const s = byId();
+    const openCode = (schema: string) => ({
+      $schema: schema,
+      provider: { 'assistant-proxy': { npm: '@ai-sdk/anthropic', name: 'Assistant Proxy', options: { baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'dummy' }, models: { 'assistant-sonnet-4-20250514': {} } } },
+      model: 'assistant-proxy/assistant-sonnet-4-20250514',
+    });
+    expect(JSON.parse(s.opencode.text)).toEqual(openCode('https://opencode.ai/config.json'));
+    expect(JSON.parse(s.kilo.text)).toEqual(openCode('https://app.kilo.ai/config.json'));
+    expect(s.continue.text).toBe(
+      [
+        'name: Assistant Proxy',
+        'version: 1.0.0',
+        'schema: v1',
+        'models:',
+        '  - name: Assistant Proxy',
+        '    provider: openai',
+        '    model: assistant-sonnet-4-20250514',
+        '    apiBase: http://127.0.0.1:8000/compat/v1',
+        '    apiKey: dummy',
+        '    roles: [chat, edit, apply]',
+        '    capabilities: [tool_use]',
+      ].join('\n'),
+    );
+    expect(s.cline.text).toBe('cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/compat/v1');
+    expect(s.qwen.text).toBe('export OPENAI_BASE_URL=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\nexport OPENAI_MODEL=assistant-sonnet-4-20250514');
+    expect(JSON.parse(s.pi.text)).toEqual({
+      providers: { 'assistant-proxy': { baseUrl: 'http://127.0.0.1:8000', api: 'anthropic-messages', apiKey: 'dummy', models: [{ id: 'assistant-sonnet-4-20250514' }] } },
+    });
+  });
+
+  it('points every snippet at direct mode when asked: /api/v1 for OpenAI format and AI-SDK native, /api for the native SDK', () => {
+    const s = byId({ ...base, mode: 'direct' });
+    expect(s['openai-python'].text).toContain('OpenAI(base_url="http://127.0.0.1:8000/api/v1", api_key="dummy")');
+    expect(s['native-python'].text).toContain('Provider(base_url="http://127.0.0.1:8000/api", api_key="dummy")');
+    expect(s.curl.text).toContain('curl http://127.0.0.1:8000/api/v1/chat/completions');
+    expect(JSON.parse(s.opencode.text).provider['assistant-proxy'].options.baseURL).toBe('http://127.0.0.1:8000/api/v1');
+    expect(JSON.parse(s.kilo.text).provider['assistant-proxy'].options.baseURL).toBe('http://127.0.0.1:8000/api/v1');
+    expect(s.continue.text).toContain('    apiBase: http://127.0.0.1:8000/api/v1\n');
+    expect(s.cline.text).toBe('cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/api/v1');
+    expect(s.qwen.text).toContain('export OPENAI_BASE_URL=http://127.0.0.1:8000/api/v1\n');
+    expect(JSON.parse(s.pi.text).providers['assistant-proxy'].baseUrl).toBe('http://127.0.0.1:8000/api');
+    expect(s.aider.text).toContain('export OPENAI_API_BASE=http://127.0.0.1:8000/api/v1\n');
   });
 
   it('uses the access key when one is set (curl sends it as a bearer token), and masks it on screen', () => {

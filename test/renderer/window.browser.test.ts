@@ -245,12 +245,29 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(models).toEqual(h.controller.status().models);
     await page.click(`#model-list li:has-text("${models[1]}") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
+    // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
+    expect(await page.$$eval('#snippet-mode option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['tool', 'direct']);
+    await page.selectOption('#snippet-select', 'opencode');
+    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/v1`);
+    await page.selectOption('#snippet-mode', 'direct');
+    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/api/v1`);
+    await page.selectOption('#snippet-select', 'cline');
+    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-\\S+ -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
+    expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
+    await page.click('#copy-snippet');
+    await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);
     for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
       await page.setViewportSize(size);
-      for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
-        await page.selectOption('#snippet-select', option);
-        expect(await layoutProblems(page), option).toEqual([]);
+      for (const mode of ['tool', 'direct']) {
+        await page.selectOption('#snippet-mode', mode);
+        for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
+          await page.selectOption('#snippet-select', option);
+          expect(await layoutProblems(page), `${mode} ${option}`).toEqual([]);
+        }
       }
+      await page.selectOption('#snippet-select', 'opencode');
+      await screenshot(page, `window-connect-opencode-direct-${size.width}x${size.height}-light`);
+      await page.selectOption('#snippet-mode', 'tool');
       await page.selectOption('#snippet-select', 'openai-python');
       // The whole line is on screen: nothing past api_key="dum is cut off.
       expect(await page.textContent('#snippet-text')).toContain('api_key="dummy")');

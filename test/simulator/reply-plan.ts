@@ -7,6 +7,7 @@
 // - output_tokens = number of stream pieces actually emitted (text deltas plus input_json_delta pieces).
 // The same counts are reported whether or not the request streams.
 
+import { planAgentToolLoop } from './agent-tool-loop.js';
 import type { SimulatorKnobs } from './types.js';
 
 export type PlannedBlock =
@@ -66,14 +67,15 @@ interface ToolResultLike {
   content?: unknown;
 }
 
-function lastUserToolResult(messages: unknown[]): ToolResultLike | undefined {
+/** The tool results of the last user message (empty when it has none). */
+function lastUserToolResults(messages: unknown[]): ToolResultLike[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as { role?: unknown; content?: unknown } | null;
     if (!m || m.role !== 'user') continue;
-    if (!Array.isArray(m.content)) return undefined;
-    return m.content.find((b): b is ToolResultLike => (b as { type?: unknown })?.type === 'tool_result');
+    if (!Array.isArray(m.content)) return [];
+    return m.content.filter((b): b is ToolResultLike => (b as { type?: unknown })?.type === 'tool_result');
   }
-  return undefined;
+  return [];
 }
 
 function toolResultText(result: ToolResultLike): string {
@@ -92,22 +94,29 @@ export function planReply(
   knobs: SimulatorKnobs,
   nextToolId: () => string,
 ): ReplyPlan {
+  // A coding agent's own tool loop (agent-tool-loop.ts), when the agentToolLoop knob asks for one.
+  const agentLoop = planAgentToolLoop(body, knobs, nextToolId);
+  if (agentLoop) return agentLoop;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const inputTokens = requestTexts(body).reduce((n, t) => n + countWords(t), 0);
   const tools = Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>) : [];
-  const toolResult = lastUserToolResult(messages);
+  const toolResults = lastUserToolResults(messages);
 
-  if (tools.length > 0 && !toolResult && knobs.answerTools) {
+  if (tools.length > 0 && toolResults.length === 0 && knobs.answerTools) {
     const blocks: PlannedBlock[] = [];
     if (knobs.toolPreamble) blocks.push({ type: 'text', pieces: splitText(knobs.toolPreamble, knobs.chunkCount) });
-    const name = typeof tools[0].name === 'string' ? tools[0].name : 'tool';
-    const pieces = splitJson(JSON.stringify(knobs.toolInput));
-    blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });
+    // Several calls in one turn (knobs.toolCalls), each naming the next tool of the request in turn.
+    for (let i = 0; i < Math.max(1, knobs.toolCalls ?? 1); i++) {
+      const tool = tools[i % tools.length];
+      const name = typeof tool.name === 'string' ? tool.name : 'tool';
+      const pieces = splitJson(JSON.stringify(knobs.toolInput));
+      blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });
+    }
     const outputTokens = blocks.reduce((n, b) => n + b.pieces.length, 0);
     return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens };
   }
 
-  let text = toolResult ? `The tool said: ${toolResultText(toolResult)}` : knobs.replyText;
+  let text = toolResults.length > 0 ? `The tool said: ${toolResults.map(toolResultText).join(' | ')}` : knobs.replyText;
   let stopReason: ReplyPlan['stopReason'] = 'end_turn';
   let stopSequence: string | null = null;
   const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s) => typeof s === 'string') : [];

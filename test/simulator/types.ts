@@ -62,9 +62,19 @@ export interface SimulatorKnobs {
   acceptTokens: TokenSet;
   /** Input of the tool_use block answered when the request has tools. */
   toolInput: unknown;
+  /** Drive a coding agent's own tool loop (agent-tool-loop.ts): read this file with the agent's read tool, then
+   * answer with its content. Unset: the plain tool_use of toolInput. */
+  agentToolLoop?: {
+    /** The file the model asks the agent to read (absolute: every agent's read tool takes one). */
+    path: string;
+    /** Text put before the quoted file content in the final answer; default "The file says:". */
+    answerPrefix?: string;
+  };
   /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
    * that chose not to call a tool does (the real CLI sends its own tools with every request). */
   answerTools: boolean;
+  /** How many tool_use blocks one answer carries (default 1); the i-th names the request's tool i modulo their count. */
+  toolCalls?: number;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
   toolPreamble?: string;
   failWith?: FailWith;

@@ -11,6 +11,11 @@ import type { ClientAuth } from '../upstream/client-auth.js';
 export interface BackendContext {
   /** A logger bound to the request (requestId). */
   logger?: Logger;
+  /**
+   * False when the client cannot send tool results the backend could match to the provider's calls (the legacy
+   * `functions` form, which has no ids): a CLI that called the client's tools then ends instead of waiting.
+   */
+  toolResultsReturn?: boolean;
   /** The provider API: the credential this client's request calls for, and extra headers (its feature flags). */
   auth?: ClientAuth;
   headers?: Record<string, string>;

@@ -43,6 +43,8 @@ import { LiveConversations, type LiveConversationsSnapshot } from './live-conver
 import { PromptFiles } from './prompt-files.js';
 import { nativeRequestToCliInput, type CliInput } from '../translate/native-request-to-cli-input.js';
 import type { UsageSink } from '../usage/types.js';
+import { planClientTools } from '../translate/native-tools-to-mcp.js';
+import { CliToolConversations } from './cli-tool-conversations.js';
 
 /** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
 const lingerAfterResultMs = 5000;
@@ -57,6 +59,7 @@ export interface CliBackendOptions {
     | 'cliMaxConcurrent'
     | 'cliQueueSize'
     | 'cliFirstTokenTimeoutMs'
+    | 'cliToolResultTimeoutMs'
     | 'requestTimeoutMs'
     | 'cliPoolSize'
     | 'cliPoolIdleMs'
@@ -123,6 +126,8 @@ export class CliBackend implements Backend {
   private readonly prompts: PromptFiles;
   /** The login and settings a process starts under; a different value ends idle and warm processes. */
   private readonly fingerprint: () => string;
+  /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
+  private readonly toolConversations = new CliToolConversations(this);
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
@@ -162,6 +167,16 @@ export class CliBackend implements Backend {
     return this.live.snapshot();
   }
 
+  /** The options this backend was built with (for cli-tool-conversations.ts). */
+  get options(): CliBackendOptions {
+    return this.opts;
+  }
+
+  /** Processes waiting for a client's tool results (for tests and health). */
+  toolWaitingCount(): number {
+    return this.toolConversations.parkedCount();
+  }
+
   /** Children alive right now (for tests and health). */
   childCount(): number {
     return this.children.size;
@@ -179,6 +194,7 @@ export class CliBackend implements Backend {
     const live = this.live.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
+    this.toolConversations.closeAll();
     for (const child of this.children) child.end();
     const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), pooled, live]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
@@ -193,7 +209,16 @@ export class CliBackend implements Backend {
   }
 
   stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncIterable<NativeStreamEvent> {
-    // Input errors (images, a huge system prompt) are thrown here, before any slot or process is taken.
+    // Input errors (images, a huge system prompt, a tool name the CLI cannot take) are thrown here, before any slot
+    // or process is taken.
+    const tools = planClientTools(req, this.opts.profile.cli.clientTools);
+    if (tools) {
+      // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply. The input
+      // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
+      const input = () =>
+        nativeRequestToCliInput(req, { profile: this.opts.profile, allowedTools: [], disallowedTools: [], userSetup: this.opts.config.cliUserSetup });
+      return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
+    }
     const input = nativeRequestToCliInput(req, {
       profile: this.opts.profile,
       allowedTools: this.opts.config.cliAllowedTools,
@@ -335,6 +360,45 @@ export class CliBackend implements Backend {
     }
   }
 
+  /** The live-conversation key of what a process is started with (for cli-tool-conversations.ts). */
+  keyOf(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string {
+    return keyOf(toSpec(input));
+  }
+
+  /** True once shutdown began: nothing is kept for a next turn. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** A child slot (child-slots.ts), for a chat run outside `run`. */
+  acquireSlot(signal: AbortSignal): Promise<() => void> {
+    return this.slots.acquire(signal);
+  }
+
+  /** Registers a chat's stop controller so shutdown aborts it; returns its removal. */
+  trackActive(stop: AbortController): () => void {
+    this.active.add(stop);
+    return () => this.active.delete(stop);
+  }
+
+  /** The CLI's path, with the working directory ready: what a start needs (throws the 503 / 500 of `run`). */
+  async prepareSpawn(): Promise<string> {
+    const cliPath = this.cliPath();
+    await this.ensureWorkDir();
+    return cliPath;
+  }
+
+  /**
+   * Starts a process that shutdown ends and health counts, like `run`'s, never pooled; `key` is what a later request
+   * must be started with to continue it as a live conversation.
+   */
+  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation {
+    const conv = this.startProcess(cliPath, input, key);
+    this.children.add(conv);
+    void conv.exited.then(() => this.children.delete(conv));
+    return conv;
+  }
+
   /**
    * Starts the CLI: in the working directory, with the child environment, in its own process group (so that ending
    * it also ends the tools it started, STYLE.md habit 10), its system prompt in a fresh owner-only file, stdin open
@@ -393,7 +457,7 @@ export class CliBackend implements Backend {
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */
-  private firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
+  firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
     const limit = `${seconds(this.opts.config.cliFirstTokenTimeoutMs)} (setting CLI_FIRST_TOKEN_TIMEOUT_MS)`;
     if (phase === 'queued') {
       const { running, max } = this.slots.counts();
@@ -416,7 +480,7 @@ export class CliBackend implements Backend {
   }
 
   /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
-  private endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError {
+  endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError {
     if (end.spawnError) {
       return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${this.opts.profile.cli.installHint}`);
     }

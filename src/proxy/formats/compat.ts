@@ -111,7 +111,8 @@ export type CompatMessage = z.output<typeof compatMessageSchema>;
 
 // ---- response -------------------------------------------------------------------------------------------------
 
-export type CompatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+/** `function_call` only answers a request in the legacy `functions` form (translate/completion-to-legacy-function-call.ts). */
+export type CompatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
 export interface CompatToolCall {
   id: string;
@@ -135,7 +136,13 @@ export interface CompatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: CompatToolCall[]; refusal: null };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: CompatToolCall[];
+      function_call?: { name: string; arguments: string };
+      refusal: null;
+    };
     finish_reason: CompatFinishReason | null;
     logprobs: null;
   }>;
@@ -154,6 +161,7 @@ export interface CompatChunkDelta {
   role?: 'assistant';
   content?: string | null;
   tool_calls?: CompatToolCallDelta[];
+  function_call?: { name?: string; arguments: string };
 }
 
 export interface CompatChunkChoice {

@@ -31,6 +31,7 @@ import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '..
 import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
 import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
 import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
+import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from '../translate/completion-to-legacy-function-call.js';
 
 export type ChatOutput = 'messages' | 'native-chat' | 'compat';
 
@@ -52,6 +53,8 @@ export interface Chat {
   warnings: string[];
   /** Compatible streams only: stream_options.include_usage. */
   includeUsage: boolean;
+  /** Compatible only: the request used the legacy `functions`, so the answer uses `function_call`. */
+  legacyFunctions?: boolean;
   /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
 }
@@ -98,6 +101,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     get logger() {
       return logger();
     },
+    toolResultsReturn: chat.legacyFunctions !== true,
     auth: chat.upstream?.auth,
     headers: chat.upstream?.headers,
   };
@@ -107,7 +111,11 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     const message = backend.forEachEvent
       ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
       : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
-    ctx.body = chat.output === 'messages' ? message : nativeMessageToCompletion(message, completionMeta(chat, services));
+    if (chat.output === 'messages') ctx.body = message;
+    else {
+      const completion = nativeMessageToCompletion(message, completionMeta(chat, services));
+      ctx.body = chat.legacyFunctions ? completionToLegacyFunctionCall(completion) : completion;
+    }
     return;
   }
 
@@ -189,7 +197,10 @@ function translatorOf(chat: Chat, services: Services): Translator {
   const state = createCompatChunkState({ ...completionMeta(chat, services), includeUsage: chat.includeUsage });
   return {
     sentinel: true,
-    step: (event) => data(stepCompatChunks(event, state)),
+    step: (event) => {
+      const chunks = stepCompatChunks(event, state);
+      return data(chat.legacyFunctions ? chunks.flatMap((c) => chunkToLegacyFunctionCall(c) ?? []) : chunks);
+    },
     failed: () => state.error !== undefined,
     finish: () => {
       const end = finishCompatChunks(state);

@@ -13,6 +13,9 @@ import { compatChatRequestSchema, type CompatChatRequest } from '../formats/comp
 import { nativeMessagesRequestSchema } from '../formats/native-schemas.js';
 import type { NativeRequest, NativeThinkingConfig } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
+import { invalidField } from '../errors.js';
+import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
+import { legacyFunctionsToTools } from '../translate/legacy-functions-to-tools.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
@@ -37,20 +40,39 @@ export interface ToolParts {
 /** A token-count body: its model is resolved like a chat's; the rest goes to the provider as sent. */
 const countTokensBodySchema = z.looseObject({ model: z.string().min(1), messages: z.array(z.unknown()) });
 
-const apiHint = 'Tool calling is not available in tool mode, because the CLI runs its own tools; send tool requests to direct mode';
-
-/** SPEC.md §1: "Tool calls cannot be used" in tool mode; point to /api/ before anything else is checked. */
-function refuseTools(body: unknown, fields: string[], apiPath: string): void {
+/**
+ * The native chat-completion format (SPEC.md §2.1) has no tools; the client's tools are taken on the message and
+ * compatible routes (docs/tool-mode.md "The client's own tools"). Checked before anything else.
+ */
+function refuseTools(body: unknown, fields: string[]): void {
   if (typeof body !== 'object' || body === null) return;
   const record = body as Record<string, unknown>;
   for (const field of fields) {
     const value = record[field];
     if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
-    throw new ProxyError('invalid_request', `Invalid request: ${field} is not supported here. ${apiHint} (${apiPath}).`, {
-      field,
-      issue: `not supported in tool mode; use ${apiPath}`,
-    });
+    throw new ProxyError(
+      'invalid_request',
+      `Invalid request: ${field} is not supported on /v1/chat/completions (the native chat format has no tools); send tools to /v1/messages or /compat/v1/chat/completions.`,
+      { field, issue: 'not supported on this route; use /v1/messages or /compat/v1/chat/completions' },
+    );
   }
+}
+
+/**
+ * Tools the provider runs itself (web search, code execution, a computer...) cannot be offered through the CLI,
+ * whose built-in tools are off for a client's tools: a 400 naming the tool, before the body's schema is checked
+ * (docs/tool-mode.md "Edges").
+ */
+function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiPath: string): void {
+  if (typeof body !== 'object' || body === null) return;
+  const found = providerRunToolIndex((body as Record<string, unknown>).tools, clientTypes);
+  if (!found) return;
+  const field = `tools.${found.index}.type`;
+  throw invalidField(
+    field,
+    `a tool the provider runs itself ("${found.type.slice(0, 60)}") is not supported in tool mode`,
+    `Invalid request: ${field}: "${found.type.slice(0, 60)}" is a tool the provider runs itself; tool mode offers only the client's own tools (${clientTypes.join(' or ')}) to the assistant CLI. Use direct mode (${apiPath}) for provider-run tools.`,
+  );
 }
 
 /** Body keys the CLI cannot honour: the named sampling parameters when present, plus keys nothing reads. */
@@ -64,6 +86,7 @@ function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>,
 /** What the CLI cannot take: no sampling settings, no stop sequences (docs/tool-mode.md). max_tokens is honoured. */
 const nativeNamed = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
 const nativeHonoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens', 'thinking']);
+const nativeToolsHonoured = new Set([...nativeHonoured, 'tools', 'tool_choice']);
 
 /** The native `thinking` field (docs/tool-mode.md "Thinking"): the CLI thinks only when a request asks. */
 const thinkingBodySchema = z.looseObject({
@@ -95,7 +118,7 @@ function limitThinking(chat: ParsedChat, field: string, minBudget: number): Pars
 }
 
 function nativeChat(body: unknown): ParsedChat {
-  refuseTools(body, ['tools', 'tool_choice'], '/api/v1/chat/completions');
+  refuseTools(body, ['tools', 'tool_choice']);
   // A missing max_tokens gets a 400 that points OpenAI-format clients to /compat/v1 (docs/http.md).
   const parsed = parseNativeChatRequest(body);
   const request = nativeChatRequestToNative(parsed);
@@ -113,17 +136,23 @@ function nativeChat(body: unknown): ParsedChat {
 }
 
 function nativeMessages(body: unknown): ParsedChat {
-  refuseTools(body, ['tools', 'tool_choice'], '/api/v1/messages');
+  refuseProviderTools(body, ['custom'], '/api/v1/messages');
   const parsed = validate(nativeMessagesRequestSchema, body);
   const request: NativeRequest = { model: parsed.model, messages: parsed.messages, max_tokens: parsed.max_tokens };
   if (parsed.system !== undefined) request.system = parsed.system;
+  if (parsed.tools && parsed.tools.length > 0) {
+    request.tools = parsed.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: t.input_schema }));
+  }
+  if (parsed.tool_choice) request.tool_choice = parsed.tool_choice;
+  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
+  const noParallel = parsed.tool_choice !== undefined && 'disable_parallel_tool_use' in parsed.tool_choice && parsed.tool_choice.disable_parallel_tool_use === true;
   const thinking = nativeThinking(body);
   if (thinking) request.thinking = thinking;
   return {
     request,
     output: 'messages',
     stream: parsed.stream === true,
-    ignored: ignoredOf(parsed, nativeHonoured, [...nativeNamed, 'metadata']),
+    ignored: [...ignoredOf(parsed, nativeToolsHonoured, [...nativeNamed, 'metadata']), ...(noParallel ? ['tool_choice.disable_parallel_tool_use'] : [])],
     warnings: [],
     includeUsage: false,
   };
@@ -132,8 +161,10 @@ function nativeMessages(body: unknown): ParsedChat {
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
 const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
-function compatChat(body: unknown, api: Profile['api']): ParsedChat {
-  refuseTools(body, ['tools', 'tool_choice', 'functions', 'function_call'], '/api/v1/chat/completions');
+function compatChat(raw: unknown, api: Profile['api']): ParsedChat {
+  refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
+  // The legacy `functions` form is taken as `tools`, and answered in its own form (docs/tool-mode.md).
+  const { body, legacy } = legacyFunctionsToTools(raw);
   const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
   // The model is resolved once, by withModel below. reasoning_effort becomes a thinking budget by the same table
   // and rules as in direct mode (profile.api.thinkingBudgets; docs/tool-mode.md "Thinking").
@@ -146,7 +177,9 @@ function compatChat(body: unknown, api: Profile['api']): ParsedChat {
   delete request.temperature;
   delete request.top_p;
   delete request.stop_sequences;
-  const named = compatNamed.filter((k) => parsed[k] !== undefined && parsed[k] !== null);
+  const named: string[] = compatNamed.filter((k) => parsed[k] !== undefined && parsed[k] !== null);
+  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
+  if (parsed.parallel_tool_calls === false && parsed.tools && parsed.tools.length > 0) named.push('parallel_tool_calls');
   return {
     request,
     output: 'compat',
@@ -154,6 +187,7 @@ function compatChat(body: unknown, api: Profile['api']): ParsedChat {
     ignored: [...new Set([...named, ...ignored])],
     warnings,
     includeUsage: parsed.stream_options?.include_usage === true,
+    ...(legacy ? { legacyFunctions: true } : {}),
   };
 }
 

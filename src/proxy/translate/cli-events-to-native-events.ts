@@ -10,6 +10,11 @@
 // - `result` supplies the final usage, copied from result.usage (never estimated), and the stop reason when no
 //   message_delta or assistant line gave one.
 // - Failures arrive as a `<synthetic>` assistant line with `error`, then an is_error `result`: see map-cli-error.ts.
+// - The client's own tools (options.clientToolNames; docs/tool-mode.md "The client's own tools"): their tool_use
+//   blocks are passed on under the client's name with the provider's id and input deltas, and a message that stops
+//   with tool_use after calling one of them ends the client's answer there (`pause`): the CLI now calls them
+//   through the proxy's MCP server and waits. Usage is then this answer's own: the calls since it began (a
+//   `result` line counts the whole turn, so `usageBase`, what earlier answers reported, is taken off it).
 
 import { ProxyError } from '../errors.js';
 import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
@@ -19,6 +24,10 @@ import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-er
 export interface CliTranslateOptions extends CliErrorOptions {
   /** Shown as message.model in message_start instead of the CLI's provider id (the neutral id the client used). */
   model?: string;
+  /** The CLI's name of each client tool (mcp__<server>__<name>) -> the client's name; unset: no client tools. */
+  clientToolNames?: ReadonlyMap<string, string>;
+  /** Usage already reported by earlier answers of the same turn, taken off the `result` line's totals. */
+  usageBase?: NativeUsage;
 }
 
 /** A `system/api_retry` line: the CLI is retrying a failed provider call by itself (for logs and a retry bound). */
@@ -37,6 +46,8 @@ export interface CliStep {
   error?: ProxyError;
   /** The `result` line arrived: nothing more will come. */
   done: boolean;
+  /** The answer ended with calls of these client tools (their tool_use ids); the CLI waits for their results. */
+  pause?: string[];
 }
 
 export interface CliTranslateState {
@@ -53,6 +64,10 @@ export interface CliTranslateState {
   lastRetry?: CliRetry;
   failure?: CliFailure;
   done: boolean;
+  /** Ids of client tool_use blocks in the current provider call. */
+  toolUseIds: string[];
+  /** Usage of the earlier provider calls of this answer (client tools only). */
+  earlierCalls?: NativeUsage;
 }
 
 export function createCliTranslateState(options: CliTranslateOptions): CliTranslateState {
@@ -67,6 +82,7 @@ export function createCliTranslateState(options: CliTranslateOptions): CliTransl
     stopReason: null,
     stopSequence: null,
     done: false,
+    toolUseIds: [],
   };
 }
 
@@ -80,18 +96,48 @@ function usageOf(usage: CliUsage | null | undefined, base: NativeUsage): NativeU
   return out;
 }
 
+function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
+  if (!a) return { ...b };
+  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_creation_input_tokens: sum(a.cache_creation_input_tokens, b.cache_creation_input_tokens),
+    cache_read_input_tokens: sum(a.cache_read_input_tokens, b.cache_read_input_tokens),
+  };
+}
+
+function subtractUsage(total: NativeUsage, base: NativeUsage): NativeUsage {
+  const less = (x: number | null | undefined, y: number | null | undefined) => Math.max(0, (x ?? 0) - (y ?? 0));
+  const out: NativeUsage = { input_tokens: less(total.input_tokens, base.input_tokens), output_tokens: less(total.output_tokens, base.output_tokens) };
+  if (total.cache_creation_input_tokens != null) out.cache_creation_input_tokens = less(total.cache_creation_input_tokens, base.cache_creation_input_tokens);
+  if (total.cache_read_input_tokens != null) out.cache_read_input_tokens = less(total.cache_read_input_tokens, base.cache_read_input_tokens);
+  return out;
+}
+
+/** A client tool's tool_use block under the client's own name, or undefined for any other tool. */
+function clientToolUse(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
+  const name = block.type === 'tool_use' && block.name !== undefined ? state.options.clientToolNames?.get(block.name) : undefined;
+  if (name === undefined || block.id === undefined) return undefined;
+  state.toolUseIds.push(block.id);
+  return { type: 'tool_use', id: block.id, name, input: {} };
+}
+
 /** The blocks a client can use, empty as a content_block_start carries them; others are left out (see above). */
-function startBlockOf(block: CliBlock): NativeResponseBlock | undefined {
+function startBlockOf(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
+  if (block.type === 'tool_use') return clientToolUse(block, state);
   if (block.type === 'text') return { type: 'text', text: '' };
   if (block.type === 'thinking') return { type: 'thinking', thinking: '' };
   if (block.type === 'redacted_thinking' && block.data !== undefined) return { type: 'redacted_thinking', data: block.data };
   return undefined;
 }
 
-function deltaOf(delta: { type: string; text?: string; thinking?: string; signature?: string }): NativeContentDelta | undefined {
+function deltaOf(delta: { type: string; text?: string; thinking?: string; signature?: string; partial_json?: string }): NativeContentDelta | undefined {
   if (delta.type === 'text_delta' && delta.text !== undefined) return { type: 'text_delta', text: delta.text };
   if (delta.type === 'thinking_delta' && delta.thinking !== undefined) return { type: 'thinking_delta', thinking: delta.thinking };
   if (delta.type === 'signature_delta' && delta.signature !== undefined) return { type: 'signature_delta', signature: delta.signature };
+  // Only reaches a client for a block kept above (a client tool's input, as the model writes it).
+  if (delta.type === 'input_json_delta' && delta.partial_json !== undefined) return { type: 'input_json_delta', partial_json: delta.partial_json };
   return undefined;
 }
 
@@ -121,12 +167,18 @@ function closeOpen(state: CliTranslateState): NativeStreamEvent[] {
 function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): NativeStreamEvent[] {
   switch (event.type) {
     case 'message_start': {
+      if (state.options.clientToolNames && state.streamedIds.size > 0) {
+        // A later provider call of the same answer: the earlier ones' usage is kept for the answer's own total.
+        state.earlierCalls = addUsage(state.earlierCalls, state.usage);
+        state.usage = { input_tokens: 0, output_tokens: 0 };
+      }
       state.streamedIds.add(event.message.id);
       state.indexOf.clear();
+      state.toolUseIds = [];
       return [...closeOpen(state), ...messageStart(state, event.message.id, event.message.model, event.message.usage)];
     }
     case 'content_block_start': {
-      const block = startBlockOf(event.content_block);
+      const block = startBlockOf(event.content_block, state);
       if (!block) {
         state.indexOf.set(event.index, null);
         return [];
@@ -154,6 +206,8 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       return [];
     case 'ping':
       return [{ type: 'ping' }];
+    case 'message_stop':
+      return [];
     default:
       // message_stop is held until `result`; an `error` event is followed by the CLI's own retry or failure report.
       return [];
@@ -164,10 +218,13 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
 function expandMessage(message: CliMessage, state: CliTranslateState): NativeStreamEvent[] {
   const events = [...closeOpen(state), ...messageStart(state, message.id, message.model, message.usage)];
   for (const block of message.content) {
-    const start = startBlockOf(block);
+    const start = startBlockOf(block, state);
     if (!start) continue;
     const index = state.nextIndex++;
     events.push({ type: 'content_block_start', index, content_block: start });
+    if (start.type === 'tool_use') {
+      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) } });
+    }
     if (block.type === 'text' && block.text) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
     if (block.type === 'thinking' && block.thinking) {
       events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
@@ -203,8 +260,12 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
       state.lastRetry = retry;
       return { events: [], retry, done: false };
     }
-    case 'stream_event':
-      return { events: stepStreamEvent(parsed.line.event, state), done: false };
+    case 'stream_event': {
+      const event = parsed.line.event;
+      const events = stepStreamEvent(event, state);
+      if (event.type === 'message_stop' && state.stopReason === 'tool_use' && state.toolUseIds.length > 0) return pauseFor(state, events);
+      return { events, done: false };
+    }
     case 'assistant': {
       const line = parsed.line;
       if (line.error || line.is_api_error_message) {
@@ -237,7 +298,8 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
           events.push({ type: 'content_block_stop', index });
         }
       }
-      const usage = usageOf(line.usage, state.usage);
+      let usage = usageOf(line.usage, state.usage);
+      if (state.options.usageBase) usage = subtractUsage(usage, state.options.usageBase);
       events.push({
         type: 'message_delta',
         delta: { stop_reason: state.stopReason ?? line.stop_reason ?? null, stop_sequence: state.stopSequence },
@@ -250,6 +312,16 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
       // unknown lines (e.g. `user` tool results of the CLI's own tools) and malformed ones: the caller logs them
       return { events: [], done: false };
   }
+}
+
+/** The answer ends with the client's tool calls: the stop reason, this answer's usage, message_stop. */
+function pauseFor(state: CliTranslateState, events: NativeStreamEvent[]): CliStep {
+  state.done = true;
+  const usage = addUsage(state.earlierCalls, state.usage);
+  events.push(...closeOpen(state));
+  events.push({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage });
+  events.push({ type: 'message_stop' });
+  return { events, done: true, pause: [...state.toolUseIds] };
 }
 
 /** stdout ended. Without a `result` line the chat did not finish: report the failure seen, or that. */

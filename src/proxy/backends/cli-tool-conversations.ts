@@ -1,0 +1,396 @@
+// Chats that carry the client's own tools (docs/tool-mode.md "The client's own tools"). The CLI is run with its
+// built-in tools off and the client's tools offered as MCP tools of a per-conversation server (client-tool-server.ts).
+// When the model calls them, the client's answer ends with those calls (stop_reason tool_use) and the CLI process
+// stays alive, its MCP calls waiting: the conversation is parked under the calls' tool_use ids. The client's next
+// request that carries results for those ids answers the waiting calls and reads what the CLI says next from the
+// same process. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
+// a fresh process with the whole conversation written as a transcript, as every other chat does.
+//
+// The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
+// 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
+// in a private temporary directory, removed when the conversation ends; the secret never goes in argv). It is never
+// pooled; after its final answer it is kept in the live-conversation registry like any chat, under a key that names
+// its tools instead of its own config file, so the agent's next user turn with the same tools continues it.
+// A parked conversation holds no child slot; it ends when the client does not come back within
+// CLI_TOOL_RESULT_TIMEOUT_MS, when more than CLI_MAX_CONCURRENT are parked (the oldest), on shutdown, and when its
+// process exits. A client that leaves while its answer is being written ends the process, as any chat does.
+
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProxyError } from '../errors.js';
+import { parseCliLine } from '../formats/cli-events.js';
+import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
+import { redactSecrets, type Logger } from '../logger.js';
+import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import { historyAfterTurn } from '../translate/conversation-history.js';
+import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
+import type { CliInput } from '../translate/native-request-to-cli-input.js';
+import { ClientToolServer } from './client-tool-server.js';
+import type { CliBackend } from './cli-backend.js';
+import type { CliConversation } from './cli-conversation.js';
+
+/** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
+const lingerAfterResultMs = 5000;
+
+/** One CLI process serving one client's tool loop. */
+class ToolConversation {
+  /** Usage already reported by earlier answers of this turn (the `result` line counts the whole turn). */
+  reported: NativeUsage | undefined;
+  /** The tool_use ids the parked conversation waits for. */
+  waitingFor: string[] = [];
+  deadline: NodeJS.Timeout | undefined;
+  slot: (() => void) | undefined;
+  exited = false;
+  private ended = false;
+
+  constructor(
+    readonly cli: CliConversation,
+    readonly server: ClientToolServer,
+    readonly dir: string,
+    readonly plan: ClientToolPlan,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.cli.pid;
+  }
+
+  releaseSlot(): void {
+    const slot = this.slot;
+    this.slot = undefined;
+    slot?.();
+  }
+
+  /** Ends the process (SIGTERM, then SIGKILL), fails waiting calls, removes the config file. Idempotent. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.deadline);
+    if (!this.exited) this.cli.end();
+    void this.server.close();
+    void rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The tool_result blocks of the request's last message when it is a user message, and its other blocks. */
+function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]; others: NativeContentBlock[]; index: number } {
+  const index = req.messages.length - 1;
+  const last = req.messages[index];
+  if (last?.role !== 'user' || typeof last.content === 'string') return { results: [], others: [], index };
+  const results = last.content.filter((b): b is NativeToolResultBlock => b.type === 'tool_result');
+  const others = last.content.filter((b) => b.type !== 'tool_result');
+  return { results, others, index };
+}
+
+function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
+  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
+  return {
+    input_tokens: sum(a?.input_tokens, b.input_tokens),
+    output_tokens: sum(a?.output_tokens, b.output_tokens),
+    cache_creation_input_tokens: sum(a?.cache_creation_input_tokens, b.cache_creation_input_tokens),
+    cache_read_input_tokens: sum(a?.cache_read_input_tokens, b.cache_read_input_tokens),
+  };
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+export class CliToolConversations {
+  private readonly parked = new Set<ToolConversation>();
+  private readonly live = new Set<ToolConversation>();
+  /** The tool conversation of each CLI process (a live one comes back from the registry as its CliConversation). */
+  private readonly byCli = new WeakMap<CliConversation, ToolConversation>();
+
+  constructor(private readonly host: CliBackend) {}
+
+  /** Parked conversations (for health and tests). */
+  parkedCount(): number {
+    return this.parked.size;
+  }
+
+  /** Shutdown: every conversation ends. */
+  closeAll(): void {
+    for (const conv of [...this.live]) conv.end();
+    this.parked.clear();
+  }
+
+  /**
+   * Answers a chat that offers the client's tools. `makeInput` gives the CLI input the request would get without
+   * them (the tool flags are added here); it is called, and its input errors thrown, before anything starts.
+   */
+  stream(
+    req: NativeRequest,
+    makeInput: () => CliInput,
+    plan: ClientToolPlan,
+    signal: AbortSignal,
+    log: Logger,
+    resultsReturn = true,
+  ): AsyncGenerator<NativeStreamEvent> {
+    const { results, others, index } = lastToolResults(req);
+    const conv = results.length > 0 ? this.takeParked(results.map((r) => r.tool_use_id)) : undefined;
+    if (conv) {
+      // Convert every result first: a bad one is the client's 400, and the conversation stays parked for a retry.
+      let answers: Array<[string, McpCallResult]>;
+      try {
+        answers = this.answersFor(conv, results, others, index);
+      } catch (err) {
+        this.park(conv, conv.waitingFor, log);
+        throw err;
+      }
+      for (const [id, result] of answers) conv.server.answer(id, result);
+      conv.cli.resume(Date.now());
+      log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
+      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv);
+    }
+    const input = makeInput();
+    const key = this.keyFor(input, plan);
+    // A finished tool loop kept as a live conversation, which this request continues by one user turn.
+    const continued = input.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
+    const tool = continued && this.byCli.get(continued);
+    if (continued && tool) {
+      continued.write(input.turn!);
+      log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
+      return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool);
+    }
+    continued?.end();
+    return this.drive(req, () => this.open(req, input, plan, key, log), signal, log, resultsReturn);
+  }
+
+  /**
+   * What a tool conversation is started with, as a live-conversation key: the arguments with its own MCP config
+   * replaced by the tools it offers (a later request with the same tools, prompt and settings may continue it).
+   */
+  private keyFor(input: CliInput, plan: ClientToolPlan): string {
+    const tools = createHash('sha256').update(JSON.stringify([plan.tools, plan.instruction ?? ''])).digest('hex');
+    return this.host.keyOf({ ...input, args: [...input.args, '\0client-tools', tools] });
+  }
+
+  /** The MCP result for every id the conversation waits for; a missing one is an error result saying so. */
+  private answersFor(conv: ToolConversation, results: NativeToolResultBlock[], others: NativeContentBlock[], index: number): Array<[string, McpCallResult]> {
+    const byId = new Map(results.map((r, j) => [r.tool_use_id, { block: r, j }]));
+    const out: Array<[string, McpCallResult]> = conv.waitingFor.map((id) => {
+      const found = byId.get(id);
+      if (!found) return [id, { content: [{ type: 'text', text: 'The client sent no result for this call.' }], isError: true }];
+      return [id, toolResultToMcp(found.block, `messages.${index}.content.${found.j}`)];
+    });
+    // Text the client sent beside its results (some agents add notes to the same message) would otherwise be lost:
+    // it goes with the last result.
+    const extra = others.flatMap((b) => (b.type === 'text' && b.text !== '' ? [{ type: 'text' as const, text: b.text }] : []));
+    if (extra.length > 0 && out.length > 0) out[out.length - 1][1].content.push(...extra);
+    return out;
+  }
+
+  private takeParked(ids: string[]): ToolConversation | undefined {
+    for (const conv of this.parked) {
+      if (conv.waitingFor.some((id) => ids.includes(id))) {
+        this.parked.delete(conv);
+        clearTimeout(conv.deadline);
+        return conv;
+      }
+    }
+    return undefined;
+  }
+
+  private park(conv: ToolConversation, ids: string[], log: Logger): void {
+    if (conv.exited) {
+      conv.end();
+      return;
+    }
+    const { config } = this.host.options;
+    conv.waitingFor = ids;
+    conv.cli.suspend(Date.now());
+    conv.releaseSlot();
+    this.parked.add(conv);
+    conv.deadline = setTimeout(() => {
+      log.info({ pid: conv.pid, waitedMs: config.cliToolResultTimeoutMs }, 'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended');
+      this.parked.delete(conv);
+      conv.end();
+    }, config.cliToolResultTimeoutMs);
+    conv.deadline.unref();
+    // A cap on processes kept for clients that may never come back: the oldest goes first.
+    while (this.parked.size > config.cliMaxConcurrent) {
+      const oldest = this.parked.values().next().value as ToolConversation;
+      this.parked.delete(oldest);
+      log.info({ pid: oldest.pid }, 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended');
+      oldest.end();
+    }
+  }
+
+  /** Starts the CLI with the client's tools behind a fresh MCP server. */
+  private async open(req: NativeRequest, input: CliInput, plan: ClientToolPlan, key: string, log: Logger): Promise<ToolConversation> {
+    const { profile, config } = this.host.options;
+    const t = profile.cli.clientTools;
+    const iso = profile.cli.isolation;
+    const cliPath = await this.host.prepareSpawn();
+    const server = await ClientToolServer.start({ tools: plan.tools, secretHeader: t.secretHeader, toolUseIdMeta: t.toolUseIdMeta });
+    let dir: string | undefined;
+    try {
+      dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-mcp-'));
+      const configFile = join(dir, 'mcp.json');
+      // The CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
+      await writeFile(configFile, mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000), { mode: 0o600 });
+      // Isolation gave the CLI an empty MCP config; this conversation's server takes its place (with CLI_USER_SETUP on,
+      // it comes beside the user's own servers). Built-in tools are already off (`--tools ""`).
+      const args = [...input.args];
+      const at = args.indexOf(iso.mcpConfigFlag);
+      if (at >= 0) args[at + 1] = configFile;
+      else args.push(iso.mcpConfigFlag, configFile);
+      args.push(profile.cli.allowedToolsFlag, [...plan.clientToolNames.keys()].join(','));
+      if (plan.instruction) args.push(t.appendSystemPromptFlag, plan.instruction);
+      const cli = this.host.startTracked(cliPath, { ...input, args }, key);
+      cli.write(input.stdin);
+      this.host.live.track(cli);
+      const conv = new ToolConversation(cli, server, dir, plan);
+      this.byCli.set(cli, conv);
+      this.live.add(conv);
+      void cli.exited.then(() => {
+        conv.exited = true;
+        conv.releaseSlot();
+        this.live.delete(conv);
+        // A parked process that exits (a crash, a signal) can no longer take results: the next request starts afresh.
+        if (this.parked.delete(conv)) log.debug({ pid: cli.pid }, 'a waiting assistant CLI exited');
+        conv.end();
+      });
+      log.debug({ pid: cli.pid, model: req.model, tools: plan.tools.length }, 'assistant CLI started with the client tools');
+      return conv;
+    } catch (err) {
+      void server.close();
+      if (dir) void rm(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** After a final answer: kept for a follow-up user turn when the request ended on a user turn (not a prefill). */
+  private keep(conv: ToolConversation, req: NativeRequest, answer: string): boolean {
+    if (this.host.isClosing || req.messages.at(-1)?.role !== 'user') return false;
+    return this.host.live.keep(conv.cli, historyAfterTurn(req.messages, answer));
+  }
+
+  /** One client answer from the conversation's process: until its `result`, or until it calls client tools. */
+  /** `taken` is a conversation the request already took (resumed or continued): it ends if the request fails early. */
+  private async *drive(
+    req: NativeRequest,
+    getConv: () => Promise<ToolConversation>,
+    signal: AbortSignal,
+    log: Logger,
+    resultsReturn: boolean,
+    taken?: ToolConversation,
+  ): AsyncGenerator<NativeStreamEvent> {
+    const { config, profile } = this.host.options;
+    const stop = new AbortController();
+    const untrack = this.host.trackActive(stop);
+    let phase: 'queued' | 'running' | 'answering' = 'queued';
+    let lastRetry: CliRetry | undefined;
+    const onClientGone = () => {
+      const why = signal.reason instanceof Error ? signal.reason.message : 'client disconnected';
+      stop.abort(new ProxyError('unavailable', `The chat was cancelled (${why})`));
+    };
+    if (signal.aborted) onClientGone();
+    else signal.addEventListener('abort', onClientGone, { once: true });
+    const firstTimer = setTimeout(() => stop.abort(this.host.firstEventError(phase, lastRetry)), config.cliFirstTokenTimeoutMs);
+    const wholeTimer = setTimeout(
+      () => stop.abort(new ProxyError('timeout', `The chat did not finish within ${seconds(config.requestTimeoutMs)} (setting REQUEST_TIMEOUT_MS)`)),
+      config.requestTimeoutMs,
+    );
+    let release: (() => void) | undefined;
+    let conv: ToolConversation | undefined;
+    let outcome: 'failed' | 'finished' | 'paused' = 'failed';
+    let pausedFor: string[] = [];
+    let pauseUsage: NativeUsage | undefined;
+    const answer: string[] = [];
+    try {
+      release = await this.host.acquireSlot(stop.signal);
+      if (stop.signal.aborted) throw stop.signal.reason;
+      conv = await getConv();
+      const running = conv;
+      running.slot = release;
+      release = undefined;
+      if (running.exited) running.releaseSlot();
+      phase = 'running';
+      const onStop = () => running.end();
+      if (stop.signal.aborted) onStop();
+      else stop.signal.addEventListener('abort', onStop, { once: true });
+
+      const state = createCliTranslateState({
+        model: req.model,
+        notLoggedInPattern: profile.cli.notLoggedInPattern,
+        loginHint: profile.cli.loginHint,
+        clientToolNames: running.plan.clientToolNames,
+        ...(running.reported ? { usageBase: running.reported } : {}),
+      });
+      try {
+        for (;;) {
+          const item = await running.cli.next(stop.signal);
+          if (item.kind === 'end') {
+            const end = finishCliLines(state);
+            throw this.host.endError(end.error, item.end, running.cli.stderrTail);
+          }
+          if (item.line.trim() === '') continue;
+          const parsed = parseCliLine(item.line);
+          if (parsed.kind === 'malformed') {
+            log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
+          } else if (parsed.kind === 'rate_limit') {
+            this.host.options.usage?.cliRateLimit(parsed.info);
+          }
+          const step = stepCliLine(parsed, state);
+          if (step.retry) {
+            lastRetry = step.retry;
+            log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
+          }
+          if (step.error) throw step.error;
+          for (const event of step.events) {
+            if (phase !== 'answering') {
+              phase = 'answering';
+              clearTimeout(firstTimer);
+            }
+            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
+            if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
+            yield event;
+          }
+          if (step.pause) {
+            outcome = 'paused';
+            pausedFor = step.pause;
+            return;
+          }
+          if (step.done) {
+            outcome = 'finished';
+            return;
+          }
+        }
+      } finally {
+        stop.signal.removeEventListener('abort', onStop);
+      }
+    } finally {
+      clearTimeout(firstTimer);
+      clearTimeout(wholeTimer);
+      signal.removeEventListener('abort', onClientGone);
+      untrack();
+      release?.();
+      // A request that failed before it read anything (no slot within the deadline, the client gone, a full queue)
+      // must not leave the conversation it took running unowned.
+      if (!conv && taken) taken.end();
+      if (conv) {
+        // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
+        // this turn's earlier answers reported is forgotten when it finishes.
+        if (outcome === 'finished') conv.reported = undefined;
+        if (outcome === 'paused' && !stop.signal.aborted && resultsReturn) {
+          if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
+          this.park(conv, pausedFor, log);
+        } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {
+          // Kept as a live conversation (docs/tool-mode.md "Live conversations"): idle, its slot free, its MCP server
+          // up for the tools of the next turn.
+          conv.releaseSlot();
+        } else if (outcome === 'finished') {
+          // Its input is closed, so the CLI exits by itself after its turn.
+          const done = conv;
+          done.cli.endInput();
+          setTimeout(() => done.end(), lingerAfterResultMs).unref();
+        } else {
+          conv.end();
+        }
+      }
+    }
+  }
+}
