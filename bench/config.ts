@@ -2,6 +2,8 @@
 // two cores, soak of 100,000 requests as docs/benchmarks.md explains); BENCH_QUICK=1 shrinks every duration and count to a smoke
 // run of about a minute. Any single figure can still be overridden by its own variable.
 
+export type Framing = 'length' | 'chunked';
+
 export interface BenchConfig {
   quick: boolean;
   /** Rounds of A B A B: each workload runs proxy, direct, nginx, then again, this many times. */
@@ -20,6 +22,13 @@ export interface BenchConfig {
   upstreamLatencyMs: number;
   /** Concurrency of that paced measurement (the goal is stated at 32). */
   latencyConcurrency: number;
+  /**
+   * How the simulator frames a non-streamed answer, each a variant of every non-streamed workload: `length` (one
+   * write with a content-length) and `chunked` (no content-length, chunked in `jsonChunks` writes, as behind a
+   * re-chunking CDN). Providers answer both ways, and a hop may take a different path for each.
+   */
+  framings: Framing[];
+  jsonChunks: number;
   /** Streaming workloads (b, c): chunks per response, pacing between chunks, streams open at once per round. */
   streamChunks: number;
   streamIntervalMs: number;
@@ -71,6 +80,12 @@ function list(name: string, fallback: number[]): number[] {
   return out;
 }
 
+function framings(raw: string | undefined): Framing[] {
+  const out = (raw || 'length,chunked').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (out.length === 0 || out.some((f) => f !== 'length' && f !== 'chunked')) throw new Error(`BENCH_FRAMINGS: expected length, chunked or both, got "${raw}"`);
+  return out as Framing[];
+}
+
 function flag(name: string, fallback: boolean): boolean {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -87,6 +102,8 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
     concurrency: list('BENCH_CONCURRENCY', [1, 32, 256]),
     upstreamLatencyMs: num('BENCH_UPSTREAM_LATENCY_MS', 100),
     latencyConcurrency: num('BENCH_LATENCY_CONCURRENCY', 32),
+    framings: framings(process.env.BENCH_FRAMINGS),
+    jsonChunks: Math.max(1, num('BENCH_JSON_CHUNKS', 2)),
     streamChunks: num('BENCH_STREAM_CHUNKS', 200),
     streamIntervalMs: num('BENCH_STREAM_INTERVAL_MS', quick ? 5 : 10),
     streamConcurrency: num('BENCH_STREAM_CONCURRENCY', quick ? 4 : 16),

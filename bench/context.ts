@@ -80,7 +80,7 @@ export function compatSpec(b: Bench, stream: boolean): RequestSpec {
 
 /** Knobs of a plain, unpaced reply; workloads change only what they need on top. */
 export function baseKnobs(): Partial<SimulatorKnobs> {
-  return { latencyMs: 0, chunkIntervalMs: 0, chunkCount: undefined, replyText: 'Hi from the simulator!', ping: true, failWith: undefined, streamFault: undefined };
+  return { latencyMs: 0, jsonChunks: undefined, chunkIntervalMs: 0, chunkCount: undefined, replyText: 'Hi from the simulator!', ping: true, failWith: undefined, streamFault: undefined };
 }
 
 /**

@@ -61,6 +61,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   };
   goals.push(cpuGoal('(a) native, 32 conc.', a?.c32, 1.25));
   goals.push(cpuGoal(`(c) translated, ${cfg.latencyConcurrency} conc.`, raw.cNonStream as PerTarget<Aggregate> | undefined, 1.6));
+  goals.push(...framingGoals(raw, cfg));
 
   // The simulator's own timer jitter on a busy two-core machine is already a few ms, so the hop is judged by what it
   // adds to it: p99 of |gap − pacing| through the hop minus the same read directly, and the median gap.
@@ -98,6 +99,39 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     goals.push({ goal: 'RSS growth < 10 % in the soak\'s second half (with the usage ledger on when the build opens it)', measured: `${signed(growth2)} %`, met: growth2 < 10 });
   } else goals.push({ goal: 'RSS growth < 10 % over the soak', measured: 'not measured', met: undefined });
   goals.push(...poolGoals(raw));
+  return goals;
+}
+
+/**
+ * The provider's answer framed both ways (docs/benchmarks.md "The chunked answer"): at 32 spread clients the
+ * proxy's added latency (over direct) at most 1.25× the Node hop's, median and p99, for each framing; and a chunked
+ * answer's CPU per request within 1.1× that of an answer with a length (native route, 32 connections, closed loop).
+ */
+function framingGoals(raw: Record<string, unknown>, cfg: BenchConfig): Goal[] {
+  const a = raw.a as Record<string, PerTarget<Aggregate>> | undefined;
+  const goals: Goal[] = [];
+  for (const f of cfg.framings) {
+    const agg = a?.[f === 'length' ? 'paced' : 'pacedChunked'];
+    const goal = `added latency ≤ 1.25× the Node hop's at ${cfg.latencyConcurrency} spread clients, p50 and p99, answers ${f === 'length' ? 'with a length' : 'chunked'}`;
+    if (!agg || !isNum(agg.proxy) || !isNum(agg.direct) || !isNum(agg.node)) {
+      goals.push({ goal, measured: agg ? String(isNum(agg.proxy) ? agg.node : agg.proxy) : 'not run', met: undefined });
+      continue;
+    }
+    const added = (t: Aggregate, k: 'p50' | 'p99') => t.latency[k] - (agg.direct as Aggregate).latency[k];
+    const [p50, p99, n50, n99] = [added(agg.proxy, 'p50'), added(agg.proxy, 'p99'), added(agg.node, 'p50'), added(agg.node, 'p99')];
+    goals.push({
+      goal,
+      measured: `proxy +${ms(p50)} / +${ms(p99)}, Node hop +${ms(n50)} / +${ms(n99)}: ${(p50 / n50).toFixed(2)}× / ${(p99 / n99).toFixed(2)}×`,
+      met: p50 <= 1.25 * n50 && p99 <= 1.25 * n99,
+    });
+  }
+  const withLength = a?.c32;
+  const chunked = a?.c32Chunked;
+  const goal = 'CPU per request of a chunked answer ≤ 1.1× one with a length (native, 32 conc.)';
+  if (withLength && chunked && isNum(withLength.proxy) && isNum(chunked.proxy)) {
+    const r = chunked.proxy.cpuPerRequestUs / withLength.proxy.cpuPerRequestUs;
+    goals.push({ goal, measured: `${chunked.proxy.cpuPerRequestUs.toFixed(0)} vs ${withLength.proxy.cpuPerRequestUs.toFixed(0)} µs: ${r.toFixed(2)}×`, met: r <= 1.1 });
+  } else goals.push({ goal, measured: 'not run', met: undefined });
   return goals;
 }
 

@@ -4,9 +4,13 @@
 //   (c) the compat translation route /api/v1/chat/completions, not streaming (the streaming half is in
 //       workload-streams.ts);
 //   (f) the soak: >= 100,000 requests on a fresh proxy, RSS read after a warm-up and at the end.
+// Every one of them with the provider's answer framed both ways (BENCH_FRAMINGS): with a content-length, and chunked
+// without one; (a) and (c) measure each framing as its own variant, interleaved round by round, and the soak
+// alternates them answer by answer.
 
 import { baseKnobs, baseOf, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench, type Skips } from './context.js';
 import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
+import type { Framing } from './config.js';
 import type { Cell, Row, Target } from './report.js';
 import { machineTicks } from './cpu.js';
 import { readRss, treeRss } from './rss.js';
@@ -40,52 +44,80 @@ function errorsOf(r: LoadResult): number {
   return r.non2xx + r.errors;
 }
 
-/** Runs `rounds` × (proxy, direct, nginx, Node hop, ccr) loads; a target in `skips` is left out and its cells say why. */
+/** The simulator's knob for an answer framing (the rest of the workload's knobs stay as set). */
+export function framingKnobs(b: Bench, f: Framing): { jsonChunks: number | undefined } {
+  return { jsonChunks: f === 'chunked' ? b.cfg.jsonChunks : undefined };
+}
+
+/** How a row names a framing. */
+export function framingLabel(f: Framing): string {
+  return f === 'length' ? 'answer with a length' : 'answer chunked';
+}
+
+/** The raw key of a workload's variant: the plain key for answers with a length (as before framings existed). */
+export function framingKey(key: string, f: Framing): string {
+  return f === 'length' ? key : `${key}Chunked`;
+}
+
+/**
+ * Runs `rounds` × framings × (proxy, direct, nginx, Node hop, ccr) loads, the simulator's framing set before each
+ * framing's loads, so both framings see the machine in the same state; a target in `skips` is left out and its
+ * cells say why.
+ */
 export async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
   load: { connections: number; durationSec?: number; amount?: number; staggerMs?: number },
   skips: Skips,
   label: string,
-): Promise<Record<Target, Aggregate | string>> {
-  const merged = new Map<Target, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
+  framings: Framing[] = b.cfg.framings,
+): Promise<Record<Framing, Record<Target, Aggregate | string>>> {
+  const merged = new Map<string, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
   for (let round = 0; round < b.cfg.rounds; round++) {
-    for (const t of targets) {
-      if (skips[t]) continue;
-      b.log(`${label}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
-      const cpu0 = hopCpu(b, t);
-      const m0 = machineTicks();
-      const r =
-        load.staggerMs !== undefined
-          ? await runStaggered(specOf(t), { connections: load.connections, durationSec: load.durationSec ?? 5, periodMs: load.staggerMs })
-          : await runLoad(specOf(t), { ...load, keepSamples: true });
-      const m = merged.get(t) ?? { samples: new Samples(), rounds: [], cpu: 0 };
-      const cpu = hopCpu(b, t) - cpu0;
-      const m1 = machineTicks();
-      m.cpu += cpu;
-      m.samples.pushAll(r.samples!);
-      const own = new Samples();
-      own.pushAll(r.samples!);
-      const sum = own.summary();
-      m.rounds.push({ ...r, p50: sum.p50, p99: sum.p99, cpuPerRequestUs: (cpu / Math.max(1, r.ok + r.non2xx)) * 1e6, machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total) });
-      merged.set(t, m);
+    for (const f of framings) {
+      await b.sim.setKnobs(framingKnobs(b, f));
+      for (const t of targets) {
+        if (skips[t]) continue;
+        b.log(`${label}, ${f}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
+        const cpu0 = hopCpu(b, t);
+        const m0 = machineTicks();
+        const r =
+          load.staggerMs !== undefined
+            ? await runStaggered(specOf(t), { connections: load.connections, durationSec: load.durationSec ?? 5, periodMs: load.staggerMs })
+            : await runLoad(specOf(t), { ...load, keepSamples: true });
+        const key = `${f} ${t}`;
+        const m = merged.get(key) ?? { samples: new Samples(), rounds: [], cpu: 0 };
+        const cpu = hopCpu(b, t) - cpu0;
+        const m1 = machineTicks();
+        m.cpu += cpu;
+        m.samples.pushAll(r.samples!);
+        const own = new Samples();
+        own.pushAll(r.samples!);
+        const sum = own.summary();
+        m.rounds.push({ ...r, p50: sum.p50, p99: sum.p99, cpuPerRequestUs: (cpu / Math.max(1, r.ok + r.non2xx)) * 1e6, machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total) });
+        merged.set(key, m);
+      }
     }
   }
-  const out = {} as Record<Target, Aggregate | string>;
-  for (const t of targets) {
-    const m = merged.get(t);
-    if (!m) {
-      out[t] = skips[t] ?? 'n/a';
-      continue;
+  await b.sim.setKnobs(framingKnobs(b, 'length'));
+  const out = {} as Record<Framing, Record<Target, Aggregate | string>>;
+  for (const f of framings) {
+    out[f] = {} as Record<Target, Aggregate | string>;
+    for (const t of targets) {
+      const m = merged.get(`${f} ${t}`);
+      if (!m) {
+        out[f][t] = skips[t] ?? 'n/a';
+        continue;
+      }
+      const answered = m.rounds.reduce((n, r) => n + r.ok + r.non2xx, 0);
+      out[f][t] = {
+        rps: median(m.rounds.map((r) => r.rps)),
+        cpuPerRequestUs: (m.cpu / answered) * 1e6,
+        latency: m.samples.summary(),
+        errors: m.rounds.reduce((n, r) => n + errorsOf(r), 0),
+        rounds: m.rounds.map(({ samples: _samples, ...rest }) => rest),
+      };
     }
-    const answered = m.rounds.reduce((n, r) => n + r.ok + r.non2xx, 0);
-    out[t] = {
-      rps: median(m.rounds.map((r) => r.rps)),
-      cpuPerRequestUs: (m.cpu / answered) * 1e6,
-      latency: m.samples.summary(),
-      errors: m.rounds.reduce((n, r) => n + errorsOf(r), 0),
-      rounds: m.rounds.map(({ samples: _samples, ...rest }) => rest),
-    };
   }
   return out;
 }
@@ -148,9 +180,11 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
   const skipsA: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'a', false) };
   const rawA: Record<string, unknown> = {};
   for (const c of cfg.concurrency) {
-    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: c, durationSec: cfg.durationSec }, skipsA, `(a) c=${c}`);
-    rawA[`c${c}`] = agg;
-    b.rows.push(...standardRows(`(a) non-stream, ${c} conc.`, agg));
+    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: c, durationSec: cfg.durationSec }, skipsA, `(a) c=${c}`);
+    for (const f of cfg.framings) {
+      rawA[framingKey(`c${c}`, f)] = byFraming[f];
+      b.rows.push(...standardRows(`(a) non-stream, ${c} conc., ${framingLabel(f)}`, byFraming[f]));
+    }
   }
   // (a) paced: a fixed upstream latency keeps the load below saturation, so the difference to direct is what one
   // request gains by passing the hop. Measured twice: clients spread over the round trip (independent clients),
@@ -161,16 +195,20 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
     ['paced', `(a) ${n} conc. spread, upstream +${cfg.upstreamLatencyMs} ms`, cfg.upstreamLatencyMs],
     ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined],
   ] as const) {
-    const agg = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, skipsA, `(a) ${key}`);
-    rawA[key] = agg;
-    b.rows.push(
-      rowOf(label, 'latency p50', 'ms', agg, (a) => a.latency.p50),
-      rowOf(label, 'latency p99', 'ms', agg, (a) => a.latency.p99),
-      addedRow(label, 'added p50 vs direct', agg, (s) => s.p50),
-      addedRow(label, 'added p99 vs direct', agg, (s) => s.p99),
-      cpuRow(label, agg),
-      rowOf(label, 'errors', 'count', agg, (a) => a.errors, false),
-    );
+    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, skipsA, `(a) ${key}`);
+    for (const f of cfg.framings) {
+      const agg = byFraming[f];
+      const wl = `${label}, ${framingLabel(f)}`;
+      rawA[framingKey(key, f)] = agg;
+      b.rows.push(
+        rowOf(wl, 'latency p50', 'ms', agg, (a) => a.latency.p50),
+        rowOf(wl, 'latency p99', 'ms', agg, (a) => a.latency.p99),
+        addedRow(wl, 'added p50 vs direct', agg, (s) => s.p50),
+        addedRow(wl, 'added p99 vs direct', agg, (s) => s.p99),
+        cpuRow(wl, agg),
+        rowOf(wl, 'errors', 'count', agg, (a) => a.errors, false),
+      );
+    }
   }
   b.raw.a = rawA;
 }
@@ -178,18 +216,21 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
 async function runCompatNonStreaming(b: Bench): Promise<void> {
   const { cfg } = b;
   // (c) compat translation, not streaming. Direct and nginx serve the native equivalent (the simulator has no
-  // compatible-format route): the ratio is the cost of the hop plus the translation.
+  // compatible-format route): the ratio is the cost of the hop plus the translation. The proxy asks the provider
+  // for a stream here (docs/direct-mode.md), so the framing changes only the other columns' answers.
   await b.sim.setKnobs(baseKnobs());
   const skipsC: Skips = { proxy: await proxyRouteProblem(compatSpec(b, false)), ccr: await ccrProblem(b, 'c', false) };
-  const aggC = await interleavedLoad(
+  const byFraming = await interleavedLoad(
     b,
     (t) => (t === 'proxy' ? compatSpec(b, false) : nativeSpec(b, t, false)),
     { connections: cfg.latencyConcurrency, durationSec: cfg.durationSec },
     skipsC,
     '(c) compat non-stream',
   );
-  b.raw.cNonStream = aggC;
-  b.rows.push(...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc.`, aggC));
+  for (const f of cfg.framings) {
+    b.raw[framingKey('cNonStream', f)] = byFraming[f];
+    b.rows.push(...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`, byFraming[f]));
+  }
 }
 
 /**
@@ -199,10 +240,12 @@ async function runCompatNonStreaming(b: Bench): Promise<void> {
  */
 export async function runSoak(b: Bench): Promise<void> {
   const { cfg } = b;
-  await b.sim.setKnobs(baseKnobs());
+  // Both framings in one soak, answer by answer, so a leak on either body path shows.
+  await b.sim.setKnobs({ ...baseKnobs(), jsonChunks: cfg.framings.length === 2 ? 'alternate' : framingKnobs(b, cfg.framings[0]).jsonChunks });
   await b.restartProxy();
   const skips: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'f', false) };
-  const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc.`;
+  const framed = cfg.framings.length === 2 ? 'answers alternately with a length and chunked' : framingLabel(cfg.framings[0]);
+  const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc., ${framed}`;
   const metrics = ['requests', 'errors', 'rps', 'start', 'half', 'end', 'growth', 'growth2'] as const;
   const cells = Object.fromEntries(metrics.map((m) => [m, {} as Record<Target, Cell>])) as Record<(typeof metrics)[number], Record<Target, Cell>>;
   const raw: Record<string, unknown> = {};

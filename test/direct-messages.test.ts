@@ -207,6 +207,60 @@ describe('POST /api/v1/messages with the native SDK', () => {
     await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
   });
 
+  it('answers a chunked non-streamed answer whole, with a content-length, and records its usage', async () => {
+    sim.knobs.jsonChunks = 3;
+    sim.knobs.replyText = 'three words here';
+    const before = proxy.proxy.services.metrics.recentRequests().length;
+    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    const text = await res.text();
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'three words here' }], usage: { input_tokens: 2, output_tokens: 3 } });
+    expect(res.headers.get('request-id')).toMatch(/^req_sim_/);
+    await expect.poll(() => proxy.proxy.services.metrics.recentRequests().length).toBe(before + 1);
+    expect(proxy.proxy.services.metrics.recentRequests()[0]).toMatchObject({ mode: 'direct', stream: false, inputTokens: 2, outputTokens: 3, status: 200 });
+  });
+
+  it('streams a chunked non-streamed answer longer than the bound through, byte for byte', async () => {
+    sim.knobs.jsonChunks = 4;
+    sim.knobs.chunkCount = 1;
+    sim.knobs.replyText = 'abcdefghi '.repeat(120_000); // 1.2 MB, past the 1 MiB read whole
+    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBeNull();
+    const body = (await res.json()) as { content: Array<{ text: string }> };
+    expect(body.content[0].text).toBe(sim.knobs.replyText);
+  });
+
+  it('answers 502 in the native shape when the provider breaks off a chunked answer', async () => {
+    sim.knobs.jsonChunks = 4;
+    sim.knobs.streamFault = 'reset';
+    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+  });
+
+  it('answers 504 when a chunked answer stalls past the idle deadline', async () => {
+    sim.knobs.jsonChunks = 2;
+    sim.knobs.chunkIntervalMs = 1500;
+    const res = await post('{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') } });
+  });
+
+  it('aborts the upstream request when the client leaves while a chunked answer is read', async () => {
+    sim.knobs.jsonChunks = 4;
+    sim.knobs.chunkIntervalMs = 300;
+    const abort = new AbortController();
+    const pending = post('{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages', abort.signal);
+    await expect.poll(() => sim.requests('/v1/messages').length).toBe(1);
+    setTimeout(() => abort.abort(), 350);
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
+    expect(sim.openRequests()).toBe(0);
+  });
+
   it('answers 400 in the native shape for a body that is not JSON', async () => {
     const res = await post('{not json');
     expect(res.status).toBe(400);

@@ -24,6 +24,32 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/**
+ * A JSON answer without a content-length: chunked transfer in `pieces` writes, each after a turn of the event loop
+ * (setImmediate) or `intervalMs`, so a client can see them as separate reads, as behind a re-chunking CDN. 0
+ * pieces: sendJson. `cutHalfway` (a streamFault of 'reset') cuts the connection after half the pieces.
+ */
+export async function sendJsonChunked(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+  pieces: number,
+  opts: { intervalMs?: number; cutHalfway?: () => Promise<void> } = {},
+): Promise<void> {
+  if (pieces <= 0) return sendJson(res, status, body, headers);
+  if (res.destroyed) return;
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  const size = Math.ceil(bytes.length / Math.max(1, pieces));
+  for (let at = 0, n = 0; at < bytes.length; at += size, n++) {
+    if (n > 0 && opts.cutHalfway && n >= pieces / 2) return opts.cutHalfway();
+    if (n > 0 && !(await (opts.intervalMs ? pause(opts.intervalMs, res) : new Promise((r) => setImmediate(() => r(!res.destroyed)))))) return;
+    res.write(bytes.subarray(at, at + size));
+  }
+  res.end();
+}
+
 /** Starts an SSE answer and sends the headers at once, so time to first byte is observable. */
 export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, {

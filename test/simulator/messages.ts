@@ -10,6 +10,7 @@ import {
   rateLimitHeaders,
   resetConnection,
   sendJson,
+  sendJsonChunked,
   startSse,
   takeFailure,
   writeSse,
@@ -67,7 +68,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     await streamMessage(ctx, headers, id, body.model, plan);
     return;
   }
-  sendJson(
+  await sendJsonChunked(
     res,
     200,
     {
@@ -81,6 +82,8 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       usage: usage(plan.inputTokens, plan.outputTokens, knobs.cacheTokens),
     },
     headers,
+    knobs.jsonChunks === 'alternate' ? (state.next('framing') % 2) * 2 : (knobs.jsonChunks ?? 0),
+    { intervalMs: knobs.chunkIntervalMs, cutHalfway: knobs.streamFault === 'reset' ? () => resetConnection(state, res) : undefined },
   );
 }
 

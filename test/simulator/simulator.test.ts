@@ -56,6 +56,25 @@ describe('POST /v1/messages, non-streaming', () => {
     expect(rec.aborted).toBe(false);
   });
 
+  it('jsonChunks sends the same answer chunked, without a content-length; alternate switches answer by answer', async () => {
+    const plain = await postMessages(hello, key);
+    expect(plain.headers.get('content-length')).not.toBeNull();
+    const expected = { ...(await plain.json()), id: 'msg_sim_2' };
+    sim.knobs.jsonChunks = 3;
+    const chunked = await postMessages(hello, key);
+    expect(chunked.headers.get('content-length')).toBeNull();
+    expect(chunked.headers.get('transfer-encoding')).toBe('chunked');
+    expect(await chunked.json()).toEqual(expected);
+    sim.knobs.jsonChunks = 'alternate';
+    const framing: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await postMessages(hello, key);
+      framing.push(res.headers.get('content-length') === null);
+      expect(await res.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hi from the simulator!' }] });
+    }
+    expect(framing).toEqual([true, false, true, false]);
+  });
+
   it('cuts at a stop sequence and at max_tokens', async () => {
     sim.knobs.replyText = 'one two three four five';
     const stopped = await (await postMessages({ ...hello, stop_sequences: ['three'] })).json();

@@ -56,6 +56,13 @@ export interface SimulatorKnobs {
   cacheTokens?: { read: number; write: number };
   /** Delay before the response starts (status line and headers). */
   latencyMs: number;
+  /**
+   * A non-streamed message answer sent without a content-length, chunked (Transfer-Encoding: chunked), in this many
+   * writes, each on its own turn of the event loop (or chunkIntervalMs apart), as a provider behind a re-chunking
+   * CDN sends it; a streamFault of 'reset' cuts it after half the writes. Unset or 0: one write with a
+   * content-length. 'alternate': every other answer chunked in 2 writes, the rest with a length.
+   */
+  jsonChunks?: number | 'alternate';
   /** Send a `ping` event after content_block_start, like the real API. */
   ping: boolean;
   /** When non-empty, only these x-api-key / bearer values are accepted on the native API. */
@@ -110,6 +117,7 @@ export function defaultKnobs(): SimulatorKnobs {
     chunkIntervalMs: 0,
     firstDeltaDelayMs: 0,
     latencyMs: 0,
+    jsonChunks: undefined,
     ping: true,
     acceptTokens: new Set(),
     toolInput: { location: 'Paris' },

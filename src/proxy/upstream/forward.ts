@@ -20,6 +20,7 @@ import { redactSecrets } from '../logger.js';
 import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
 import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
+import { readUpTo } from './read-limited.js';
 import { fromTransportError } from './upstream-error.js';
 import { ChatObserver } from './chat-observer.js';
 
@@ -42,6 +43,12 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
 
 /** Largest non-streaming answer read whole before it is passed on (larger ones are streamed through). */
 const bufferLimit = 1024 * 1024;
+
+/** The chunks already read, then the rest of the body. */
+async function* concat(head: Buffer[], rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield* head;
+  yield* rest;
+}
 
 /** True when `tail` (the last bytes sent) ends an SSE event, so an error event can follow without merging into it. */
 function endsEvent(tail: string): boolean {
@@ -87,19 +94,24 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const state = ctx.state;
   if (isSse) ctx.req.socket.setNoDelay(true);
 
-  // A JSON answer of known, modest size is not a stream: read it whole and answer with one Buffer. Koa then
-  // writes it with a Content-Length in one go, instead of piping a stream (chunked framing, an extra write and
-  // a pipeline per response); `npm run bench` measured this at about a third of the proxy's CPU per request.
-  // Nothing has been sent yet, so a provider that breaks off mid-answer still gets a proper error status.
-  const length = Number(answer.headers['content-length']);
-  if (!isSse && Number.isFinite(length) && length <= bufferLimit) {
-    let whole: Buffer;
+  // A non-streamed answer of modest size is not a stream, whether it carries a content-length or comes chunked (a
+  // CDN in front of the provider may re-chunk it): read it whole and answer with one Buffer. Koa then writes it
+  // with a Content-Length in one go, instead of piping a stream (chunked framing, a write per chunk and one for the
+  // terminator, a pipeline and an async-generator step per chunk): `npm run bench` measured the piped path at
+  // about a third more CPU per request and its last byte reaching the client later (docs/benchmarks.md, "The
+  // chunked answer"). Nothing has been sent yet, so a provider that breaks off mid-answer still gets a proper
+  // error status. A longer answer (or one announced longer) is streamed through from what was read so far.
+  let head: Buffer[] = [];
+  let whole: Buffer | undefined;
+  if (!isSse && !(Number(answer.headers['content-length']) > bufferLimit)) {
     try {
-      whole = Buffer.from(await answer.body.arrayBuffer());
+      ({ whole, head } = await readUpTo(answer.body, bufferLimit));
     } catch (err) {
       // Nothing of the provider's answer was set on ours yet: the error answer carries only our own headers.
       throw fromTransportError(err, client.timeouts);
     }
+  }
+  if (whole) {
     copyAnswerHeaders(ctx, answer);
     observer.bytes(whole);
     observer.end();
@@ -114,7 +126,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   async function* pipe(): AsyncGenerator<Buffer> {
     let tail = '';
     try {
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      for await (const chunk of head.length ? concat(head, answer.body) : (answer.body as AsyncIterable<Buffer>)) {
         if (chunk.length === 0) continue;
         if (reads) observer.bytes(chunk);
         if (isSse) tail = chunk.subarray(Math.max(0, chunk.length - 4)).toString('latin1');
