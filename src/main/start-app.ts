@@ -25,7 +25,7 @@ import { openAppLog } from './log-file.js';
 import { createLoginItem, type LoginItemApp } from './login-item.js';
 import { LoginWatcher } from './login-watcher.js';
 import { errorsInLastHour, quotaAlerts, quotaLine, type AlertState } from './quota-alerts.js';
-import { openSettings, type StoreLike } from './settings.js';
+import { openSettings, type StoreLike, type StoreOptions } from './settings.js';
 import { loginShellPath, type ShellPathResult } from './shell-path.js';
 import { setupTray as createAppTray, type AppTray, type TrayElectron } from './tray.js';
 import { hasTrayHost } from './tray-host.js';
@@ -53,7 +53,7 @@ export interface AppHost {
   preloadPath: string;
   indexPath: string;
   /** Loads electron-store (only here: it imports electron itself) and gives the settings store's constructor. */
-  loadStore(): Promise<(cwd: string) => StoreLike>;
+  loadStore(): Promise<(cwd: string, options?: StoreOptions) => StoreLike>;
   loginShellPath(env: NodeJS.ProcessEnv): Promise<ShellPathResult>;
   hasTrayHost(env: NodeJS.ProcessEnv): Promise<boolean>;
   onSignal(signal: 'SIGINT' | 'SIGTERM', fn: () => void): void;
@@ -84,7 +84,8 @@ function defaultHost(): AppHost {
     loadStore: async () => {
       const { default: Store } = await import('electron-store');
       // clearInvalidConfig off: a corrupt file throws, so openSettings can keep it aside and tell the user.
-      return (cwd) => new Store<Record<string, unknown>>({ cwd, name: 'settings', clearInvalidConfig: false });
+      // configFileMode: the file holds the access key, so it is written owner-only (docs/security.md "Files").
+      return (cwd, options) => new Store<Record<string, unknown>>({ cwd, name: 'settings', clearInvalidConfig: false, configFileMode: options?.configFileMode });
     },
     loginShellPath: (env) => loginShellPath({ env }),
     hasTrayHost: (env) => hasTrayHost({ env }),
@@ -193,7 +194,7 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
   async function setupSettings(profile: Profile): Promise<ReturnType<typeof openSettings>> {
     const createStore = await host.loadStore();
     return openSettings({
-      createStore: () => createStore(userData),
+      createStore: (options) => createStore(userData, options),
       filePath: join(userData, 'settings.json'),
       profile,
       onWarning: (message) => controller?.addNotice(message),

@@ -1,21 +1,32 @@
 // Structured logs with pino. Secrets never reach a log line: request headers that carry credentials are
-// redacted by path, and free text (error messages, CLI output) passes through redactSecrets() first. A LogTap
+// redacted by path, and every line is passed through redactSecrets() (redact.ts) on its way to the destination,
+// so a key in an error message or a CLI line is caught wherever it was logged from. A LogTap
 // attached to the logger keeps the most recent lines in memory for the desktop window's live log.
 
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { credentialHeaderList, redactSecrets } from './redact.js';
 
 export type { Logger };
 
+/** `destination` behind redactSecrets(): one scan per line, so no caller has to remember it. */
+function redactingDestination(destination: DestinationStream): DestinationStream {
+  const d = destination as DestinationStream & { flush?(cb?: (err?: Error) => void): void; flushSync?(): void };
+  return {
+    write(line: string) {
+      d.write(redactSecrets(line));
+    },
+    // pino's logger.flush() and its exit handling call these when the destination has them (sonic-boom does).
+    ...(d.flush ? { flush: (cb?: (err?: Error) => void) => d.flush!(cb) } : {}),
+    ...(d.flushSync ? { flushSync: () => d.flushSync!() } : {}),
+  } as DestinationStream;
+}
+
+const headerPaths = (prefix: string) => credentialHeaderList.map((h) => `${prefix}[${JSON.stringify(h)}]`);
+
 const redactPaths = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers["proxy-authorization"]',
-  'req.headers["x-proxy-access-key"]',
-  'req.headers.cookie',
+  ...headerPaths('req.headers'),
+  ...headerPaths('headers'),
   'res.headers["set-cookie"]',
-  'headers.authorization',
-  'headers["x-api-key"]',
-  'headers.cookie',
   '*.accessToken',
   '*.refreshToken',
   '*.access_token',
@@ -27,7 +38,8 @@ const redactPaths = [
 
 /** A logger writing to `destination` (stdout by default) and, when given, to `tap` as well. */
 export function createLogger(level: string, destination?: DestinationStream, tap?: LogTap): Logger {
-  const out = tap ? pino.multistream([{ level: 'trace', stream: destination ?? pino.destination(1) }, { level: 'trace', stream: tap }]) : destination;
+  const dest = redactingDestination(destination ?? pino.destination(1));
+  const out = tap ? pino.multistream([{ level: 'trace', stream: dest }, { level: 'trace', stream: tap }]) : dest;
   return pino(
     {
       level,
@@ -39,18 +51,8 @@ export function createLogger(level: string, destination?: DestinationStream, tap
   );
 }
 
-const secretPatterns: RegExp[] = [
-  /\b(sk-[A-Za-z0-9_-]{2,}-[A-Za-z0-9_-]{6,})/g, // provider keys and OAuth tokens (sk-xxx-...)
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWTs
-];
-
-/** Replaces anything that looks like a key or token in free text. */
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const re of secretPatterns) out = out.replace(re, '[redacted]');
-  return out;
-}
+/** Kept here too: older callers import it from the logger. */
+export { redactSecrets };
 
 /** One structured log line as the window shows it; `line` is the JSON pino wrote (already redacted). */
 export interface LogLine {

@@ -87,6 +87,10 @@ export class ProxyMetrics {
   readonly cliStatus: Gauge;
   readonly ttft: Histogram<'mode' | 'route'>;
   readonly inFlightGauge: Gauge<'mode'>;
+  /** Requests refused before any work: a web page's (cross-site guard), a rebinding page's (host guard). */
+  readonly refusedRequests: Counter<'reason'>;
+  /** Connections closed at once because a cap was reached (docs/security.md "Another local user or process"). */
+  readonly refusedConnections: Counter<'reason'>;
 
   requestsTotal = 0;
   errorsTotal = 0;
@@ -120,6 +124,13 @@ export class ProxyMetrics {
       registers,
     });
     this.inFlightGauge = new Gauge({ name: 'assistant_proxy_requests_in_flight', help: 'Requests being served now', labelNames: ['mode'], registers });
+    this.refusedRequests = new Counter({ name: 'assistant_proxy_refused_requests_total', help: 'Requests refused before any work (web pages of other origins, foreign Host names), by reason', labelNames: ['reason'], registers });
+    this.refusedConnections = new Counter({ name: 'assistant_proxy_refused_connections_total', help: 'Connections closed on arrival because a connection cap was reached, by cap', labelNames: ['reason'], registers });
+  }
+
+  /** A request refused before any work (it has no ledger row; it still has its request metrics and log line). */
+  refused(reason: string): void {
+    this.refusedRequests.labels(reason).inc();
   }
 
   /** A routed request began (counted in flight by its mode until it finishes). */

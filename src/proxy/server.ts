@@ -1,8 +1,12 @@
 // createProxy composes the middleware and routes of one proxy instance (DESIGN.md). It has no module state:
-// tests start several on OS-chosen ports in one process. Order of the middleware matters:
-//   request id -> request log/metrics (+ abort signal) -> error renderer -> host guard -> CORS -> access key
-//   -> rate limit -> routes -> 404/405
-// so that every error, even a refused Host, is logged, counted, and rendered in the family's wire shape.
+// tests start several on OS-chosen ports in one process (the one process-wide list is redact.ts's literal
+// secrets, on purpose: see there). Order of the middleware matters:
+//   request id -> request log/metrics (+ abort signal) -> error renderer -> host guard -> cross-site guard -> CORS
+//   -> access key -> rate limit -> routes -> 404/405
+// so that every error, even a refused Host, is logged, counted, and rendered in the family's wire shape. The two
+// guards refuse a foreign Host and a web page of another origin before any work: before the access key, the rate
+// limit every local client shares, the body, a provider call or a CLI start; what they refuse has no ledger row
+// (docs/security.md).
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,7 +16,9 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
+import { crossSiteGuard } from './http/cross-site-guard.js';
 import { errorRenderer } from './http/errors.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
@@ -24,6 +30,7 @@ import type { ProxyState } from './http/state.js';
 import { createLogger, type Logger } from './logger.js';
 import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
+import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
@@ -79,12 +86,19 @@ export class PortInUseError extends Error {
   }
 }
 
+/** A request head must arrive within this; clients send it at once (docs/security.md, "Another local user"). */
+const headersTimeoutMs = 15_000;
+/** An idle kept-alive connection is closed after this; client pools reconnect on their own. */
+const keepAliveTimeoutMs = 30_000;
+
 export function createProxy(options: CreateProxyOptions): ProxyServer {
   const config = options.config;
   const profile = options.profile ?? createProfile();
   const logger = options.logger ?? createLogger(config.logLevel);
   const deps = defaultDeps(options.deps);
   const metrics = new ProxyMetrics(deps.now);
+  // The access key is redacted as a literal from every log line, error and captured body (redact.ts).
+  rememberSecret(config.accessKey);
   // The probe runs the CLI with the children's environment: the same login, and never the proxy's own secrets.
   const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
   const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
@@ -129,9 +143,10 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(requestId());
   app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage));
   app.use(errorRenderer(logger));
-  if (isLoopbackHost(config.host)) app.use(hostGuard(config.allowedHosts));
+  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host) }));
+  app.use(crossSiteGuard(config.corsOrigins, metrics));
   app.use(cors(config.corsOrigins));
-  app.use(accessKey(config.accessKey, !isLoopbackHost(config.host)));
+  app.use(accessKey(config.accessKey));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
   app.use(fallthrough(router));
   app.use(router.routes());
@@ -142,10 +157,19 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   async function listen() {
     const firstProbe = probe.refresh().catch((err: Error) => logger.warn({ err: err.message }, 'CLI probe failed'));
     // requestTimeout covers receiving the request only (head and body), never the answer, so long streams are not
-    // cut; it closes a connection that drips a body to a path that never reads it (docs/security.md).
+    // cut; it closes a connection that drips a body to a path that never reads it (docs/security.md). A connection
+    // that has not sent a whole request head within headersTimeout, or sits idle between requests for
+    // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
     const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
-    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: 1_000 }, app.callback());
-    s.keepAliveTimeout = 65_000;
+    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000 }, app.callback());
+    s.keepAliveTimeout = keepAliveTimeoutMs;
+    attachConnectionCaps(s, {
+      total: config.maxConnections,
+      perClient: config.maxConnectionsPerClient,
+      warn: (fields, message) => logger.warn(fields, message),
+      refused: (reason) => metrics.refusedConnections.labels(reason).inc(),
+      now: deps.now,
+    });
     // An unknown Expect value would otherwise get node's bare 417; through Koa it gets a family-shaped answer.
     s.on('checkExpectation', app.callback());
     s.on('connection', (socket: Socket) => {

@@ -3,7 +3,7 @@
 // hand openSettings a small file-backed store with the same surface (conf reads JSON and throws on bad JSON
 // when clearInvalidConfig is off, as the app configures it).
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,17 +12,30 @@ import { validateSettings } from '../../src/proxy/config.js';
 
 class JsonFileStore implements StoreLike {
   private data: Record<string, unknown>;
-  constructor(readonly path: string) {
+  /** `mode`: what conf is given as configFileMode; conf's own default is 0666, 0644 under the usual umask. */
+  constructor(
+    readonly path: string,
+    private readonly mode = 0o644,
+  ) {
     this.data = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
+    if (!existsSync(path)) this.write({});
   }
   get store() {
     return { ...this.data };
   }
   set store(value: Record<string, unknown>) {
-    writeFileSync(this.path, JSON.stringify(value));
+    this.write(value);
     this.data = { ...value };
   }
+  private write(value: Record<string, unknown>) {
+    // Like conf's atomic write: a new file each time, created with the mode it was given.
+    rmSync(this.path, { force: true });
+    writeFileSync(this.path, JSON.stringify(value), { mode: this.mode });
+    chmodSync(this.path, this.mode);
+  }
 }
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe('sanitizeStoredSettings', () => {
   it('keeps valid settings as they are', () => {
@@ -115,5 +128,32 @@ describe('openSettings', () => {
     const s = openSettings({ createStore: () => failing, filePath: file, onWarning: (m) => seen.push(m) });
     expect(() => s.persist({ port: 8127 })).not.toThrow();
     expect(seen).toEqual([`Settings could not be saved to ${file}: ENOSPC: no space left on device`]);
+  });
+
+  it('keeps the file owner-only (0600) and its directory 0700, also with a store that ignores the mode it is given', () => {
+    const appDir = join(dir, 'app');
+    const path = join(appDir, 'settings.json');
+    // A store that honours configFileMode (as electron-store does when given it), and one that ignores it.
+    const honouring = openSettings({ createStore: (o) => new JsonFileStore(path, o.configFileMode), filePath: path });
+    expect(modeOf(appDir)).toBe(0o700);
+    expect(modeOf(path)).toBe(0o600);
+    honouring.persist({ accessKey: 'settings-test-access-key-0123' });
+    expect(modeOf(path)).toBe(0o600);
+    chmodSync(appDir, 0o755);
+    const ignoring = openSettings({ createStore: () => new JsonFileStore(path), filePath: path });
+    expect(modeOf(appDir)).toBe(0o700);
+    expect(modeOf(path)).toBe(0o600);
+    ignoring.persist({ accessKey: 'settings-test-access-key-4567' });
+    expect(modeOf(path)).toBe(0o600);
+  });
+
+  it('a corrupt file never has its content quoted in the warning (a key written without quotes)', () => {
+    const key = 'unquoted-secret-key-0123456789';
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, `{"accessKey": ${key}}`);
+    const s = openSettings({ createStore: () => new JsonFileStore(file), filePath: file });
+    expect(s.warnings).toHaveLength(1);
+    expect(s.warnings[0]).toContain('not valid JSON');
+    for (let i = 0; i + 6 <= key.length; i++) expect(s.warnings[0]).not.toContain(key.slice(i, i + 6));
   });
 });

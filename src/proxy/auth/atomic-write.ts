@@ -5,7 +5,7 @@
 // the rename.
 //
 // A process killed between write and rename leaves its temporary file behind, tokens included
-// (docs/security.md "Credential files"). sweepStaleTemps removes such leftovers of one target: those whose writer
+// (docs/security.md "Files"). sweepStaleTemps removes such leftovers of one target: those whose writer
 // is no longer alive, and those older than an hour whatever their pid says (pids are reused; no write takes that
 // long). It runs before every write, and the credential readers call it when they read the file.
 

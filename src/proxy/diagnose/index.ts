@@ -7,6 +7,7 @@
 // included), otherwise a temporary proxy with the same settings on 127.0.0.1 and an OS-chosen port, closed
 // afterwards. Either way a pass means a client's request would work, through the whole pipeline.
 
+import { cliChildEnv } from '../backends/child-env.js';
 import { ConfigError, type Config } from '../config.js';
 import { CliProbe } from '../health/cli-probe.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -49,7 +50,8 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   let cliOk = false;
   let loggedIn = false;
   if (toolModes(config)) {
-    const probeEnv = deps.childEnv || deps.envPath ? { ...(deps.childEnv ?? process.env), ...(deps.envPath ? { PATH: deps.envPath } : {}) } : undefined;
+    // The children's environment, as the server's own probe and the chat children get it: never PROXY_ACCESS_KEY.
+    const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
     const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now, envPath: deps.envPath, env: probeEnv });
     const snap = await probe.refresh().catch(() => probe.snapshot());
     const mode = on('tool') ? 'tool' : 'direct';

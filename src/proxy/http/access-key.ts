@@ -1,11 +1,16 @@
-// When the proxy listens beyond loopback, every request must carry the access key: as the API key a client
-// library sends anyway (Authorization: Bearer or x-api-key), or in x-proxy-access-key. The basic /health stays
-// open so load balancers can probe it (SPEC.md §4 note 8); /health/detailed does not, because it shows the
-// account's e-mail, the CLI's path under the user's home and the response-API session ids. On loopback the key
-// is optional, but when one is set and a client presents it, routes know not to forward it upstream.
+// PROXY_ACCESS_KEY means one thing everywhere (docs/security.md "The access key", docs/configuration.md): when it
+// is set, every request must carry it, on loopback as on the network, as the API key a client library sends anyway
+// (Authorization: Bearer or x-api-key) or in x-proxy-access-key. A multi-user machine sets it so that other local
+// users cannot spend the owner's subscription or read their usage. Listening beyond loopback refuses to start
+// without it (config.ts). Two answers stay open because they reveal nothing and do no work: the basic `GET /health`
+// (load balancers and monitors probe it, SPEC.md §4 note 8) and `GET /` ("… is running", PEERS.md "First run").
+// /health/detailed is not open: it shows the account's e-mail, the CLI's path under the user's home and the
+// response-API session ids. CORS preflights are answered before this (cors.ts): a browser never sends a key on one.
+// Routes read state.accessKeyPresented so that the key is never forwarded upstream.
 
 import { timingSafeEqual } from 'node:crypto';
 import { ProxyError } from '../errors.js';
+import { isOpenRequest } from './open-paths.js';
 import type { ProxyMiddleware } from './types.js';
 
 function same(a: string, b: string): boolean {
@@ -25,14 +30,13 @@ export function presentedKeys(headers: Record<string, string | string[] | undefi
   return out;
 }
 
-export function accessKey(key: string | undefined, required: boolean): ProxyMiddleware {
+export function accessKey(key: string | undefined): ProxyMiddleware {
   return async (ctx, next) => {
     if (key) {
       const presented = presentedKeys(ctx.headers).some((k) => same(k, key));
       ctx.state.accessKeyPresented = presented;
-      const open = ctx.path === '/health';
-      if (required && !presented && !open) {
-        throw new ProxyError('authentication', 'This proxy requires its access key: send it as your API key (Authorization: Bearer or x-api-key)');
+      if (!presented && !isOpenRequest(ctx.method, ctx.path)) {
+        throw new ProxyError('authentication', 'This proxy requires its access key (PROXY_ACCESS_KEY): send it as your API key (Authorization: Bearer or x-api-key)');
       }
     }
     await next();

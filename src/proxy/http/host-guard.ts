@@ -1,7 +1,7 @@
 // DNS-rebinding guard (PEERS.md "Local-server safety"; docs/security.md). While the proxy listens on loopback, a
 // request whose Host header is not a loopback name or a configured name is refused with 403: a web page that
 // rebinds its own domain to 127.0.0.1 still sends its own domain as Host. Beyond loopback the access key protects
-// instead.
+// instead: `checkNames: false` then, and only a request with two Host headers is refused (on every interface).
 //
 // The Host value is parsed exactly (RFC 9110 §7.2 / RFC 3986 §3.2.2): `host [":" port]`, where host is a bracketed
 // IPv6 literal, a dotted IPv4 address or a DNS name, and port is 1 to 5 digits in 1..65535. Anything else is
@@ -96,12 +96,31 @@ function normaliseAllowed(name: string): string {
   return parsed ? parsed.hostname : name.trim().toLowerCase();
 }
 
-export function hostGuard(allowedHosts: string[]): ProxyMiddleware {
+/**
+ * A refused request is counted (`metrics.refused('host')`) and kept out of the usage ledger: a rebinding page could
+ * otherwise fill it with error rows. Two Host headers are refused as malformed: node keeps the first, and
+ * `127.0.0.1` then `evil.test` must not pass as loopback when another hop might read the second.
+ */
+export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: string): void }, opts: { checkNames?: boolean } = {}): ProxyMiddleware {
   const allowed = new Set(allowedHosts.map(normaliseAllowed));
+  const checkNames = opts.checkNames ?? true;
   return async (ctx, next) => {
-    const header = ctx.get('host');
-    const parsed = parseHost(header);
+    try {
+      check(ctx);
+    } catch (err) {
+      ctx.state.offLedger = true;
+      metrics?.refused('host');
+      throw err;
+    }
+    await next();
+  };
+
+  function check(ctx: Parameters<ProxyMiddleware>[0]): void {
+    const header = hostHeaderOf(ctx.req.rawHeaders);
+    if (!checkNames && header !== null) return;
+    const parsed = header === null ? undefined : parseHost(header);
     if (!parsed) {
+      if (header === null) throw new ProxyError('invalid_request', 'More than one Host header: a request names one host (RFC 9110 §7.2)', { field: 'host', issue: 'duplicate Host header' });
       const shown = header.length > 80 ? `${header.slice(0, 80)}...` : header;
       throw new ProxyError('permission', `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
         field: 'host',
@@ -114,6 +133,17 @@ export function hostGuard(allowedHosts: string[]): ProxyMiddleware {
         issue: 'not a loopback or allowed name',
       });
     }
-    await next();
-  };
+  }
+}
+
+/** The one Host header of a request; null when there are several (ambiguous), '' when there is none. */
+export function hostHeaderOf(rawHeaders: readonly string[]): string | null {
+  let found: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host') {
+      if (found !== undefined) return null;
+      found = rawHeaders[i + 1];
+    }
+  }
+  return found ?? '';
 }

@@ -31,6 +31,9 @@ export function requestId(): ProxyMiddleware {
     ctx.state.mode = 'none';
     ctx.state.route = 'unmatched';
     setHeader(ctx, 'x-request-id', ctx.state.requestId);
+    // On every answer, errors and streams included: no browser may read a JSON or SSE body as a script or
+    // a page (docs/security.md "A web page in the user's browser").
+    setHeader(ctx, 'x-content-type-options', 'nosniff');
     // The native SDK reads `request-id` (its error objects and `requestID` carry it); direct mode replaces it
     // with the provider's own when the answer comes from upstream.
     if (ctx.state.family === 'native') setHeader(ctx, 'request-id', ctx.state.requestId);

@@ -102,7 +102,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // A health check that reports "unhealthy" is an answer, not a failed request; monitors poll it often.
       const probe = isProbeRoute(s.route);
       metrics.finished(record, s.inFlightMode, !(probe && status === 503));
-      if (usage && inLedgerScope(s.route, s.family)) {
+      if (usage && s.offLedger !== true && inLedgerScope(s.route, s.family)) {
         try {
           const routed = s.mode !== 'none';
           usage.record({

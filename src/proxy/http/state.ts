@@ -40,6 +40,8 @@ export interface ProxyState {
   body?: unknown;
   /** The body exactly as received, for byte-level forwarding. */
   rawBody?: Buffer;
+  /** Refused before any work (a web page's request, a foreign Host): counted, logged, but no usage-ledger row. */
+  offLedger?: boolean;
   /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
   accessKeyPresented?: boolean;
 }

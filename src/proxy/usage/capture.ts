@@ -1,9 +1,10 @@
 // Opt-in body capture for the inspector (CAPTURE_BODIES, docs/usage.md "Privacy"). Off by default. When on, the
 // bodies of the last N requests are kept IN MEMORY only (never written to the database or any file), redacted
-// like the logs (redactSecrets from logger.ts, credential headers dropped whole), each body cut at a byte cap,
+// like the logs by the one redaction module (redact.ts: key and token shapes, the proxy's access key as a literal,
+// credential headers of any common name replaced whole), each body cut at a byte cap,
 // and the whole store bounded in bytes as well as in count.
 
-import { redactSecrets } from '../logger.js';
+import { redactHeaders, redactSecrets } from '../redact.js';
 import type { CapturedBodies } from './types.js';
 
 /** What the pipeline hands over: bodies as text, bytes or parsed JSON; headers as Node has them. */
@@ -15,9 +16,6 @@ export interface CaptureInput {
 
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
-
-/** Header names whose values are credentials: shown as "[redacted]", whatever they look like. */
-const secretHeaders = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-proxy-access-key', 'cookie', 'set-cookie']);
 
 function asText(body: unknown): string | null {
   if (body === undefined || body === null) return null;
@@ -37,19 +35,23 @@ function cap(text: string | null): { text: string | null; cut: boolean } {
   return { text: Buffer.from(text).subarray(0, MAX_BODY_BYTES).toString('utf8').replace(/\uFFFD$/, ''), cut: true };
 }
 
+/**
+ * Redacted BEFORE the byte cap, so a key that straddles the cut is never kept as a fragment too short to be
+ * recognised. Only the first 2 x MAX_BODY_BYTES characters are scanned: the kept part lies inside them.
+ */
+function redacted(text: string | null): string | null {
+  if (text === null) return null;
+  return redactSecrets(text.length > 2 * MAX_BODY_BYTES ? text.slice(0, 2 * MAX_BODY_BYTES) : text);
+}
+
 /** Pure: the stored form of one request's bodies. */
 export function redactCapture(input: CaptureInput): CapturedBodies {
-  const request = cap(asText(input.request));
-  const response = cap(asText(input.response));
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (value === undefined) continue;
-    const n = name.toLowerCase();
-    headers[n] = secretHeaders.has(n) ? '[redacted]' : redactSecrets(Array.isArray(value) ? value.join(', ') : value);
-  }
+  const request = cap(redacted(asText(input.request)));
+  const response = cap(redacted(asText(input.response)));
+  const headers = redactHeaders(input.headers ?? {});
   return {
-    request: request.text === null ? null : redactSecrets(request.text),
-    response: response.text === null ? null : redactSecrets(response.text),
+    request: request.text,
+    response: response.text,
     headers,
     truncated: request.cut || response.cut,
   };
