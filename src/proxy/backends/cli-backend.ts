@@ -26,14 +26,13 @@ import { execa } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
-import { parseCliLine } from '../formats/cli-events.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { FindResult } from '../health/find-cli.js';
 import { redactSecrets, type Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
-import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { historyAfterTurn } from '../translate/conversation-history.js';
-import { mapCliError } from '../translate/map-cli-error.js';
+import { ChatDeadlines, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
 import { CliConversation, type ConversationEnd } from './cli-conversation.js';
@@ -45,9 +44,6 @@ import { nativeRequestToCliInput, type CliInput } from '../translate/native-requ
 import type { UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
-
-/** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
-const lingerAfterResultMs = 5000;
 
 export interface CliBackendOptions {
   config: Pick<
@@ -80,10 +76,6 @@ export interface CliBackendOptions {
   envPath?: string;
   /** Receives the CLI's rate_limit_event lines (the quota windows, docs/usage.md). */
   usage?: Pick<UsageSink, 'cliRateLimit'>;
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /**
@@ -229,36 +221,18 @@ export class CliBackend implements Backend {
   }
 
   private async *run(req: NativeRequest, input: CliInput, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
-    const { config, profile } = this.opts;
-    const stop = new AbortController();
-    this.active.add(stop);
-    let phase: 'queued' | 'running' | 'answering' = 'queued';
-    let lastRetry: CliRetry | undefined;
-    // The request's signal fires when the client goes away, or on shutdown past its grace period.
-    const onClientGone = () => {
-      const why = signal.reason instanceof Error ? signal.reason.message : 'client disconnected';
-      stop.abort(new ProxyError('unavailable', `The chat was cancelled (${why})`));
-    };
-    if (signal.aborted) onClientGone();
-    else signal.addEventListener('abort', onClientGone, { once: true });
-    const firstTimer = setTimeout(() => stop.abort(this.firstEventError(phase, lastRetry)), config.cliFirstTokenTimeoutMs);
-    const wholeTimer = setTimeout(
-      () =>
-        stop.abort(
-          new ProxyError('timeout', `The chat did not finish within ${seconds(config.requestTimeoutMs)} (setting REQUEST_TIMEOUT_MS)`),
-        ),
-      config.requestTimeoutMs,
-    );
+    const { profile } = this.opts;
+    const deadlines = this.deadlines(signal);
     let release: (() => void) | undefined;
     let conv: CliConversation | undefined;
     let finished = false;
     let kept = false;
     try {
-      release = await this.slots.acquire(stop.signal);
+      release = await this.slots.acquire(deadlines.signal);
       const cliPath = this.cliPath();
       await this.ensureWorkDir();
-      if (stop.signal.aborted) throw stop.signal.reason;
-      phase = 'running';
+      if (deadlines.signal.aborted) throw deadlines.signal.reason;
+      deadlines.markRunning();
 
       const spec = toSpec(input);
       const key = keyOf(spec);
@@ -287,9 +261,7 @@ export class CliBackend implements Backend {
       void running.exited.then(slot);
       log.debug({ pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 }, 'assistant CLI turn started');
 
-      const onStop = () => running.end();
-      if (stop.signal.aborted) onStop();
-      else stop.signal.addEventListener('abort', onStop, { once: true });
+      const offStop = deadlines.onStop(() => running.end());
 
       const turn = {
         translate: createCliTranslateState({
@@ -301,41 +273,28 @@ export class CliBackend implements Backend {
       };
       running.turn = turn;
       for (;;) {
-        const item = await running.next(stop.signal);
+        const item = await running.next(deadlines.signal);
         if (item.kind === 'end') {
           const end = finishCliLines(turn.translate);
           finished = true;
           throw this.endError(end.error, item.end, running.stderrTail);
         }
-        if (item.line.trim() === '') continue;
-        const parsed = parseCliLine(item.line);
-        if (parsed.kind === 'malformed') {
-          log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
-        } else if (parsed.kind === 'unknown') {
-          log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
-        } else if (parsed.kind === 'rate_limit') {
-          this.opts.usage?.cliRateLimit(parsed.info);
-        }
-        const step = stepCliLine(parsed, turn.translate);
-        if (step.retry) {
-          lastRetry = step.retry;
-          log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
-        }
+        const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
+        if (!stepped) continue;
+        const { parsed, step } = stepped;
+        if (parsed.kind === 'unknown') log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
         if (step.error) {
           finished = true;
           throw step.error;
         }
         for (const event of step.events) {
-          if (phase !== 'answering') {
-            phase = 'answering';
-            clearTimeout(firstTimer);
-          }
+          deadlines.markAnswering();
           if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
           yield event;
         }
         if (step.done) {
           finished = true;
-          stop.signal.removeEventListener('abort', onStop);
+          offStop();
           // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
           if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
           if (kept) slot();
@@ -343,13 +302,10 @@ export class CliBackend implements Backend {
         }
       }
     } finally {
-      clearTimeout(firstTimer);
-      clearTimeout(wholeTimer);
-      signal.removeEventListener('abort', onClientGone);
-      this.active.delete(stop);
+      deadlines.dispose();
       release?.();
       if (conv && conv.alive && !kept) {
-        if (!finished) stop.abort(stop.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
+        if (!finished) deadlines.abort(deadlines.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
         else {
           // Not kept: its input is closed, so the CLI exits by itself after its turn.
           const done = conv;
@@ -358,6 +314,17 @@ export class CliBackend implements Backend {
         }
       }
     }
+  }
+
+  /** A request's stop signal and deadlines (chat-deadlines.ts), registered so that shutdown aborts it. */
+  deadlines(signal: AbortSignal): ChatDeadlines {
+    const { config } = this.opts;
+    return new ChatDeadlines(signal, {
+      firstEventMs: config.cliFirstTokenTimeoutMs,
+      requestMs: config.requestTimeoutMs,
+      firstEventError: (phase, retry) => this.firstEventError(phase, retry),
+      track: (stop) => this.trackActive(stop),
+    });
   }
 
   /** The live-conversation key of what a process is started with (for cli-tool-conversations.ts). */
@@ -457,26 +424,10 @@ export class CliBackend implements Backend {
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */
-  firstEventError(phase: 'queued' | 'running' | 'answering', retry: CliRetry | undefined): ProxyError {
-    const limit = `${seconds(this.opts.config.cliFirstTokenTimeoutMs)} (setting CLI_FIRST_TOKEN_TIMEOUT_MS)`;
-    if (phase === 'queued') {
-      const { running, max } = this.slots.counts();
-      return new ProxyError('unavailable', `No assistant CLI slot became free within ${limit}: ${running} of ${max} are busy (setting CLI_MAX_CONCURRENT)`, {
-        retryAfter: 5,
-      });
-    }
-    if (retry?.status != null) {
-      const { profile } = this.opts;
-      const mapped = mapCliError(
-        { status: retry.status, text: retry.error ?? '' },
-        { notLoggedInPattern: profile.cli.notLoggedInPattern, loginHint: profile.cli.loginHint },
-        retry.delayMs,
-      );
-      return new ProxyError(mapped.kind, `The assistant CLI was still retrying after ${limit}: ${mapped.message}`, {
-        retryAfter: mapped.retryAfter,
-      });
-    }
-    return new ProxyError('timeout', `The assistant CLI did not start answering within ${limit}`);
+  firstEventError(phase: ChatPhase, retry: CliRetry | undefined): ProxyError {
+    const { config, profile } = this.opts;
+    const errors = { notLoggedInPattern: profile.cli.notLoggedInPattern, loginHint: profile.cli.loginHint };
+    return firstEventError(phase, retry, config.cliFirstTokenTimeoutMs, this.slots.counts(), errors);
   }
 
   /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */

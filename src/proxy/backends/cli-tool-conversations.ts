@@ -19,20 +19,16 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProxyError } from '../errors.js';
-import { parseCliLine } from '../formats/cli-events.js';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
-import { redactSecrets, type Logger } from '../logger.js';
-import { createCliTranslateState, finishCliLines, stepCliLine, type CliRetry } from '../translate/cli-events-to-native-events.js';
+import type { Logger } from '../logger.js';
+import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
 import { historyAfterTurn } from '../translate/conversation-history.js';
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
+import { lingerAfterResultMs, stepLine } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
 import type { CliBackend } from './cli-backend.js';
 import type { CliConversation } from './cli-conversation.js';
-
-/** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
-const lingerAfterResultMs = 5000;
 
 /** One CLI process serving one client's tool loop. */
 class ToolConversation {
@@ -91,10 +87,6 @@ function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
     cache_creation_input_tokens: sum(a?.cache_creation_input_tokens, b.cache_creation_input_tokens),
     cache_read_input_tokens: sum(a?.cache_read_input_tokens, b.cache_read_input_tokens),
   };
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }
 
 export class CliToolConversations {
@@ -278,22 +270,8 @@ export class CliToolConversations {
     resultsReturn: boolean,
     taken?: ToolConversation,
   ): AsyncGenerator<NativeStreamEvent> {
-    const { config, profile } = this.host.options;
-    const stop = new AbortController();
-    const untrack = this.host.trackActive(stop);
-    let phase: 'queued' | 'running' | 'answering' = 'queued';
-    let lastRetry: CliRetry | undefined;
-    const onClientGone = () => {
-      const why = signal.reason instanceof Error ? signal.reason.message : 'client disconnected';
-      stop.abort(new ProxyError('unavailable', `The chat was cancelled (${why})`));
-    };
-    if (signal.aborted) onClientGone();
-    else signal.addEventListener('abort', onClientGone, { once: true });
-    const firstTimer = setTimeout(() => stop.abort(this.host.firstEventError(phase, lastRetry)), config.cliFirstTokenTimeoutMs);
-    const wholeTimer = setTimeout(
-      () => stop.abort(new ProxyError('timeout', `The chat did not finish within ${seconds(config.requestTimeoutMs)} (setting REQUEST_TIMEOUT_MS)`)),
-      config.requestTimeoutMs,
-    );
+    const { profile, usage } = this.host.options;
+    const deadlines = this.host.deadlines(signal);
     let release: (() => void) | undefined;
     let conv: ToolConversation | undefined;
     let outcome: 'failed' | 'finished' | 'paused' = 'failed';
@@ -301,17 +279,15 @@ export class CliToolConversations {
     let pauseUsage: NativeUsage | undefined;
     const answer: string[] = [];
     try {
-      release = await this.host.acquireSlot(stop.signal);
-      if (stop.signal.aborted) throw stop.signal.reason;
+      release = await this.host.acquireSlot(deadlines.signal);
+      if (deadlines.signal.aborted) throw deadlines.signal.reason;
       conv = await getConv();
       const running = conv;
       running.slot = release;
       release = undefined;
       if (running.exited) running.releaseSlot();
-      phase = 'running';
-      const onStop = () => running.end();
-      if (stop.signal.aborted) onStop();
-      else stop.signal.addEventListener('abort', onStop, { once: true });
+      deadlines.markRunning();
+      const offStop = deadlines.onStop(() => running.end());
 
       const state = createCliTranslateState({
         model: req.model,
@@ -322,29 +298,16 @@ export class CliToolConversations {
       });
       try {
         for (;;) {
-          const item = await running.cli.next(stop.signal);
+          const item = await running.cli.next(deadlines.signal);
           if (item.kind === 'end') {
             const end = finishCliLines(state);
             throw this.host.endError(end.error, item.end, running.cli.stderrTail);
           }
-          if (item.line.trim() === '') continue;
-          const parsed = parseCliLine(item.line);
-          if (parsed.kind === 'malformed') {
-            log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
-          } else if (parsed.kind === 'rate_limit') {
-            this.host.options.usage?.cliRateLimit(parsed.info);
-          }
-          const step = stepCliLine(parsed, state);
-          if (step.retry) {
-            lastRetry = step.retry;
-            log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
-          }
+          const step = stepLine(item.line, state, deadlines, log, usage)?.step;
+          if (!step) continue;
           if (step.error) throw step.error;
           for (const event of step.events) {
-            if (phase !== 'answering') {
-              phase = 'answering';
-              clearTimeout(firstTimer);
-            }
+            deadlines.markAnswering();
             if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
             if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
             yield event;
@@ -360,13 +323,10 @@ export class CliToolConversations {
           }
         }
       } finally {
-        stop.signal.removeEventListener('abort', onStop);
+        offStop();
       }
     } finally {
-      clearTimeout(firstTimer);
-      clearTimeout(wholeTimer);
-      signal.removeEventListener('abort', onClientGone);
-      untrack();
+      deadlines.dispose();
       release?.();
       // A request that failed before it read anything (no slot within the deadline, the client gone, a full queue)
       // must not leave the conversation it took running unowned.
@@ -375,7 +335,7 @@ export class CliToolConversations {
         // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
         // this turn's earlier answers reported is forgotten when it finishes.
         if (outcome === 'finished') conv.reported = undefined;
-        if (outcome === 'paused' && !stop.signal.aborted && resultsReturn) {
+        if (outcome === 'paused' && !deadlines.signal.aborted && resultsReturn) {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
           this.park(conv, pausedFor, log);
         } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {
