@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProxyError } from '../errors.js';
-import { ChatDeadlines, firstEventError, type ChatPhase } from './chat-deadlines.js';
+import { ChatDeadlines, endError, firstEventError, type ChatPhase } from './chat-deadlines.js';
 import type { CliRetry } from '../translate/cli-events-to-native-events.js';
 
 const errors = { notLoggedInPattern: 'Not logged in', loginHint: 'Log in first.' };
@@ -92,5 +92,20 @@ describe('ChatDeadlines', () => {
     client.abort();
     vi.advanceTimersByTime(10_000);
     expect(deadlines.signal.aborted).toBe(false);
+  });
+});
+
+describe('endError', () => {
+  it('names a CLI that could not start, keeps a translated failure, and quotes the last stderr line of a crash', () => {
+    expect(endError(undefined, { spawnError: 'ENOENT' }, '', 'Install it.')).toMatchObject({
+      kind: 'unavailable',
+      message: 'The assistant CLI could not be started (ENOENT). Install it.',
+    });
+    const limited = new ProxyError('rate_limit', 'slow down');
+    expect(endError(limited, { exitCode: 1 }, 'noise', 'Install it.')).toBe(limited);
+    expect(endError(undefined, { exitCode: 3 }, 'first\nlast words\n', 'Install it.')).toMatchObject({
+      kind: 'internal',
+      message: 'The assistant CLI exited with code 3 without finishing its answer: last words',
+    });
   });
 });

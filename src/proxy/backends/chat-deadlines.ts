@@ -1,7 +1,8 @@
-// What one CLI chat request lives by (docs/tool-mode.md "Hygiene"), shared by a plain chat (cli-backend.ts) and a
-// chat with the client's own tools (cli-tool-conversations.ts): a stop controller that shutdown aborts, a gone client
-// that aborts it with the cancellation message, and two deadlines (first event, whole request) so that a client gets
-// an error in seconds, not after the CLI's minutes of retries. Also the step both take for each stdout line.
+// What one CLI chat request lives by (docs/tool-mode.md "Process hygiene"), shared by a plain chat (cli-backend.ts)
+// and a chat with the client's own tools (cli-tool-conversations.ts): a stop controller that shutdown aborts, a gone
+// client that aborts it with the cancellation message, and two deadlines (first event, whole request) so that a
+// client gets an error in seconds, not after the CLI's minutes of retries. Also the step both take for each stdout
+// line, and the error when stdout ends without a result.
 
 import { ProxyError } from '../errors.js';
 import { parseCliLine, type CliLineParse } from '../formats/cli-events.js';
@@ -9,6 +10,7 @@ import { redactSecrets, type Logger } from '../logger.js';
 import { stepCliLine, type CliRetry, type CliStep, type CliTranslateState } from '../translate/cli-events-to-native-events.js';
 import { mapCliError, type CliErrorOptions } from '../translate/map-cli-error.js';
 import type { UsageSink } from '../usage/types.js';
+import type { ConversationEnd } from './cli-conversation.js';
 
 /** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */
 export const lingerAfterResultMs = 5000;
@@ -151,4 +153,15 @@ export function stepLine(
     log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
   }
   return { parsed, step };
+}
+
+/** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
+export function endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string, installHint: string): ProxyError {
+  if (end.spawnError) return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`);
+  const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
+  if (err.kind !== 'internal') return err;
+  const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;
+  const lastLine = stderrTail.trim().split('\n').at(-1)?.trim() ?? '';
+  const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
+  return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
 }

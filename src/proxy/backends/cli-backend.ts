@@ -15,10 +15,10 @@
 //
 // Hygiene (docs/tool-mode.md, STYLE.md habit 10): a cap on turns running at once with a bounded queue
 // (child-slots.ts); the child runs in an app-owned working directory with the user's own environment plus a bound on
-// the CLI's retries; two deadlines (first event, whole request) so a client gets an error in seconds, not after the
-// CLI's minutes of retries; a client that goes away, a deadline, or shutdown ends the child: SIGTERM, then SIGKILL
-// after a grace period, to its whole process group. The slot is held until the turn ends and the process is kept,
-// or until it has really exited.
+// the CLI's retries; two deadlines (first event, whole request, chat-deadlines.ts) so a client gets an error in
+// seconds, not after the CLI's minutes of retries; a client that goes away, a deadline, or shutdown ends the child:
+// SIGTERM, then SIGKILL after a grace period, to its whole process group. The slot is held until the turn ends and
+// the process is kept, or until it has really exited.
 
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,11 +28,11 @@ import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
 import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { FindResult } from '../health/find-cli.js';
-import { redactSecrets, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { historyAfterTurn } from '../translate/conversation-history.js';
-import { ChatDeadlines, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
+import { ChatDeadlines, endError, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
 import { CliConversation, type ConversationEnd } from './cli-conversation.js';
@@ -275,9 +275,8 @@ export class CliBackend implements Backend {
       for (;;) {
         const item = await running.next(deadlines.signal);
         if (item.kind === 'end') {
-          const end = finishCliLines(turn.translate);
           finished = true;
-          throw this.endError(end.error, item.end, running.stderrTail);
+          throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
         }
         const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
         if (!stepped) continue;
@@ -432,15 +431,7 @@ export class CliBackend implements Backend {
 
   /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
   endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError {
-    if (end.spawnError) {
-      return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${this.opts.profile.cli.installHint}`);
-    }
-    const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
-    if (err.kind !== 'internal') return err;
-    const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;
-    const lastLine = stderrTail.trim().split('\n').at(-1)?.trim() ?? '';
-    const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
-    return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
+    return endError(error, end, stderrTail, this.opts.profile.cli.installHint);
   }
 }
 
