@@ -8,17 +8,27 @@ import { credentialHeaderList, redactSecrets } from './redact.js';
 
 export type { Logger };
 
+/** pino's mark of a destination that reads each line's level and object (a multistream routes by level). */
+const needsMetadata = Symbol.for('pino.metadata');
+const metadataKeys = ['lastLevel', 'lastObj', 'lastMsg', 'lastTime', 'lastLogger'] as const;
+
 /** `destination` behind redactSecrets(): one scan per line, so no caller has to remember it. */
 function redactingDestination(destination: DestinationStream): DestinationStream {
-  const d = destination as DestinationStream & { flush?(cb?: (err?: Error) => void): void; flushSync?(): void };
-  return {
+  const d = destination as DestinationStream & { flush?(cb?: (err?: Error) => void): void; flushSync?(): void } & Record<PropertyKey, unknown>;
+  // A multistream (the desktop app's stdout + log file) picks its streams by the line's level, which pino sets on
+  // the destination it writes to: the wrapper asks for it and hands it on, or the multistream would drop every line.
+  const wantsMetadata = d[needsMetadata] === true;
+  const wrapper: DestinationStream & Record<PropertyKey, unknown> = {
     write(line: string) {
+      if (wantsMetadata) for (const key of metadataKeys) d[key] = wrapper[key];
       d.write(redactSecrets(line));
     },
     // pino's logger.flush() and its exit handling call these when the destination has them (sonic-boom does).
     ...(d.flush ? { flush: (cb?: (err?: Error) => void) => d.flush!(cb) } : {}),
     ...(d.flushSync ? { flushSync: () => d.flushSync!() } : {}),
-  } as DestinationStream;
+  };
+  if (wantsMetadata) wrapper[needsMetadata] = true;
+  return wrapper;
 }
 
 const headerPaths = (prefix: string) => credentialHeaderList.map((h) => `${prefix}[${JSON.stringify(h)}]`);
