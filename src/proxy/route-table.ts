@@ -22,14 +22,19 @@ export interface RouteDecl {
   probe: boolean;
   /** Recorded in the usage ledger: the traffic the proxy carries (a mode's routes), not its own endpoints. */
   ledger: boolean;
+  /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
+   * and does no work (docs/security.md). */
+  open: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean }];
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean }];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
-  ['GET', '/', 'general', 'none'],
-  ['GET', '/health', 'general', 'none', { probe: true }],
+  // GET / ("… is running", PEERS.md "First run") and the basic GET /health (SPEC.md §4 note 8: monitors probe it)
+  // are open to every caller; everything else may be refused by the cross-site guard and the access key.
+  ['GET', '/', 'general', 'none', { open: true }],
+  ['GET', '/health', 'general', 'none', { probe: true, open: true }],
   ['GET', '/health/detailed', 'general', 'none', { probe: true }],
   ['GET', '/metrics', 'general', 'none', { probe: true }],
   ['GET', '/usage/requests', 'general', 'none'],
@@ -80,6 +85,7 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
   mode,
   probe: extra?.probe ?? false,
   ledger: extra?.ledger ?? mode !== 'none',
+  open: extra?.open ?? false,
 }));
 
 /**
@@ -139,6 +145,16 @@ const probePaths = new Set(routeTable.filter((r) => r.probe).map((r) => r.path))
 
 export function isProbePath(path: string): boolean {
   return probePaths.has(path);
+}
+
+/** Paths of the open routes in lower case (all are static GET routes). */
+const openPaths = new Set(routeTable.filter((r) => r.open).map((r) => r.path.toLowerCase()));
+
+/** Is this request an open route's (GET or HEAD, matched like the router: case-insensitive, one trailing slash)? */
+export function isOpenRoute(method: string, path: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return openPaths.has(p.toLowerCase());
 }
 
 /** A route pattern as metrics and the window record it ('unmatched' included): is it a probe? */

@@ -10,7 +10,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import { ProxyError } from '../errors.js';
-import { isOpenRequest } from './open-paths.js';
+import { isOpenRoute } from '../route-table.js';
 import type { ProxyMiddleware } from './types.js';
 
 function same(a: string, b: string): boolean {
@@ -35,7 +35,7 @@ export function accessKey(key: string | undefined): ProxyMiddleware {
     if (key) {
       const presented = presentedKeys(ctx.headers).some((k) => same(k, key));
       ctx.state.accessKeyPresented = presented;
-      if (!presented && !isOpenRequest(ctx.method, ctx.path)) {
+      if (!presented && !isOpenRoute(ctx.method, ctx.path)) {
         throw new ProxyError('authentication', 'This proxy requires its access key (PROXY_ACCESS_KEY): send it as your API key (Authorization: Bearer or x-api-key)');
       }
     }

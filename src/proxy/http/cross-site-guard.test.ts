@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crossSiteVerdict, type CrossSiteVerdict } from './cross-site-guard.js';
-import { isOpenRequest } from './open-paths.js';
+import { isOpenRoute } from '../route-table.js';
 
 const allowed = new Set(['http://localhost:5173', 'chrome-extension://abcdefghijklmnop']);
 const host = '127.0.0.1:8000';
@@ -36,12 +36,12 @@ describe('crossSiteVerdict', () => {
 
 describe('isOpenRequest', () => {
   it('opens only GET/HEAD of the basic health and the root page', () => {
-    expect(isOpenRequest('GET', '/health')).toBe(true);
-    expect(isOpenRequest('HEAD', '/Health/')).toBe(true);
-    expect(isOpenRequest('GET', '/')).toBe(true);
-    expect(isOpenRequest('POST', '/health')).toBe(false);
-    expect(isOpenRequest('GET', '/health/detailed')).toBe(false);
-    expect(isOpenRequest('GET', '/metrics')).toBe(false);
-    expect(isOpenRequest('GET', '/v1/models')).toBe(false);
+    expect(isOpenRoute('GET', '/health')).toBe(true);
+    expect(isOpenRoute('HEAD', '/Health/')).toBe(true);
+    expect(isOpenRoute('GET', '/')).toBe(true);
+    expect(isOpenRoute('POST', '/health')).toBe(false);
+    expect(isOpenRoute('GET', '/health/detailed')).toBe(false);
+    expect(isOpenRoute('GET', '/metrics')).toBe(false);
+    expect(isOpenRoute('GET', '/v1/models')).toBe(false);
   });
 });

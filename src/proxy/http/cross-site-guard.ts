@@ -18,7 +18,7 @@
 
 import { ProxyError } from '../errors.js';
 import type { ProxyMetrics } from '../metrics.js';
-import { isOpenRequest } from './open-paths.js';
+import { isOpenRoute } from '../route-table.js';
 import type { ProxyMiddleware } from './types.js';
 
 export type CrossSiteVerdict = 'allow' | 'foreign-origin' | 'cross-site';
@@ -54,7 +54,7 @@ export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<Pro
     // Fast path: a client that is not a browser.
     if (origin === undefined && site === undefined) return next();
     const verdict = crossSiteVerdict({ origin: typeof origin === 'string' ? origin : '', secFetchSite: typeof site === 'string' ? site : '', host: ctx.get('host') }, allowed);
-    if (verdict === 'allow' || isOpenRequest(ctx.method, ctx.path)) return next();
+    if (verdict === 'allow' || isOpenRoute(ctx.method, ctx.path)) return next();
     ctx.state.offLedger = true;
     metrics.refused(verdict);
     throw new ProxyError(
