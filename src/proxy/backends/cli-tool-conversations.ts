@@ -20,6 +20,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
+import { addUsage } from '../translate/map-usage.js';
 import type { Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
 import { historyAfterTurn } from '../translate/conversation-history.js';
@@ -77,16 +78,6 @@ function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]
   const results = last.content.filter((b): b is NativeToolResultBlock => b.type === 'tool_result');
   const others = last.content.filter((b) => b.type !== 'tool_result');
   return { results, others, index };
-}
-
-function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
-  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
-  return {
-    input_tokens: sum(a?.input_tokens, b.input_tokens),
-    output_tokens: sum(a?.output_tokens, b.output_tokens),
-    cache_creation_input_tokens: sum(a?.cache_creation_input_tokens, b.cache_creation_input_tokens),
-    cache_read_input_tokens: sum(a?.cache_read_input_tokens, b.cache_read_input_tokens),
-  };
 }
 
 export class CliToolConversations {

@@ -19,6 +19,7 @@
 import { ProxyError } from '../errors.js';
 import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
 import type { NativeContentDelta, NativeResponseBlock, NativeStreamEvent, NativeUsage } from '../formats/native.js';
+import { addUsage, overUsage, subtractUsage } from './map-usage.js';
 import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
 
 export interface CliTranslateOptions extends CliErrorOptions {
@@ -86,35 +87,6 @@ export function createCliTranslateState(options: CliTranslateOptions): CliTransl
   };
 }
 
-function usageOf(usage: CliUsage | null | undefined, base: NativeUsage): NativeUsage {
-  const out: NativeUsage = { ...base };
-  if (!usage) return out;
-  if (usage.input_tokens !== undefined) out.input_tokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) out.output_tokens = usage.output_tokens;
-  if (usage.cache_creation_input_tokens != null) out.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-  if (usage.cache_read_input_tokens != null) out.cache_read_input_tokens = usage.cache_read_input_tokens;
-  return out;
-}
-
-function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
-  if (!a) return { ...b };
-  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_creation_input_tokens: sum(a.cache_creation_input_tokens, b.cache_creation_input_tokens),
-    cache_read_input_tokens: sum(a.cache_read_input_tokens, b.cache_read_input_tokens),
-  };
-}
-
-function subtractUsage(total: NativeUsage, base: NativeUsage): NativeUsage {
-  const less = (x: number | null | undefined, y: number | null | undefined) => Math.max(0, (x ?? 0) - (y ?? 0));
-  const out: NativeUsage = { input_tokens: less(total.input_tokens, base.input_tokens), output_tokens: less(total.output_tokens, base.output_tokens) };
-  if (total.cache_creation_input_tokens != null) out.cache_creation_input_tokens = less(total.cache_creation_input_tokens, base.cache_creation_input_tokens);
-  if (total.cache_read_input_tokens != null) out.cache_read_input_tokens = less(total.cache_read_input_tokens, base.cache_read_input_tokens);
-  return out;
-}
-
 /** A client tool's tool_use block under the client's own name, or undefined for any other tool. */
 function clientToolUse(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
   const name = block.type === 'tool_use' && block.name !== undefined ? state.options.clientToolNames?.get(block.name) : undefined;
@@ -142,7 +114,7 @@ function deltaOf(delta: { type: string; text?: string; thinking?: string; signat
 }
 
 function messageStart(state: CliTranslateState, id: string, model: string, usage: CliUsage | null | undefined): NativeStreamEvent[] {
-  state.usage = usageOf(usage, state.usage);
+  state.usage = overUsage(usage, state.usage);
   if (state.started) return [];
   state.started = true;
   const message = {
@@ -202,7 +174,7 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       // Held until `result`: a later turn may follow, and result carries the final usage.
       state.stopReason = event.delta.stop_reason ?? state.stopReason;
       state.stopSequence = event.delta.stop_sequence ?? null;
-      state.usage = usageOf(event.usage, state.usage);
+      state.usage = overUsage(event.usage, state.usage);
       return [];
     case 'ping':
       return [{ type: 'ping' }];
@@ -298,7 +270,7 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
           events.push({ type: 'content_block_stop', index });
         }
       }
-      let usage = usageOf(line.usage, state.usage);
+      let usage = overUsage(line.usage, state.usage);
       if (state.options.usageBase) usage = subtractUsage(usage, state.options.usageBase);
       events.push({
         type: 'message_delta',

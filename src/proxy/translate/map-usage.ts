@@ -17,6 +17,41 @@ export function mapUsage(usage: NativeUsage): CompatUsage {
   };
 }
 
+/**
+ * A later usage report over an earlier one, in the native shape: a field the report leaves out or sets to null
+ * keeps the earlier value, so a later report never erases a count (the rule reportedTokensOf applies below).
+ */
+export function overUsage(report: Partial<NativeUsage> | null | undefined, earlier: NativeUsage): NativeUsage {
+  const out: NativeUsage = { ...earlier };
+  if (!report) return out;
+  if (typeof report.input_tokens === 'number') out.input_tokens = report.input_tokens;
+  if (typeof report.output_tokens === 'number') out.output_tokens = report.output_tokens;
+  if (report.cache_creation_input_tokens != null) out.cache_creation_input_tokens = report.cache_creation_input_tokens;
+  if (report.cache_read_input_tokens != null) out.cache_read_input_tokens = report.cache_read_input_tokens;
+  return out;
+}
+
+/** Two answers' usage together (several provider calls behind one client answer, docs/tool-mode.md). */
+export function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsage {
+  if (!a) return { ...b };
+  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_creation_input_tokens: sum(a.cache_creation_input_tokens, b.cache_creation_input_tokens),
+    cache_read_input_tokens: sum(a.cache_read_input_tokens, b.cache_read_input_tokens),
+  };
+}
+
+/** What a total counts beyond what was already reported (never below zero); cache fields only where the total has them. */
+export function subtractUsage(total: NativeUsage, base: NativeUsage): NativeUsage {
+  const less = (x: number | null | undefined, y: number | null | undefined) => Math.max(0, (x ?? 0) - (y ?? 0));
+  const out: NativeUsage = { input_tokens: less(total.input_tokens, base.input_tokens), output_tokens: less(total.output_tokens, base.output_tokens) };
+  if (total.cache_creation_input_tokens != null) out.cache_creation_input_tokens = less(total.cache_creation_input_tokens, base.cache_creation_input_tokens);
+  if (total.cache_read_input_tokens != null) out.cache_read_input_tokens = less(total.cache_read_input_tokens, base.cache_read_input_tokens);
+  return out;
+}
+
 /** Token counts as the usage ledger keeps them (http/state.ts): copied as reported, absent when not reported. */
 export interface ReportedTokens {
   inputTokens?: number;
