@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, writeCliCredentials } from '../test/simulator/index.js';
+import { readSse, startSimulator, writeCliCredentials } from '../test/simulator/index.js';
 import { startProxy } from '../test/helpers/proxy.js';
 import { createProfile } from '../src/proxy/profile.js';
 
@@ -29,29 +29,20 @@ async function timed(url: string, messages: unknown[]): Promise<{ firstMs: numbe
     body: JSON.stringify({ model, max_tokens: 2000, stream: true, tools, messages }),
   });
   if (!res.ok || !res.body) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
   let firstMs = -1;
   const blocks: Array<Record<string, unknown>> = [];
   const json: string[] = [];
-  const reader = res.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    buffer += decoder.decode(read.value, { stream: true });
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, at);
-      buffer = buffer.slice(at + 2);
-      const data = block.split('\n').find((l) => l.startsWith('data: '));
-      if (!data) continue;
-      const event = JSON.parse(data.slice(6)) as { type: string; index?: number; content_block?: Record<string, unknown>; delta?: { type: string; partial_json?: string } };
-      if (event.type === 'content_block_start' && event.content_block) {
+  await readSse(res, {
+    onEvent: (e) => {
+      const event = e.json as { type?: string; index?: number; content_block?: Record<string, unknown>; delta?: { type: string; partial_json?: string } } | undefined;
+      if (event?.type === 'content_block_start' && event.content_block) {
         if (firstMs < 0) firstMs = performance.now() - started;
         blocks[event.index!] = event.content_block;
         json[event.index!] = '';
       }
-      if (event.type === 'content_block_delta' && event.delta?.type === 'input_json_delta') json[event.index!] += event.delta.partial_json ?? '';
-    }
-  }
+      if (event?.type === 'content_block_delta' && event.delta?.type === 'input_json_delta') json[event.index!] += event.delta.partial_json ?? '';
+    },
+  });
   blocks.forEach((b, i) => {
     if (b.type === 'tool_use') b.input = JSON.parse(json[i] || '{}');
   });

@@ -18,7 +18,7 @@ const cliPath = process.env.REAL_ASSISTANT_CLI ?? join(root, '.cache/real-cli/no
 const rounds = Number(process.env.ROUNDS ?? 5);
 const load = (path: string) => import(pathToFileURL(join(root, path)).href);
 
-const { startSimulator, writeCliCredentials } = await load('test/simulator/index.ts');
+const { readSse, startSimulator, writeCliCredentials } = await load('test/simulator/index.ts');
 const { startProxy } = await load('test/helpers/proxy.ts');
 const { createProfile } = await load('src/proxy/profile.ts');
 const { configSchema } = await load('src/proxy/config.ts');
@@ -37,26 +37,17 @@ async function timedChat(url: string, messages: unknown[]): Promise<{ ttftMs: nu
     body: JSON.stringify({ model, max_tokens: 64, stream: true, messages }),
   });
   if (!res.ok || !res.body) throw new Error(`chat failed: ${res.status} ${await res.text()}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
   let ttftMs = -1;
   let text = '';
-  const reader = res.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    buffer += decoder.decode(read.value, { stream: true });
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, at);
-      buffer = buffer.slice(at + 2);
-      const data = block.split('\n').find((l) => l.startsWith('data: '));
-      if (!data) continue;
-      const event = JSON.parse(data.slice(6)) as { type: string; delta?: { type: string; text?: string } };
-      if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
+  await readSse(res, {
+    onEvent: (e: { json: unknown }) => {
+      const event = e.json as { type?: string; delta?: { type: string; text?: string } } | undefined;
+      if (event?.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
         if (ttftMs < 0) ttftMs = performance.now() - started;
         text += event.delta.text ?? '';
       }
-    }
-  }
+    },
+  });
   return { ttftMs, text };
 }
 
