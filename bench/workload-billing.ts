@@ -280,8 +280,8 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
     } finally {
       await proxy.stop();
     }
-    // The fake CLI alone, one process for the conversation: its times only (it waits its start-up delay before
-    // every turn, so a follow-up shows what continuing a process costs beyond that wait, not a real CLI's reuse).
+    // The fake CLI alone, one process for the conversation: its times only (it waits its start-up delay once, as
+    // the real CLI starts up once, so a follow-up shows what continuing a live process costs).
     const fakeWork = join(tmp, 'fake-work');
     await mkdir(fakeWork, { recursive: true });
     const run = await runCliConversation(b.cliPath, providerModel, Array.from({ length: TURNS }, (_, i) => userTurn(i)), b.cliEnv, fakeWork);
