@@ -5,6 +5,7 @@
 // interval (docs/usage.md "Durability"), or sooner, at the end of the event loop's turn, once FLUSH_ROWS are
 // queued. Reads flush first, so they always see every recorded row.
 
+import type { StatementSync } from 'node:sqlite';
 import type { Config } from '../config.js';
 import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
@@ -68,6 +69,7 @@ export class UsageLedger implements UsageSink {
   private readonly pruneTimer: NodeJS.Timeout;
   private closed = false;
   private dropped = 0;
+  private prepared: { db: Db; insert: StatementSync; upsert: StatementSync } | undefined;
   /** The last write failed (see schedule). */
   private failing = false;
   private readonly log: LedgerLog;
@@ -232,13 +234,24 @@ export class UsageLedger implements UsageSink {
     }
   }
 
+  /** The write statements, prepared once per database connection (a recovery opens a new one). */
+  private statements(): { db: Db; insert: StatementSync; upsert: StatementSync } {
+    if (this.prepared?.db !== this.db) {
+      this.prepared = {
+        db: this.db,
+        insert: this.db.prepare(insertSql),
+        upsert: this.db.prepare(
+          `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
+             status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
+        ),
+      };
+    }
+    return this.prepared;
+  }
+
   private write(batch: UsageRecord[], quota: QuotaWindow[]): void {
-    const insert = this.db.prepare(insertSql);
-    const upsert = this.db.prepare(
-      `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
-         status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
-    );
+    const { insert, upsert } = this.statements();
     inTransaction(this.db, () => {
       for (const r of batch) insert.run(...insertParams(r));
       for (const w of quota) upsert.run(w.source, w.window, w.utilization, w.resetsAt, w.status, w.observedAt);
