@@ -14,6 +14,7 @@ import type { Services } from '../services.js';
 import { errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
 import { failAfterHeaders } from '../http/stream-error.js';
+import { sendNow } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
@@ -113,9 +114,11 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   }
   if (whole) {
     copyAnswerHeaders(ctx, answer);
+    sendNow(ctx, whole);
+    // Read once the client has its answer: the usage, served model and stop the request log records are not on
+    // the client's path.
     observer.bytes(whole);
     observer.end();
-    ctx.body = whole;
     return;
   }
 
