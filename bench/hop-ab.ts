@@ -8,6 +8,8 @@
 // change's effect measured against its parent in one interleaved run.
 // HOP_AB_SPREAD=1: the latency workload of (a) instead (32 clients spread over a HOP_AB_LATENCY_MS upstream,
 // default 100 ms), with direct as a target, printing each target's added median and p99 over direct.
+// HOP_AB_CONNECTIONS (32): clients in the closed loop or the spread workload; 1 shows a hop's own time on the path
+// without other requests' work in the way.
 // HOP_AB_FRAMING=length,chunked: which answer framings (chunked: the simulator's jsonChunks, HOP_AB_CHUNKS writes).
 
 import { spawn } from 'node:child_process';
@@ -27,6 +29,7 @@ const rate = process.env.HOP_AB_RATE ? Number(process.env.HOP_AB_RATE) : undefin
 const spread = ['1', 'true', 'on'].includes(process.env.HOP_AB_SPREAD ?? '');
 const latencyMs = Number(process.env.HOP_AB_LATENCY_MS ?? 100);
 const chunks = Number(process.env.HOP_AB_CHUNKS ?? 2);
+const connections = Number(process.env.HOP_AB_CONNECTIONS ?? 32);
 const framings = (process.env.HOP_AB_FRAMING ?? 'length,chunked').split(',').map((f) => f.trim()) as Array<'length' | 'chunked'>;
 const home = mkdtempSync(join(tmpdir(), 'hop-ab-'));
 const sim = await startSimulatorProcess();
@@ -80,8 +83,8 @@ for (let r = 0; r < rounds; r++) {
       const k = key(name, f);
       const c0 = cpuSeconds(pid);
       const res = spread
-        ? await runStaggered(spec, { connections: 32, durationSec: seconds, periodMs: latencyMs })
-        : await runLoad(spec, { connections: 32, durationSec: seconds, overallRate: rate, keepSamples: true });
+        ? await runStaggered(spec, { connections, durationSec: seconds, periodMs: latencyMs })
+        : await runLoad(spec, { connections, durationSec: seconds, overallRate: rate, keepSamples: true });
       const us = ((cpuSeconds(pid) - c0) * 1e6) / (res.ok + res.non2xx);
       if (res.non2xx || res.errors) console.log(k, 'errors', res.non2xx, res.errors, res.statusCodes);
       (cpu[k] ??= []).push(us);

@@ -5,7 +5,7 @@
 // summary of each trace (bench/trace-summary.ts).
 // Usage: npx tsx bench/latency-trace-run.ts   (after `npx tsc -p tsconfig.build.json`)
 // TRACE_PROXY_DIR=<dir>: trace the proxy built in another checkout instead (e.g. a worktree of the commit before).
-// TRACE_SECONDS (8), TRACE_ROUNDS (1), TRACE_NODE_ARGS (more node arguments of both hops), LATENCY_TRACE_DIR.
+// TRACE_SECONDS (8), TRACE_ROUNDS (1), TRACE_CONNECTIONS (32), TRACE_NODE_ARGS (more node arguments of both hops), LATENCY_TRACE_DIR.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { attachProxy, proxyEnv, repoRoot, startSimulatorProcess, waitExit, write
 
 const seconds = Number(process.env.TRACE_SECONDS || 8);
 const rounds = Number(process.env.TRACE_ROUNDS || 1);
+const connections = Number(process.env.TRACE_CONNECTIONS || 32);
 const home = mkdtempSync(join(tmpdir(), 'latency-trace-'));
 const traceDir = process.env.LATENCY_TRACE_DIR || mkdtempSync(join(tmpdir(), 'latency-trace-out-'));
 const nodeArgs = ['--import', join(repoRoot, 'bench', 'latency-trace.mjs'), ...(process.env.TRACE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
@@ -53,7 +54,7 @@ try {
   process.kill(hop.pid!, 'SIGUSR2');
   for (let r = 0; r < rounds; r++) {
     for (const [name, spec] of Object.entries(specs)) {
-      const res = await runStaggered(spec, { connections: 32, durationSec: seconds, periodMs: 100 });
+      const res = await runStaggered(spec, { connections, durationSec: seconds, periodMs: 100 });
       const s = res.samples!.summary();
       console.log(`${name}: ${res.ok} answers, ${res.errors + res.non2xx} errors, latency p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`);
     }
