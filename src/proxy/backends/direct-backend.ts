@@ -180,7 +180,8 @@ export class DirectBackend implements Backend {
    * connection from being dropped as idle on the way.
    */
   message(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): Promise<NativeMessage> | undefined {
-    if (!(req.max_tokens <= this.opts.nonStreamingMaxTokens)) return undefined;
+    const bound = this.opts.nonStreamingMaxTokens;
+    if (!(bound > 0 && req.max_tokens <= bound)) return undefined;
     return this.whole(req, signal, context);
   }
 
