@@ -81,6 +81,41 @@ describe('UsageLedger writes', () => {
     expect(countOnDisk()).toBe(50);
   });
 
+  it('writes as soon as flushRows rows are queued, at the end of the event loop turn rather than at the timer', async () => {
+    const l = ledger({ flushMs: 60_000, flushRows: 10 });
+    for (let i = 0; i < 9; i++) l.record(rec());
+    await new Promise((r) => setImmediate(r));
+    expect(countOnDisk()).toBe(0);
+    l.record(rec());
+    expect(countOnDisk()).toBe(0); // record() itself never writes
+    await new Promise((r) => setImmediate(r));
+    expect(countOnDisk()).toBe(10);
+  });
+
+  it('keeps the rows of a failed write and retries at the timer, not on every record', async () => {
+    const l = ledger({ flushMs: 150, flushRows: 5 });
+    // Fault injection: the ledger's own connection refuses to prepare statements, as a full disk would fail writes.
+    const db = (l as unknown as { db: { prepare: (sql: string) => unknown } }).db;
+    const prepare = db.prepare.bind(db);
+    let attempts = 0;
+    db.prepare = (sql: string) => {
+      if (sql.startsWith('INSERT INTO requests')) {
+        attempts++;
+        throw new Error('database or disk is full');
+      }
+      return prepare(sql);
+    };
+    for (let i = 0; i < 5; i++) l.record(rec());
+    await new Promise((r) => setImmediate(r));
+    expect(attempts).toBe(1);
+    for (let i = 0; i < 20; i++) l.record(rec());
+    await new Promise((r) => setImmediate(r));
+    expect(attempts).toBe(1);
+    db.prepare = prepare;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(countOnDisk()).toBe(25);
+  });
+
   it('close() writes what is still queued', () => {
     const l = ledger({ flushMs: 60_000 });
     l.record(rec());

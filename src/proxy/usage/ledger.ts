@@ -2,8 +2,10 @@
 // directory, plus the latest value of each subscription quota window. The request path only pushes onto an
 // in-memory queue (record() never touches the disk and never throws); a timer started by the first queued row
 // writes the queue in one transaction FLUSH_MS later, so a kill -9 loses at most the rows of the last flush
-// interval (docs/usage.md "Durability"). Reads flush first, so they always see every recorded row.
+// interval (docs/usage.md "Durability"), or sooner, at the end of the event loop's turn, once FLUSH_ROWS are
+// queued. Reads flush first, so they always see every recorded row.
 
+import type { StatementSync } from 'node:sqlite';
 import type { Config } from '../config.js';
 import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
@@ -13,6 +15,12 @@ import { defaultQuotaNames, parseCliRateLimit, parseProviderQuotaHeaders, parseR
 import type { CapturedBodies, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
 
 export const FLUSH_MS = 250;
+/**
+ * A write holds the event loop for as long as its rows take (about 6 µs each, docs/benchmarks.md), and every
+ * request with a step due meanwhile waits for it: at a few hundred requests a second a 250 ms batch held it for
+ * 0.6–2 ms, which landed in the proxy's p99. Capped in rows, a write stays a fraction of a millisecond.
+ */
+export const FLUSH_ROWS = 32;
 const PRUNE_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DELETE_CHUNK = 5000;
@@ -30,6 +38,8 @@ export interface LedgerOptions {
   logger?: LedgerLog;
   now?: () => number;
   flushMs?: number;
+  /** Rows queued that start a write at the end of this turn of the event loop instead of at the timer. */
+  flushRows?: number;
   pruneMs?: number;
   fileName?: string;
   quotaNames?: QuotaNames;
@@ -55,12 +65,17 @@ export class UsageLedger implements UsageSink {
   private readonly listeners = new Set<(r: UsageRecord) => void>();
   private readonly captures: CaptureStore | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
+  private flushSoon: NodeJS.Immediate | undefined;
   private readonly pruneTimer: NodeJS.Timeout;
   private closed = false;
   private dropped = 0;
+  private prepared: { db: Db; insert: StatementSync; upsert: StatementSync } | undefined;
+  /** The last write failed (see schedule). */
+  private failing = false;
   private readonly log: LedgerLog;
   private readonly now: () => number;
   private readonly flushMs: number;
+  private readonly flushRows: number;
   private readonly names: QuotaNames;
   private readonly maxQueue: number;
 
@@ -68,6 +83,7 @@ export class UsageLedger implements UsageSink {
     this.log = opts.logger ?? quiet;
     this.now = opts.now ?? Date.now;
     this.flushMs = opts.flushMs ?? FLUSH_MS;
+    this.flushRows = opts.flushRows ?? FLUSH_ROWS;
     this.names = opts.quotaNames ?? defaultQuotaNames;
     this.maxQueue = opts.maxQueue ?? 100_000;
     this.captures = opts.captureBodies ? new CaptureStore(opts.captureCount ?? 50) : undefined;
@@ -159,8 +175,23 @@ export class UsageLedger implements UsageSink {
     this.schedule();
   }
 
+  /**
+   * A write at the timer; or at the end of this turn of the event loop once FLUSH_ROWS are queued, unless the last
+   * write failed: a disk that refuses writes is retried at the timer, not on every request.
+   */
   private schedule(): void {
-    if (this.flushTimer || this.closed) return;
+    if (this.closed || this.flushSoon) return;
+    if (!this.failing && this.queue.length >= this.flushRows) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.flushSoon = setImmediate(() => {
+        this.flushSoon = undefined;
+        this.flush();
+      });
+      this.flushSoon.unref();
+      return;
+    }
+    if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       this.flush();
@@ -177,11 +208,13 @@ export class UsageLedger implements UsageSink {
     this.pendingQuota.clear();
     try {
       this.write(batch, quota);
+      this.failing = false;
       return batch.length;
     } catch (err) {
       if (isCorruption(err) && this.recover(err)) {
         try {
           this.write(batch, quota);
+          this.failing = false;
           return batch.length;
         } catch {
           /* fall through: keep the rows queued */
@@ -190,6 +223,7 @@ export class UsageLedger implements UsageSink {
       this.log.warn({ err: (err as Error).message, rows: batch.length }, 'usage ledger: write failed; rows kept for the next try');
       this.queue = batch.concat(this.queue).slice(-this.maxQueue);
       for (const w of quota) if (!this.pendingQuota.has(quotaKey(w))) this.pendingQuota.set(quotaKey(w), w);
+      this.failing = true;
       if (!this.closed) this.schedule();
       return 0;
     } finally {
@@ -200,13 +234,24 @@ export class UsageLedger implements UsageSink {
     }
   }
 
+  /** The write statements, prepared once per database connection (a recovery opens a new one). */
+  private statements(): { db: Db; insert: StatementSync; upsert: StatementSync } {
+    if (this.prepared?.db !== this.db) {
+      this.prepared = {
+        db: this.db,
+        insert: this.db.prepare(insertSql),
+        upsert: this.db.prepare(
+          `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
+             status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
+        ),
+      };
+    }
+    return this.prepared;
+  }
+
   private write(batch: UsageRecord[], quota: QuotaWindow[]): void {
-    const insert = this.db.prepare(insertSql);
-    const upsert = this.db.prepare(
-      `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
-         status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
-    );
+    const { insert, upsert } = this.statements();
     inTransaction(this.db, () => {
       for (const r of batch) insert.run(...insertParams(r));
       for (const w of quota) upsert.run(w.source, w.window, w.utilization, w.resetsAt, w.status, w.observedAt);
@@ -326,6 +371,7 @@ export class UsageLedger implements UsageSink {
   close(): void {
     if (this.closed) return;
     clearTimeout(this.flushTimer);
+    clearImmediate(this.flushSoon);
     clearInterval(this.pruneTimer);
     this.flush();
     this.closed = true;
