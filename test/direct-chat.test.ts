@@ -1,6 +1,8 @@
 // /api/v1/chat/completions (DirectBackend) and /api/models against the provider simulator, with the official OpenAI
 // SDK as the client: tool calls round-trip streaming and not, usage chunks, faithful errors (429 keeps
 // Retry-After; 5xx and 529 are 503, never 429), stalls reported in the stream, client aborts reach the provider.
+// A client that does not stream is answered two ways upstream (docs/direct-mode.md): a max_tokens within
+// profile.api.nonStreamingMaxTokens asks for one message, a larger one streams and collects; both are tested.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,8 +47,14 @@ const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   },
 ];
 
+/** The two ways a non-streaming client's chat goes upstream: one message (the default max_tokens), or streamed. */
+const upstreamWays = [
+  { way: 'asked as one message', maxTokens: undefined, sentMaxTokens: 4096, stream: undefined },
+  { way: 'streamed upstream and collected', maxTokens: 20_000, sentMaxTokens: 20_000, stream: true },
+] as const;
+
 describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
-  it('round-trips a tool call without streaming', async () => {
+  it.each(upstreamWays)('round-trips a tool call without streaming ($way)', async ({ maxTokens, sentMaxTokens, stream }) => {
     const first = await openai().chat.completions.create({
       model,
       messages: [
@@ -54,6 +62,7 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
         { role: 'user', content: 'Weather in Paris?' },
       ],
       tools,
+      max_tokens: maxTokens,
     });
     const call = first.choices[0].message.tool_calls?.[0];
     expect(first.choices[0].finish_reason).toBe('tool_calls');
@@ -67,11 +76,12 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     expect(upstream.headers['anthropic-beta']).toContain('oauth-2025-04-20');
     expect(upstream.json).toMatchObject({
       model: 'claude-sonnet-4-20250514',
-      stream: true,
       system: 'Be brief.',
-      max_tokens: 4096,
+      max_tokens: sentMaxTokens,
       tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
     });
+    expect((upstream.json as { stream?: boolean }).stream).toBe(stream);
+    expect(upstream.headers.accept === 'text/event-stream').toBe(stream === true);
 
     const second = await openai().chat.completions.create({
       model,
@@ -81,6 +91,7 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
         { role: 'tool', tool_call_id: call!.id, content: 'sunny, 21 C' },
       ],
       tools,
+      max_tokens: maxTokens,
     });
     expect(second.choices[0].message.content).toBe('The tool said: sunny, 21 C');
     expect(second.choices[0].finish_reason).toBe('stop');
@@ -156,31 +167,37 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     expect(proxy.logText()).toContain('presence_penalty');
   });
 
-  it('answers a provider 429 with 429 and its Retry-After', async () => {
+  /** A streaming client, and a non-streaming one each way upstream. */
+  const clientWays = [{ way: 'streamed', stream: true, maxTokens: undefined }, ...upstreamWays.map((w) => ({ way: `not streamed, ${w.way}`, stream: false, maxTokens: w.maxTokens }))];
+
+  it.each(clientWays)('answers a provider 429 with 429 and its Retry-After ($way)', async ({ stream, maxTokens }) => {
     sim.knobs.failWith = { status: 429, retryAfter: 9 };
     const err = await openai()
-      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true })
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream, max_tokens: maxTokens })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('9');
     expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
   });
 
-  it.each([529, 500, 503] as const)('answers a provider %i with 503, never 429', async (status) => {
-    sim.knobs.failWith = { status };
-    const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }] }),
-    });
-    expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ error: { code: 'service_unavailable', type: 'server_error' } });
-  });
+  it.each(upstreamWays.flatMap((w) => ([529, 500, 503] as const).map((status) => ({ ...w, status }))))(
+    'answers a provider $status with 503, never 429 ($way)',
+    async ({ status, maxTokens }) => {
+      sim.knobs.failWith = { status };
+      const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: { code: 'service_unavailable', type: 'server_error' } });
+    },
+  );
 
-  it('passes the provider 400 message through in the compatible shape', async () => {
+  it.each(upstreamWays)('passes the provider 400 message through in the compatible shape ($way)', async ({ maxTokens }) => {
     sim.knobs.failWith = { status: 400, message: 'max_tokens: too large for this model' };
     const err = await openai()
-      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] })
+      .chat.completions.create({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('max_tokens: too large for this model');

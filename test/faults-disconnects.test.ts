@@ -20,6 +20,9 @@ let bed: Bed;
 beforeAll(async () => {
   bed = await startBed({ cli: { reply: 'one two three four five six seven eight nine ten', tokenDelayMs: 300 }, settings: { cliMaxConcurrent: 8, cliQueueSize: 16 } });
   bed.sim.knobs.chunkIntervalMs = 300;
+  // A non-streamed message (what direct mode asks for when the client does not stream) comes in ten writes as
+  // slow as the deltas, so a client leaves while it is still being read too.
+  bed.sim.knobs.jsonChunks = 10;
   bed.sim.knobs.replyText = 'one two three four five six seven eight nine ten';
 });
 

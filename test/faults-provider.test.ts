@@ -23,14 +23,20 @@ interface Route {
 
 const routes: Route[] = [
   { name: 'direct native', path: '/api/v1/messages', body: nativeBody },
+  // Not streamed, this asks the provider for one message (max_tokens within profile.api.nonStreamingMaxTokens);
+  // the long variant is streamed upstream and collected either way (docs/direct-mode.md).
   { name: 'direct compatible', path: '/api/v1/chat/completions', body: nativeBody },
+  { name: 'direct compatible, long', path: '/api/v1/chat/completions', body: { ...nativeBody, max_tokens: 20_000 } },
   { name: 'response API', path: '/respapi/responses', body: respapiBody },
 ];
 
 interface Fault {
   name: string;
   set(k: SimulatorKnobs): void;
-  /** The fault hits only streamed upstream answers (direct native non-streaming is forwarded as a plain JSON call). */
+  /**
+   * A fault in the middle of an answer. The simulator puts it in a non-streamed message too (docs/testing.md
+   * "Faults"), but direct native non-streaming forwards that message byte for byte, so it is only run streamed there.
+   */
   streamOnly: boolean;
 }
 
@@ -40,7 +46,7 @@ const faults: Fault[] = [
   { name: 'stream truncated before its end', set: (k) => void (k.streamFault = 'truncate'), streamOnly: true },
   { name: 'stall before headers', set: (k) => void (k.latencyMs = 60_000), streamOnly: false },
   { name: 'stall after headers', set: (k) => void (k.streamFault = 'stall'), streamOnly: true },
-  { name: 'drip slower than the idle deadline', set: (k) => void (k.chunkIntervalMs = 2_000), streamOnly: true },
+  { name: 'drip slower than the idle deadline', set: (k) => void Object.assign(k, { chunkIntervalMs: 2_000, jsonChunks: 2 }), streamOnly: true },
   { name: 'in-stream provider error', set: (k) => void (k.streamFault = 'error'), streamOnly: true },
 ];
 
@@ -50,7 +56,12 @@ const knownOpen: Record<string, string> = {};
 let bed: Bed;
 
 beforeAll(async () => {
-  bed = await startBed({ settings: { modes: ['direct', 'respapi'], upstreamFirstByteTimeoutMs: 500, upstreamIdleTimeoutMs: 400, requestTimeoutMs: 10_000 } });
+  // The non-streamed request's own deadline (the larger of it and the first-byte one) short too, so a stall before
+  // the headers ends in time on that path as well.
+  bed = await startBed({
+    settings: { modes: ['direct', 'respapi'], upstreamFirstByteTimeoutMs: 500, upstreamIdleTimeoutMs: 400, requestTimeoutMs: 10_000 },
+    profile: { api: { nonStreamingTimeoutMs: 800 } },
+  });
 });
 
 afterAll(async () => {

@@ -68,7 +68,12 @@ export function buildComponents(services: Services): Components {
   return {
     cli,
     provider,
-    direct: new DirectBackend({ client: provider, messagesPath: profile.api.messagesPath }),
+    direct: new DirectBackend({
+      client: provider,
+      messagesPath: profile.api.messagesPath,
+      nonStreamingMaxTokens: profile.api.nonStreamingMaxTokens,
+      nonStreamingTimeoutMs: profile.api.nonStreamingTimeoutMs,
+    }),
     catalog,
     respapi,
     health: () => ({

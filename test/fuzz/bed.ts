@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Settings } from '../../src/proxy/config.js';
+import type { ProfileOverrides } from '../../src/proxy/profile.js';
 import { makeFakeCli, type FakeCli, type FakeCliKnobs } from '../fixtures/fake-cli.js';
 import { childEnv } from '../helpers/tool-proxy.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
@@ -34,7 +35,7 @@ export interface Bed {
 export const cliAccessToken = 'sk-ant-oat01-bed-access-0123456789abcdef';
 export const cliRefreshToken = 'sk-ant-ort01-bed-refresh-0123456789abcdef';
 
-export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs } = {}): Promise<Bed> {
+export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs; profile?: ProfileOverrides } = {}): Promise<Bed> {
   const sim = await startSimulator();
   const cli = await makeFakeCli(opts.cli ?? {});
   const dir = await mkdtemp(join(tmpdir(), 'hardening-bed-'));
@@ -56,7 +57,7 @@ export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs }
     logLevel: 'debug',
     ...opts.settings,
   };
-  const proxy = await startProxy(settings, { deps: { childEnv } });
+  const proxy = await startProxy(settings, { deps: { childEnv }, profile: opts.profile });
   const others: Array<{ proxy: TestProxy; cli: FakeCli }> = [];
   return {
     sim,
@@ -73,7 +74,7 @@ export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs }
     },
     async sibling(extra, knobs) {
       const otherCli = knobs ? await makeFakeCli(knobs) : cli;
-      const p = await startProxy({ ...settings, cliPath: otherCli.path, ...extra }, { deps: { childEnv } });
+      const p = await startProxy({ ...settings, cliPath: otherCli.path, ...extra }, { deps: { childEnv }, profile: opts.profile });
       const entry = { proxy: p, cli: otherCli };
       others.push(entry);
       return entry;

@@ -27,7 +27,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /**
  * A JSON answer without a content-length: chunked transfer in `pieces` writes, each after a turn of the event loop
  * (setImmediate) or `intervalMs`, so a client can see them as separate reads, as behind a re-chunking CDN. 0
- * pieces: sendJson. `cutHalfway` (a streamFault of 'reset') cuts the connection after half the pieces.
+ * pieces: sendJson. `atHalfway` (a streamFault: messages.ts) takes over after half the pieces, instead of the rest.
  */
 export async function sendJsonChunked(
   res: ServerResponse,
@@ -35,7 +35,7 @@ export async function sendJsonChunked(
   body: unknown,
   headers: Record<string, string>,
   pieces: number,
-  opts: { intervalMs?: number; cutHalfway?: () => Promise<void> } = {},
+  opts: { intervalMs?: number; atHalfway?: () => Promise<void> } = {},
 ): Promise<void> {
   if (pieces <= 0) return sendJson(res, status, body, headers);
   if (res.destroyed) return;
@@ -43,7 +43,7 @@ export async function sendJsonChunked(
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   const size = Math.ceil(bytes.length / Math.max(1, pieces));
   for (let at = 0, n = 0; at < bytes.length; at += size, n++) {
-    if (n > 0 && opts.cutHalfway && n >= pieces / 2) return opts.cutHalfway();
+    if (n > 0 && opts.atHalfway && n >= pieces / 2) return opts.atHalfway();
     if (n > 0 && !(await (opts.intervalMs ? pause(opts.intervalMs, res) : new Promise((r) => setImmediate(() => r(!res.destroyed)))))) return;
     res.write(bytes.subarray(at, at + size));
   }

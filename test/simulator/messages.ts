@@ -78,6 +78,13 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     await streamMessage(ctx, headers, id, body.model, plan, billed);
     return;
   }
+  const fault = knobs.streamFault;
+  if (fault === 'error') {
+    // A non-streamed answer's counterpart of the in-stream error event: the error object as a 200 body.
+    sendJson(res, 200, streamErrorBody, headers);
+    return;
+  }
+  const pieces = knobs.jsonChunks === 'alternate' ? (state.next('framing') % 2) * 2 : (knobs.jsonChunks ?? 0);
   await sendJsonChunked(
     res,
     200,
@@ -92,10 +99,14 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       usage: usage(billed, plan.outputTokens),
     },
     headers,
-    knobs.jsonChunks === 'alternate' ? (state.next('framing') % 2) * 2 : (knobs.jsonChunks ?? 0),
-    { intervalMs: knobs.chunkIntervalMs, cutHalfway: knobs.streamFault === 'reset' ? () => resetConnection(state, res) : undefined },
+    // A fault needs a chunked answer to happen halfway through: at least two writes.
+    fault ? Math.max(2, pieces) : pieces,
+    { intervalMs: knobs.chunkIntervalMs, atHalfway: fault ? () => applyFault(ctx, fault) : undefined },
   );
 }
+
+/** The provider's overloaded error, as an in-stream `error` event carries it. */
+const streamErrorBody = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
 
 /** The bill with the cache counts a test forces through knobs.cacheTokens (its writes as 5-minute ones), if any. */
 function forcedCache(billed: CacheUsage, cache: SimulatorKnobs['cacheTokens']): CacheUsage {
@@ -206,7 +217,7 @@ export async function applyFault(ctx: RouteContext, fault: NonNullable<RouteCont
       await resetConnection(state, res);
       return;
     case 'error':
-      writeSse(res, 'error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+      writeSse(res, 'error', streamErrorBody);
       res.end();
       return;
     case 'stall':

@@ -200,6 +200,38 @@ describe('POST /v1/messages, streaming', () => {
     expect(sim.requests('/v1/messages')[0].aborted).toBe(true);
   });
 
+  it('a non-streamed answer meets the same faults: truncate and reset halfway, error as a 200 body', async () => {
+    sim.knobs.streamFault = 'truncate';
+    const cut = await postMessages(hello);
+    expect(cut.status).toBe(200);
+    expect(cut.headers.get('content-length')).toBeNull();
+    const text = await cut.text();
+    expect(text.length).toBeGreaterThan(0);
+    expect(() => JSON.parse(text)).toThrow();
+
+    sim.knobs.streamFault = 'reset';
+    const reset = await postMessages(hello);
+    await expect(reset.text()).rejects.toThrow();
+
+    sim.knobs.streamFault = 'error';
+    const error = await postMessages(hello);
+    expect(error.status).toBe(200);
+    expect(await error.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  });
+
+  it('a stalled non-streamed answer stays open after half its writes', async () => {
+    sim.knobs.streamFault = 'stall';
+    const ac = new AbortController();
+    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify(hello), signal: ac.signal });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(first.value?.length).toBeGreaterThan(0);
+    const more = await Promise.race([reader.read().then(() => 'more'), new Promise((r) => setTimeout(() => r('silent'), 100))]);
+    expect(more).toBe('silent');
+    ac.abort();
+    await expect.poll(() => sim.requests('/v1/messages')[0].aborted).toBe(true);
+  });
+
   it('close() ends a stalled stream', async () => {
     const other = await startSimulator({ knobs: { streamFault: 'stall' } });
     const res = await fetch(`${other.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, stream: true }) });

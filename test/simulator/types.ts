@@ -40,6 +40,9 @@ export interface FailWith {
  * - reset: destroy the socket after half the deltas (no terminating chunk: the client sees a network error).
  * - stall: stop writing after half the deltas; the socket stays open until close() or the client aborts.
  * - error: send an in-stream `event: error` (overloaded_error) after half the deltas, then end.
+ * A non-streamed native message answer has the same faults (docs/testing.md "Faults"): it is then sent chunked
+ * (jsonChunks, at least 2 writes) and truncate/reset/stall happen after half the writes; error answers 200 with the
+ * error object as the body.
  */
 export type StreamFault = 'truncate' | 'reset' | 'stall' | 'error';
 
@@ -63,7 +66,7 @@ export interface SimulatorKnobs {
   /**
    * A non-streamed message answer sent without a content-length, chunked (Transfer-Encoding: chunked), in this many
    * writes, each on its own turn of the event loop (or chunkIntervalMs apart), as a provider behind a re-chunking
-   * CDN sends it; a streamFault of 'reset' cuts it after half the writes. Unset or 0: one write with a
+   * CDN sends it; a streamFault applies after half the writes (StreamFault). Unset or 0: one write with a
    * content-length. 'alternate': every other answer chunked in 2 writes, the rest with a length.
    */
   jsonChunks?: number | 'alternate';

@@ -1,9 +1,10 @@
 // Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode (cli-backend.ts), the
 // provider API in direct mode (direct-backend.ts). A backend yields native stream events and throws a ProxyError
 // (errors.ts) when the chat fails; a non-streaming answer is the same stream, collected
-// (translate/native-events-to-message.ts). routes/answer-chat.ts is written against this interface only.
+// (translate/native-events-to-message.ts), unless the backend can ask its upstream for the whole message at once
+// (message(), direct mode: docs/direct-mode.md). routes/answer-chat.ts is written against this interface only.
 
-import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { Logger } from '../logger.js';
 import type { ClientAuth } from '../upstream/client-auth.js';
 
@@ -29,4 +30,11 @@ export interface Backend {
    * non-streaming answer is then collected without a promise per event (docs/benchmarks.md).
    */
   forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context?: BackendContext): Promise<void>;
+  /**
+   * Optional, for a client that does not stream: the whole native message, asked of the upstream in one piece
+   * (no event to parse or collect); rejects with a ProxyError when the chat fails. Returns undefined, at once and
+   * without sending anything, when this request should be streamed and collected instead (e.g. an answer that
+   * may be too long to wait for in one piece).
+   */
+  message?(req: NativeRequest, signal: AbortSignal, context?: BackendContext): Promise<NativeMessage> | undefined;
 }

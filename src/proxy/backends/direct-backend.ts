@@ -1,15 +1,19 @@
 // DirectBackend (DESIGN.md "The flow of one chat"): sends a native request to the provider API with the credential
-// the client's auth calls for, always streaming, and yields the provider's native stream events as they arrive
-// (stream) or hands each to a callback (forEachEvent, for a non-streaming client).
+// the client's auth calls for, streaming, and yields the provider's native stream events as they arrive (stream)
+// or hands each to a callback (forEachEvent). For a client that does not stream, a request whose max_tokens is
+// within profile.api.nonStreamingMaxTokens is sent without `stream` and answered with the one message the provider
+// sends (message): no event to parse or collect, under the provider's own rule for how long such an answer may
+// take (docs/direct-mode.md "`/api/v1/chat/completions`: DirectBackend").
 // The SSE is read by the one upstream reader (upstream/sse-reader.ts, push form); every event is checked to be an object with
 // a `type` before it is handed on. Errors before the first event are thrown as ProxyErrors (the route answers with a
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
 
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
-import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
-import type { ProviderAnswer, ProviderClient } from '../upstream/provider-client.js';
-import { readLimited } from '../upstream/read-limited.js';
+import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import { mapNativeError } from '../translate/map-native-error.js';
+import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../upstream/provider-client.js';
+import { readLimited, readUpTo } from '../upstream/read-limited.js';
 import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../upstream/upstream-error.js';
 
@@ -18,6 +22,52 @@ export interface DirectBackendOptions {
   client: ProviderClient;
   /** Path of the messages endpoint under the API base (profile.api.messagesPath). */
   messagesPath: string;
+  /** A non-streaming chat with max_tokens up to this is asked for as one message (profile.api.nonStreamingMaxTokens). */
+  nonStreamingMaxTokens: number;
+  /** That request's deadline, at least the first-byte deadline (profile.api.nonStreamingTimeoutMs). */
+  nonStreamingTimeoutMs: number;
+}
+
+/**
+ * The largest non-streamed message read (bytes): far above what 8,192 output tokens make, even as tool input
+ * JSON, and a bound on what a misbehaving upstream can make the proxy hold.
+ */
+export const messageLimitBytes = 16 * 1024 * 1024;
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A 200 body of a non-streamed request -> the native message, checked as far as the translators read it (a
+ * content array of typed blocks, a model name, a usage object); `{type:'error'}` is the provider's error, mapped as
+ * a stream's error event is.
+ */
+function toMessage(text: string): NativeMessage {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new ProxyError('upstream', 'The provider answered a non-streamed request with a body that is not JSON');
+  }
+  if (!isObject(data)) throw new ProxyError('upstream', 'The provider answered a non-streamed request with JSON that is not an object');
+  if (data.type === 'error') {
+    const e = isObject(data.error) ? data.error : {};
+    throw mapNativeError({ type: typeof e.type === 'string' ? e.type : 'api_error', message: typeof e.message === 'string' ? e.message : '' });
+  }
+  if (data.type !== 'message') {
+    throw new ProxyError('upstream', `The provider answered a non-streamed request with ${typeof data.type === 'string' ? `a ${data.type.slice(0, 40)}` : 'an object without a type'} instead of a message`);
+  }
+  if (!Array.isArray(data.content) || !data.content.every((b) => isObject(b) && typeof b.type === 'string')) {
+    throw new ProxyError('upstream', 'The provider answered a non-streamed request with a message whose content is not a list of blocks');
+  }
+  if (typeof data.model !== 'string') data.model = '';
+  if (!isObject(data.usage)) data.usage = {};
+  if (data.stop_reason === undefined) data.stop_reason = null;
+  if (data.stop_sequence === undefined) data.stop_sequence = null;
+  return data as unknown as NativeMessage;
 }
 
 function toEvent(msg: SseMessage): NativeStreamEvent {
@@ -122,27 +172,47 @@ export class DirectBackend implements Backend {
     });
   }
 
-  /** Sends the chat upstream (always streaming) and returns the answer once it is known to be an event stream. */
-  private async open(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<ProviderAnswer> {
+  /**
+   * The whole message, asked for without `stream` when max_tokens is within opts.nonStreamingMaxTokens; undefined
+   * (nothing sent) otherwise, and the route streams and collects as before. The provider sends nothing until such
+   * an answer is complete, so its first-byte deadline is opts.nonStreamingTimeoutMs; the idle deadline still
+   * bounds a body that stalls once it started, and TCP keep-alive (undici's connector) keeps the quiet
+   * connection from being dropped as idle on the way.
+   */
+  message(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): Promise<NativeMessage> | undefined {
+    const bound = this.opts.nonStreamingMaxTokens;
+    if (!(bound > 0 && req.max_tokens <= bound)) return undefined;
+    return this.whole(req, signal, context);
+  }
+
+  private async whole(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<NativeMessage> {
     const { client } = this.opts;
-    const answer = await client.send({
-      method: 'POST',
-      path: this.opts.messagesPath,
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...context.headers },
-      body: JSON.stringify(withStream(req)),
-      auth: context.auth ?? { kind: 'cli-oauth' },
-      signal,
-    });
+    const deadline = Math.max(client.timeouts.upstreamFirstByteTimeoutMs, this.opts.nonStreamingTimeoutMs);
+    let answer: ProviderAnswer;
     try {
-      if (answer.statusCode < 200 || answer.statusCode >= 300) {
-        let text = '';
-        try {
-          text = await readLimited(answer.body);
-        } catch (err) {
-          throw fromTransportError(err, client.timeouts);
-        }
-        throw fromErrorAnswer(answer.statusCode, answer.headers, text);
+      answer = await this.send(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline });
+    } catch (err) {
+      // The first-byte deadline of this request is not UPSTREAM_FIRST_BYTE_TIMEOUT_MS alone: say which it was.
+      if (err instanceof ProxyError && err.kind === 'timeout' && (err.cause as { code?: string } | undefined)?.code === 'UND_ERR_HEADERS_TIMEOUT') {
+        throw new ProxyError('timeout', `The provider did not answer a non-streamed request within ${deadline} ms (the larger of UPSTREAM_FIRST_BYTE_TIMEOUT_MS and the provider profile's api.nonStreamingTimeoutMs)`, { cause: err.cause });
       }
+      throw err;
+    }
+    try {
+      const read = await readUpTo(answer.body, messageLimitBytes);
+      if (!read.whole) throw new ProxyError('upstream', `The provider's non-streamed answer is larger than ${messageLimitBytes} bytes`);
+      return toMessage(read.whole.toString('utf8'));
+    } catch (err) {
+      throw fromTransportError(err, client.timeouts);
+    } finally {
+      if (!answer.body.destroyed && !answer.body.readableEnded) answer.body.destroy();
+    }
+  }
+
+  /** Sends the chat upstream streaming and returns the answer once it is known to be an event stream. */
+  private async open(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<ProviderAnswer> {
+    const answer = await this.send(signal, context, { headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...context.headers }, body: JSON.stringify(withStream(req)) });
+    try {
       const type = String(answer.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
         throw new ProxyError('upstream', `The provider answered a streaming request with ${type || 'no content type'} instead of an event stream`);
@@ -152,5 +222,21 @@ export class DirectBackend implements Backend {
       if (!answer.body.destroyed) answer.body.destroy();
       throw err;
     }
+  }
+
+  /** Sends the chat with the request's credential; a non-2xx answer is thrown as the provider's error (fromErrorAnswer). */
+  private async send(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): Promise<ProviderAnswer> {
+    const { client } = this.opts;
+    const answer = await client.send({ method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, ...how });
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return answer;
+    let text = '';
+    try {
+      text = await readLimited(answer.body);
+    } catch (err) {
+      throw fromTransportError(err, client.timeouts);
+    } finally {
+      if (!answer.body.destroyed) answer.body.destroy();
+    }
+    throw fromErrorAnswer(answer.statusCode, answer.headers, text);
   }
 }

@@ -101,8 +101,9 @@ export interface NativeMessagesRequest {
 export type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
 
 /**
- * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). A backend always streams: a non-streaming
- * answer is the same stream, collected by the route, so `stream` is not part of it.
+ * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). `stream` is not part of it: the backend decides
+ * how it talks to its upstream (a stream, collected by the route for a non-streaming client, or one whole message
+ * through Backend.message: backends/backend.ts).
  */
 export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
 

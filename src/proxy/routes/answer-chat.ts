@@ -3,6 +3,9 @@
 //   route: validate -> translate to one NativeRequest -> Chat
 //   here:  Backend.stream(request, signal) -> the served model named -> the one observer (upstream/chat-observer.ts:
 //          first token, usage, served model) -> the output's shape
+//   A client that does not stream gets the stream collected into one message, or the backend's whole message
+//   when it asked its upstream for one (Backend.message, direct mode: docs/direct-mode.md); the model is named
+//   and the observer told the same way, and the output code is the same.
 // Output shapes:
 //   messages     native message JSON, or the native event stream WITH `event:` lines (message_start ...
 //                message_stop) so the official native SDK's stream helper consumes it
@@ -15,7 +18,7 @@
 
 import type { Backend, BackendContext } from '../backends/backend.js';
 import { ProxyError } from '../errors.js';
-import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
@@ -61,7 +64,8 @@ export interface Chat {
 
 /**
  * Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids"): the
- * one change this path makes to a backend's event before the client's translator and the observer see it.
+ * one change this path makes to a backend's event (or whole message) before the client's translator and the
+ * observer see it.
  */
 function nameServedModel(chat: Chat, event: NativeStreamEvent): void {
   if (chat.servedName && event.type === 'message_start') event.message.model = chat.servedName(event.message.model);
@@ -107,10 +111,18 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   };
   const observer = new ChatObserver(state, { now: services.deps.now });
   if (!chat.stream) {
-    const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
-    const message = backend.forEachEvent
-      ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
-      : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
+    const whole = backend.message?.(chat.request, state.signal, context);
+    let message: NativeMessage;
+    if (whole) {
+      message = await whole;
+      if (chat.servedName) message.model = chat.servedName(message.model);
+      observer.message(message as unknown as Record<string, unknown>);
+    } else {
+      const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
+      message = backend.forEachEvent
+        ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
+        : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
+    }
     if (chat.output === 'messages') ctx.body = message;
     else {
       const completion = nativeMessageToCompletion(message, completionMeta(chat, services));
