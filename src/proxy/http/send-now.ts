@@ -4,6 +4,7 @@
 // chunked answer"). Nothing after `await next()` in the chain writes to a response (docs/http.md), so nothing is
 // lost by writing first; ctx.body still holds the answer for the request log and the body inspector.
 
+import { setHeader } from './set-header.js';
 import type { ProxyContext } from './types.js';
 
 export function sendNow(ctx: ProxyContext, body: Buffer): void {
@@ -13,4 +14,10 @@ export function sendNow(ctx: ProxyContext, body: Buffer): void {
   ctx.respond = false;
   ctx.res.statusCode = ctx.status;
   ctx.res.end(body);
+}
+
+/** A JSON answer, serialised and typed as Koa would (no indentation, `application/json; charset=utf-8`), written now. */
+export function sendJson(ctx: ProxyContext, value: unknown): void {
+  setHeader(ctx, 'content-type', 'application/json; charset=utf-8');
+  sendNow(ctx, Buffer.from(JSON.stringify(value), 'utf8'));
 }

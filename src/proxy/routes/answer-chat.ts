@@ -22,6 +22,7 @@ import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
+import { sendJson } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
 import { failAfterHeaders } from '../http/stream-error.js';
@@ -123,10 +124,11 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
         ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
         : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
     }
-    if (chat.output === 'messages') ctx.body = message;
+    // Written the moment it is ready (http/send-now.ts), not after the middleware chain unwinds.
+    if (chat.output === 'messages') sendJson(ctx, message);
     else {
       const completion = nativeMessageToCompletion(message, completionMeta(chat, services));
-      ctx.body = chat.legacyFunctions ? completionToLegacyFunctionCall(completion) : completion;
+      sendJson(ctx, chat.legacyFunctions ? completionToLegacyFunctionCall(completion) : completion);
     }
     return;
   }
