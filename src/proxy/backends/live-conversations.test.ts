@@ -71,6 +71,22 @@ describe('LiveConversations', () => {
     expect(reg.snapshot()).toMatchObject({ live: 1, busy: 1, continued: 1, kept: 1 });
   });
 
+  it('forgets a conversation found dead when its turn was written, counted as lost instead of continued', () => {
+    const { reg } = registry();
+    const c = kept(reg);
+    expect(reg.takeContinuation('k', two)).toBe(c);
+    reg.lost(c);
+    expect(c.ended).toBe(true);
+    expect(reg.list()).toEqual([]);
+    expect(reg.takeContinuation('k', two)).toBeUndefined();
+    expect(reg.snapshot()).toMatchObject({ live: 0, continued: 0, kept: 1, lost: 1 });
+    // One that waited for tool results was never counted as continued.
+    const waiting = new FakeConversation('k');
+    reg.track(waiting);
+    reg.lost(waiting, false);
+    expect(reg.snapshot()).toMatchObject({ live: 0, continued: 0, lost: 2 });
+  });
+
   it('ends the least recently used idle conversation to keep one over the cap, and refuses when none is idle', () => {
     const { reg, tick } = registry({ max: 2 });
     const a = kept(reg);

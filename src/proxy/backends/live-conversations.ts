@@ -13,6 +13,8 @@
 //   settings that reach the child) is ended: idle ones at once (checked on every request and every few seconds),
 //   busy ones when their turn ends.
 // - close() (stop and quit) ends every conversation and waits until the processes have exited.
+// - A conversation handed out whose process turns out to have died between turns (`lost`) is forgotten and counted
+//   apart: its request goes to a fresh process, so it did not continue anything.
 // Ending is injected so the rules are tested without processes.
 
 import type { NativeMessageParam } from '../formats/native.js';
@@ -72,13 +74,18 @@ export interface LiveConversationsSnapshot {
   evicted: number;
   /** Ended because the login or the settings changed. */
   replaced: number;
+  /**
+   * Follow-ups (a new user turn, or tool results) whose process had died between turns before it answered: answered
+   * by a fresh process with the whole conversation.
+   */
+  lost: number;
   conversations: Array<{ id: string; model: string; state: ConversationState; turns: number; ageMs: number; idleMs: number; rssBytes?: number }>;
 }
 
 export class LiveConversations<C extends LiveConversation> {
   private readonly all = new Set<C>();
   private readonly timers = new Map<C, ReturnType<typeof setTimeout>>();
-  private readonly counts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0 };
+  private readonly counts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0, lost: 0 };
   private checker: ReturnType<typeof setInterval> | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -116,6 +123,18 @@ export class LiveConversations<C extends LiveConversation> {
       return c;
     }
     return undefined;
+  }
+
+  /**
+   * `c` died between turns: a request took it (`continued`: handed out by takeContinuation; otherwise it waited for
+   * a client's tool results) and found it dead before it answered; the request falls back to a fresh process. It is
+   * forgotten, and counted as lost instead of continued.
+   */
+  lost(c: C, continued = true): void {
+    if (c.state !== 'ended') c.end();
+    this.forget(c);
+    if (continued) this.counts.continued--;
+    this.counts.lost++;
   }
 
   /** A request is reading a turn of `c` (a fresh process, or a warm one from the pool): it is registered. */
