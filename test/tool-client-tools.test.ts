@@ -361,6 +361,57 @@ describe('edges of a tool loop', () => {
     expect(record.prompt).toContain('[tool result for call_from_before: snow]');
   });
 
+  describe('a waiting process that died before the results came (docs/tool-mode.md "Live conversations")', () => {
+    const results = (first: { content: Array<{ id: string }> }) => ({
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+      ],
+    });
+    const lost = async (b: ToolBed) =>
+      ((await (await fetch(`${b.url}/health/detailed`)).json()) as { components: { cli_conversations: { lost: number; live: number } } }).components.cli_conversations;
+
+    it('killed while it waited: the results go to a fresh process with the transcript', async () => {
+      bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 4 });
+      const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; type: string }> };
+      expect(first.content[0].type).toBe('tool_use');
+      const [record] = await chats(bed);
+      expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
+      process.kill(record.pid, 'SIGKILL');
+      expect(await waitFor(async () => (await cliCounts(bed!)).waiting === 0, 5000)).toBe(true);
+      const res = await postJson(`${bed.url}/v1/messages`, results(first));
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Answered from the transcript.' }]);
+      const records = await chats(bed);
+      expect(records).toHaveLength(2);
+      expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
+    });
+
+    it('dying as the results reach it, before it printed anything: a fresh process with the transcript answers, once', async () => {
+      bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_DIE_ON_TOOL_RESULT: '1' } }, { cliLiveMax: 4 });
+      const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; type: string }> };
+      expect(first.content[0].type).toBe('tool_use');
+      const res = await postJson(`${bed.url}/v1/messages`, { ...results(first), stream: true });
+      expect(res.status).toBe(200);
+      const events = await readSse(res);
+      expect(events.map((e) => e.event)).not.toContain('error');
+      const text = events
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => (e.data as { delta: { text?: string } }).delta.text ?? '')
+        .join('');
+      expect(text).toBe('Answered from the transcript.');
+      const records = await chats(bed);
+      expect(records).toHaveLength(2);
+      expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
+      expect(await lost(bed)).toMatchObject({ lost: 1, live: 1 });
+      expect(bed.proxy.logs().find((l) => String(l.msg).includes('had died'))).toMatchObject({ requestId: expect.any(String), pid: records[0].pid });
+    });
+  });
+
   it('a client that leaves while the answer to its results streams ends the CLI; nothing waits', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '2000' } });
     const controller = new AbortController();

@@ -2,13 +2,21 @@
 // reads user lines turn after turn as the real CLI does and records every turn it was written: a follow-up turn
 // continues in the same process and only the new turn is written to it; anything else starts a fresh process; a
 // client gone mid-turn, the caps, the idle lifetime, a login change and stop end them; /health/detailed shows them.
+// A live process that died between turns is replaced, once, by a fresh process before anything reached the client.
 
-import { rm, utimes, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Settings } from '../src/proxy/config.js';
-import type { FakeCliKnobs, FakeCliRecord } from './fixtures/fake-cli.js';
-import { postJson, readSse, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
+import { CliBackend } from '../src/proxy/backends/cli-backend.js';
+import { validateSettings, type Settings } from '../src/proxy/config.js';
+import type { NativeStreamEvent } from '../src/proxy/formats/native.js';
+import { createLogger } from '../src/proxy/logger.js';
+import { createProfile } from '../src/proxy/profile.js';
+import { makeFakeCli, type FakeCliKnobs, type FakeCliRecord } from './fixtures/fake-cli.js';
+import { childEnv, postJson, readSse, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
 
 const model = 'assistant-sonnet-4-20250514';
 const reply = 'Hi from fake!';
@@ -45,6 +53,7 @@ interface LiveView {
   expired: number;
   evicted: number;
   replaced: number;
+  lost: number;
   conversations: Array<{ id: string; state: string; turns: number; model: string }>;
 }
 
@@ -255,5 +264,138 @@ describe('the warm pool is the same mechanism with no history', () => {
     const withOne = (await chatRecords(b)).filter((r) => r.turns.includes('one'));
     expect(withOne).toHaveLength(1);
     expect(withOne[0].turns).toEqual(['one', 'two']);
+  });
+});
+
+describe('a live process that died between turns', () => {
+  const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
+  const follow: Msg[] = [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }];
+
+  /** The follow-up went to a second, fresh process whose one turn is the whole conversation. */
+  async function answeredAfresh(b: ToolBed): Promise<void> {
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[0].turns).toEqual(['My name is Ada.', 'What is my name?']);
+    expect(records[1].turns).toHaveLength(1);
+    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    expect(records[1].turns[0]).toContain('What is my name?');
+    const view = await live(b);
+    // The dead one is gone from the registry; the fresh one is kept for the next turn.
+    expect(view).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
+    expect(alive(records[1].pid)).toBe(true);
+    const warned = b.proxy.logs().find((l) => String(l.msg).includes('had died between turns'));
+    expect(warned).toMatchObject({ level: 40, pid: records[0].pid, requestId: expect.any(String) });
+  }
+
+  it('dying on the follow-up before it printed anything: a fresh process answers with the whole conversation', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    await expect.poll(async () => (await live(b)).idle).toBe(1);
+    expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+    await answeredAfresh(b);
+    // The fresh process continues as a live conversation.
+    expect(await ask(b, [...follow, { role: 'assistant', content: reply }, { role: 'user', content: 'Thanks.' }])).toEqual({ status: 200, text: reply });
+    expect((await chatRecords(b))[1].turns.slice(1)).toEqual(['Thanks.']);
+  });
+
+  it('the same when the follow-up is streamed on the compatible route', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    const res = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, stream: true, messages: follow });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => e.data as { error?: unknown; choices: Array<{ delta: { content?: string } }> });
+    expect(chunks.some((c) => c.error)).toBe(false);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(reply);
+    await answeredAfresh(b);
+  });
+
+  it('dying after its answer started: an error in the stream, no fresh process (SPEC.md section 7)', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash-mid' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: follow });
+    const events = await readSse(res);
+    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(await chatRecords(b)).toHaveLength(1);
+    expect(await live(b)).toMatchObject({ live: 0, lost: 0 });
+  });
+
+  it('at most one fresh try: when it fails too, the route family\'s error shape', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    // From now on every new process crashes at start; the live one still runs with the old knobs.
+    const wrapper = await readFile(b.cli.path, 'utf8');
+    await writeFile(b.cli.path, wrapper.replace(/^exec /m, "export FAKE_CLI_SCENARIO='crash'\nexec "));
+    const native = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, messages: follow });
+    expect(native.status).toBe(500);
+    const body = (await native.json()) as { type: string; error: { type: string; message: string } };
+    expect(body).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(body.error.message).toMatch(/exited with code 2/);
+    // Two processes: the live one that died on the follow-up, and the one fresh try (which crashed at start).
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[0].turns).toEqual(['My name is Ada.', 'What is my name?']);
+    expect(records[1].turns).toEqual([]);
+    expect(b.proxy.logs().filter((l) => String(l.msg).includes('had died between turns'))).toHaveLength(1);
+    expect(await live(b)).toMatchObject({ live: 0, lost: 1 });
+    expect(await b.cli.alivePids()).toEqual([]);
+
+    // The compatible route answers the same failure in its own shape.
+    const compat = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, messages: follow });
+    expect(compat.status).toBe(500);
+    expect(((await compat.json()) as { error: { code: string } }).error.code).toBe('internal_server_error');
+  });
+});
+
+describe('a live process found dead before the registry saw it exit', () => {
+  it('is dropped, and the follow-up is answered by a fresh process with the whole conversation', async () => {
+    const cli = await makeFakeCli();
+    const base = await mkdtemp(join(tmpdir(), 'live-dead-'));
+    const profile = createProfile({});
+    const config = validateSettings({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), cliLiveMax: 4, cliPoolSize: 0, logLevel: 'debug' }, profile);
+    let logText = '';
+    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }));
+    const backend = new CliBackend({ config, profile, logger: logger.child({ requestId: 'req-test' }), findCli: () => ({ path: cli.path, searched: [] }), childEnv });
+    const cliModel = 'claude-sonnet-4-20250514';
+    const answer = async (events: AsyncIterator<NativeStreamEvent>, firstOne?: Promise<IteratorResult<NativeStreamEvent>>) => {
+      let text = '';
+      for (let r = await (firstOne ?? events.next()); !r.done; r = await events.next()) {
+        if (r.value.type === 'content_block_delta' && r.value.delta.type === 'text_delta') text += r.value.delta.text;
+      }
+      return text;
+    };
+    try {
+      const one = [{ role: 'user' as const, content: 'My name is Ada.' }];
+      expect(await answer(backend.stream({ model: cliModel, max_tokens: 50, messages: one }, new AbortController().signal)[Symbol.asyncIterator]())).toBe(reply);
+      expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
+      const [rec] = (await cli.records()).filter((r) => r.argv.includes('-p'));
+
+      // Killed, and not yet reaped: node has not seen the exit, so the registry still lists the process as alive.
+      process.kill(rec.pid, 'SIGKILL');
+      const until = Date.now() + 5000;
+      while (readFileSync(`/proc/${rec.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+      expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
+      const two = [...one, { role: 'assistant' as const, content: reply }, { role: 'user' as const, content: 'What is my name?' }];
+      const events = backend.stream({ model: cliModel, max_tokens: 50, messages: two }, new AbortController().signal)[Symbol.asyncIterator]();
+      // The first step runs up to the continuation's write before the event loop can reap the child.
+      const firstOne = events.next();
+      expect(await answer(events, firstOne)).toBe(reply);
+
+      const records = (await cli.records()).filter((r) => r.argv.includes('-p'));
+      expect(records).toHaveLength(2);
+      expect(records[1].turns).toHaveLength(1);
+      expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(records[1].turns[0]).toContain('What is my name?');
+      const view = backend.liveSnapshot();
+      expect(view).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
+      expect(view.conversations.map((c) => c.turns)).toEqual([1]);
+      expect(logText).toContain('had died between turns');
+      expect(logText).toContain('req-test');
+    } finally {
+      await backend.close();
+      await cli.cleanup();
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,9 @@
 // that may outlive the request. A request whose messages continue a live conversation by one user message is
 // written only that message (live-conversations.ts); otherwise a warm process of the pool (a conversation with no
 // history, cli-pool.ts) or a new one is given the whole conversation. After a successful turn the process stays,
-// idle, for the next turn; after a failure, a deadline or a gone client it is ended.
+// idle, for the next turn; after a failure, a deadline or a gone client it is ended. A live process found dead when
+// the follow-up is written to it (it died between turns, before the registry saw it exit) is dropped, and the
+// request is answered by a fresh process with the whole conversation, once, since nothing was sent yet.
 //
 // Isolation (docs/tool-mode.md "Isolation"): children load none of the user's settings sources, MCP servers or
 // session history unless CLI_USER_SETUP is on, and get their system prompt through an owner-only file
@@ -237,67 +239,87 @@ export class CliBackend implements Backend {
       const spec = toSpec(input);
       const key = keyOf(spec);
       // A live conversation this request continues: only the new user turn is written to it.
-      const continued = input.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
-      let how: 'continued' | 'warm' | 'cold' = 'continued';
-      if (continued) {
-        conv = continued;
-        conv.write(input.turn!);
-      } else {
-        // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
-        const warm = this.pool.take(spec);
-        conv = warm ?? this.startProcess(cliPath, input, key);
-        how = warm ? 'warm' : 'cold';
-        this.live.track(conv);
-        conv.write(input.stdin);
-      }
-      const running = conv;
-      if (!this.children.has(running)) {
-        this.children.add(running);
-        void running.exited.then(() => this.children.delete(running));
-      }
-      // The slot is held until the turn ends with the process kept, or until the process has really exited.
-      const slot = once(release);
-      release = undefined;
-      void running.exited.then(slot);
-      log.debug({ pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 }, 'assistant CLI turn started');
-
-      const offStop = deadlines.onStop(() => running.end());
-
-      const turn = {
-        translate: createCliTranslateState({
-          model: req.model,
-          notLoggedInPattern: profile.cli.notLoggedInPattern,
-          loginHint: profile.cli.loginHint,
-        }),
-        answer: [] as string[],
-      };
-      running.turn = turn;
+      let continued = input.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
+      // At most two tries: the live process, and when it turns out to have died between turns before it answered
+      // anything (docs/tool-mode.md "Live conversations"), one fresh process with the whole conversation.
       for (;;) {
-        const item = await running.next(deadlines.signal);
-        if (item.kind === 'end') {
-          finished = true;
-          throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
+        // The fallback's fresh process takes a slot of its own before it starts (the dead one's was freed at its exit).
+        release ??= await this.slots.acquire(deadlines.signal);
+        let how: 'continued' | 'warm' | 'cold' = 'continued';
+        if (continued) {
+          conv = continued;
+          conv.write(input.turn!);
+        } else {
+          // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
+          const warm = this.pool.take(spec);
+          conv = warm ?? this.startProcess(cliPath, input, key);
+          how = warm ? 'warm' : 'cold';
+          this.live.track(conv);
+          conv.write(input.stdin);
         }
-        const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
-        if (!stepped) continue;
-        const { parsed, step } = stepped;
-        if (parsed.kind === 'unknown') log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
-        if (step.error) {
-          finished = true;
-          throw step.error;
+        const running = conv;
+        if (!this.children.has(running)) {
+          this.children.add(running);
+          void running.exited.then(() => this.children.delete(running));
         }
-        for (const event of step.events) {
-          deadlines.markAnswering();
-          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
-          yield event;
-        }
-        if (step.done) {
-          finished = true;
-          offStop();
-          // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
-          if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
-          if (kept) slot();
-          return;
+        // The slot is held until the turn ends with the process kept, or until the process has really exited.
+        const slot = once(release);
+        release = undefined;
+        void running.exited.then(slot);
+        log.debug({ pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 }, 'assistant CLI turn started');
+
+        const offStop = deadlines.onStop(() => running.end());
+        const turn = {
+          translate: createCliTranslateState({
+            model: req.model,
+            notLoggedInPattern: profile.cli.notLoggedInPattern,
+            loginHint: profile.cli.loginHint,
+          }),
+          answer: [] as string[],
+        };
+        running.turn = turn;
+        let answered = false;
+        for (;;) {
+          const item = await running.next(deadlines.signal);
+          if (item.kind === 'end') {
+            if (how === 'continued' && !answered) {
+              // Nothing reached the client yet: the request is answered as one that continues no live conversation.
+              offStop();
+              log.warn(
+                { pid: running.pid, conversation: running.id, exitCode: item.end.exitCode, signal: item.end.signal },
+                'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
+              );
+              // Its slot is freed when it has exited (`slot` above runs first): the fresh process takes one anew.
+              await running.exited;
+              this.live.lost(running);
+              continued = undefined;
+              break;
+            }
+            finished = true;
+            throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
+          }
+          const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
+          if (!stepped) continue;
+          const { parsed, step } = stepped;
+          if (parsed.kind === 'unknown') log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
+          if (step.error) {
+            finished = true;
+            throw step.error;
+          }
+          for (const event of step.events) {
+            answered = true;
+            deadlines.markAnswering();
+            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
+            yield event;
+          }
+          if (step.done) {
+            finished = true;
+            offStop();
+            // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
+            if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
+            if (kept) slot();
+            return;
+          }
         }
       }
     } finally {

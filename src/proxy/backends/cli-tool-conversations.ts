@@ -125,20 +125,27 @@ export class CliToolConversations {
       for (const [id, result] of answers) conv.server.answer(id, result);
       conv.cli.resume(Date.now());
       log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
-      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv);
+      // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
+      // in the transcript, as results no process waits for do.
+      const fresh = () => {
+        const input = makeInput();
+        return this.open(req, input, plan, this.keyFor(input, plan), log);
+      };
+      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv, { fresh, continued: false });
     }
     const input = makeInput();
     const key = this.keyFor(input, plan);
+    const fresh = () => this.open(req, input, plan, key, log);
     // A finished tool loop kept as a live conversation, which this request continues by one user turn.
     const continued = input.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
     const tool = continued && this.byCli.get(continued);
     if (continued && tool) {
       continued.write(input.turn!);
       log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
-      return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool);
+      return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool, { fresh, continued: true });
     }
     continued?.end();
-    return this.drive(req, () => this.open(req, input, plan, key, log), signal, log, resultsReturn);
+    return this.drive(req, fresh, signal, log, resultsReturn);
   }
 
   /**
@@ -251,8 +258,13 @@ export class CliToolConversations {
     return this.host.live.keep(conv.cli, historyAfterTurn(req.messages, answer));
   }
 
-  /** One client answer from the conversation's process: until its `result`, or until it calls client tools. */
-  /** `taken` is a conversation the request already took (resumed or continued): it ends if the request fails early. */
+  /**
+   * One client answer from the conversation's process: until its `result`, or until it calls client tools. `taken`
+   * is a conversation the request already took (resumed or continued): it ends if the request fails early, and when
+   * its process turns out to have died before it answered anything, `fallback.fresh` starts the one fresh process that
+   * answers instead (docs/tool-mode.md "Live conversations"); `fallback.continued` says `taken` was a live
+   * conversation continued by a user turn (rather than one waiting for tool results).
+   */
   private async *drive(
     req: NativeRequest,
     getConv: () => Promise<ToolConversation>,
@@ -260,6 +272,7 @@ export class CliToolConversations {
     log: Logger,
     resultsReturn: boolean,
     taken?: ToolConversation,
+    fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean },
   ): AsyncGenerator<NativeStreamEvent> {
     const { profile, usage } = this.host.options;
     const deadlines = this.host.deadlines(signal);
@@ -270,51 +283,69 @@ export class CliToolConversations {
     let pauseUsage: NativeUsage | undefined;
     const answer: string[] = [];
     try {
-      release = await this.host.acquireSlot(deadlines.signal);
-      if (deadlines.signal.aborted) throw deadlines.signal.reason;
-      conv = await getConv();
-      const running = conv;
-      running.slot = release;
-      release = undefined;
-      if (running.exited) running.releaseSlot();
-      deadlines.markRunning();
-      const offStop = deadlines.onStop(() => running.end());
+      let open = getConv;
+      for (;;) {
+        release ??= await this.host.acquireSlot(deadlines.signal);
+        if (deadlines.signal.aborted) throw deadlines.signal.reason;
+        conv = await open();
+        const running = conv;
+        running.slot = release;
+        release = undefined;
+        if (running.exited) running.releaseSlot();
+        deadlines.markRunning();
+        const offStop = deadlines.onStop(() => running.end());
 
-      const state = createCliTranslateState({
-        model: req.model,
-        notLoggedInPattern: profile.cli.notLoggedInPattern,
-        loginHint: profile.cli.loginHint,
-        clientToolNames: running.plan.clientToolNames,
-        ...(running.reported ? { usageBase: running.reported } : {}),
-      });
-      try {
-        for (;;) {
-          const item = await running.cli.next(deadlines.signal);
-          if (item.kind === 'end') {
-            const end = finishCliLines(state);
-            throw this.host.endError(end.error, item.end, running.cli.stderrTail);
+        const state = createCliTranslateState({
+          model: req.model,
+          notLoggedInPattern: profile.cli.notLoggedInPattern,
+          loginHint: profile.cli.loginHint,
+          clientToolNames: running.plan.clientToolNames,
+          ...(running.reported ? { usageBase: running.reported } : {}),
+        });
+        let answered = false;
+        try {
+          for (;;) {
+            const item = await running.cli.next(deadlines.signal);
+            if (item.kind === 'end') {
+              if (running === taken && fallback && !answered) {
+                // Nothing reached the client yet: answered as a request no live process waits for.
+                log.warn(
+                  { pid: running.pid, exitCode: item.end.exitCode, signal: item.end.signal },
+                  'the assistant CLI kept for this conversation had died; a fresh one answers with the whole conversation',
+                );
+                // Its slot is freed when its exit is seen; the fresh process takes one anew.
+                await running.cli.exited;
+                this.host.live.lost(taken.cli, fallback.continued);
+                running.end();
+                open = fallback.fresh;
+                break;
+              }
+              const end = finishCliLines(state);
+              throw this.host.endError(end.error, item.end, running.cli.stderrTail);
+            }
+            const step = stepLine(item.line, state, deadlines, log, usage)?.step;
+            if (!step) continue;
+            if (step.error) throw step.error;
+            for (const event of step.events) {
+              answered = true;
+              deadlines.markAnswering();
+              if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
+              if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
+              yield event;
+            }
+            if (step.pause) {
+              outcome = 'paused';
+              pausedFor = step.pause;
+              return;
+            }
+            if (step.done) {
+              outcome = 'finished';
+              return;
+            }
           }
-          const step = stepLine(item.line, state, deadlines, log, usage)?.step;
-          if (!step) continue;
-          if (step.error) throw step.error;
-          for (const event of step.events) {
-            deadlines.markAnswering();
-            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
-            if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
-            yield event;
-          }
-          if (step.pause) {
-            outcome = 'paused';
-            pausedFor = step.pause;
-            return;
-          }
-          if (step.done) {
-            outcome = 'finished';
-            return;
-          }
+        } finally {
+          offStop();
         }
-      } finally {
-        offStop();
       }
     } finally {
       deadlines.dispose();
