@@ -310,6 +310,20 @@ describe('a live process that died between turns', () => {
     await answeredAfresh(b);
   });
 
+  it('killed while idle, its exit seen: dropped at once, and the follow-up starts afresh like any other', async () => {
+    const b = await start();
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    const [rec] = await chatRecords(b);
+    process.kill(rec.pid, 'SIGKILL');
+    await expect.poll(async () => (await live(b)).live).toBe(0);
+    expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    // Nothing was found dead on a follow-up: the registry had already let it go.
+    expect(await live(b)).toMatchObject({ live: 1, lost: 0, continued: 0 });
+  });
+
   it('dying after its answer started: an error in the stream, no fresh process (SPEC.md section 7)', async () => {
     const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash-mid' } });
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
