@@ -4,7 +4,9 @@
 // stays alive, its MCP calls waiting: the conversation is parked under the calls' tool_use ids. The client's next
 // request that carries results for those ids answers the waiting calls and reads what the CLI says next from the
 // same process. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
-// a fresh process with the whole conversation written as a transcript, as every other chat does.
+// a fresh process with the whole conversation written as a transcript, as every other chat does; so does one whose
+// waiting or live process is found dead before it printed anything of the answer (docs/tool-mode.md "Live
+// conversations").
 //
 // The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
 // 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
