@@ -2,7 +2,8 @@
 // could do, each attack of docs/security.md run against a real proxy on 127.0.0.1 (the browser-borne ones are run
 // again with real Chromium in security.browser.test.ts):
 // - requests a browser marks as another origin's are refused before any work, without a ledger row, without
-//   drawing on the rate limit local clients share, and counted in a metric; non-browser clients are unaffected;
+//   drawing on the rate limit local clients share, and counted in a metric; non-browser clients are unaffected; a
+//   flood of them is one warn line a minute per source;
 // - PROXY_ACCESS_KEY, when set, is required on loopback too, except for basic /health and GET /;
 // - captured bodies (CAPTURE_BODIES) keep no key or token of any common shape, nor the access key;
 // - connection caps close extra connections with one log line; a connection that never sends its head is closed;
@@ -152,6 +153,36 @@ describe('requests a browser marks as from another origin', () => {
     expect(preflight.status).toBe(204);
     expect((await raw(proxy.port, { path: '/health', headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
     expect((await raw(proxy.port, { path: '/', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+  });
+
+  it("cannot flood the log: per source, one warn line a minute, the rest at debug, every one answered and counted", async () => {
+    let clock = Date.now();
+    const proxy = await started(startProxy({ modes: ['tool'] }, { deps: { now: () => clock } }));
+    const sources: Array<{ name: string; headers: Record<string, string>; times: number }> = [
+      { name: 'a page with an Origin', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' }, times: 60 },
+      { name: 'an <img> (no Origin)', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, times: 60 },
+      { name: 'a rebinding page', headers: { host: 'rebound.attacker.test' }, times: 30 },
+    ];
+    for (const s of sources) {
+      for (let i = 0; i < s.times; i++) expect((await raw(proxy.port, { path: '/v1/models', headers: s.headers })).status, s.name).toBe(403);
+    }
+    const refusalLines = () => proxy.logs().filter((l) => l.msg === 'request' && l.status === 403);
+    const warned = refusalLines().filter((l) => l.level === 40);
+    expect(warned).toHaveLength(3);
+    expect(warned.map((l) => l.field)).toEqual(['origin', 'sec-fetch-site', 'host']);
+    expect(warned.every((l) => l.refusedSinceLastWarn === 0)).toBe(true);
+    // The rest are still there for whoever runs at debug level.
+    expect(refusalLines().filter((l) => l.level === 20)).toHaveLength(150 - 3);
+    const metrics = (await raw(proxy.port, { path: '/metrics' })).body;
+    const counted = [...metrics.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(counted).toBe(150);
+
+    // A minute on, the page's next refusal is a warn line again, saying how many went to debug meanwhile.
+    clock += 60_000;
+    expect((await raw(proxy.port, { path: '/v1/models', headers: sources[0].headers })).status).toBe(403);
+    const again = refusalLines().filter((l) => l.level === 40);
+    expect(again).toHaveLength(4);
+    expect(again[3]).toMatchObject({ field: 'origin', refusedSinceLastWarn: 59 });
   });
 });
 

@@ -23,6 +23,7 @@ import { errorRenderer } from './http/errors.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
 import { rateLimit } from './http/rate-limit.js';
+import { RefusalLog } from './http/refusal-log.js';
 import { requestId } from './http/request-id.js';
 import type { RequestAbort } from './http/request-abort.js';
 import { requestLog } from './http/request-log.js';
@@ -143,8 +144,10 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(requestId());
   app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage));
   app.use(errorRenderer(logger));
-  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host) }));
-  app.use(crossSiteGuard(config.corsOrigins, metrics));
+  // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
+  const refusals = new RefusalLog(deps.now);
+  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }));
+  app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
   app.use(cors(config.corsOrigins));
   app.use(accessKey(config.accessKey));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
