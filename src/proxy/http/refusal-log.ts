@@ -1,8 +1,9 @@
 // How loudly a refusal is logged (docs/security.md "A web page in the user's browser", "Refusals in the log").
-// The guards (cross-site-guard.ts, host-guard.ts) refuse what a web page or a rebinding page sends, and such a page
-// can send thousands a minute: one warn line each would flood the log and the desktop window's live log and push out
-// every line the user needs. So, per source (the page's Origin, the refused Host name), the first refusal is logged
-// at warn and the ones within the next minute at debug; the next warn line for that source says how many went to debug since the one before
+// The guards (cross-site-guard.ts, host-guard.ts) refuse what a web page or a rebinding page sends, and node's parser
+// what a broken client sends (client-error.ts); such a sender can send thousands a minute: one warn line each would
+// flood the log and the desktop window's live log and push out every line the user needs. So, per source (the page's
+// Origin, the refused Host name, the parser's error code), the first refusal is logged at warn and the ones within
+// the next minute at debug; the next warn line for that source says how many went to debug since the one before
 // (`refusedSinceLastWarn`). Every refusal is still answered and counted in its metric.
 // The same rule as the connection caps' lines (connection-caps.ts), per source rather than per cap.
 
