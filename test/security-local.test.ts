@@ -2,11 +2,13 @@
 // could do, each attack of docs/security.md run against a real proxy on 127.0.0.1 (the browser-borne ones are run
 // again with real Chromium in security.browser.test.ts):
 // - requests a browser marks as another origin's are refused before any work, without a ledger row, without
-//   drawing on the rate limit local clients share, and counted in a metric; non-browser clients are unaffected;
+//   drawing on the rate limit local clients share, and counted in a metric; non-browser clients are unaffected; a
+//   flood of them is one warn line a minute per source;
 // - PROXY_ACCESS_KEY, when set, is required on loopback too, except for basic /health and GET /;
 // - captured bodies (CAPTURE_BODIES) keep no key or token of any common shape, nor the access key;
 // - connection caps close extra connections with one log line; a connection that never sends its head is closed;
-// - two Host headers are refused; every answer carries X-Content-Type-Options: nosniff;
+// - two Host headers, or none, are refused; every answer carries X-Content-Type-Options: nosniff, node's own
+//   refusals of malformed requests included;
 // - a client's system prompt never appears on a CLI child's command line (readable by every local user).
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -153,6 +155,36 @@ describe('requests a browser marks as from another origin', () => {
     expect((await raw(proxy.port, { path: '/health', headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
     expect((await raw(proxy.port, { path: '/', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
   });
+
+  it("cannot flood the log: per source, one warn line a minute, the rest at debug, every one answered and counted", async () => {
+    let clock = Date.now();
+    const proxy = await started(startProxy({ modes: ['tool'] }, { deps: { now: () => clock } }));
+    const sources: Array<{ name: string; headers: Record<string, string>; times: number }> = [
+      { name: 'a page with an Origin', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' }, times: 60 },
+      { name: 'an <img> (no Origin)', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, times: 60 },
+      { name: 'a rebinding page', headers: { host: 'rebound.attacker.test' }, times: 30 },
+    ];
+    for (const s of sources) {
+      for (let i = 0; i < s.times; i++) expect((await raw(proxy.port, { path: '/v1/models', headers: s.headers })).status, s.name).toBe(403);
+    }
+    const refusalLines = () => proxy.logs().filter((l) => l.msg === 'request' && l.status === 403);
+    const warned = refusalLines().filter((l) => l.level === 40);
+    expect(warned).toHaveLength(3);
+    expect(warned.map((l) => l.field)).toEqual(['origin', 'sec-fetch-site', 'host']);
+    expect(warned.every((l) => l.refusedSinceLastWarn === 0)).toBe(true);
+    // The rest are still there for whoever runs at debug level.
+    expect(refusalLines().filter((l) => l.level === 20)).toHaveLength(150 - 3);
+    const metrics = (await raw(proxy.port, { path: '/metrics' })).body;
+    const counted = [...metrics.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(counted).toBe(150);
+
+    // A minute on, the page's next refusal is a warn line again, saying how many went to debug meanwhile.
+    clock += 60_000;
+    expect((await raw(proxy.port, { path: '/v1/models', headers: sources[0].headers })).status).toBe(403);
+    const again = refusalLines().filter((l) => l.level === 40);
+    expect(again).toHaveLength(4);
+    expect(again[3]).toMatchObject({ field: 'origin', refusedSinceLastWarn: 59 });
+  });
 });
 
 describe('PROXY_ACCESS_KEY on loopback', () => {
@@ -270,12 +302,17 @@ describe('connections', () => {
     // bodyTimeoutMs bounds the receive deadlines (server.ts): 500 ms here, so the head deadline is 1.5 s.
     const proxy = await started(startProxy({ modes: ['tool'], bodyTimeoutMs: 500 }));
     const [idle] = await openIdle(proxy.port, 1);
+    let answer = '';
+    idle.on('data', (d: Buffer) => (answer += d.toString('utf8')));
     idle.write('GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // never finished
     const closed = await new Promise<boolean>((resolve) => {
       idle.once('close', () => resolve(true));
       setTimeout(() => resolve(false), 5000).unref();
     });
     expect(closed).toBe(true);
+    // node's status for it, with our headers (http/client-error.ts).
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(answer).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/);
   });
 });
 
@@ -289,6 +326,39 @@ describe('headers', () => {
     const lan = await started(startProxy({ modes: ['tool'], host: '::ffff:127.0.0.1', accessKey: key }));
     const again = await rawBytes(lan.port, `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.test\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`);
     expect(again).toMatch(/^HTTP\/1\.1 400 /);
+  });
+
+  it("answers what node's HTTP parser refuses with node's status plus nosniff, Connection: close and a body, logged once", async () => {
+    const proxy = await started(startProxy({ modes: ['tool'] }));
+    const badMethod = 'G@T /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const answers = [
+      await rawBytes(proxy.port, badMethod),
+      await rawBytes(proxy.port, 'GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n'),
+      // Over node's 16 KiB head limit.
+      await rawBytes(proxy.port, `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    ];
+    expect(answers.map((a) => a.split('\r\n')[0])).toEqual(['HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 431 Request Header Fields Too Large']);
+    for (const a of answers) {
+      expect(a).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
+      expect(a).toMatch(/\r\nConnection: close\r\n/i);
+      // The route family is unknown before the request line parses: the general shape (SPEC.md §7.3).
+      const body = JSON.parse(a.slice(a.indexOf('\r\n\r\n') + 4)) as { error: { type: string; message: string; details: { field: string } } };
+      expect(body.error).toMatchObject({ type: 'validation_error', details: { field: 'request' } });
+    }
+    expect(answers[2]).toContain('must stay under 16384 bytes');
+
+    // An HTTP/1.1 request without Host: node's bare 400 before; now the host guard's, in the family's shape.
+    const noHost = await rawBytes(proxy.port, 'GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(noHost).toContain('"type":"invalid_request_error"');
+    expect(noHost).toContain('missing Host header');
+
+    // A flood of them: one warn line per parser code a minute, the rest at debug.
+    for (let i = 0; i < 5; i++) expect(await rawBytes(proxy.port, badMethod)).toMatch(/^HTTP\/1\.1 400 /);
+    const lines = proxy.logs().filter((l) => l.msg === 'request refused by the HTTP parser' && l.code === 'HPE_INVALID_METHOD');
+    expect(lines.map((l) => l.level)).toEqual([40, 20, 20, 20, 20, 20]);
+    expect((await raw(proxy.port, { path: '/v1/models' })).status).toBe(200);
   });
 
   it('sends X-Content-Type-Options: nosniff on every answer: success, errors, refusals and streams', async () => {

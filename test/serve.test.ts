@@ -57,6 +57,28 @@ describe('npm run serve', () => {
     expect(run.err()).toMatch(/Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/);
   });
 
+  it('--diagnose stops with exit code 2 and the same one line for every invalid setting, before any check', async () => {
+    const cases: Array<{ args: string[]; env: Record<string, string>; line: RegExp }> = [
+      // Once a failed check of the temporary proxy (exit 1), and not noticed at all with no mode on.
+      { args: ['--diagnose'], env: { MODEL_ALIASES: 'gpt-4o=gpt-5' }, line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/ },
+      { args: ['--diagnose'], env: { MODES: '', MODEL_ALIASES: 'gpt-4o=gpt-5' }, line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/ },
+      { args: ['--diagnose', '--port', 'eighty'], env: {}, line: /Invalid setting --port: expected an integer/ },
+      { args: ['--diagnose'], env: { LOG_LEVEL: 'chatty' }, line: /LOG_LEVEL.*expected one of/ },
+      { args: ['--diagnose'], env: { ASSISTANT_PROFILE_FILE: join(dataDir, 'no-such-profile.json') }, line: /ASSISTANT_PROFILE_FILE: cannot read/ },
+    ];
+    const runs = cases.map((c) => ({ c, run: serve(c.args, c.env) }));
+    for (const { c, run } of runs) {
+      const what = `${c.args.join(' ')} ${JSON.stringify(c.env)}`;
+      expect(await run.exited, what).toBe(2);
+      expect(run.err().trim().split('\n'), what).toHaveLength(1);
+      expect(run.err(), what).toMatch(/^assistant-proxy: /);
+      expect(run.err(), what).toMatch(c.line);
+      expect(run.err(), what).not.toMatch(/at .*\.ts:\d+/);
+      // No report: nothing was checked.
+      expect(run.out(), what).toBe('');
+    }
+  });
+
   it('stops with exit code 1, the port, the host and the remedy when the port is taken', async () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));

@@ -7,7 +7,7 @@
 //   1  could not start: port taken, address not available or not allowed (one line with the remedy), or an
 //      unexpected failure (our bug: its stack is printed so it can be reported); --diagnose found a problem
 //   2  an invalid setting (one line naming it, no stack): flags, environment, settings file, ASSISTANT_PROFILE_FILE,
-//      MODEL_ALIASES
+//      MODEL_ALIASES; the same with --diagnose (a bad setting is not a diagnose finding: nothing was checked)
 //   130 a second signal while shutting down
 
 import { existsSync } from 'node:fs';
@@ -15,16 +15,22 @@ import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
 import { loadProfile, openUsageLedger } from './compose.js';
+import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
 
 const name = 'assistant-proxy';
 
-/** Settings, profile and model aliases: any problem here is the user's setting, exit 2. */
+/** Settings, profile and model aliases: any problem here is the user's setting, exit 2, before serving or
+ * --diagnose. */
 function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
+  // An alias of an unknown model (MODEL_ALIASES) shows only against the profile's models, when a catalog is built.
+  // Checked here, so --diagnose refuses it like serving does: its temporary proxy used to turn it into a failed
+  // check (exit 1), and with no mode on it was never built at all.
+  createModelCatalog(profile, loaded.config.modelAliases);
   return { ...loaded, profile };
 }
 
@@ -91,7 +97,8 @@ async function main(): Promise<number> {
   const ledger = openUsageLedger(config, logger, profile);
   let proxy: ReturnType<typeof createProxy>;
   try {
-    // The proxy's one model catalog is built here: an alias of an unknown model (MODEL_ALIASES) is a bad setting.
+    // The proxy's one model catalog is built here; loadSettings() has checked MODEL_ALIASES already, and any other
+    // setting refused while building the proxy is still a bad setting.
     proxy = createProxy({ config, profile, logger, usage: ledger });
   } catch (err) {
     ledger.close();

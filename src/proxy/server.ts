@@ -16,6 +16,7 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { onClientError } from './http/client-error.js';
 import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
@@ -23,6 +24,7 @@ import { errorRenderer } from './http/errors.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
 import { rateLimit } from './http/rate-limit.js';
+import { RefusalLog } from './http/refusal-log.js';
 import { requestId } from './http/request-id.js';
 import type { RequestAbort } from './http/request-abort.js';
 import { requestLog } from './http/request-log.js';
@@ -143,8 +145,10 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(requestId());
   app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage));
   app.use(errorRenderer(logger));
-  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host) }));
-  app.use(crossSiteGuard(config.corsOrigins, metrics));
+  // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
+  const refusals = new RefusalLog(deps.now);
+  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }));
+  app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
   app.use(cors(config.corsOrigins));
   app.use(accessKey(config.accessKey));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
@@ -161,7 +165,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     // that has not sent a whole request head within headersTimeout, or sits idle between requests for
     // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
     const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
-    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000 }, app.callback());
+    // requireHostHeader off: node's own 400 for an HTTP/1.1 request without Host would have no nosniff and no body;
+    // the host guard answers it instead, in the family's shape (docs/http.md "Requests node refuses").
+    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000, requireHostHeader: false }, app.callback());
     s.keepAliveTimeout = keepAliveTimeoutMs;
     attachConnectionCaps(s, {
       total: config.maxConnections,
@@ -172,6 +178,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     });
     // An unknown Expect value would otherwise get node's bare 417; through Koa it gets a family-shaped answer.
     s.on('checkExpectation', app.callback());
+    // What node's parser refuses (a malformed request, a head over the size limit, a receive deadline) is answered
+    // with node's status but with nosniff and a body (http/client-error.ts).
+    s.on('clientError', onClientError({ log: (level, fields, message) => logger[level](fields, message), refusals }));
     s.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));

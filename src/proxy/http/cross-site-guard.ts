@@ -4,7 +4,8 @@
 // force a token refresh), started CLI children, drew on the rate limit every local client shares, and wrote error rows
 // into the usage ledger. The guard refuses it first, before the access key, the rate limiter, the body, any provider
 // call or CLI start; it is counted in assistant_proxy_refused_requests_total and kept out of the ledger
-// (state.offLedger).
+// (state.offLedger). A page can send thousands: per Origin, one refusal a minute is logged at warn, the rest at
+// debug (refusal-log.ts).
 //
 // Browsers mark every request they send (Fetch Metadata, `Sec-Fetch-Site`; `Origin` on every non-GET and on every CORS
 // request). A request is refused when:
@@ -19,6 +20,7 @@
 import { ProxyError } from '../errors.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { isOpenRoute } from '../route-table.js';
+import { RefusalLog } from './refusal-log.js';
 import type { ProxyMiddleware } from './types.js';
 
 export type CrossSiteVerdict = 'allow' | 'foreign-origin' | 'cross-site';
@@ -45,7 +47,7 @@ export function crossSiteVerdict(marks: BrowserMarks, allowed: ReadonlySet<strin
   return 'cross-site';
 }
 
-export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<ProxyMetrics, 'refused'>): ProxyMiddleware {
+export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<ProxyMetrics, 'refused'>, refusals: RefusalLog = new RefusalLog()): ProxyMiddleware {
   const allowed = new Set(corsOrigins.map(normaliseOrigin));
   return async (ctx, next) => {
     const headers = ctx.req.headers;
@@ -57,10 +59,13 @@ export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<Pro
     if (verdict === 'allow' || isOpenRoute(ctx.method, ctx.path)) return next();
     ctx.state.offLedger = true;
     metrics.refused(verdict);
+    // The source is the page's origin; a request without one (an <img>, a no-cors GET) names no page.
+    const shown = verdict === 'foreign-origin' ? normaliseOrigin(String(origin)).slice(0, 100) : '';
+    ctx.state.refusal = refusals.note(verdict === 'foreign-origin' ? `origin ${shown}` : 'no origin, cross-site');
     throw new ProxyError(
       'permission',
       verdict === 'foreign-origin'
-        ? `Requests from web pages are refused: origin ${normaliseOrigin(String(origin)).slice(0, 100)} is not allowed (add it to CORS_ORIGINS to let that page use the proxy)`
+        ? `Requests from web pages are refused: origin ${shown} is not allowed (add it to CORS_ORIGINS to let that page use the proxy)`
         : 'Requests from web pages of another site are refused (Sec-Fetch-Site); a page that should use the proxy must be listed in CORS_ORIGINS',
       { field: verdict === 'foreign-origin' ? 'origin' : 'sec-fetch-site', issue: 'cross-site request from a web page' },
     );

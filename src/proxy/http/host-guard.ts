@@ -7,9 +7,13 @@
 // IPv6 literal, a dotted IPv4 address or a DNS name, and port is 1 to 5 digits in 1..65535. Anything else is
 // refused as a whole rather than "repaired": `[::1].attacker.com`, `127.0.0.1:80.attacker.com` and `localhost:evil`
 // are not loopback, they are malformed.
+//
+// A rebinding page can send thousands of requests: per Host name, one refusal a minute is logged at warn, the rest
+// at debug (refusal-log.ts); the metric counts them all.
 
 import { isIPv4, isIPv6 } from 'node:net';
 import { ProxyError } from '../errors.js';
+import { RefusalLog } from './refusal-log.js';
 import type { ProxyMiddleware } from './types.js';
 
 export interface ParsedHost {
@@ -101,38 +105,54 @@ function normaliseAllowed(name: string): string {
  * otherwise fill it with error rows. Two Host headers are refused as malformed: node keeps the first, and
  * `127.0.0.1` then `evil.test` must not pass as loopback when another hop might read the second.
  */
-export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: string): void }, opts: { checkNames?: boolean } = {}): ProxyMiddleware {
+export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: string): void }, opts: { checkNames?: boolean; refusals?: RefusalLog } = {}): ProxyMiddleware {
   const allowed = new Set(allowedHosts.map(normaliseAllowed));
   const checkNames = opts.checkNames ?? true;
+  const refusals = opts.refusals ?? new RefusalLog();
   return async (ctx, next) => {
-    try {
-      check(ctx);
-    } catch (err) {
+    const refused = check(ctx);
+    if (refused !== undefined) {
       ctx.state.offLedger = true;
       metrics?.refused('host');
-      throw err;
+      ctx.state.refusal = refusals.note(refused.source);
+      throw refused.error;
     }
     await next();
   };
 
-  function check(ctx: Parameters<ProxyMiddleware>[0]): void {
+  /** Why the request is refused, and its source for the log (the refused name; malformed values share one). */
+  function check(ctx: Parameters<ProxyMiddleware>[0]): { error: ProxyError; source: string } | undefined {
     const header = hostHeaderOf(ctx.req.rawHeaders);
-    if (!checkNames && header !== null) return;
+    // RFC 9110 §7.2: an HTTP/1.1 request names its host. node would answer this itself, bare (server.ts turns that
+    // off so the answer has our headers and body); on every interface, like duplicates.
+    if (header === '' && ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor === 1) {
+      return { source: 'missing Host header', error: new ProxyError('invalid_request', 'No Host header: an HTTP/1.1 request names its host (RFC 9110 §7.2)', { field: 'host', issue: 'missing Host header' }) };
+    }
+    if (!checkNames && header !== null) return undefined;
     const parsed = header === null ? undefined : parseHost(header);
     if (!parsed) {
-      if (header === null) throw new ProxyError('invalid_request', 'More than one Host header: a request names one host (RFC 9110 §7.2)', { field: 'host', issue: 'duplicate Host header' });
+      if (header === null) {
+        return { source: 'duplicate Host header', error: new ProxyError('invalid_request', 'More than one Host header: a request names one host (RFC 9110 §7.2)', { field: 'host', issue: 'duplicate Host header' }) };
+      }
       const shown = header.length > 80 ? `${header.slice(0, 80)}...` : header;
-      throw new ProxyError('permission', `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
-        field: 'host',
-        issue: 'malformed Host header',
-      });
+      return {
+        source: 'malformed Host header',
+        error: new ProxyError('permission', `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
+          field: 'host',
+          issue: 'malformed Host header',
+        }),
+      };
     }
     if (!isLoopbackHostname(parsed) && !allowed.has(parsed.hostname)) {
-      throw new ProxyError('permission', `Host "${parsed.hostname}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
-        field: 'host',
-        issue: 'not a loopback or allowed name',
-      });
+      return {
+        source: `Host ${parsed.hostname}`,
+        error: new ProxyError('permission', `Host "${parsed.hostname}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
+          field: 'host',
+          issue: 'not a loopback or allowed name',
+        }),
+      };
     }
+    return undefined;
   }
 }
 

@@ -127,11 +127,13 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
           logger.warn({ err }, 'usage record failed');
         }
       }
-      const level = probe ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
+      // A guard's refusal after the first from its source in a minute goes to debug (refusal-log.ts).
+      const refusal = s.refusal;
+      const level = probe || refusal?.level === 'debug' ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
       // pino would drop a line below its level anyway; checking first saves building the object.
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, clientGone },
+        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, refusedSinceLastWarn: refusal?.refusedSinceLastWarn, clientGone },
         'request',
       );
     };

@@ -1,6 +1,7 @@
 // What every middleware and route may read or set on ctx.state for one request.
 
 import type { Family } from './family.js';
+import type { RefusalLogLevel } from './refusal-log.js';
 import type { RequestAbort } from './request-abort.js';
 import type { Mode } from '../metrics.js';
 import type { Outcome } from '../usage/types.js';
@@ -42,6 +43,8 @@ export interface ProxyState {
   rawBody?: Buffer;
   /** Refused before any work (a web page's request, a foreign Host): counted, logged, but no usage-ledger row. */
   offLedger?: boolean;
+  /** A guard's refusal: the level of its log line, so a page's flood of them is one warn line a minute (refusal-log.ts). */
+  refusal?: RefusalLogLevel;
   /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
   accessKeyPresented?: boolean;
 }
