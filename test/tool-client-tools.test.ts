@@ -20,6 +20,18 @@ const nativeTools = [
   { name: 'get_time', description: 'Time in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
 ];
 
+/** The native request that answers the first turn's get_weather call with "sunny". */
+const resultsFor = (first: { content: Array<{ id: string }> }) => ({
+  model,
+  max_tokens: 50,
+  tools: nativeTools,
+  messages: [
+    { role: 'user', content: 'weather?' },
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+  ],
+});
+
 interface McpLogEntry {
   pid: number;
   at: string;
@@ -326,16 +338,7 @@ describe('edges of a tool loop', () => {
     expect(await waitFor(gone, 5000)).toBe(true);
     expect(await bed.cli.alivePids()).not.toContain(record.pid);
 
-    const late = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      messages: [
-        { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
-      ],
-    });
+    const late = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
     expect(late.status).toBe(200);
     expect(((await late.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Answered from the transcript.' }]);
     const records = await chats(bed);
@@ -362,16 +365,6 @@ describe('edges of a tool loop', () => {
   });
 
   describe('a waiting process that died before the results came (docs/tool-mode.md "Live conversations")', () => {
-    const results = (first: { content: Array<{ id: string }> }) => ({
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      messages: [
-        { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
-      ],
-    });
     const lost = async (b: ToolBed) =>
       ((await (await fetch(`${b.url}/health/detailed`)).json()) as { components: { cli_conversations: { lost: number; live: number } } }).components.cli_conversations;
 
@@ -383,7 +376,7 @@ describe('edges of a tool loop', () => {
       expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
       process.kill(record.pid, 'SIGKILL');
       expect(await waitFor(async () => (await cliCounts(bed!)).waiting === 0, 5000)).toBe(true);
-      const res = await postJson(`${bed.url}/v1/messages`, results(first));
+      const res = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
       expect(res.status).toBe(200);
       expect(((await res.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Answered from the transcript.' }]);
       const records = await chats(bed);
@@ -395,7 +388,7 @@ describe('edges of a tool loop', () => {
       bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_DIE_ON_TOOL_RESULT: '1' } }, { cliLiveMax: 4 });
       const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; type: string }> };
       expect(first.content[0].type).toBe('tool_use');
-      const res = await postJson(`${bed.url}/v1/messages`, { ...results(first), stream: true });
+      const res = await postJson(`${bed.url}/v1/messages`, { ...resultsFor(first), stream: true });
       expect(res.status).toBe(200);
       const events = await readSse(res);
       expect(events.map((e) => e.event)).not.toContain('error');
@@ -469,16 +462,7 @@ describe('edges of a tool loop', () => {
     const [toolCli] = await chats(bed);
     // Another chat takes the only slot for a few seconds.
     const busy = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    const refused = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      messages: [
-        { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
-      ],
-    });
+    const refused = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
     expect(refused.status).toBe(429);
     await readSse(busy);
     expect(await waitFor(async () => !(await bed!.cli.alivePids()).includes(toolCli.pid), 5000)).toBe(true);
