@@ -5,6 +5,7 @@
 // summary of each trace (bench/trace-summary.ts).
 // Usage: npx tsx bench/latency-trace-run.ts   (after `npx tsc -p tsconfig.build.json`)
 // TRACE_PROXY_DIR=<dir>: trace the proxy built in another checkout instead (e.g. a worktree of the commit before).
+// TRACE_JSON_CHUNKS=<n>: every answer chunked in n writes instead of alternating (0: every answer with a length).
 // TRACE_SECONDS (8), TRACE_ROUNDS (1), TRACE_CONNECTIONS (32), TRACE_NODE_ARGS (more node arguments of both hops), LATENCY_TRACE_DIR.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,7 +47,7 @@ const specs: Record<string, RequestSpec> = {
   'node hop': { base: hopUrl, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') },
 };
 try {
-  await sim.setKnobs({ latencyMs: 0, jsonChunks: 'alternate' });
+  await sim.setKnobs({ latencyMs: 0, jsonChunks: process.env.TRACE_JSON_CHUNKS ? Number(process.env.TRACE_JSON_CHUNKS) : 'alternate' });
   for (const spec of Object.values(specs)) await runLoad(spec, { connections: 32, durationSec: 2 });
   await sim.setKnobs({ latencyMs: 100 });
   // The warm-up's requests are left out of the traces.
