@@ -69,7 +69,12 @@ export interface Chat {
  * observer see it.
  */
 function nameServedModel(chat: Chat, event: NativeStreamEvent): void {
-  if (chat.servedName && event.type === 'message_start') event.message.model = chat.servedName(event.message.model);
+  if (event.type === 'message_start') nameServedModelOf(chat, event.message);
+}
+
+/** The same naming for a whole message (Backend.message) or a stream's message_start. */
+function nameServedModelOf(chat: Chat, message: NativeMessage): void {
+  if (chat.servedName) message.model = chat.servedName(message.model);
 }
 
 /**
@@ -116,7 +121,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     let message: NativeMessage;
     if (whole) {
       message = await whole;
-      if (chat.servedName) message.model = chat.servedName(message.model);
+      nameServedModelOf(chat, message);
       observer.message(message as unknown as Record<string, unknown>);
     } else {
       const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
