@@ -209,7 +209,9 @@ export interface NodeHopProcess {
 /** The minimal Node hop (bench/node-hop-process.mjs) in front of the simulator, with the proxy's small environment. */
 export async function startNodeHop(upstream: string): Promise<NodeHopProcess> {
   const entry = join(repoRoot, 'bench', 'node-hop-process.mjs');
-  const child = spawn(process.execPath, [entry, upstream], {
+  // BENCH_HOP_NODE_ARGS: node flags for the hop, as BENCH_PROXY_NODE_ARGS for the proxy (a profiler, a preload).
+  const nodeArgs = (process.env.BENCH_HOP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, entry, upstream], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, NODE_ENV: 'production' },
     // stdin stays open: the hop ends itself when it closes, even if the bench is killed

@@ -1,0 +1,127 @@
+// Where a hop's added latency sits (docs/benchmarks.md "Fourth pass"): several builds of the proxy, each from its
+// own checkout and with its own environment, beside the Node hop and direct, under the latency workload of (a) (32
+// clients spread over a 100 ms upstream), interleaved round by round. For each: the added median and p99 over
+// direct, each round's added median, the CPU per request, and the main thread's context switches per request
+// (voluntary: it went to wait for I/O; involuntary: the kernel took the core away), read from /proc.
+// With bench/patches/cut-points.diff applied in a worktree, the variants answer at successive points of the path,
+// so the differences between them say what each part of the path adds.
+// Usage: npx tsx bench/hop-variants.ts   (each checkout built with `npx tsc -p tsconfig.build.json`)
+// HOP_VARIANTS: `label=dir[:NAME=value...]` entries separated by `;` (default `proxy=.`, this checkout). Example:
+//   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;chain=/work/wt/cut:BENCH_CUT=chain'
+// HOP_VARIANTS_FRAMING (length | chunked), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cpuSeconds } from './cpu.js';
+import { runLoad, runStaggered, type RequestSpec } from './load.js';
+import { attachProxy, proxyEnv, repoRoot, startNodeHop, startSimulatorProcess, writeBenchCredentials, type ProxyProcess } from './servers.js';
+import { median, Samples } from './stats.js';
+
+interface Variant {
+  label: string;
+  dir: string;
+  env: Record<string, string>;
+}
+
+function parseVariants(text: string): Variant[] {
+  return text
+    .split(';')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const eq = entry.indexOf('=');
+      if (eq <= 0) throw new Error(`HOP_VARIANTS entry "${entry}" is not label=dir[:NAME=value...]`);
+      const [dir, ...pairs] = entry.slice(eq + 1).split(':');
+      const env: Record<string, string> = {};
+      for (const pair of pairs) {
+        const i = pair.indexOf('=');
+        if (i <= 0) throw new Error(`HOP_VARIANTS entry "${entry}": "${pair}" is not NAME=value`);
+        env[pair.slice(0, i)] = pair.slice(i + 1);
+      }
+      return { label: entry.slice(0, eq), dir: resolve(repoRoot, dir), env };
+    });
+}
+
+/** The main thread's voluntary and involuntary context switches so far (Linux; zeros elsewhere). */
+function switches(pid: number): [number, number] {
+  try {
+    const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return [field('voluntary_ctxt_switches'), field('nonvoluntary_ctxt_switches')];
+  } catch {
+    return [0, 0];
+  }
+}
+
+const variants = parseVariants(process.env.HOP_VARIANTS ?? 'proxy=.');
+const framing = process.env.HOP_VARIANTS_FRAMING === 'chunked' ? 'chunked' : 'length';
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const seconds = Number(process.env.BENCH_DURATION_SEC ?? 4);
+const latencyMs = 100;
+
+const homes: string[] = [];
+const home = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hop-variants-'));
+  homes.push(dir);
+  return dir;
+};
+const sim = await startSimulatorProcess();
+await sim.setKnobs({ latencyMs: 0, jsonChunks: framing === 'chunked' ? 2 : undefined });
+const credentialsPath = await writeBenchCredentials(home());
+const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+const body = (model: string) => JSON.stringify({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] });
+const targets = new Map<string, { spec: RequestSpec; pid: number }>();
+const proxies: ProxyProcess[] = [];
+for (const v of variants) {
+  const env = { ...proxyEnv({ simulator: sim, credentialsPath, cliPath: '/bin/false', home: home(), logLevel: 'warn' }), ...v.env };
+  const proxy = await attachProxy(spawn(process.execPath, [join(v.dir, 'dist', 'proxy', 'cli.js')], { cwd: v.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  proxies.push(proxy);
+  targets.set(v.label, { spec: { base: proxy.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') }, pid: proxy.pid });
+}
+const hop = await startNodeHop(sim.url);
+targets.set('node hop', { spec: { base: hop.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: hop.pid });
+targets.set('direct', { spec: { base: sim.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: NaN });
+
+for (const { spec } of targets.values()) await runLoad(spec, { connections: 32, durationSec: 1 });
+await sim.setKnobs({ latencyMs });
+const samples = new Map<string, Samples>();
+const roundP50 = new Map<string, number[]>();
+const cpu = new Map<string, number[]>();
+const perRequestSwitches = new Map<string, Array<[number, number]>>();
+for (let r = 0; r < rounds; r++) {
+  for (const [label, { spec, pid }] of targets) {
+    const measured = Number.isFinite(pid);
+    const c0 = measured ? cpuSeconds(pid) : 0;
+    const s0 = measured ? switches(pid) : [0, 0];
+    const res = await runStaggered(spec, { connections: 32, durationSec: seconds, periodMs: latencyMs });
+    const n = res.ok + res.non2xx;
+    if (res.non2xx || res.errors) console.log(`${label}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+    if (measured) {
+      const s1 = switches(pid);
+      (cpu.get(label) ?? cpu.set(label, []).get(label)!).push(((cpuSeconds(pid) - c0) * 1e6) / n);
+      (perRequestSwitches.get(label) ?? perRequestSwitches.set(label, []).get(label)!).push([(s1[0] - s0[0]) / n, (s1[1] - s0[1]) / n]);
+    }
+    (samples.get(label) ?? samples.set(label, new Samples()).get(label)!).pushAll(res.samples!);
+    (roundP50.get(label) ?? roundP50.set(label, []).get(label)!).push(res.samples!.summary().p50);
+  }
+}
+
+const direct = samples.get('direct')!.summary();
+const directRounds = roundP50.get('direct')!;
+console.log(`added over direct, ${framing} answers, ${rounds} rounds of ${seconds} s (ms; CPU per request; context switches per request)`);
+for (const label of targets.keys()) {
+  if (label === 'direct') continue;
+  const s = samples.get(label)!.summary();
+  const perRound = roundP50.get(label)!.map((p, i) => (p - directRounds[i]).toFixed(2)).join(' ');
+  const sw = perRequestSwitches.get(label)!;
+  console.log(
+    `${label.padEnd(12)} p50 +${(s.p50 - direct.p50).toFixed(2)}  p99 +${(s.p99 - direct.p99).toFixed(2)}  rounds ${perRound}  ` +
+      `CPU ${median(cpu.get(label)!).toFixed(0)} µs  voluntary ${median(sw.map((x) => x[0])).toFixed(2)}  involuntary ${median(sw.map((x) => x[1])).toFixed(2)}`,
+  );
+}
+for (const proxy of proxies) await proxy.stop();
+await hop.stop();
+await sim.stop();
+for (const dir of homes) rmSync(dir, { recursive: true, force: true });
