@@ -25,7 +25,8 @@ export function randomHex(): string {
  * ledger write's time per row and put 10 ms writes in its tail (docs/usage.md "Request ids", docs/benchmarks.md).
  */
 export function newRequestId(now: number = Date.now()): string {
-  return `req_${now.toString(16).padStart(12, '0')}${randomHex().slice(12)}`;
+  const u = randomUUID();
+  return `req_${now.toString(16).padStart(12, '0')}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
 }
 
 export function requestId(): ProxyMiddleware {
