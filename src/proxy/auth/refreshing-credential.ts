@@ -76,7 +76,9 @@ export class RefreshingCredential<C> {
    * whatever it is: the caller turns a second refusal into its own "log in again" error.
    */
   async send<A>(attempt: (credential: C) => Promise<A>, refused: (answer: A) => boolean, discard: (answer: A) => Promise<unknown>): Promise<A> {
-    const credential = await this.get();
+    // The cached credential, when fresh, without get()'s promise: this runs on every direct-mode request's path.
+    const cached = this.cached;
+    const credential = cached !== undefined && this.fresh(cached) ? cached : await this.get();
     const first = await attempt(credential);
     if (!refused(first)) return first;
     await discard(first).catch(() => undefined);

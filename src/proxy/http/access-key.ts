@@ -31,7 +31,7 @@ export function presentedKeys(headers: Record<string, string | string[] | undefi
 }
 
 export function accessKey(key: string | undefined): ProxyMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (key) {
       const presented = presentedKeys(ctx.headers).some((k) => same(k, key));
       ctx.state.accessKeyPresented = presented;
@@ -39,6 +39,6 @@ export function accessKey(key: string | undefined): ProxyMiddleware {
         throw new ProxyError('authentication', 'This proxy requires its access key (PROXY_ACCESS_KEY): send it as your API key (Authorization: Bearer or x-api-key)');
       }
     }
-    await next();
+    return next();
   };
 }

@@ -134,3 +134,63 @@ describe('body deadline', () => {
     expect(logs).not.toContain('unhandled error');
   });
 });
+
+describe('reading the body', () => {
+  /** Writes `head` and then each piece after a pause on a raw socket; resolves with what came back when it closes or after `waitMs`. */
+  async function rawExchange(head: string, pieces: string[], opts: { pauseMs?: number; destroyAfter?: boolean; waitMs?: number } = {}): Promise<string> {
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(head);
+    for (const piece of pieces) {
+      await new Promise((r) => setTimeout(r, opts.pauseMs ?? 5));
+      if (!socket.destroyed) socket.write(piece);
+    }
+    if (opts.destroyAfter) socket.destroy();
+    await Promise.race([closed, new Promise((r) => setTimeout(r, opts.waitMs ?? 500))]);
+    socket.destroy();
+    return answer;
+  }
+  const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+
+  it('refuses a declared length over the limit with 413 before a byte of the body is sent', async () => {
+    const answer = await rawExchange('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n', []);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(bodyOf(answer)).toMatchObject({ type: 'error', error: { type: 'request_too_large', details: { field: 'body', issue: 'larger than 1048576 bytes' } } });
+  });
+
+  it('refuses a chunked body with 413 once what arrived passes the limit', async () => {
+    const piece = `{"pad":"${'x'.repeat(600 * 1024)}`;
+    const chunk = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
+    const answer = await rawExchange('POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', [chunk(piece), chunk('x'.repeat(600 * 1024))]);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(bodyOf(answer)).toMatchObject({ error: { param: 'body' } });
+  });
+
+  it('reads a body that arrives in many pieces, with or without a length', async () => {
+    const body = '{"model":"m","messages":[],"max_tokens":5}';
+    const pieces = body.match(/.{1,6}/g)!;
+    const withLength = await rawExchange(`POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, pieces);
+    expect(withLength).toMatch(/^HTTP\/1\.1 200 /);
+    expect(bodyOf(withLength)).toEqual({ ok: true, keys: ['model', 'messages', 'max_tokens'] });
+    const chunked = await rawExchange(
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n',
+      [...pieces.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`), '0\r\n\r\n'],
+    );
+    expect(chunked).toMatch(/^HTTP\/1\.1 200 /);
+    expect(bodyOf(chunked)).toEqual({ ok: true, keys: ['model', 'messages', 'max_tokens'] });
+  });
+
+  it('lets go of a client that leaves mid-body, without an unhandled error, and keeps serving', async () => {
+    const before = logs.length;
+    const answer = await rawExchange('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n', ['{"model":'], { destroyAfter: true, waitMs: 100 });
+    expect(answer).toBe('');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.slice(before)).not.toContain('unhandled error');
+    const res = await post('/v1/messages', '{"model":"m"}');
+    expect(res.status).toBe(200);
+  });
+});

@@ -10,7 +10,7 @@
 //   overflow; it costs one pass over the body;
 // - malformed JSON: 400 naming where it broke.
 
-import getRawBody from 'raw-body';
+import type { IncomingMessage } from 'node:http';
 import { ProxyError } from '../errors.js';
 import type { ProxyMiddleware } from './types.js';
 
@@ -68,16 +68,68 @@ export function depthExceededAt(raw: Uint8Array, maxDepth: number): number {
   return -1;
 }
 
-/** Resolves with the body, or rejects with a 408 ProxyError when the deadline passes first. */
-async function readWithDeadline(req: import('node:http').IncomingMessage, limitBytes: number, length: string | undefined, timeoutMs: number): Promise<Buffer> {
-  const reading = getRawBody(req, { limit: limitBytes, length });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // raw-body keeps listening; it settles when the connection closes after our answer. Nothing awaits it then.
-      reading.catch(() => undefined);
+function tooLarge(limitBytes: number): ProxyError {
+  return new ProxyError('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes (BODY_LIMIT_BYTES)`, { field: 'body', issue: `larger than ${limitBytes} bytes` });
+}
+
+function aborted(): ProxyError {
+  return new ProxyError('invalid_request', 'Client aborted the request body', { field: 'body', issue: 'aborted' });
+}
+
+function unreadable(cause?: unknown): ProxyError {
+  return new ProxyError('invalid_request', 'Could not read the request body', { field: 'body', issue: 'unreadable', cause });
+}
+
+/**
+ * The whole body, read with plain 'data' and 'end' listeners: one promise and one timer per request. This runs on
+ * every request's path before anything goes upstream; a general body reader raced against a deadline made about
+ * eight promises of it and a dozen steps around them (docs/benchmarks.md "Fifth pass"). Rejects with a ProxyError:
+ * 413 as soon as the declared or received length passes the limit, 408 when the deadline passes first (the
+ * connection is then closed, because unread bytes may still be on their way), 400 when the client aborts or the
+ * body does not match its declared length. After a refusal the request is paused; Node's server drains or closes
+ * what is left once the answer is written.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number, declaredLength: string | undefined, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = declaredLength === undefined ? undefined : Number(declaredLength);
+    if (declared !== undefined && declared > limitBytes) {
       req.pause();
-      reject(
+      reject(tooLarge(limitBytes));
+      return;
+    }
+    if (req.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    const parts: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const fail = (err: ProxyError): void => {
+      stop();
+      req.pause();
+      reject(err);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limitBytes) fail(tooLarge(limitBytes));
+      else parts.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      if (declared !== undefined && size !== declared) reject(unreadable(new Error(`received ${size} bytes of a declared ${declared}`)));
+      else resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
+    };
+    // A client that goes away mid-body surfaces as an 'aborted' error (ECONNRESET) and a close before the end.
+    const onError = (err: NodeJS.ErrnoException): void => fail(req.aborted || err.code === 'ECONNRESET' ? aborted() : unreadable(err));
+    const onClose = (): void => fail(aborted());
+    const timer = setTimeout(() => {
+      fail(
         new ProxyError('timeout', `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`, {
           status: 408,
           field: 'body',
@@ -87,12 +139,8 @@ async function readWithDeadline(req: import('node:http').IncomingMessage, limitB
         }),
       );
     }, timeoutMs);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
-  try {
-    return await Promise.race([reading, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): ProxyMiddleware {
@@ -105,18 +153,7 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Pro
         issue: 'must be application/json',
       });
     }
-    let raw: Buffer;
-    try {
-      raw = await readWithDeadline(ctx.req, limitBytes, ctx.get('content-length') || undefined, timeoutMs);
-    } catch (err) {
-      if (err instanceof ProxyError) throw err;
-      const e = err as { type?: string; status?: number };
-      if (e.type === 'entity.too.large') {
-        throw new ProxyError('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes (BODY_LIMIT_BYTES)`, { field: 'body', issue: `larger than ${limitBytes} bytes` });
-      }
-      if (e.type === 'request.aborted') throw new ProxyError('invalid_request', 'Client aborted the request body', { field: 'body', issue: 'aborted' });
-      throw new ProxyError('invalid_request', 'Could not read the request body', { field: 'body', issue: 'unreadable', cause: err });
-    }
+    const raw = await readBody(ctx.req, limitBytes, ctx.get('content-length') || undefined, timeoutMs);
     if (raw.length === 0) throw new ProxyError('invalid_request', 'Request body is empty; a JSON object is required', { field: 'body', issue: 'empty' });
     const deepAt = depthExceededAt(raw, maxDepth);
     if (deepAt >= 0) {

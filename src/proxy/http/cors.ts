@@ -11,13 +11,10 @@ const exposeHeaders = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit
 
 export function cors(origins: string[]): ProxyMiddleware {
   const allowed = new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase()));
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const origin = ctx.get('origin');
     const isPreflight = ctx.method === 'OPTIONS' && ctx.get('access-control-request-method') !== '';
-    if (!origin) {
-      await next();
-      return;
-    }
+    if (!origin) return next();
     ctx.vary('Origin');
     const ok = allowed.has(origin.toLowerCase());
     if (isPreflight) {
@@ -33,6 +30,6 @@ export function cors(origins: string[]): ProxyMiddleware {
       ctx.set('access-control-allow-origin', origin);
       ctx.set('access-control-expose-headers', exposeHeaders);
     }
-    await next();
+    return next();
   };
 }

@@ -49,7 +49,7 @@ export function crossSiteVerdict(marks: BrowserMarks, allowed: ReadonlySet<strin
 
 export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<ProxyMetrics, 'refused'>, refusals: RefusalLog = new RefusalLog()): ProxyMiddleware {
   const allowed = new Set(corsOrigins.map(normaliseOrigin));
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const headers = ctx.req.headers;
     const origin = headers.origin;
     const site = headers['sec-fetch-site'];

@@ -1,5 +1,5 @@
 // The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in the request family's wire
-// shape (SPEC.md §7); Koa/http errors from libraries (raw-body's 413, aborted requests) are mapped onto kinds;
+// shape (SPEC.md §7); Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
 // anything else is our own bug: logged with its stack, answered 500 without it. After headers are sent nothing
 // can be rendered: the error is logged and the stream route has already written an in-stream error.
 

@@ -109,7 +109,7 @@ export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: st
   const allowed = new Set(allowedHosts.map(normaliseAllowed));
   const checkNames = opts.checkNames ?? true;
   const refusals = opts.refusals ?? new RefusalLog();
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const refused = check(ctx);
     if (refused !== undefined) {
       ctx.state.offLedger = true;
@@ -117,7 +117,7 @@ export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: st
       ctx.state.refusal = refusals.note(refused.source);
       throw refused.error;
     }
-    await next();
+    return next();
   };
 
   /** Why the request is refused, and its source for the log (the refused name; malformed values share one). */

@@ -58,10 +58,9 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
   const bursts = new FixedWindows();
   const burstPoints = Math.max(burst, 0);
   const limit = perMinute + burstPoints;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (isProbePath(ctx.path) || ctx.method === 'OPTIONS') {
-      await next();
-      return;
+      return next();
     }
     const key = ctx.ip || ctx.socket.remoteAddress || 'unknown';
     const t = now();
@@ -85,6 +84,6 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
       const retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
       throw new ProxyError('rate_limit', `Rate limit exceeded: ${perMinute} requests per minute (+${burst} burst) per client. Retry in ${retryAfter} s.`, { retryAfter });
     }
-    await next();
+    return next();
   };
 }

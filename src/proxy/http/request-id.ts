@@ -30,7 +30,7 @@ export function newRequestId(now: number = Date.now()): string {
 }
 
 export function requestId(): ProxyMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const given = ctx.get('x-request-id');
     ctx.state.requestId = sane.test(given) ? given : newRequestId();
     ctx.state.family = familyOf(ctx.path);
@@ -43,6 +43,6 @@ export function requestId(): ProxyMiddleware {
     // The native SDK reads `request-id` (its error objects and `requestID` carry it); direct mode replaces it
     // with the provider's own when the answer comes from upstream.
     if (ctx.state.family === 'native') setHeader(ctx, 'request-id', ctx.state.requestId);
-    await next();
+    return next();
   };
 }

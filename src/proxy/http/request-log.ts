@@ -68,7 +68,7 @@ class RequestState {
 }
 
 export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink): ProxyMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
     // What earlier middleware set (requestId: id, family, mode, route) carries over.
@@ -140,6 +140,6 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
     // `on`, not `once`: finish() runs once anyway (done), and once() wraps each listener in a new closure.
     ctx.res.on('close', finish);
     ctx.res.on('finish', finish);
-    await next();
+    return next();
   };
 }

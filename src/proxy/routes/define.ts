@@ -25,7 +25,9 @@ export type ProxyRouter = Router<ProxyState>;
 export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpec): void {
   const { mode, path } = declaredRoute(spec.method, spec.path);
   const body = jsonBody(services.config.bodyLimitBytes, { timeoutMs: services.config.bodyTimeoutMs });
-  const handler = async (ctx: ProxyContext) => {
+  // A plain function, not an async one: the router's koa-compose turns a throw into a rejection, and an async
+  // wrapper would add two promises to every request's path (docs/http.md "Middleware order").
+  const handler = (ctx: ProxyContext): Promise<void> => {
     ctx.state.mode = mode;
     ctx.state.route = path;
     ctx.state.inFlightMode = mode;
@@ -33,8 +35,7 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
     if (mode !== 'none' && !services.modeOn(mode)) {
       throw new ProxyError('not_found', `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`);
     }
-    if (spec.json) await body(ctx, () => spec.handler(ctx));
-    else await spec.handler(ctx);
+    return spec.json ? body(ctx, () => spec.handler(ctx)) : spec.handler(ctx);
   };
   if (spec.method === 'GET') router.get(path, handler);
   else router.post(path, handler);
