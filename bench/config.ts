@@ -8,6 +8,12 @@ export interface BenchConfig {
   quick: boolean;
   /** Rounds of A B A B: each workload runs proxy, direct, nginx, then again, this many times. */
   rounds: number;
+  /**
+   * Rounds of the spread latency workload of (a), the one the added-latency goals are judged on: its medians are
+   * about a millisecond and move by a third of that between rounds minutes apart, so it takes more rounds than
+   * the throughput and CPU rows need (docs/benchmarks.md "Settings").
+   */
+  latencyRounds: number;
   /** Seconds of each autocannon measurement (one target, one round). */
   durationSec: number;
   /** Seconds each target is driven before anything is measured (JIT, connection pools). */
@@ -97,6 +103,7 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
   return {
     quick,
     rounds: num('BENCH_ROUNDS', 2),
+    latencyRounds: num('BENCH_LATENCY_ROUNDS', quick ? 1 : Math.max(4, num('BENCH_ROUNDS', 2))),
     durationSec: num('BENCH_DURATION_SEC', quick ? 1 : 6),
     warmupSec: num('BENCH_WARMUP_SEC', quick ? 1 : 3),
     concurrency: list('BENCH_CONCURRENCY', [1, 32, 256]),

@@ -67,18 +67,19 @@ export function framingKey(key: string, f: Framing): string {
 export async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
-  load: { connections: number; durationSec?: number; amount?: number; staggerMs?: number },
+  load: { connections: number; durationSec?: number; amount?: number; staggerMs?: number; rounds?: number },
   skips: Skips,
   label: string,
   framings: Framing[] = b.cfg.framings,
 ): Promise<Record<Framing, Record<Target, Aggregate | string>>> {
   const merged = new Map<string, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
-  for (let round = 0; round < b.cfg.rounds; round++) {
+  const rounds = load.rounds ?? b.cfg.rounds;
+  for (let round = 0; round < rounds; round++) {
     for (const f of framings) {
       await b.sim.setKnobs(framingKnobs(b, f));
       for (const t of targets) {
         if (skips[t]) continue;
-        b.log(`${label}, ${f}: ${t}, round ${round + 1}/${b.cfg.rounds}`);
+        b.log(`${label}, ${f}: ${t}, round ${round + 1}/${rounds}`);
         const cpu0 = hopCpu(b, t);
         const m0 = machineTicks();
         const r =
@@ -195,7 +196,8 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
     ['paced', `(a) ${n} conc. spread, upstream +${cfg.upstreamLatencyMs} ms`, cfg.upstreamLatencyMs],
     ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined],
   ] as const) {
-    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs }, skipsA, `(a) ${key}`);
+    const rounds = key === 'paced' ? cfg.latencyRounds : cfg.rounds;
+    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs, rounds }, skipsA, `(a) ${key}`);
     for (const f of cfg.framings) {
       const agg = byFraming[f];
       const wl = `${label}, ${framingLabel(f)}`;
