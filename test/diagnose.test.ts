@@ -142,6 +142,7 @@ describe('diagnose', () => {
       const { report, text, ok } = await runDiagnose(config, { proxyUrl: url });
       expect(ok).toBe(true);
       expect(report.target).toBe(url);
+      proxy.settle(); // the bookkeeping of the answered test requests (src/proxy/http/after-answer.ts)
       expect(proxy.services.metrics.requestsTotal - before).toBe(2);
       expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
     } finally {

@@ -16,6 +16,7 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { AfterAnswer } from './http/after-answer.js';
 import { onClientError } from './http/client-error.js';
 import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
@@ -58,6 +59,9 @@ export interface CreateProxyOptions {
   /** The usage ledger (docs/usage.md), opened and closed by the caller (it may outlive this proxy); when it can
    * also be read (a UsageLedger), /usage/* and the usage metrics are served from it. Absent: nothing recorded. */
   usage?: UsageSink | UsageLedger;
+  /** How long an answered request's bookkeeping waits (http/after-answer.ts, default AFTER_ANSWER_MS); tests
+   * stretch it to show that every reader settles it. */
+  afterAnswerMs?: number;
 }
 
 export interface ProxyServer {
@@ -67,6 +71,8 @@ export interface ProxyServer {
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** Stops accepting, lets in-flight requests finish up to the grace period, then ends them. */
   close(graceMs?: number): Promise<void>;
+  /** Runs the bookkeeping of answered requests now (http/after-answer.ts): before reading metrics or usage. */
+  settle(): void;
   readonly server: Server | undefined;
   /** The port actually bound (differs from config.port when that is 0); undefined when not listening. */
   readonly port: number | undefined;
@@ -117,6 +123,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     startedAt: deps.now(),
     modeOn: (mode: ModeName) => config.modes.includes(mode),
     usage: options.usage ?? noopUsageSink,
+    afterAnswer: new AfterAnswer((err) => logger.warn({ err }, 'bookkeeping after an answer failed'), options.afterAnswerMs),
   };
   const components = buildComponents(services);
   closeHooks.push(() => components.close());
@@ -143,7 +150,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   }
 
   app.use(requestId());
-  app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage));
+  app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage, services.afterAnswer));
   app.use(errorRenderer(logger));
   // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
   const refusals = new RefusalLog(deps.now);
@@ -223,6 +230,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
       for (const socket of sockets) socket.destroy();
       await closed;
     }
+    // Every answered request is recorded before the ledger's last write (a close hook).
+    services.afterAnswer.settle();
     for (const hook of closeHooks.splice(0)) {
       try {
         await hook();
@@ -237,6 +246,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     services,
     listen,
     close,
+    settle: () => services.afterAnswer.settle(),
     get server() {
       return server;
     },

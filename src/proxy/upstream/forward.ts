@@ -115,10 +115,14 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   if (whole) {
     copyAnswerHeaders(ctx, answer);
     sendNow(ctx, whole);
-    // Read once the client has its answer: the usage, served model and stop the request log records are not on
-    // the client's path.
-    observer.bytes(whole);
-    observer.end();
+    // Read once the client has its answer, with the rest of its bookkeeping (http/after-answer.ts): the usage,
+    // served model and stop the request log records are not on the client's path. Queued before the request
+    // log's record of this request, so the record sees them.
+    const answered = whole;
+    services.afterAnswer.later(() => {
+      observer.bytes(answered);
+      observer.end();
+    });
     return;
   }
 
