@@ -49,7 +49,7 @@ export class AfterAnswer {
     }
   }
 
-  /** Jobs waiting (health and tests). */
+  /** Jobs waiting (tests). */
   get waiting(): number {
     return this.queue.length;
   }
