@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
 import { startCcr, type CcrProcess } from './ccr.js';
 import { loadBenchConfig } from './config.js';
-import { baseKnobs, nativeSpec, targets, type Bench } from './context.js';
+import { baseKnobs, compatSpec, nativeSpec, targets, type Bench } from './context.js';
 import { evaluateGoals } from './goals.js';
 import { runLoad } from './load.js';
 import { ensureNginx, startNginx, type NginxProcess } from './nginx.js';
@@ -128,6 +128,13 @@ async function main(): Promise<number> {
       if (t === 'ccr' && typeof ccr === 'string') continue;
       log(`warm-up: ${t}`);
       await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
+    }
+    // The translated route runs code the native one never does (validation, both translations): warmed too, or the
+    // first round of (c) measures the proxy's compiler along with the route (about 30 % more CPU per request in
+    // that round alone, docs/benchmarks.md "Seventh pass").
+    if (cfg.only.includes('c')) {
+      log('warm-up: proxy, translated route');
+      await runLoad(compatSpec(b, false), { connections: 32, durationSec: cfg.warmupSec });
     }
 
     const on = (w: string) => cfg.only.includes(w);
