@@ -1,9 +1,12 @@
-// What a hop pays for having been idle (docs/benchmarks.md "Seventh pass"): the built proxy and the minimal Node
-// hop, warmed, then left idle for IDLE_SEC, then driven for ROUNDS rounds of 4 s each at 32 connections in a closed
-// loop with 2 s between them; prints each round's CPU per request and the minor and major page faults the hop took
-// in it (from /proc/<pid>/stat), and the machine's file-page refaults. `npm run bench` idles each target for 18–24 s
-// between its rounds, so a first round that pays for regrowing what the hop gave back while idle shows here.
-// Usage: npx tsx bench/idle-rounds.ts   (IDLE_SEC=30, ROUNDS=4; PROXY_NODE_ARGS='--no-memory-reducer' and the like)
+// What a hop pays in its first rounds under load (docs/benchmarks.md "Seventh pass"): the built proxy and the minimal
+// Node hop, warmed for 3 s, then left alone for IDLE_SEC, then driven for ROUNDS rounds of 4 s each at 32 connections
+// in a closed loop with 2 s between them; prints each round's CPU per request, the minor and major page faults the
+// hop took in it (from /proc/<pid>/stat) and the machine's file-page refaults. The proxy's first round costs more
+// than the ones after it whether it idled for 30 s or 2 s: its heap is still growing to its working size (RSS up by
+// about 60 MB in that round), which the Node hop's is not. `npm run bench` averages two rounds per row, so a row
+// measured while the proxy's heap grows shows it.
+// Usage: npx tsx bench/first-rounds.ts   (IDLE_SEC=30, ROUNDS=4; PROXY_NODE_ARGS='--import <repo>/bench/loop-monitor.mjs'
+// for the RSS second by second, or V8 flags)
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +31,7 @@ function fileRefaults(): number {
   return line ? Number(line.split(' ')[1]) : NaN;
 }
 
-const home = mkdtempSync(join(tmpdir(), 'idle-rounds-'));
+const home = mkdtempSync(join(tmpdir(), 'first-rounds-'));
 const sim = await startSimulatorProcess();
 const credentialsPath = await writeBenchCredentials(home);
 const proxy = await startProxyProcess({
