@@ -129,9 +129,8 @@ async function main(): Promise<number> {
       log(`warm-up: ${t}`);
       await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
     }
-    // The translated route runs code the native one never does (validation, both translations): warmed too, or the
-    // first round of (c) measures the proxy's compiler along with the route (about 30 % more CPU per request in
-    // that round alone, docs/benchmarks.md "Seventh pass").
+    // The translated route runs code the native one never does (validation, both translations): warmed too, so no
+    // round of (c) times its compilation (docs/benchmarks.md "Seventh pass").
     if (cfg.only.includes('c')) {
       log('warm-up: proxy, translated route');
       await runLoad(compatSpec(b, false), { connections: 32, durationSec: cfg.warmupSec });
