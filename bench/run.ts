@@ -122,6 +122,7 @@ async function main(): Promise<number> {
       },
     };
 
+    const on = (w: string) => cfg.only.includes(w);
     // Warm-up: JIT and connection pools of every hop, before anything is measured.
     await sim.setKnobs(baseKnobs());
     for (const t of targets) {
@@ -131,12 +132,11 @@ async function main(): Promise<number> {
     }
     // The translated route runs code the native one never does (validation, both translations): warmed too, so no
     // round of (c) times its compilation (docs/benchmarks.md "Seventh pass").
-    if (cfg.only.includes('c')) {
+    if (on('c')) {
       log('warm-up: proxy, translated route');
       await runLoad(compatSpec(b, false), { connections: 32, durationSec: cfg.warmupSec });
     }
 
-    const on = (w: string) => cfg.only.includes(w);
     if (on('a') || on('c')) await runRequestWorkloads(b, on('a'), on('c')); // (a), (c) non-streaming
     if (on('b') || on('c')) await runPacedStreams(b, on('b'), on('c')); // (b), (c) streaming
     if (on('d')) await runToolWorkload(b);
