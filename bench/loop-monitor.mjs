@@ -1,7 +1,7 @@
 // Event-loop stalls and garbage collection of a hop, second by second (docs/benchmarks.md "Fifth pass"): preloaded
 // into the proxy or the Node hop with BENCH_PROXY_NODE_ARGS / BENCH_HOP_NODE_ARGS="--import ./bench/loop-monitor.mjs",
 // it appends one JSON line a second to loop-<script>-<pid>.jsonl in the temporary directory (LOOP_MONITOR_DIR, else
-// TMPDIR, else /tmp; the bench's hops run with a small environment of their own, so /tmp): the event loop's delay
+// TMPDIR, else /tmp; the Node hop runs with a small environment of its own, so /tmp): the event loop's delay
 // p50, p99 and max (perf_hooks, 1 ms resolution), the collections in that second and their total pause, each pause
 // of 1 ms or more with its kind (1 scavenge, 4 mark-compact, 8 incremental), and the RSS. A stall that lines up
 // with a round's p99 says whether the tail is the hop's own pause or the machine's.
