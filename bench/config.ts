@@ -18,6 +18,12 @@ export interface BenchConfig {
   durationSec: number;
   /** Seconds each target is driven before anything is measured (JIT, connection pools). */
   warmupSec: number;
+  /**
+   * Seconds of load at the start of every interleaved round before its measurement, counted only in the lead-in
+   * CPU row: a burst's first seconds pay once for what a hop gave back while idle (docs/benchmarks.md "Eighth
+   * pass"). 0: no lead-in.
+   */
+  leadInSec: number;
   /** Concurrency levels of workload (a). */
   concurrency: number[];
   /**
@@ -106,6 +112,7 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
     latencyRounds: num('BENCH_LATENCY_ROUNDS', quick ? 1 : Math.max(4, num('BENCH_ROUNDS', 2))),
     durationSec: num('BENCH_DURATION_SEC', quick ? 1 : 6),
     warmupSec: num('BENCH_WARMUP_SEC', quick ? 1 : 3),
+    leadInSec: num('BENCH_LEAD_IN_SEC', quick ? 0 : 2),
     concurrency: list('BENCH_CONCURRENCY', [1, 32, 256]),
     upstreamLatencyMs: num('BENCH_UPSTREAM_LATENCY_MS', 100),
     latencyConcurrency: num('BENCH_LATENCY_CONCURRENCY', 32),

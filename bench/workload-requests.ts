@@ -20,6 +20,8 @@ export interface Aggregate {
   rps: number;
   /** CPU time of the hop (proxy, Node hop, ccr or nginx process) per answered request, µs; NaN for direct. */
   cpuPerRequestUs: number;
+  /** The same in the rounds' lead-ins (the first seconds of each burst, not in any other figure); NaN without. */
+  leadInCpuPerRequestUs: number;
   latency: Summary;
   /** non-2xx answers plus socket errors and timeouts, all rounds. */
   errors: number;
@@ -35,6 +37,8 @@ interface RoundExtra {
   p50: number;
   p99: number;
   cpuPerRequestUs: number;
+  /** In this round's lead-in (NaN without one). */
+  leadInCpuPerRequestUs: number;
   machineBusy: number;
 }
 
@@ -72,22 +76,40 @@ export async function interleavedLoad(
   label: string,
   framings: Framing[] = b.cfg.framings,
 ): Promise<Record<Framing, Record<Target, Aggregate | string>>> {
-  const merged = new Map<string, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number }>();
+  const merged = new Map<string, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number; leadInCpu: number; leadInAnswered: number }>();
   const rounds = load.rounds ?? b.cfg.rounds;
+  /** The round's lead-in (b.cfg.leadInSec, no samples kept) or its measured load. */
+  const run = (t: Target, measured: boolean) => {
+    const durationSec = measured ? (load.durationSec ?? 5) : b.cfg.leadInSec;
+    if (load.staggerMs !== undefined) return runStaggered(specOf(t), { connections: load.connections, durationSec, periodMs: load.staggerMs });
+    return runLoad(specOf(t), measured ? { ...load, keepSamples: true } : { connections: load.connections, durationSec });
+  };
   for (let round = 0; round < rounds; round++) {
     for (const f of framings) {
       await b.sim.setKnobs(framingKnobs(b, f));
       for (const t of targets) {
         if (skips[t]) continue;
         b.log(`${label}, ${f}: ${t}, round ${round + 1}/${rounds}`);
+        const key = `${f} ${t}`;
+        const m = merged.get(key) ?? { samples: new Samples(), rounds: [], cpu: 0, leadInCpu: 0, leadInAnswered: 0 };
+        // The lead-in: the round's first seconds of the same load, timed and counted in nothing but its own CPU
+        // figure. A hop idle through the other targets' rounds may have given memory back to the system (the
+        // proxy's V8 shrinks its young generation when idle, docs/benchmarks.md "Eighth pass"); the first seconds
+        // of a burst then pay for growing it again, a cost per burst, not per request, which would otherwise land
+        // in the round's per-request figures in proportion to how short the round is.
+        let leadInCpuPerRequestUs = NaN;
+        if (b.cfg.leadInSec > 0) {
+          const c0 = hopCpu(b, t);
+          const lead = await run(t, false);
+          const leadCpu = hopCpu(b, t) - c0;
+          const answered = lead.ok + lead.non2xx;
+          leadInCpuPerRequestUs = (leadCpu / Math.max(1, answered)) * 1e6;
+          m.leadInCpu += leadCpu;
+          m.leadInAnswered += answered;
+        }
         const cpu0 = hopCpu(b, t);
         const m0 = machineTicks();
-        const r =
-          load.staggerMs !== undefined
-            ? await runStaggered(specOf(t), { connections: load.connections, durationSec: load.durationSec ?? 5, periodMs: load.staggerMs })
-            : await runLoad(specOf(t), { ...load, keepSamples: true });
-        const key = `${f} ${t}`;
-        const m = merged.get(key) ?? { samples: new Samples(), rounds: [], cpu: 0 };
+        const r = await run(t, true);
         const cpu = hopCpu(b, t) - cpu0;
         const m1 = machineTicks();
         m.cpu += cpu;
@@ -95,7 +117,14 @@ export async function interleavedLoad(
         const own = new Samples();
         own.pushAll(r.samples!);
         const sum = own.summary();
-        m.rounds.push({ ...r, p50: sum.p50, p99: sum.p99, cpuPerRequestUs: (cpu / Math.max(1, r.ok + r.non2xx)) * 1e6, machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total) });
+        m.rounds.push({
+          ...r,
+          p50: sum.p50,
+          p99: sum.p99,
+          cpuPerRequestUs: (cpu / Math.max(1, r.ok + r.non2xx)) * 1e6,
+          leadInCpuPerRequestUs,
+          machineBusy: (m1.busy - m0.busy) / (m1.total - m0.total),
+        });
         merged.set(key, m);
       }
     }
@@ -114,6 +143,7 @@ export async function interleavedLoad(
       out[f][t] = {
         rps: median(m.rounds.map((r) => r.rps)),
         cpuPerRequestUs: (m.cpu / answered) * 1e6,
+        leadInCpuPerRequestUs: m.leadInAnswered > 0 ? (m.leadInCpu / m.leadInAnswered) * 1e6 : NaN,
         latency: m.samples.summary(),
         errors: m.rounds.reduce((n, r) => n + errorsOf(r), 0),
         rounds: m.rounds.map(({ samples: _samples, ...rest }) => rest),
@@ -146,6 +176,7 @@ function standardRows(workload: string, agg: Record<Target, Aggregate | string>)
     rowOf(workload, 'latency p50', 'ms', agg, (a) => a.latency.p50),
     rowOf(workload, 'latency p99', 'ms', agg, (a) => a.latency.p99),
     cpuRow(workload, agg),
+    ...leadInCpuRows(workload, agg),
     rowOf(workload, 'errors', 'count', agg, (a) => a.errors, false),
   ];
 }
@@ -156,6 +187,17 @@ function cpuRow(workload: string, agg: Record<Target, Aggregate | string>): Row 
   row.cells.direct = 'n/a (no hop)';
   row.ratios = true;
   return row;
+}
+
+/**
+ * CPU of the hop per request in the rounds' lead-ins: what a burst's first seconds cost, shown beside the figure
+ * above rather than folded into it. No row in a run without lead-ins (BENCH_LEAD_IN_SEC=0).
+ */
+function leadInCpuRows(workload: string, agg: Record<Target, Aggregate | string>): Row[] {
+  const row = rowOf(workload, 'hop CPU per request in the lead-ins (µs)', 'count', agg, (a) => a.leadInCpuPerRequestUs);
+  if (!Object.values(row.cells).some((c) => typeof c === 'number' && Number.isFinite(c))) return [];
+  row.cells.direct = 'n/a (no hop)';
+  return [row];
 }
 
 /** Cells of X minus direct: what a hop adds to the same request. */
