@@ -3,10 +3,11 @@
 // in a closed loop with 2 s between them; prints each round's CPU per request, the minor and major page faults the
 // hop took in it (from /proc/<pid>/stat) and the machine's file-page refaults. The proxy's first round costs more
 // than the ones after it whether it idled for 30 s or 2 s: its heap is still growing to its working size (RSS up by
-// about 60 MB in that round), which the Node hop's is not. `npm run bench` averages two rounds per row, so a row
-// measured while the proxy's heap grows shows it.
-// Usage: npx tsx bench/first-rounds.ts   (IDLE_SEC=30, ROUNDS=4; PROXY_NODE_ARGS='--import <repo>/bench/loop-monitor.mjs'
-// for the RSS second by second, or V8 flags)
+// about 60 MB in that round), which the Node hop's is not; after a longer idle V8 may also have given the young
+// generation back ("Eighth pass"). `npm run bench` keeps that cost out of its rows with a lead-in per round and
+// reports it on rows of its own.
+// Usage: npx tsx bench/first-rounds.ts   (IDLE_SEC=30, ROUNDS=4; BENCH_PROXY_NODE_ARGS / BENCH_HOP_NODE_ARGS, as for
+// `npm run bench`: '--import <repo>/bench/loop-monitor.mjs' for the RSS second by second, or V8 flags)
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,7 @@ const proxy = await startProxyProcess({
   cliPath: '/bin/false',
   home,
   logLevel: 'warn',
-  nodeArgs: (process.env.PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  nodeArgs: (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean),
 });
 const hop = await startNodeHop(sim.url);
 const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
