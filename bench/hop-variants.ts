@@ -6,8 +6,9 @@
 // With bench/patches/cut-points.diff applied in a worktree, the variants answer at successive points of the path,
 // so the differences between them say what each part of the path adds.
 // Usage: npx tsx bench/hop-variants.ts   (each checkout built with `npx tsc -p tsconfig.build.json`)
-// HOP_VARIANTS: `label=dir[:NAME=value...]` entries separated by `;` (default `proxy=.`, this checkout). Example:
-//   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;chain=/work/wt/cut:BENCH_CUT=chain'
+// HOP_VARIANTS: `label=dir[:NAME=value...]` entries separated by `;` (default `proxy=.`, this checkout); the name
+// NODE_ARGS gives that variant's node flags (space-separated) instead of an environment variable. Example:
+//   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;stgc=.:NODE_ARGS=--single-threaded-gc'
 // HOP_VARIANTS_FRAMING (length | chunked), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
 
 import { spawn } from 'node:child_process';
@@ -75,8 +76,10 @@ const body = (model: string) => JSON.stringify({ model, max_tokens: 1024, messag
 const targets = new Map<string, { spec: RequestSpec; pid: number }>();
 const proxies: ProxyProcess[] = [];
 for (const v of variants) {
-  const env = { ...proxyEnv({ simulator: sim, credentialsPath, cliPath: '/bin/false', home: home(), logLevel: 'warn' }), ...v.env };
-  const proxy = await attachProxy(spawn(process.execPath, [join(v.dir, 'dist', 'proxy', 'cli.js')], { cwd: v.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const { NODE_ARGS: nodeArgs = '', ...variantEnv } = v.env;
+  const env = { ...proxyEnv({ simulator: sim, credentialsPath, cliPath: '/bin/false', home: home(), logLevel: 'warn' }), ...variantEnv };
+  const args = [...nodeArgs.split(' ').filter(Boolean), join(v.dir, 'dist', 'proxy', 'cli.js')];
+  const proxy = await attachProxy(spawn(process.execPath, args, { cwd: v.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   proxies.push(proxy);
   targets.set(v.label, { spec: { base: proxy.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') }, pid: proxy.pid });
 }
