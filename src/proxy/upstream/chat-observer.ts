@@ -127,7 +127,9 @@ export class ChatObserver {
       this.sse = undefined;
     }
     if (this.json) {
-      const whole = parse(Buffer.concat(this.json).toString('utf8'));
+      // A whole answer comes as one Buffer (upstream/forward.ts): read it where it is, without a copy.
+      const json = this.json;
+      const whole = parse((json.length === 1 ? json[0] : Buffer.concat(json)).toString('utf8'));
       this.json = undefined;
       if (whole) this.message(whole);
     }

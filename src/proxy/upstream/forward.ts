@@ -32,11 +32,25 @@ import { ChatObserver } from './chat-observer.js';
  */
 const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
 
+/**
+ * Header names the Connection header lists (RFC 9110 §7.6.1: hop-by-hop for this answer), or undefined when it lists
+ * only `keep-alive` or `close`, as a provider's answer almost always does (the first is dropped anyway, the second
+ * names no header): no Set is built on every answer for those.
+ */
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
+  return new Set(String(value).split(',').map((t) => t.trim().toLowerCase()));
+}
+
 function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
-  const connectionTokens = new Set(String(answer.headers.connection ?? '').split(',').map((t) => t.trim().toLowerCase()));
-  for (const [name, value] of Object.entries(answer.headers)) {
+  const headers = answer.headers;
+  const named = connectionTokens(headers.connection);
+  // for-in over undici's plain object, not Object.entries: no array of pairs on every answer.
+  for (const name in headers) {
+    const value = headers[name];
+    // undici names headers in lower case; the check keeps this right for any other caller.
     const key = name.toLowerCase();
-    if (value === undefined || dropped.has(key) || connectionTokens.has(key) || key.startsWith('access-control-')) continue;
+    if (value === undefined || dropped.has(key) || named?.has(key) || key.startsWith('access-control-')) continue;
     if (key === 'vary') ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
     else setHeader(ctx, key, value);
   }
