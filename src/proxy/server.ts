@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
+import { exactRoutes } from './http/exact-routes.js';
 import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
@@ -160,7 +161,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(accessKey(config.accessKey));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
   app.use(fallthrough(router));
-  app.use(router.routes());
+  app.use(exactRoutes(router));
 
   let server: Server | undefined;
   const sockets = new Set<Socket>();
