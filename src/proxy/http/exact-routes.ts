@@ -30,7 +30,7 @@ export function exactRoutes(router: Router): ProxyMiddleware {
       paths.set(path, { path, run });
     }
   }
-  return (ctx, next) => {
+  const middleware: ProxyMiddleware & { router?: Router } = (ctx, next) => {
     const route = byMethod.get(ctx.method)?.get(ctx.path);
     if (route === undefined) return routes(ctx, next);
     // What the router sets on a matched request, as far as anything here reads it (the 404/405 fallthrough).
@@ -39,4 +39,7 @@ export function exactRoutes(router: Router): ProxyMiddleware {
     ctx.params = {};
     return route.run(ctx, next);
   };
+  // As on the router's own middleware: what is registered stays readable from the app (route-table.test.ts).
+  middleware.router = router;
+  return middleware;
 }
