@@ -1,8 +1,8 @@
 // The router, with the routes that have no parameters found by one lookup of method and path (docs/http.md
 // "Finding the route"). @koa/router finds a request's route by testing the request's path against every route's
-// pattern (about forty here), and then builds a middleware chain for it on every request; on the chat routes that
-// was the largest single step between a request's arrival and its upstream request (docs/benchmarks.md "Ninth
-// pass"). The result is the router's own: a path that is not exactly a declared pattern (a trailing slash, another
+// pattern (about forty here), and then builds a middleware chain for it on every request: work on every chat
+// request's way to its upstream request that grows with the route table (docs/benchmarks.md "Ninth pass").
+// The result is the router's own: a path that is not exactly a declared pattern (a trailing slash, another
 // letter case, a parameter) or a pattern another route's pattern also matches goes to the router as before.
 
 import type Router from '@koa/router';
