@@ -7,8 +7,10 @@
 // so the differences between them say what each part of the path adds.
 // Usage: npx tsx bench/hop-variants.ts   (each checkout built with `npx tsc -p tsconfig.build.json`)
 // HOP_VARIANTS: `label=dir[:NAME=value...]` entries separated by `;` (default `proxy=.`, this checkout); the name
-// NODE_ARGS gives that variant's node flags (space-separated) instead of an environment variable. Example:
-//   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;stgc=.:NODE_ARGS=--single-threaded-gc'
+// NODE_ARGS gives that variant's node flags (space-separated) instead of an environment variable, and WARM_SEC its
+// closed-loop warm-up in seconds (1 for every target otherwise), e.g. to age one proxy by hundreds of thousands of
+// requests, as a full `npm run bench` has by its latency workload, beside a fresh one. Example:
+//   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;stgc=.:NODE_ARGS=--single-threaded-gc;aged=.:WARM_SEC=75'
 // HOP_VARIANTS_FRAMING (length | chunked), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
 
 import { spawn } from 'node:child_process';
@@ -73,21 +75,21 @@ await sim.setKnobs({ latencyMs: 0, jsonChunks: framing === 'chunked' ? 2 : undef
 const credentialsPath = await writeBenchCredentials(home());
 const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
 const body = (model: string) => JSON.stringify({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] });
-const targets = new Map<string, { spec: RequestSpec; pid: number }>();
+const targets = new Map<string, { spec: RequestSpec; pid: number; warmSec: number }>();
 const proxies: ProxyProcess[] = [];
 for (const v of variants) {
-  const { NODE_ARGS: nodeArgs = '', ...variantEnv } = v.env;
+  const { NODE_ARGS: nodeArgs = '', WARM_SEC: warmSec = '1', ...variantEnv } = v.env;
   const env = { ...proxyEnv({ simulator: sim, credentialsPath, cliPath: '/bin/false', home: home(), logLevel: 'warn' }), ...variantEnv };
   const args = [...nodeArgs.split(' ').filter(Boolean), join(v.dir, 'dist', 'proxy', 'cli.js')];
   const proxy = await attachProxy(spawn(process.execPath, args, { cwd: v.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   proxies.push(proxy);
-  targets.set(v.label, { spec: { base: proxy.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') }, pid: proxy.pid });
+  targets.set(v.label, { spec: { base: proxy.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') }, pid: proxy.pid, warmSec: Number(warmSec) });
 }
 const hop = await startNodeHop(sim.url);
-targets.set('node hop', { spec: { base: hop.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: hop.pid });
-targets.set('direct', { spec: { base: sim.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: NaN });
+targets.set('node hop', { spec: { base: hop.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: hop.pid, warmSec: 1 });
+targets.set('direct', { spec: { base: sim.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') }, pid: NaN, warmSec: 1 });
 
-for (const { spec } of targets.values()) await runLoad(spec, { connections: 32, durationSec: 1 });
+for (const { spec, warmSec } of targets.values()) await runLoad(spec, { connections: 32, durationSec: warmSec });
 await sim.setKnobs({ latencyMs });
 const samples = new Map<string, Samples>();
 const roundP50 = new Map<string, number[]>();
