@@ -109,7 +109,7 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
   return {
     quick,
     rounds: num('BENCH_ROUNDS', 2),
-    latencyRounds: num('BENCH_LATENCY_ROUNDS', quick ? 1 : Math.max(4, num('BENCH_ROUNDS', 2))),
+    latencyRounds: num('BENCH_LATENCY_ROUNDS', quick ? 1 : Math.max(8, num('BENCH_ROUNDS', 2))),
     durationSec: num('BENCH_DURATION_SEC', quick ? 1 : 6),
     warmupSec: num('BENCH_WARMUP_SEC', quick ? 1 : 3),
     leadInSec: num('BENCH_LEAD_IN_SEC', quick ? 0 : 2),
