@@ -8,7 +8,7 @@
 // without one; (a) and (c) measure each framing as its own variant, interleaved round by round, and the soak
 // alternates them answer by answer.
 
-import { baseKnobs, baseOf, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench, type Skips } from './context.js';
+import { baseKnobs, baseOf, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, roundOrder, targets, type Bench, type Skips } from './context.js';
 import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
 import type { Framing } from './config.js';
 import type { Cell, Row, Target } from './report.js';
@@ -64,9 +64,9 @@ export function framingKey(key: string, f: Framing): string {
 }
 
 /**
- * Runs `rounds` × framings × (proxy, direct, nginx, Node hop, ccr) loads, the simulator's framing set before each
- * framing's loads, so both framings see the machine in the same state; a target in `skips` is left out and its
- * cells say why.
+ * Runs `rounds` × framings × (proxy, Node hop, direct, nginx, ccr: roundOrder) loads, the simulator's framing set
+ * before each framing's loads, so both framings see the machine in the same state; a target in `skips` is left out
+ * and its cells say why.
  */
 export async function interleavedLoad(
   b: Bench,
@@ -87,7 +87,7 @@ export async function interleavedLoad(
   for (let round = 0; round < rounds; round++) {
     for (const f of framings) {
       await b.sim.setKnobs(framingKnobs(b, f));
-      for (const t of targets) {
+      for (const t of roundOrder) {
         if (skips[t]) continue;
         b.log(`${label}, ${f}: ${t}, round ${round + 1}/${rounds}`);
         const key = `${f} ${t}`;
