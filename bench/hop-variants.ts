@@ -11,7 +11,7 @@
 // closed-loop warm-up in seconds (1 for every target otherwise), e.g. to age one proxy by hundreds of thousands of
 // requests, as a full `npm run bench` has by its latency workload, beside a fresh one. Example:
 //   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;stgc=.:NODE_ARGS=--single-threaded-gc;aged=.:WARM_SEC=75'
-// HOP_VARIANTS_FRAMING (length | chunked), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
+// HOP_VARIANTS_FRAMING (length | chunked), HOP_VARIANTS_ROTATE (off), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -95,8 +95,16 @@ const samples = new Map<string, Samples>();
 const roundP50 = new Map<string, number[]>();
 const cpu = new Map<string, number[]>();
 const perRequestSwitches = new Map<string, Array<[number, number]>>();
+// HOP_VARIANTS_ROTATE=1: round r starts at the r-th target (proxy, …, Node hop, direct, then around), so over a
+// multiple of the targets' count every target is measured in every position alike; a position that costs (what
+// ran just before, how long a target idled) then weighs on all of them, and its size is printed.
+const rotate = ['1', 'true', 'on'].includes(process.env.HOP_VARIANTS_ROTATE ?? '');
+const order = [...targets.entries()];
+const positionP50 = new Map<string, number[][]>();
 for (let r = 0; r < rounds; r++) {
-  for (const [label, { spec, pid }] of targets) {
+  const shift = rotate ? r % order.length : 0;
+  const roundOrder = [...order.slice(shift), ...order.slice(0, shift)];
+  for (const [position, [label, { spec, pid }]] of roundOrder.entries()) {
     const measured = Number.isFinite(pid);
     const c0 = measured ? cpuSeconds(pid) : 0;
     const s0 = measured ? switches(pid) : [0, 0];
@@ -110,6 +118,8 @@ for (let r = 0; r < rounds; r++) {
     }
     (samples.get(label) ?? samples.set(label, new Samples()).get(label)!).pushAll(res.samples!);
     (roundP50.get(label) ?? roundP50.set(label, []).get(label)!).push(res.samples!.summary().p50);
+    const byPosition = positionP50.get(label) ?? positionP50.set(label, order.map(() => [])).get(label)!;
+    byPosition[position].push(roundP50.get(label)!.length - 1);
   }
 }
 
@@ -125,6 +135,20 @@ for (const label of targets.keys()) {
     `${label.padEnd(12)} p50 +${(s.p50 - direct.p50).toFixed(2)}  p99 +${(s.p99 - direct.p99).toFixed(2)}  rounds ${perRound}  ` +
       `CPU ${median(cpu.get(label)!).toFixed(0)} µs  voluntary ${median(sw.map((x) => x[0])).toFixed(2)}  involuntary ${median(sw.map((x) => x[1])).toFixed(2)}`,
   );
+}
+if (rotate) {
+  // Each position's mean added median over the targets measured there (round medians less direct's, by round).
+  const added = (label: string, round: number) => roundP50.get(label)![round] - directRounds[round];
+  console.log(`by position in the round (mean of round medians, ms): ${order
+    .map((_, position) => {
+      const values = [...positionP50.entries()].filter(([label]) => label !== 'direct').flatMap(([label, byPosition]) => byPosition[position].map((round) => added(label, round)));
+      return `${position + 1}: ${values.length ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2) : 'n/a'}`;
+    })
+    .join('  ')}`);
+  for (const [label, byPosition] of positionP50) {
+    if (label === 'direct') continue;
+    console.log(`  ${label.padEnd(12)} ${byPosition.map((rs, position) => `${position + 1}: ${rs.length ? (rs.reduce((a, round) => a + added(label, round), 0) / rs.length).toFixed(2) : 'n/a'}`).join('  ')}`);
+  }
 }
 for (const proxy of proxies) await proxy.stop();
 await hop.stop();
