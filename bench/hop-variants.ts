@@ -139,15 +139,12 @@ for (const label of targets.keys()) {
 if (rotate) {
   // Each position's mean added median over the targets measured there (round medians less direct's, by round).
   const added = (label: string, round: number) => roundP50.get(label)![round] - directRounds[round];
-  console.log(`by position in the round (mean of round medians, ms): ${order
-    .map((_, position) => {
-      const values = [...positionP50.entries()].filter(([label]) => label !== 'direct').flatMap(([label, byPosition]) => byPosition[position].map((round) => added(label, round)));
-      return `${position + 1}: ${values.length ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2) : 'n/a'}`;
-    })
-    .join('  ')}`);
-  for (const [label, byPosition] of positionP50) {
-    if (label === 'direct') continue;
-    console.log(`  ${label.padEnd(12)} ${byPosition.map((rs, position) => `${position + 1}: ${rs.length ? (rs.reduce((a, round) => a + added(label, round), 0) / rs.length).toFixed(2) : 'n/a'}`).join('  ')}`);
+  const meanAdded = (pairs: Array<[string, number]>) => (pairs.length ? (pairs.reduce((sum, [label, round]) => sum + added(label, round), 0) / pairs.length).toFixed(2) : 'n/a');
+  const measuredHops = [...positionP50.entries()].filter(([label]) => label !== 'direct');
+  const at = (position: number) => measuredHops.flatMap(([label, byPosition]) => byPosition[position].map((round): [string, number] => [label, round]));
+  console.log(`by position in the round (mean of round medians, ms): ${order.map((_, position) => `${position + 1}: ${meanAdded(at(position))}`).join('  ')}`);
+  for (const [label, byPosition] of measuredHops) {
+    console.log(`  ${label.padEnd(12)} ${byPosition.map((rounds, position) => `${position + 1}: ${meanAdded(rounds.map((round): [string, number] => [label, round]))}`).join('  ')}`);
   }
 }
 for (const proxy of proxies) await proxy.stop();

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
 import { startCcr, type CcrProcess } from './ccr.js';
 import { loadBenchConfig } from './config.js';
-import { baseKnobs, compatSpec, nativeSpec, targets, type Bench } from './context.js';
+import { baseKnobs, compatSpec, nativeSpec, roundOrder, targets, type Bench } from './context.js';
 import { evaluateGoals } from './goals.js';
 import { runLoad } from './load.js';
 import { ensureNginx, startNginx, type NginxProcess } from './nginx.js';
@@ -160,7 +160,7 @@ async function main(): Promise<number> {
       typeof ccr === 'string'
         ? `ccr (claude-code-router): n/a in this run: ${ccr}`
         : `${ccr.describe}; a column in workloads ${cfg.ccrWorkloads.join(', ')} (BENCH_CCR)`,
-      `Load: autocannon (closed loop), ${cfg.rounds} rounds (the spread latency workload of (a): ${cfg.latencyRounds}) interleaved proxy → node hop → direct → nginx → ccr, ${cfg.durationSec} s each${cfg.leadInSec > 0 ? `, each after a ${cfg.leadInSec} s lead-in of the same load that counts only in the lead-in CPU rows` : ''}; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
+      `Load: autocannon (closed loop), ${cfg.rounds} rounds (the spread latency workload of (a): ${cfg.latencyRounds}) interleaved ${roundOrder.map((t) => (t === 'node' ? 'node hop' : t)).join(' → ')}, ${cfg.durationSec} s each${cfg.leadInSec > 0 ? `, each after a ${cfg.leadInSec} s lead-in of the same load that counts only in the lead-in CPU rows` : ''}; figures are medians of rounds (throughput) and percentiles of all rounds' samples (latency)`,
       `Simulator: reply of 4 words unless stated; non-streamed answers framed ${cfg.framings.map((f) => (f === 'length' ? 'with a content-length' : `chunked without one (${cfg.jsonChunks} writes)`)).join(' and ')}, each a variant of every non-streamed workload (the soak alternates them); paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
     b.raw.ccr = typeof ccr === 'string' ? { notRun: ccr } : { version: ccr.version, workloads: cfg.ccrWorkloads };
