@@ -13,7 +13,8 @@ import type { Backend, BackendContext } from './backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { mapNativeError } from '../translate/map-native-error.js';
 import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../upstream/provider-client.js';
-import { readLimited, readUpTo } from '../upstream/read-limited.js';
+import type { WholeOrStream } from '../upstream/whole-or-stream.js';
+import { errorBodyLimit, readLimited, readUpTo } from '../upstream/read-limited.js';
 import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../upstream/upstream-error.js';
 
@@ -188,9 +189,13 @@ export class DirectBackend implements Backend {
   private async whole(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<NativeMessage> {
     const { client } = this.opts;
     const deadline = Math.max(client.timeouts.upstreamFirstByteTimeoutMs, this.opts.nonStreamingTimeoutMs);
-    let answer: ProviderAnswer;
+    let answer: WholeOrStream;
     try {
-      answer = await this.send(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline });
+      // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
+      answer = await client.exchange(
+        { method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline },
+        messageLimitBytes,
+      );
     } catch (err) {
       // The first-byte deadline of this request is not UPSTREAM_FIRST_BYTE_TIMEOUT_MS alone: say which it was.
       if (err instanceof ProxyError && err.kind === 'timeout' && (err.cause as { code?: string } | undefined)?.code === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -198,14 +203,22 @@ export class DirectBackend implements Backend {
       }
       throw err;
     }
+    const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+    if (answer.whole) {
+      if (ok) return toMessage(answer.whole.toString('utf8'));
+      throw fromErrorAnswer(answer.statusCode, answer.headers, answer.whole.toString('utf8', 0, Math.min(answer.whole.length, errorBodyLimit)));
+    }
+    // An event stream, or an answer larger than the bound: read as before, to the same errors.
+    const body = answer.body;
     try {
-      const read = await readUpTo(answer.body, messageLimitBytes);
+      if (!ok) throw fromErrorAnswer(answer.statusCode, answer.headers, await readLimited(body));
+      const read = await readUpTo(body, messageLimitBytes);
       if (!read.whole) throw new ProxyError('upstream', `The provider's non-streamed answer is larger than ${messageLimitBytes} bytes`);
       return toMessage(read.whole.toString('utf8'));
     } catch (err) {
       throw fromTransportError(err, client.timeouts);
     } finally {
-      if (!answer.body.destroyed && !answer.body.readableEnded) answer.body.destroy();
+      if (!body.destroyed && !body.readableEnded) body.destroy();
     }
   }
 

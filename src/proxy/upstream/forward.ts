@@ -21,7 +21,6 @@ import { redactSecrets } from '../logger.js';
 import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
 import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
-import { readUpTo } from './read-limited.js';
 import { fromTransportError } from './upstream-error.js';
 import { ChatObserver } from './chat-observer.js';
 
@@ -42,7 +41,7 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
   return new Set(String(value).split(',').map((t) => t.trim().toLowerCase()));
 }
 
-function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
+function copyAnswerHeaders(ctx: ProxyContext, answer: Pick<ProviderAnswer, 'headers'>): void {
   const headers = answer.headers;
   const named = connectionTokens(headers.connection);
   // for-in over undici's plain object, not Object.entries: no array of pairs on every answer.
@@ -58,12 +57,6 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: ProviderAnswer): void {
 
 /** Largest non-streaming answer read whole before it is passed on (larger ones are streamed through). */
 const bufferLimit = 1024 * 1024;
-
-/** The chunks already read, then the rest of the body. */
-async function* concat(head: Buffer[], rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  yield* head;
-  yield* rest;
-}
 
 /** True when `tail` (the last bytes sent) ends an SSE event, so an error event can follow without merging into it. */
 function endsEvent(tail: string): boolean {
@@ -81,14 +74,24 @@ export interface ForwardOptions {
 export async function forwardToProvider(ctx: ProxyContext, services: Services, client: ProviderClient, method: 'GET' | 'POST', path: string, options: ForwardOptions = {}): Promise<void> {
   const { profile, config, logger, deps } = services;
   const raw = ctx.state.rawBody;
-  const answer = await client.send({
-    method,
-    path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
-    headers: forwardableHeaders(ctx.headers),
-    body: method === 'POST' && raw && options.providerModel !== undefined ? rewriteBodyModel(raw, options.providerModel) : raw,
-    auth: clientAuthOf(ctx.headers, profile, config.accessKey),
-    signal: ctx.state.signal,
-  });
+  // A non-streamed answer of modest size is not a stream, whether it carries a content-length or comes chunked (a
+  // CDN in front of the provider may re-chunk it): it arrives whole (upstream/whole-or-stream.ts) and goes out as
+  // one Buffer, with a Content-Length, in one write, instead of piping a stream (chunked framing, a write per chunk
+  // and one for the terminator, a pipeline and an async-generator step per chunk): `npm run bench` measured the
+  // piped path at about a third more CPU per request and its last byte reaching the client later
+  // (docs/benchmarks.md, "The chunked answer"). Nothing has been sent yet then, so a provider that breaks off
+  // mid-answer still gets a proper error status. An event stream, or a longer answer, is streamed through.
+  const answer = await client.exchange(
+    {
+      method,
+      path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
+      headers: forwardableHeaders(ctx.headers),
+      body: method === 'POST' && raw && options.providerModel !== undefined ? rewriteBodyModel(raw, options.providerModel) : raw,
+      auth: clientAuthOf(ctx.headers, profile, config.accessKey),
+      signal: ctx.state.signal,
+    },
+    bufferLimit,
+  );
 
   ctx.status = answer.statusCode;
   // The one observer of this answer (upstream/chat-observer.ts) reads a copy of the bytes; they pass on unchanged.
@@ -97,7 +100,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const contentType = (firstValue(answer.headers['content-type']) ?? '').toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     copyAnswerHeaders(ctx, answer);
-    await answer.body.dump().catch(() => undefined);
+    answer.body?.destroy();
     ctx.body = null;
     return;
   }
@@ -109,37 +112,21 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const state = ctx.state;
   if (isSse) ctx.req.socket.setNoDelay(true);
 
-  // A non-streamed answer of modest size is not a stream, whether it carries a content-length or comes chunked (a
-  // CDN in front of the provider may re-chunk it): read it whole and answer with one Buffer. Koa then writes it
-  // with a Content-Length in one go, instead of piping a stream (chunked framing, a write per chunk and one for the
-  // terminator, a pipeline and an async-generator step per chunk): `npm run bench` measured the piped path at
-  // about a third more CPU per request and its last byte reaching the client later (docs/benchmarks.md, "The
-  // chunked answer"). Nothing has been sent yet, so a provider that breaks off mid-answer still gets a proper
-  // error status. A longer answer (or one announced longer) is streamed through from what was read so far.
-  let head: Buffer[] = [];
-  let whole: Buffer | undefined;
-  if (!isSse && !(Number(answer.headers['content-length']) > bufferLimit)) {
-    try {
-      ({ whole, head } = await readUpTo(answer.body, bufferLimit));
-    } catch (err) {
-      // Nothing of the provider's answer was set on ours yet: the error answer carries only our own headers.
-      throw fromTransportError(err, client.timeouts);
-    }
-  }
+  const whole = answer.whole;
   if (whole) {
     copyAnswerHeaders(ctx, answer);
     sendNow(ctx, whole);
     // Read once the client has its answer, with the rest of its bookkeeping (http/after-answer.ts): the usage,
     // served model and stop the request log records are not on the client's path. Queued before the request
     // log's record of this request, so the record sees them.
-    const answered = whole;
     services.afterAnswer.later(() => {
-      observer.bytes(answered);
+      observer.bytes(whole);
       observer.end();
     });
     return;
   }
 
+  const body = answer.body;
   copyAnswerHeaders(ctx, answer);
   // A successful native stream is complete only with its message_stop event; one the provider ends cleanly
   // before that must not look finished to the client (docs/direct-mode.md), nor count as `ok` in the ledger.
@@ -147,7 +134,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   async function* pipe(): AsyncGenerator<Buffer> {
     let tail = '';
     try {
-      for await (const chunk of head.length ? concat(head, answer.body) : (answer.body as AsyncIterable<Buffer>)) {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
         if (chunk.length === 0) continue;
         if (reads) observer.bytes(chunk);
         if (isSse) tail = chunk.subarray(Math.max(0, chunk.length - 4)).toString('latin1');
@@ -170,7 +157,7 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + events.map(encodeSse).join(''), 'utf8');
     } finally {
       if (reads) observer.end();
-      if (!answer.body.destroyed) answer.body.destroy();
+      if (!body.destroyed) body.destroy();
     }
   }
   ctx.body = Readable.from(pipe(), { objectMode: false });

@@ -9,6 +9,7 @@ import { ProxyError } from '../errors.js';
 import type { Services } from '../services.js';
 import { upstreamHeaders, type ClientAuth } from './client-auth.js';
 import { fromTransportError, type UpstreamTimeouts } from './upstream-error.js';
+import { WholeOrStreamHandler, type WholeOrStream } from './whole-or-stream.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST';
@@ -72,6 +73,45 @@ export class ProviderClient {
     if (answer.statusCode !== 401) return answer;
     await answer.body.dump().catch(() => undefined);
     throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
+  }
+
+  /**
+   * Sends like send(), but reads the answer through one dispatch handler (upstream/whole-or-stream.ts): an answer
+   * that is not an event stream and ends within `wholeLimit` bytes comes back whole, anything else as a stream of
+   * it. For the routes that pass an answer on (forward.ts) or need all of it (direct-backend.ts).
+   */
+  async exchange(req: ProviderRequest, wholeLimit: number): Promise<WholeOrStream> {
+    const discard = async (a: WholeOrStream) => void a.body?.destroy();
+    if (req.auth.kind !== 'cli-oauth') return this.exchangeOnce(req, wholeLimit);
+    const answer = await this.credentials.send((credential) => this.exchangeOnce(req, wholeLimit, credential.accessToken), (a) => a.statusCode === 401, discard);
+    if (answer.statusCode !== 401) return answer;
+    await discard(answer);
+    throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
+  }
+
+  private exchangeOnce(req: ProviderRequest, wholeLimit: number, oauthToken?: string): Promise<WholeOrStream> {
+    const headers = upstreamHeaders(req.headers, req.auth, this.services.profile, oauthToken);
+    return new Promise<WholeOrStream>((resolve, reject) => {
+      const handler = new WholeOrStreamHandler(
+        wholeLimit,
+        { resolve, reject: (err) => reject(fromTransportError(err, this.timeouts)) },
+        req.signal,
+        // The subscription's quota windows ride on every answer (docs/usage.md), as in dispatch() below.
+        (answerHeaders) => this.services.usage.upstreamHeaders('direct', answerHeaders),
+      );
+      this.agent.dispatch(
+        {
+          origin: this.base.origin,
+          path: this.pathFor(req.path),
+          method: req.method,
+          headers,
+          body: req.body,
+          headersTimeout: req.firstByteTimeoutMs ?? this.timeouts.upstreamFirstByteTimeoutMs,
+          bodyTimeout: this.timeouts.upstreamIdleTimeoutMs,
+        },
+        handler,
+      );
+    });
   }
 
   private async dispatch(req: ProviderRequest, oauthToken?: string): Promise<ProviderAnswer> {
