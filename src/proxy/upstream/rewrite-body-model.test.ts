@@ -23,4 +23,14 @@ describe('rewriteBodyModel', () => {
     expect(rewriteBodyModel(b(body), 'claude-opus-4-20250514').toString()).toBe('{"system":"☕ \\\\ \\" {[","model":"claude-opus-4-20250514"}');
     expect(topLevelStringSpan(b('{"model":{"model":"x"}}'), 'model')).toBeUndefined();
   });
+
+  it('reads keys and model ids with escapes as JSON does', () => {
+    // "mod\u0065l" is the key "model"; the value's escape is kept as text, then replaced whole.
+    const body = '{"mod\\u0065l":"assistant-sonnet-4-20250514","x":"\\"model\\""}';
+    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe('{"mod\\u0065l":"claude-sonnet-4-20250514","x":"\\"model\\""}');
+    const escapedValue = b('{"model":"assistant-\\u0073onnet"}');
+    expect(rewriteBodyModel(escapedValue, 'assistant-sonnet')).toBe(escapedValue);
+    expect(topLevelStringSpan(b('{"model":"unterminated'), 'model')).toEqual({ start: 9, end: 22 });
+    expect(rewriteBodyModel(b('{"model":"unterminated'), 'x').toString()).toBe('{"model":"unterminated');
+  });
 });
