@@ -36,3 +36,19 @@ export function machineTicks(): { busy: number; total: number } {
     return { busy: NaN, total: NaN };
   }
 }
+
+/**
+ * The main thread's own scheduler account (Linux, /proc/<pid>/task/<pid>/schedstat, nanoseconds): time on a core,
+ * time runnable but waiting for one, and how many times it was put on one. The main thread is where a Node hop's
+ * requests are handled, so its time is what a request waits behind; the process's whole CPU (cpuSeconds) also
+ * counts V8's helper threads. Nanoseconds, not clock ticks: a few seconds of light load resolve to the microsecond.
+ * NaNs when /proc cannot tell.
+ */
+export function mainThreadSched(pid: number): { runNs: number; waitNs: number; slices: number } {
+  try {
+    const [run, wait, slices] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { runNs: run, waitNs: wait, slices };
+  } catch {
+    return { runNs: NaN, waitNs: NaN, slices: NaN };
+  }
+}

@@ -1,8 +1,10 @@
 // Where a hop's added latency sits (docs/benchmarks.md "Fourth pass"): several builds of the proxy, each from its
 // own checkout and with its own environment, beside the Node hop and direct, under the latency workload of (a) (32
 // clients spread over a 100 ms upstream), interleaved round by round. For each: the added median and p99 over
-// direct, each round's added median, the CPU per request, and the main thread's context switches per request
-// (voluntary: it went to wait for I/O; involuntary: the kernel took the core away), read from /proc.
+// direct, each round's added median, the CPU per request, the main thread's own CPU and its wait for a core per
+// request (from its schedstat, in nanoseconds: the steadier figure on a light load, "Twelfth pass"), and its
+// context switches per request (voluntary: it went to wait for I/O; involuntary: the kernel took the core away),
+// read from /proc.
 // With bench/patches/cut-points.diff applied in a worktree, the variants answer at successive points of the path,
 // so the differences between them say what each part of the path adds.
 // Usage: npx tsx bench/hop-variants.ts   (each checkout built with `npx tsc -p tsconfig.build.json`)
@@ -11,13 +13,15 @@
 // closed-loop warm-up in seconds (1 for every target otherwise), e.g. to age one proxy by hundreds of thousands of
 // requests, as a full `npm run bench` has by its latency workload, beside a fresh one. Example:
 //   HOP_VARIANTS='proxy=.;fast=/work/wt/cut:BENCH_CUT=fast;stgc=.:NODE_ARGS=--single-threaded-gc;aged=.:WARM_SEC=75'
-// HOP_VARIANTS_FRAMING (length | chunked), HOP_VARIANTS_ROTATE (off), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4).
+// HOP_VARIANTS_FRAMING (length | chunked), HOP_VARIANTS_ROTATE (off), BENCH_ROUNDS (5), BENCH_DURATION_SEC (4),
+// BENCH_LEAD_IN_SEC (0): seconds of the same load before each target's measured seconds in every round, counted in
+// nothing, as `npm run bench` does with 2 (a hop that idled through the others' rounds pays for waking up first).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuSeconds } from './cpu.js';
+import { cpuSeconds, mainThreadSched } from './cpu.js';
 import { runLoad, runStaggered, type RequestSpec } from './load.js';
 import { attachProxy, proxyEnv, repoRoot, startNodeHop, startSimulatorProcess, writeBenchCredentials, type ProxyProcess } from './servers.js';
 import { median, Samples } from './stats.js';
@@ -62,6 +66,7 @@ const variants = parseVariants(process.env.HOP_VARIANTS ?? 'proxy=.');
 const framing = process.env.HOP_VARIANTS_FRAMING === 'chunked' ? 'chunked' : 'length';
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const seconds = Number(process.env.BENCH_DURATION_SEC ?? 4);
+const leadInSec = Number(process.env.BENCH_LEAD_IN_SEC ?? 0);
 const latencyMs = 100;
 
 const homes: string[] = [];
@@ -95,6 +100,8 @@ const samples = new Map<string, Samples>();
 const roundP50 = new Map<string, number[]>();
 const cpu = new Map<string, number[]>();
 const perRequestSwitches = new Map<string, Array<[number, number]>>();
+/** Main thread, µs per request: [on a core, waiting for one], per round. */
+const mainThread = new Map<string, Array<[number, number]>>();
 // HOP_VARIANTS_ROTATE=1: round r starts at the r-th target (proxy, …, Node hop, direct, then around), so over a
 // multiple of the targets' count every target is measured in every position alike; a position that costs (what
 // ran just before, how long a target idled) then weighs on all of them, and its size is printed.
@@ -106,14 +113,18 @@ for (let r = 0; r < rounds; r++) {
   const roundOrder = [...order.slice(shift), ...order.slice(0, shift)];
   for (const [position, [label, { spec, pid }]] of roundOrder.entries()) {
     const measured = Number.isFinite(pid);
+    if (leadInSec > 0) await runStaggered(spec, { connections: 32, durationSec: leadInSec, periodMs: latencyMs });
     const c0 = measured ? cpuSeconds(pid) : 0;
     const s0 = measured ? switches(pid) : [0, 0];
+    const m0 = measured ? mainThreadSched(pid) : undefined;
     const res = await runStaggered(spec, { connections: 32, durationSec: seconds, periodMs: latencyMs });
     const n = res.ok + res.non2xx;
     if (res.non2xx || res.errors) console.log(`${label}: ${res.non2xx} non-2xx, ${res.errors} errors`);
     if (measured) {
       const s1 = switches(pid);
+      const m1 = mainThreadSched(pid);
       (cpu.get(label) ?? cpu.set(label, []).get(label)!).push(((cpuSeconds(pid) - c0) * 1e6) / n);
+      (mainThread.get(label) ?? mainThread.set(label, []).get(label)!).push([(m1.runNs - m0!.runNs) / 1000 / n, (m1.waitNs - m0!.waitNs) / 1000 / n]);
       (perRequestSwitches.get(label) ?? perRequestSwitches.set(label, []).get(label)!).push([(s1[0] - s0[0]) / n, (s1[1] - s0[1]) / n]);
     }
     (samples.get(label) ?? samples.set(label, new Samples()).get(label)!).pushAll(res.samples!);
@@ -125,15 +136,17 @@ for (let r = 0; r < rounds; r++) {
 
 const direct = samples.get('direct')!.summary();
 const directRounds = roundP50.get('direct')!;
-console.log(`added over direct, ${framing} answers, ${rounds} rounds of ${seconds} s (ms; CPU per request; context switches per request)`);
+console.log(`added over direct, ${framing} answers, ${rounds} rounds of ${seconds} s (ms; CPU per request; main thread per request; context switches per request)`);
 for (const label of targets.keys()) {
   if (label === 'direct') continue;
   const s = samples.get(label)!.summary();
   const perRound = roundP50.get(label)!.map((p, i) => (p - directRounds[i]).toFixed(2)).join(' ');
   const sw = perRequestSwitches.get(label)!;
+  const main = mainThread.get(label)!;
   console.log(
     `${label.padEnd(12)} p50 +${(s.p50 - direct.p50).toFixed(2)}  p99 +${(s.p99 - direct.p99).toFixed(2)}  rounds ${perRound}  ` +
-      `CPU ${median(cpu.get(label)!).toFixed(0)} µs  voluntary ${median(sw.map((x) => x[0])).toFixed(2)}  involuntary ${median(sw.map((x) => x[1])).toFixed(2)}`,
+      `CPU ${median(cpu.get(label)!).toFixed(0)} µs  main thread ${median(main.map((x) => x[0])).toFixed(0)} µs (rounds ${main.map((x) => x[0].toFixed(0)).join(' ')}), waiting for a core ${median(main.map((x) => x[1])).toFixed(0)} µs  ` +
+      `voluntary ${median(sw.map((x) => x[0])).toFixed(2)}  involuntary ${median(sw.map((x) => x[1])).toFixed(2)}`,
   );
 }
 if (rotate) {
