@@ -8,6 +8,7 @@
 // a `type` before it is handed on. Errors before the first event are thrown as ProxyErrors (the route answers with a
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
 
+import type { Readable } from 'node:stream';
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
@@ -192,10 +193,7 @@ export class DirectBackend implements Backend {
     let answer: WholeOrStream;
     try {
       // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
-      answer = await client.exchange(
-        { method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline },
-        messageLimitBytes,
-      );
+      answer = await client.exchange(this.request(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline }), messageLimitBytes);
     } catch (err) {
       // The first-byte deadline of this request is not UPSTREAM_FIRST_BYTE_TIMEOUT_MS alone: say which it was.
       if (err instanceof ProxyError && err.kind === 'timeout' && (err.cause as { code?: string } | undefined)?.code === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -210,8 +208,8 @@ export class DirectBackend implements Backend {
     }
     // An event stream, or an answer larger than the bound: read as before, to the same errors.
     const body = answer.body;
+    if (!ok) throw await this.refusal(answer.statusCode, answer.headers, body);
     try {
-      if (!ok) throw fromErrorAnswer(answer.statusCode, answer.headers, await readLimited(body));
       const read = await readUpTo(body, messageLimitBytes);
       if (!read.whole) throw new ProxyError('upstream', `The provider's non-streamed answer is larger than ${messageLimitBytes} bytes`);
       return toMessage(read.whole.toString('utf8'));
@@ -239,17 +237,26 @@ export class DirectBackend implements Backend {
 
   /** Sends the chat with the request's credential; a non-2xx answer is thrown as the provider's error (fromErrorAnswer). */
   private async send(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): Promise<ProviderAnswer> {
-    const { client } = this.opts;
-    const answer = await client.send({ method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, ...how });
+    const answer = await this.opts.client.send(this.request(signal, context, how));
     if (answer.statusCode >= 200 && answer.statusCode < 300) return answer;
+    throw await this.refusal(answer.statusCode, answer.headers, answer.body);
+  }
+
+  /** A chat request to the provider's messages path, with the client's auth or else the CLI's login. */
+  private request(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): ProviderRequest {
+    return { method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, ...how };
+  }
+
+  /** The provider's error answer as ours, quoting its text up to the bound (read-limited.ts); its body is let go. */
+  private async refusal(statusCode: number, headers: ProviderAnswer['headers'], body: Readable): Promise<ProxyError> {
     let text = '';
     try {
-      text = await readLimited(answer.body);
+      text = await readLimited(body);
     } catch (err) {
-      throw fromTransportError(err, client.timeouts);
+      throw fromTransportError(err, this.opts.client.timeouts);
     } finally {
-      if (!answer.body.destroyed) answer.body.destroy();
+      if (!body.destroyed) body.destroy();
     }
-    throw fromErrorAnswer(answer.statusCode, answer.headers, text);
+    return fromErrorAnswer(statusCode, headers, text);
   }
 }

@@ -63,16 +63,8 @@ export class ProviderClient {
   }
 
   /** Sends the request with the credential the client's auth calls for; one refresh-and-retry on a refused OAuth token. */
-  async send(req: ProviderRequest): Promise<ProviderAnswer> {
-    if (req.auth.kind !== 'cli-oauth') return this.dispatch(req);
-    const answer = await this.credentials.send(
-      (credential) => this.dispatch(req, credential.accessToken),
-      (a) => a.statusCode === 401,
-      (a) => a.body.dump(),
-    );
-    if (answer.statusCode !== 401) return answer;
-    await answer.body.dump().catch(() => undefined);
-    throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
+  send(req: ProviderRequest): Promise<ProviderAnswer> {
+    return this.withCredential(req, (token) => this.dispatch(req, token), (a) => a.body.dump());
   }
 
   /**
@@ -80,56 +72,49 @@ export class ProviderClient {
    * that is not an event stream and ends within `wholeLimit` bytes comes back whole, anything else as a stream of
    * it. For the routes that pass an answer on (forward.ts) or need all of it (direct-backend.ts).
    */
-  async exchange(req: ProviderRequest, wholeLimit: number): Promise<WholeOrStream> {
-    const discard = async (a: WholeOrStream) => void a.body?.destroy();
-    if (req.auth.kind !== 'cli-oauth') return this.exchangeOnce(req, wholeLimit);
-    const answer = await this.credentials.send((credential) => this.exchangeOnce(req, wholeLimit, credential.accessToken), (a) => a.statusCode === 401, discard);
+  exchange(req: ProviderRequest, wholeLimit: number): Promise<WholeOrStream> {
+    return this.withCredential(req, (token) => this.exchangeOnce(req, wholeLimit, token), async (a) => void a.body?.destroy());
+  }
+
+  /**
+   * `once` with the CLI's OAuth token when the client's auth calls for it, refreshed and sent once more when the
+   * provider refuses it; `discard` lets go of an answer that is not passed on.
+   */
+  private async withCredential<T extends { statusCode: number }>(req: ProviderRequest, once: (oauthToken?: string) => Promise<T>, discard: (answer: T) => Promise<unknown>): Promise<T> {
+    if (req.auth.kind !== 'cli-oauth') return once();
+    const answer = await this.credentials.send((credential) => once(credential.accessToken), (a) => a.statusCode === 401, discard);
     if (answer.statusCode !== 401) return answer;
-    await discard(answer);
+    await discard(answer).catch(() => undefined);
     throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
   }
 
+  /** What undici is given for `req`, whichever way its answer is read. */
+  private options(req: ProviderRequest, oauthToken: string | undefined): Dispatcher.DispatchOptions {
+    return {
+      origin: this.base.origin,
+      path: this.pathFor(req.path),
+      method: req.method,
+      headers: upstreamHeaders(req.headers, req.auth, this.services.profile, oauthToken),
+      body: req.body,
+      headersTimeout: req.firstByteTimeoutMs ?? this.timeouts.upstreamFirstByteTimeoutMs,
+      bodyTimeout: this.timeouts.upstreamIdleTimeoutMs,
+    };
+  }
+
+  /** The subscription's quota windows ride on every answer (docs/usage.md): read on every route, never changed. */
+  private readonly observeHeaders = (headers: Record<string, string | string[] | undefined>): void => this.services.usage.upstreamHeaders('direct', headers);
+
   private exchangeOnce(req: ProviderRequest, wholeLimit: number, oauthToken?: string): Promise<WholeOrStream> {
-    const headers = upstreamHeaders(req.headers, req.auth, this.services.profile, oauthToken);
     return new Promise<WholeOrStream>((resolve, reject) => {
-      const handler = new WholeOrStreamHandler(
-        wholeLimit,
-        { resolve, reject: (err) => reject(fromTransportError(err, this.timeouts)) },
-        req.signal,
-        // The subscription's quota windows ride on every answer (docs/usage.md), as in dispatch() below.
-        (answerHeaders) => this.services.usage.upstreamHeaders('direct', answerHeaders),
-      );
-      this.agent.dispatch(
-        {
-          origin: this.base.origin,
-          path: this.pathFor(req.path),
-          method: req.method,
-          headers,
-          body: req.body,
-          headersTimeout: req.firstByteTimeoutMs ?? this.timeouts.upstreamFirstByteTimeoutMs,
-          bodyTimeout: this.timeouts.upstreamIdleTimeoutMs,
-        },
-        handler,
-      );
+      const handler = new WholeOrStreamHandler(wholeLimit, { resolve, reject: (err) => reject(fromTransportError(err, this.timeouts)) }, req.signal, this.observeHeaders);
+      this.agent.dispatch(this.options(req, oauthToken), handler);
     });
   }
 
   private async dispatch(req: ProviderRequest, oauthToken?: string): Promise<ProviderAnswer> {
-    const headers = upstreamHeaders(req.headers, req.auth, this.services.profile, oauthToken);
     try {
-      const res = await this.agent.request({
-        origin: this.base.origin,
-        path: this.pathFor(req.path),
-        method: req.method,
-        headers,
-        body: req.body,
-        signal: req.signal,
-        headersTimeout: req.firstByteTimeoutMs ?? this.timeouts.upstreamFirstByteTimeoutMs,
-        bodyTimeout: this.timeouts.upstreamIdleTimeoutMs,
-      });
-      // The subscription's quota windows ride on every answer (docs/usage.md): read here, for every route that
-      // reaches the provider, never changed.
-      this.services.usage.upstreamHeaders('direct', res.headers);
+      const res = await this.agent.request({ ...this.options(req, oauthToken), signal: req.signal });
+      this.observeHeaders(res.headers);
       return { statusCode: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       throw fromTransportError(err, this.timeouts);
