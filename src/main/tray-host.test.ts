@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guessFromDesktop, hasTrayHost, nameHasOwnerArgs, parseNameHasOwner } from '../../src/main/tray-host.js';
+import { guessFromDesktop, hasTrayHost, nameHasOwnerArgs, parseNameHasOwner } from './tray-host.js';
 
 describe('tray host detection', () => {
   it('parses dbus-send replies', () => {

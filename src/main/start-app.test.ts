@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { channelOf, controlMethods, statusPushChannel } from '../../src/main/ipc.js';
-import { startApp, type AppHost, type RunningApp } from '../../src/main/start-app.js';
-import { validateSettings } from '../../src/proxy/config.js';
-import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';
-import { freePort } from '../helpers/free-port.js';
+import { channelOf, controlMethods, statusPushChannel } from './ipc.js';
+import { startApp, type AppHost, type RunningApp } from './start-app.js';
+import { validateSettings } from '../proxy/config.js';
+import { makeFakeCli, type FakeCli } from '../../test/fixtures/fake-cli.js';
+import { freePort } from '../../test/helpers/free-port.js';
 import viteConfig from '../../vite.config.js';
-import { fakeElectron, JsonFileStore, type MenuItem } from './fake-electron.js';
+import { fakeElectron, JsonFileStore, type MenuItem } from '../../test/main/fake-electron.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldMessage, formatExpiry, formatMs, formatTokens } from '../../src/renderer/format.js';
+import { fieldMessage, formatExpiry, formatMs, formatTokens } from './format.js';
 
 describe('format', () => {
   it('durations', () => {

@@ -7,8 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSettings, sanitizeStoredSettings, type StoreLike } from '../../src/main/settings.js';
-import { validateSettings } from '../../src/proxy/config.js';
+import { openSettings, sanitizeStoredSettings, type StoreLike } from './settings.js';
+import { validateSettings } from '../proxy/config.js';
 
 class JsonFileStore implements StoreLike {
   private data: Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterEach } from 'vitest';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { createControlService } from '../../src/main/control-service.js';
-import { ProxyController } from '../../src/proxy/controller.js';
+import { createControlService } from './control-service.js';
+import { ProxyController } from '../proxy/controller.js';
 
 describe('control service over a real controller', () => {
   let controller: ProxyController | undefined;
@@ -61,7 +61,7 @@ describe('control service over a real controller', () => {
 
   it('applies a log-level change to the running proxy', async () => {
     const { Writable } = await import('node:stream');
-    const { createLogger } = await import('../../src/proxy/logger.js');
+    const { createLogger } = await import('../proxy/logger.js');
     let text = '';
     const sink = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
     controller = new ProxyController({ settings: { port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
@@ -82,7 +82,7 @@ describe('control service: live log, diagnose, usage', () => {
   });
 
   it('serves the log tap from a sequence number, with the level in force', async () => {
-    const { LogTap, createLogger } = await import('../../src/proxy/logger.js');
+    const { LogTap, createLogger } = await import('../proxy/logger.js');
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
@@ -109,7 +109,7 @@ describe('control service: live log, diagnose, usage', () => {
   });
 
   it('exports the history between two times as CSV (to the chosen file, or as text without a dialog)', async () => {
-    const { FakeUsageReader, sampleRecords } = await import('./usage-fixture.js');
+    const { FakeUsageReader, sampleRecords } = await import('../../test/main/usage-fixture.js');
     const now = Date.now();
     const records = sampleRecords(now, 3000);
     const usage = new FakeUsageReader(records);
@@ -140,7 +140,7 @@ describe('control service: recent requests', () => {
   });
 
   it('a request that matched no route carries its path (from the log tap, else from the ledger)', async () => {
-    const { LogTap, createLogger } = await import('../../src/proxy/logger.js');
+    const { LogTap, createLogger } = await import('../proxy/logger.js');
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
@@ -152,7 +152,7 @@ describe('control service: recent requests', () => {
     const fromTap = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap }).getRecentRequests();
     expect(fromTap.find((r) => r.route === 'unmatched')?.path).toBe('/no/such/path');
     const id = fromTap.find((r) => r.route === 'unmatched')!.requestId;
-    const { FakeUsageReader, sampleRecords } = await import('./usage-fixture.js');
+    const { FakeUsageReader, sampleRecords } = await import('../../test/main/usage-fixture.js');
     const reader = new FakeUsageReader([{ ...sampleRecords(Date.now(), 1)[0], requestId: id, route: '/no/such/path' }]);
     const fromLedger = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage: reader }).getRecentRequests();
     expect(fromLedger.find((r) => r.requestId === id)?.path).toBe('/no/such/path');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { usageCsv } from '../../src/main/usage-csv.js';
-import type { UsageRecord } from '../../src/proxy/control-api.js';
+import { usageCsv } from './usage-csv.js';
+import type { UsageRecord } from '../proxy/control-api.js';
 
 const row: UsageRecord = {
   requestId: 'req_1',

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loginShellPath, mergePaths, parseShellPath, shellPathCommand, type RunShell } from '../../src/main/shell-path.js';
+import { loginShellPath, mergePaths, parseShellPath, shellPathCommand, type RunShell } from './shell-path.js';
 
 describe('parseShellPath', () => {
   it('takes what is between the markers, ignoring profile noise around them', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorsInLastHour, quotaAlerts, quotaLine, type AlertState } from '../../src/main/quota-alerts.js';
-import type { QuotaWindow } from '../../src/proxy/control-api.js';
+import { errorsInLastHour, quotaAlerts, quotaLine, type AlertState } from './quota-alerts.js';
+import type { QuotaWindow } from '../proxy/control-api.js';
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);

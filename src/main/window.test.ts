@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { createMainWindow, secureWebPreferences } from '../../src/main/window.js';
+import { createMainWindow, secureWebPreferences } from './window.js';
 
 class FakeWebContents extends EventEmitter {
   sent: Array<[string, unknown]> = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trimToUptime, uptimeSeconds, xRange } from '../../src/renderer/chart-data.js';
+import { trimToUptime, uptimeSeconds, xRange } from './chart-data.js';
 
 describe('chart data', () => {
   const series = Array.from({ length: 60 }, (_, i) => [1000 + i * 10, i === 59 ? 3 : 0, 0, i === 59 ? 12 : null] as [number, number, number, number | null]);

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { logFileName, openAppLog, rotateIfLarge } from '../../src/main/log-file.js';
-import { createLogger } from '../../src/proxy/logger.js';
+import { logFileName, openAppLog, rotateIfLarge } from './log-file.js';
+import { createLogger } from '../proxy/logger.js';
 
 describe('the app log file', () => {
   it('receives the structured log, owner-only, with secrets redacted', async () => {

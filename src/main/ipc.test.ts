@@ -7,9 +7,9 @@ import { runInNewContext } from 'node:vm';
 import type { IpcMainInvokeEvent } from 'electron';
 import ts from 'typescript';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { channelOf, controlMethods, registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike } from '../../src/main/ipc.js';
-import type { ControlApi } from '../../src/proxy/control-api.js';
-import { statusFixture } from './status-fixture.js';
+import { channelOf, controlMethods, registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike } from './ipc.js';
+import type { ControlApi } from '../proxy/control-api.js';
+import { statusFixture } from '../../test/main/status-fixture.js';
 
 type Handler = (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown;
 
@@ -40,7 +40,7 @@ const fakeElectron = {
  * `require` that knows only `electron`, so a preload that imported anything else would fail here too.
  */
 function runPreload(): void {
-  const source = readFileSync(new URL('../../src/main/preload.cts', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('./preload.cts', import.meta.url), 'utf8');
   const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
   const module = { exports: {} };
   const sandboxRequire = (name: string) => {

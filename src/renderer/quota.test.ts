@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quotaViews, windowLengthMs } from '../../src/renderer/quota.js';
+import { quotaViews, windowLengthMs } from './quota.js';
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 

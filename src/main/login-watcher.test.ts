@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LoginWatcher, loginStateOf, type LoginTransition } from '../../src/main/login-watcher.js';
-import type { ControlStatus } from '../../src/proxy/control-api.js';
-import { statusFixture } from './status-fixture.js';
+import { LoginWatcher, loginStateOf, type LoginTransition } from './login-watcher.js';
+import type { ControlStatus } from '../proxy/control-api.js';
+import { statusFixture } from '../../test/main/status-fixture.js';
 
 const now = Date.parse('2025-06-01T12:00:00Z');
 const hour = 3_600_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientSnippets, maskKey, snippetModel, type SnippetInput } from '../../src/renderer/snippets.js';
+import { clientSnippets, maskKey, snippetModel, type SnippetInput } from './snippets.js';
 
 const sdk = { providerName: 'Provider', jsPackage: 'provider-sdk', jsClass: 'Provider', pyPackage: 'provider', pyClass: 'Provider' };
 const base: SnippetInput = { baseUrl: 'http://127.0.0.1:8000', apiKey: 'dummy', model: 'assistant-sonnet-4-20250514', sdk, mode: 'tool' };

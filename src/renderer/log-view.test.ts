@@ -1,5 +1,5 @@
 import { describe as suite, expect, it } from 'vitest';
-import { describe } from '../../src/renderer/log-view.js';
+import { describe } from './log-view.js';
 
 suite('log line display', () => {
   it('a request line reads "GET /v1/models 200 7 ms" with the fields worth reading after it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { setupTray, toMenuTemplate, trayIconPath } from '../../src/main/tray.js';
-import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, type TrayAction, type TrayExtras } from '../../src/main/tray-model.js';
-import { statusFixture } from './status-fixture.js';
+import { setupTray, toMenuTemplate, trayIconPath } from './tray.js';
+import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, type TrayAction, type TrayExtras } from './tray-model.js';
+import { statusFixture } from '../../test/main/status-fixture.js';
 
 const prefs = { openAtLogin: false, openAtLoginSupported: true };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateSettings } from '../../src/proxy/config.js';
-import { generateAccessKey, patchFromValues, valuesFromSettings } from '../../src/renderer/settings-form.js';
+import { validateSettings } from '../proxy/config.js';
+import { generateAccessKey, patchFromValues, valuesFromSettings } from './settings-form.js';
 
 const current = validateSettings({ port: 8000 });
 

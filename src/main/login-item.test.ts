@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { autostartEntry, autostartPath, createLoginItem } from '../../src/main/login-item.js';
+import { autostartEntry, autostartPath, createLoginItem } from './login-item.js';
 
 describe('open at login', () => {
   // Electron's fake keeps what the real API documents: on Windows an entry is found only when asked with the
