@@ -35,7 +35,7 @@ export function renderStatus(status: ControlStatus, now: number): void {
   const cliText: Record<string, string> = { healthy: 'Found', unhealthy: 'Not found', error: 'Check failed', unknown: 'Not checked yet' };
   setText('cli-status', `${cliText[status.cli.status] ?? status.cli.status}${status.cli.error ? `: ${status.cli.error}` : ''}`);
   byId('cli-status').dataset.status = status.cli.status;
-  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} places` : '–'));
+  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} ${status.cli.searchedPaths.length === 1 ? 'place' : 'places'}` : '–'));
   setText('cli-version', status.cli.version ?? '–');
   setText('cli-pool', poolText(status));
   setText('cli-live', liveText(status));

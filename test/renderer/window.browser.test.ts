@@ -326,7 +326,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
         ['direct-models', 'fail'],
       ]);
       expect(await page.textContent('#diagnose-message')).toBe('1 check failed: see what to do below.');
-      expect(checks[3][2]).toContain('What to do: Log in again with the CLI');
+      expect(checks[3][2]).toContain('What to do: Log in with the CLI');
       expect(await layoutProblems(page)).toEqual([]);
       await screenshot(page, 'window-diagnose-report-1280x800-light');
       await page.click('#diagnose-copy');
