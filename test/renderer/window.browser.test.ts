@@ -238,7 +238,8 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await expect.poll(() => h.copied.at(-1)).toContain(`curl http://127.0.0.1:${port}/compat/v1/chat/completions`);
     // Base URLs of the modes that are on (response API was switched off above), each with its own Copy.
     const urls = await page.$$eval('#base-url-list code', (cs) => cs.map((c) => c.textContent));
-    expect(urls).toEqual([`http://127.0.0.1:${port}/v1`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api/v1`]);
+    // Each as the SDK it is labelled for takes it: the native SDKs add /v1 themselves.
+    expect(urls).toEqual([`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api`, `http://127.0.0.1:${port}/api/v1`]);
     await page.click(`#base-url-list li:has-text("/compat/v1") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(`http://127.0.0.1:${port}/compat/v1`);
     const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
