@@ -17,7 +17,7 @@ export interface BaseUrl {
 /** Base URLs to copy, each labelled with the SDK it works in as it is (src/shared/endpoints.ts), for the modes that
  * are on. */
 export function baseUrls(status: ControlStatus): BaseUrl[] {
-  return sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label, url: b.url, note: b.note }));
+  return sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
 }
 
 const snippetModes: Array<{ mode: SnippetMode; label: string }> = [

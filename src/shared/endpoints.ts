@@ -41,7 +41,7 @@ export interface SdkBaseUrl {
 export function sdkBaseUrls(base: string, modes: readonly string[]): SdkBaseUrl[] {
   const out: SdkBaseUrl[] = [];
   if (modes.includes('tool')) {
-    out.push({ mode: 'tool', label: 'native SDK (tool mode)', url: base, note: 'the SDK adds /v1; plain HTTP: /v1/messages' });
+    out.push({ mode: 'tool', label: 'native SDK (tool mode)', url: base, note: 'the SDK adds /v1' });
     out.push({ mode: 'tool', label: 'OpenAI SDK (tool mode)', url: `${base}/compat/v1` });
   }
   if (modes.includes('direct')) {

@@ -7,7 +7,7 @@ describe('GET / page', () => {
       [
         'Assistant Proxy is running.',
         '',
-        'native SDK (tool mode):   http://localhost:8000  (the SDK adds /v1; plain HTTP: /v1/messages)',
+        'native SDK (tool mode):   http://localhost:8000  (the SDK adds /v1)',
         'OpenAI SDK (tool mode):   http://localhost:8000/compat/v1',
         'native SDK, direct mode:  http://localhost:8000/api  (the SDK adds /v1)',
         'OpenAI SDK, direct mode:  http://localhost:8000/api/v1',
