@@ -22,7 +22,7 @@ function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
   return port;
 }
 
-/** A chat that offers one client tool: the demo's fake CLI calls it (README "Try it without a login"). */
+/** A chat that offers one client tool: the demo's fake CLI calls it (README "Quick start"). */
 const demoToolRequest = {
   model: 'assistant-sonnet-4-20250514',
   messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
