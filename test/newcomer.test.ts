@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usage, validateSettings } from '../src/proxy/config.js';
 import { sdkBaseUrls } from '../src/shared/endpoints.js';
 import { cliReply, model, simReply, startClientBed, type ClientBed } from './clients/bed.js';
 import { makeFakeCli, type FakeCli } from './fixtures/fake-cli.js';
@@ -75,6 +76,14 @@ describe('the start-up banner', () => {
   }, 60_000);
 });
 
+describe('npm run serve -- --help', () => {
+  it('names each default once', () => {
+    for (const line of usage().split('\n')) expect(line.split('(default:').length, line).toBeLessThanOrEqual(2);
+    expect(usage()).toMatch(/ASSISTANT_CLI_PATH +the assistant CLI executable \(default: searched on PATH\)/);
+    expect(usage()).toMatch(/CLI_WORKDIR .*\(default: DATA_DIR\/cli-workdir\)/);
+  });
+});
+
 describe('answers no retry can fix', () => {
   let missing: TestProxy;
   let loggedOut: TestProxy;
@@ -133,6 +142,13 @@ describe('answers no retry can fix', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('CLI_WORKDIR', () => {
+  it('follows DATA_DIR when it is not set, and stays where it is set', () => {
+    expect(validateSettings({ dataDir: join(dir, 'data') }).cliWorkDir).toBe(join(dir, 'data', 'cli-workdir'));
+    expect(validateSettings({ dataDir: join(dir, 'data'), cliWorkDir: join(dir, 'elsewhere') }).cliWorkDir).toBe(join(dir, 'elsewhere'));
   });
 });
 
