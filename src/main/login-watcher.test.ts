@@ -19,6 +19,10 @@ describe('loginStateOf', () => {
     expect(loginStateOf(cliMissing, now, 24 * hour)).toBe('cli-missing');
     expect(loginStateOf(stopped, now, 24 * hour)).toBe('unknown');
     expect(loginStateOf(statusFixture({ auth: { status: 'healthy', loggedIn: true } }), now, 24 * hour)).toBe('ok');
+    // An access token a refresh token renews is fine whatever its end: the CLI renews it.
+    const renewing = (ms: number) => statusFixture({ auth: { status: 'healthy', loggedIn: true, expires: new Date(now + ms).toISOString(), renews: true } });
+    expect(loginStateOf(renewing(2 * hour), now, 24 * hour)).toBe('ok');
+    expect(loginStateOf(renewing(-1), now, 24 * hour)).toBe('ok');
   });
 });
 

@@ -12,8 +12,8 @@ describe('trayMenuModel', () => {
       { kind: 'separator' },
       { kind: 'action', label: 'Stop proxy', action: 'stop', enabled: true },
       { kind: 'separator' },
-      { kind: 'action', label: 'Copy compat base URL (http://127.0.0.1:8000/compat/v1)', action: 'copy-compat-url', enabled: true },
-      { kind: 'action', label: 'Copy native base URL (http://127.0.0.1:8000/v1)', action: 'copy-native-url', enabled: true },
+      { kind: 'action', label: 'Copy OpenAI SDK base URL (http://127.0.0.1:8000/compat/v1)', action: 'copy-compat-url', enabled: true },
+      { kind: 'action', label: 'Copy native SDK base URL (http://127.0.0.1:8000)', action: 'copy-native-url', enabled: true },
       { kind: 'separator' },
       { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
       { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
@@ -97,7 +97,8 @@ describe('trayMenuModel', () => {
     expect(clientBaseUrl({ host: '::1', port: 9000 })).toBe('http://[::1]:9000');
     expect(statusLine(statusFixture({ host: '::1' }))).toBe('Running on [::1]:8000');
     expect(copyTextFor('copy-compat-url', statusFixture({ host: '0.0.0.0', port: 8123 }))).toBe('http://127.0.0.1:8123/compat/v1');
-    expect(copyTextFor('copy-native-url', statusFixture())).toBe('http://127.0.0.1:8000/v1');
+    // The native SDK adds /v1 itself: a copied .../v1 made it call /v1/v1/messages.
+    expect(copyTextFor('copy-native-url', statusFixture())).toBe('http://127.0.0.1:8000');
   });
 });
 
