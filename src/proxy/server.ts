@@ -139,7 +139,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
-  registerDirect(router, services, { provider: components.provider, backend: components.direct, catalog: components.catalog });
+  registerDirect(router, services, { provider: components.provider, catalog: components.catalog });
   registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
   registerRespapi(router, services, components.respapi);
   if (ledger) {
