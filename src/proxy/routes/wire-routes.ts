@@ -25,11 +25,13 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
     if (!format) continue;
     if (format.family !== decl.family) throw new Error(`route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`);
     const answer = format.answer.bind(format);
+    const { errorShape } = format;
     if (decl.mode === 'tool') {
       addRoute(router, services, {
         method: decl.method,
         path: decl.path,
         json: true,
+        errorShape,
         handler: (ctx) => answerChat(ctx, services, parts.cli, toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget)),
       });
     } else if (decl.mode === 'direct') {
@@ -37,6 +39,7 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         method: decl.method,
         path: decl.path,
         json: true,
+        errorShape,
         handler: (ctx) => answerChat(ctx, services, parts.direct, directChat(format.parse(ctx.state.body, { mode: 'direct', api }), answer, parts.catalog, directUpstream(ctx, services))),
       });
     } else {
