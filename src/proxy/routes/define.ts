@@ -18,6 +18,8 @@ export interface RouteSpec {
   /** Read and parse a JSON body before the handler (POST routes). */
   json?: boolean;
   handler: (ctx: ProxyContext) => Promise<void>;
+  /** The route's own error shape (a wire format's), from the moment it is matched: a bad JSON body included. */
+  errorShape?: ProxyState['errorShape'];
 }
 
 export type ProxyRouter = Router<ProxyState>;
@@ -31,6 +33,7 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
     ctx.state.mode = mode;
     ctx.state.route = path;
     ctx.state.inFlightMode = mode;
+    if (spec.errorShape) ctx.state.errorShape = spec.errorShape;
     services.metrics.started(mode);
     if (mode !== 'none' && !services.modeOn(mode)) {
       throw new ProxyError('not_found', `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`);
