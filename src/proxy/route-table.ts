@@ -9,11 +9,11 @@
 
 import type { ModeName } from '../shared/modes.js';
 
-export type Family = 'compat' | 'native' | 'general';
+export type Family = 'compat' | 'native' | 'general' | 'ollama';
 export type RouteMode = ModeName | 'none';
 
 export interface RouteDecl {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The router pattern (also the metrics label and the ledger's route). */
   path: string;
   family: Family;
@@ -25,9 +25,11 @@ export interface RouteDecl {
   /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
    * and does no work (docs/security.md). */
   open: boolean;
+  /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
+  modeBySetting: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean }];
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; modeBySetting?: boolean }];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
@@ -76,6 +78,28 @@ const rows: Row[] = [
   // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
+  // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
+  // /ollama (ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
+  // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
+  // says direct; routes/define.ts takes the registrar's mode for these rows).
+  ['GET', '/ollama', 'ollama', 'none', { open: true, ledger: true }],
+  ['GET', '/ollama/api/version', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/tags', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/show', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/ps', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/chat', 'ollama', 'tool', { modeBySetting: true }],
+  ['POST', '/ollama/api/generate', 'ollama', 'tool', { modeBySetting: true }],
+  ['POST', '/ollama/api/pull', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/push', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/create', 'ollama', 'none', { ledger: true }],
+  ['DELETE', '/ollama/api/delete', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/copy', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embed', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embeddings', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models', 'compat', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models/:id', 'compat', 'none', { ledger: true }],
+  ['POST', '/ollama/v1/chat/completions', 'compat', 'tool', { modeBySetting: true }],
 ];
 
 export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family, mode, extra]) => ({
@@ -86,6 +110,7 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
   probe: extra?.probe ?? false,
   ledger: extra?.ledger ?? mode !== 'none',
   open: extra?.open ?? false,
+  modeBySetting: extra?.modeBySetting ?? false,
 }));
 
 /**
@@ -93,6 +118,8 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
  * declared route's own family wins: /api/v1/chat/completions is compat inside the native /api/v1 area.
  */
 const familyAreas: ReadonlyArray<readonly [prefix: string, family: Family]> = [
+  ['/ollama/v1', 'compat'],
+  ['/ollama', 'ollama'],
   ['/compat', 'compat'],
   ['/respapi', 'compat'],
   ['/v1', 'native'],

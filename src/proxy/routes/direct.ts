@@ -37,7 +37,7 @@ export interface DirectParts {
   catalog: ModelCatalog;
 }
 
-async function chatCompletions(ctx: ProxyContext, services: Services, parts: DirectParts): Promise<void> {
+export async function chatCompletions(ctx: ProxyContext, services: Services, parts: DirectParts): Promise<void> {
   const { profile, config } = services;
   const body = validate(compatChatRequestSchema, ctx.state.body);
   const { request, warnings, ignored } = compatRequestToNative(body, {

@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { answerChat, type Chat } from './answer-chat.js';
 
 /** What a route's parser gives; the model fields are filled by withModel. */
-type ParsedChat = Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'>;
+export type ParsedChat = Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'>;
 
 export interface ToolParts {
   cli: Backend;
@@ -108,7 +108,7 @@ function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
  * A requested budget that cannot stay below max_tokens and at least the provider's smallest budget is not honoured:
  * thinking stays off and the field is named in X-Proxy-Ignored-Params, never a request the provider refuses.
  */
-function limitThinking(chat: ParsedChat, field: string, minBudget: number): ParsedChat {
+export function limitThinking(chat: ParsedChat, field: string, minBudget: number): ParsedChat {
   const { request } = chat;
   if (request.thinking?.type === 'enabled' && thinkingBudget(request, minBudget) === 0) {
     delete request.thinking;
@@ -161,7 +161,7 @@ function nativeMessages(body: unknown): ParsedChat {
 /** Compatible names of what the CLI cannot honour; penalties, user and the rest come from the translation. */
 const compatNamed = ['temperature', 'top_p', 'stop'] as const;
 
-function compatChat(raw: unknown, api: Profile['api']): ParsedChat {
+export function compatChat(raw: unknown, api: Profile['api']): ParsedChat {
   refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
   // The legacy `functions` form is taken as `tools`, and answered in its own form (docs/tool-mode.md).
   const { body, legacy } = legacyFunctionsToTools(raw);
@@ -238,7 +238,7 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
  * Resolves the requested model before any CLI starts: listed ids, provider ids, the CLI's aliases and MODEL_ALIASES
  * are accepted, anything else is a 404 model_not_found naming the available ids (docs/clients.md "Model ids").
  */
-function withModel(chat: ParsedChat, catalog: ModelCatalog): Chat {
+export function withModel(chat: ParsedChat, catalog: ModelCatalog): Chat {
   const requestedModel = chat.request.model;
   // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
   checkCliModelArgument(requestedModel);

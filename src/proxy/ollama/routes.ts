@@ -1,0 +1,228 @@
+// The Ollama listener's routes (docs/ollama.md), declared in route-table.ts under the internal prefix /ollama that
+// ollama/listener.ts adds to each path:
+//   GET  /                      "Ollama is running" (what clients and people probe first)
+//   GET  /api/version           a version at or above what clients require (Copilot: 0.6.4)
+//   GET  /api/tags, /api/ps     the model catalog; POST /api/show one model: capabilities and context length
+//   POST /api/chat, /api/generate   answered by tool mode, or direct mode when OLLAMA_MODE says so, NDJSON or whole
+//   GET  /v1/models, POST /v1/chat/completions   the compatible format on the same port, as Ollama's own /v1
+//   /api/pull, /api/push, /api/create, /api/delete, /api/copy, /api/embed, /api/embeddings: "not supported by this
+//   server", in Ollama's error shape
+// Errors are Ollama's `{"error": "..."}` (the family `ollama`); those of /v1 are the compatible shape.
+
+import type { Backend } from '../backends/backend.js';
+import { ProxyError, invalidField } from '../errors.js';
+import type { NativeMessageParam } from '../formats/native.js';
+import { validate } from '../formats/validate.js';
+import type { ProxyContext } from '../http/types.js';
+import type { ModelCatalog } from '../models/model-catalog.js';
+import type { Services } from '../services.js';
+import { addRoute, type ProxyRouter } from '../routes/define.js';
+import { chatCompletions } from '../routes/direct.js';
+import { modelList, modelObject } from '../routes/models.js';
+import { compatChat, limitThinking, withModel } from '../routes/tool.js';
+import { answerChat } from '../routes/answer-chat.js';
+import { checkCliModelArgument, thinkingBudget } from '../translate/native-request-to-cli-input.js';
+import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
+import type { ProviderClient } from '../upstream/provider-client.js';
+import { contextLengthOf, ollamaPs, ollamaShow, ollamaTags, type OllamaModelFacts } from '../wire/ollama/model-objects.js';
+import { ollamaLoadAnswer } from '../wire/ollama/native-to-ollama.js';
+import { modelOfOllamaName, ollamaChatToNative, ollamaGenerateToNative, type OllamaToNativeResult } from '../wire/ollama/request-to-native.js';
+import { ollamaChatRequestSchema, ollamaGenerateRequestSchema, ollamaModelBodySchema } from '../wire/ollama/schemas.js';
+import { answerOllama, type OllamaChat } from './answer-ollama.js';
+
+/**
+ * The Ollama API version /api/version reports: the API this listener speaks (tools, images, thinking, /v1 beside
+ * /api), at or above the minimum clients check (Copilot's Ollama provider wants 0.6.4).
+ */
+export const ollamaApiVersion = '0.12.0';
+
+export interface OllamaParts {
+  cli: Backend;
+  direct: Backend;
+  catalog: ModelCatalog;
+  provider: ProviderClient;
+}
+
+/** Ollama routes for what a local model runtime does and this proxy cannot. */
+const unsupported: ReadonlyArray<readonly ['POST' | 'DELETE', string, string]> = [
+  ['POST', '/api/pull', 'pulling a model'],
+  ['POST', '/api/push', 'pushing a model'],
+  ['POST', '/api/create', 'creating a model'],
+  ['DELETE', '/api/delete', 'deleting a model'],
+  ['POST', '/api/copy', 'copying a model'],
+  ['POST', '/api/embed', 'embeddings'],
+  ['POST', '/api/embeddings', 'embeddings'],
+];
+
+/** The CLI cannot take sampling settings or stop sequences (docs/tool-mode.md); named in the client's words. */
+const toolModeUnhonoured = [
+  ['temperature', 'options.temperature'],
+  ['top_p', 'options.top_p'],
+  ['top_k', 'options.top_k'],
+  ['stop_sequences', 'options.stop'],
+] as const;
+
+/** The CLI takes no images (docs/tool-mode.md); an Ollama client is told which setting sends them. */
+function refuseImages(messages: NativeMessageParam[]): void {
+  messages.forEach((message, i) => {
+    if (typeof message.content !== 'string' && message.content.some((b) => b.type === 'image')) {
+      throw invalidField(
+        `messages.${i}.images`,
+        'cannot be passed to the assistant CLI in tool mode',
+        `Invalid request: images cannot be passed to the assistant CLI in tool mode; set OLLAMA_MODE=direct (or "Ollama chats: direct mode" in the app's settings) to send images (docs/ollama.md)`,
+      );
+    }
+  });
+}
+
+function factsOf(catalog: ModelCatalog): OllamaModelFacts[] {
+  return catalog.ids.map((id) => {
+    const { info } = catalog.resolve(id);
+    return { id, created: info.created, contextLength: contextLengthOf(info) };
+  });
+}
+
+/** The provider expects a key in x-api-key; as in direct mode's compatible route. */
+function asProviderKey(auth: ClientAuth): ClientAuth {
+  return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
+}
+
+export function registerOllama(router: ProxyRouter, services: Services, parts: OllamaParts): void {
+  const { profile, config } = services;
+  const { catalog } = parts;
+  const mode = config.ollamaMode;
+  const translation = { defaultMaxTokens: profile.api.defaultMaxTokens, thinking: { budgets: profile.api.thinkingBudgets, min: profile.api.minThinkingBudget } };
+  const get = (path: string, handler: (ctx: ProxyContext) => Promise<void> | void) =>
+    addRoute(router, services, { method: 'GET', path: `/ollama${path}`, handler: async (ctx) => handler(ctx) });
+
+  get('', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = 'Ollama is running (the Ollama API of Assistant Proxy; see docs/ollama.md)';
+  });
+  get('/api/version', (ctx) => {
+    ctx.body = { version: ollamaApiVersion };
+  });
+  get('/api/tags', (ctx) => {
+    ctx.body = ollamaTags(factsOf(catalog));
+  });
+  get('/api/ps', (ctx) => {
+    ctx.body = ollamaPs(factsOf(catalog), services.deps.now());
+  });
+  addRoute(router, services, {
+    method: 'POST',
+    path: '/ollama/api/show',
+    json: true,
+    handler: async (ctx) => {
+      const body = validate(ollamaModelBodySchema, ctx.state.body);
+      const name = body.model ?? body.name;
+      if (!name) throw new ProxyError('invalid_request', 'model is required', { field: 'model', issue: 'is required' });
+      ctx.state.model = name;
+      // An alias answers with the model it stands for, under the name the client asked about.
+      const { info } = catalog.resolve(modelOfOllamaName(name));
+      // Images reach the model in direct mode only: tool mode does not claim vision.
+      ctx.body = ollamaShow({ id: name, created: info.created, contextLength: contextLengthOf(info) }, { vision: mode === 'direct' });
+    },
+  });
+  for (const [method, path, what] of unsupported) {
+    addRoute(router, services, {
+      method,
+      path: `/ollama${path}`,
+      handler: async () => {
+        throw new ProxyError('not_found', `${what[0].toUpperCase()}${what.slice(1)} is not supported by this server: it is Assistant Proxy's Ollama API, whose models run at the provider (docs/ollama.md)`);
+      },
+    });
+  }
+
+  const chatRoute = (path: '/api/chat' | '/api/generate') =>
+    addRoute(router, services, {
+      method: 'POST',
+      path: `/ollama${path}`,
+      json: true,
+      mode,
+      handler: async (ctx) => {
+        const kind = path === '/api/chat' ? 'chat' : 'generate';
+        const parsed =
+          kind === 'chat'
+            ? ollamaChatToNative(validate(ollamaChatRequestSchema, ctx.state.body), translation)
+            : ollamaGenerateToNative(validate(ollamaGenerateRequestSchema, ctx.state.body), translation);
+        const requestedModel = parsed.request.model;
+        const name = modelOfOllamaName(requestedModel);
+        if (parsed.loadOnly) {
+          // Ollama's "load the model": nothing to answer; an unknown model is still refused.
+          if (mode === 'tool') catalog.resolve(name);
+          ctx.state.model = requestedModel;
+          ctx.body = ollamaLoadAnswer({ kind, model: requestedModel, startedAt: ctx.state.startedAt }, services.deps.now());
+          return;
+        }
+        const chat = mode === 'tool' ? toolChat(kind, parsed, name, requestedModel) : directChat(ctx, kind, parsed, name, requestedModel);
+        await answerOllama(ctx, services, mode === 'tool' ? parts.cli : parts.direct, chat);
+      },
+    });
+
+  function toolChat(kind: OllamaChat['kind'], parsed: OllamaToNativeResult, name: string, requestedModel: string): OllamaChat {
+    const { request } = parsed;
+    const { stream: _stream, ...native } = request;
+    const ignored = [...parsed.ignored];
+    for (const [field, clientName] of toolModeUnhonoured) {
+      if (native[field] === undefined) continue;
+      delete native[field];
+      ignored.push(clientName);
+    }
+    // A thinking budget the CLI cannot keep below max_tokens is not honoured (as on the other tool routes).
+    if (native.thinking?.type === 'enabled' && thinkingBudget(native, profile.api.minThinkingBudget) === 0) {
+      delete native.thinking;
+      ignored.push('think');
+    }
+    refuseImages(native.messages);
+    checkCliModelArgument(name);
+    const resolved = catalog.resolve(name);
+    return {
+      kind,
+      request: { ...native, model: resolved.cliModel },
+      stream: parsed.stream,
+      requestedModel,
+      servedName: (served) => catalog.publicName(served, resolved.id),
+      ignored: [...new Set(ignored)],
+      warnings: parsed.warnings,
+    };
+  }
+
+  function directChat(ctx: ProxyContext, kind: OllamaChat['kind'], parsed: OllamaToNativeResult, name: string, requestedModel: string): OllamaChat {
+    const { stream: _stream, ...native } = parsed.request;
+    return {
+      kind,
+      request: { ...native, model: catalog.providerModel(name) },
+      stream: parsed.stream,
+      requestedModel,
+      servedName: (served) => catalog.publicName(served),
+      ignored: parsed.ignored,
+      warnings: parsed.warnings,
+      upstream: { auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)) },
+    };
+  }
+
+  chatRoute('/api/chat');
+  chatRoute('/api/generate');
+
+  // The compatible format on the same port (Copilot's Ollama provider chats here after /api/show).
+  get('/v1/models', (ctx) => {
+    ctx.body = modelList(profile, factsOf(catalog).map((m) => catalog.resolve(m.id).info));
+  });
+  get('/v1/models/:id', (ctx) => {
+    ctx.body = modelObject(profile, catalog.resolve(modelOfOllamaName(String(ctx.params.id))).info);
+  });
+  addRoute(router, services, {
+    method: 'POST',
+    path: '/ollama/v1/chat/completions',
+    json: true,
+    mode,
+    handler: async (ctx) => {
+      const body = ctx.state.body as Record<string, unknown> | undefined;
+      // The compatible route takes a model name with Ollama's tag too: clients pick names from /api/tags.
+      if (body && typeof body === 'object' && typeof body.model === 'string') body.model = modelOfOllamaName(body.model);
+      if (mode === 'direct') return chatCompletions(ctx, services, { provider: parts.provider, backend: parts.direct, catalog });
+      const parsed = limitThinking(compatChat(ctx.state.body, profile.api), 'reasoning_effort', profile.api.minThinkingBudget);
+      await answerChat(ctx, services, parts.cli, withModel(parsed, catalog));
+    },
+  });
+}
