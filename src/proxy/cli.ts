@@ -18,6 +18,7 @@ import { loadProfile, openUsageLedger } from './compose.js';
 import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
+import type { OllamaListenerStatus } from './ollama/listener.js';
 import { createProxy, PortInUseError } from './server.js';
 
 const name = 'assistant-proxy';
@@ -49,8 +50,17 @@ function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefin
   return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
 }
 
-function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string): string {
+/** The Ollama listener's one line (docs/ollama.md): where it listens, or why it does not. */
+function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): string | undefined {
+  if (status.state === 'off') return undefined;
+  if (status.state === 'listening') return `  Ollama API: ${status.url} (chats in ${mode} mode)`;
+  return `  Ollama API: ${status.message}`;
+}
+
+function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {
   const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+  const ollamaText = ollamaLine(ollama, config.ollamaMode);
+  if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
   if (config.modes.includes('tool') || config.modes.includes('direct')) {
     const cli = cliLines(snap, profile, config.cliPath);
@@ -109,7 +119,7 @@ async function main(): Promise<number> {
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
-    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version));
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama()));
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
   } catch (err) {
     await proxy.close(0).catch(() => undefined);
