@@ -25,11 +25,14 @@ export interface RouteDecl {
   /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
    * and does no work (docs/security.md). */
   open: boolean;
+  /** A chat route: the client wire format it speaks (a folder under wire/; routes/wire-routes.ts registers the
+   * formats on the contract, wire/wire-format.ts). The answer path is the same for every format and mode. */
+  format?: string;
   /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
   modeBySetting: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; modeBySetting?: boolean }];
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string; modeBySetting?: boolean }];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
@@ -55,22 +58,27 @@ const rows: Row[] = [
   ['GET', '/sdk/models/:id', 'compat', 'none'],
   // Tool mode (docs/tool-mode.md). /messages answers as /v1/messages: SDKs that append /messages to a base URL
   // reach it from the proxy's root (docs/clients.md).
-  ['POST', '/v1/chat/completions', 'native', 'tool'],
-  ['POST', '/cc/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/sdk/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/compat/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/v1/messages', 'native', 'tool'],
-  ['POST', '/messages', 'native', 'tool'],
-  ['POST', '/cc/v1/messages', 'native', 'tool'],
+  ['POST', '/v1/chat/completions', 'native', 'tool', { format: 'native-chat' }],
+  ['POST', '/cc/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/sdk/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/compat/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/v1/messages', 'native', 'tool', { format: 'messages' }],
+  ['POST', '/messages', 'native', 'tool', { format: 'messages' }],
+  ['POST', '/cc/v1/messages', 'native', 'tool', { format: 'messages' }],
   ['POST', '/v1/messages/count_tokens', 'native', 'tool'],
   ['POST', '/messages/count_tokens', 'native', 'tool'],
   ['POST', '/cc/v1/messages/count_tokens', 'native', 'tool'],
+  // The Responses API (docs/clients.md "Codex and the Responses API"): OpenAI-shaped errors on every base URL.
+  ['POST', '/compat/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  ['POST', '/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  ['POST', '/cc/v1/responses', 'compat', 'tool', { format: 'responses' }],
   // Direct mode (docs/direct-mode.md). /api/messages answers as /api/v1/messages, for the same SDKs.
   ['POST', '/api/v1/messages', 'native', 'direct'],
   ['POST', '/api/messages', 'native', 'direct'],
   ['POST', '/api/v1/messages/count_tokens', 'native', 'direct'],
   ['POST', '/api/messages/count_tokens', 'native', 'direct'],
-  ['POST', '/api/v1/chat/completions', 'compat', 'direct'],
+  ['POST', '/api/v1/chat/completions', 'compat', 'direct', { format: 'compat' }],
+  ['POST', '/api/v1/responses', 'compat', 'direct', { format: 'responses' }],
   ['GET', '/api/v1/models', 'native', 'direct'],
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
@@ -110,6 +118,7 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
   probe: extra?.probe ?? false,
   ledger: extra?.ledger ?? mode !== 'none',
   open: extra?.open ?? false,
+  ...(extra?.format ? { format: extra.format } : {}),
   modeBySetting: extra?.modeBySetting ?? false,
 }));
 

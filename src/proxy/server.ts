@@ -47,6 +47,7 @@ import { registerModels } from './routes/models.js';
 import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
+import { registerWireRoutes } from './routes/wire-routes.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
 import { noopUsageSink } from './usage/index.js';
@@ -145,6 +146,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
   registerDirect(router, services, { provider: components.provider, backend: components.direct, catalog: components.catalog });
+  registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);

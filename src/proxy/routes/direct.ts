@@ -18,18 +18,15 @@ import { redactSecrets } from '../logger.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
-import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
+import { clientAuthOf } from '../upstream/client-auth.js';
 import { forwardToProvider } from '../upstream/forward.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
 import { fetchProviderModels, modelsSourceHeader } from '../upstream/provider-models.js';
 import { answerChat } from './answer-chat.js';
+import { asProviderKey, directUpstream } from './chat-modes.js';
+import { compatAnswer } from '../wire/compat/answer.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { modelList } from './models.js';
-
-/** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
-function asProviderKey(auth: ClientAuth): ClientAuth {
-  return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
-}
 
 export interface DirectParts {
   provider: ProviderClient;
@@ -38,7 +35,7 @@ export interface DirectParts {
 }
 
 export async function chatCompletions(ctx: ProxyContext, services: Services, parts: DirectParts): Promise<void> {
-  const { profile, config } = services;
+  const { profile } = services;
   const body = validate(compatChatRequestSchema, ctx.state.body);
   const { request, warnings, ignored } = compatRequestToNative(body, {
     defaultMaxTokens: profile.api.defaultMaxTokens,
@@ -46,10 +43,9 @@ export async function chatCompletions(ctx: ProxyContext, services: Services, par
   });
   const { stream, ...nativeRequest } = request;
   nativeRequest.model = parts.catalog.providerModel(body.model);
-  const clientFlags = ctx.get(profile.api.oauthBetaHeader);
   await answerChat(ctx, services, parts.backend, {
     request: nativeRequest,
-    output: 'compat',
+    answer: (meta) => compatAnswer(meta, { includeUsage: body.stream_options?.include_usage === true }),
     stream: stream === true,
     requestedModel: body.model,
     // Completions and chunks name the model as the client sent it.
@@ -57,11 +53,7 @@ export async function chatCompletions(ctx: ProxyContext, services: Services, par
     servedName: (served) => parts.catalog.publicName(served),
     ignored,
     warnings,
-    includeUsage: body.stream_options?.include_usage === true,
-    upstream: {
-      auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
-      headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
-    },
+    upstream: directUpstream(ctx, services),
   });
 }
 

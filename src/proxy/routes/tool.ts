@@ -26,6 +26,9 @@ import { forwardToProvider } from '../upstream/forward.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
 import { z } from 'zod';
 import { answerChat, type Chat } from './answer-chat.js';
+import { compatAnswer } from '../wire/compat/answer.js';
+import { messagesAnswer } from '../wire/messages/answer.js';
+import { nativeChatAnswer } from '../wire/native-chat/answer.js';
 
 /** What a route's parser gives; the model fields are filled by withModel. */
 export type ParsedChat = Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'>;
@@ -127,11 +130,10 @@ function nativeChat(body: unknown): ParsedChat {
   if (thinking) request.thinking = thinking;
   return {
     request,
-    output: 'native-chat',
+    answer: nativeChatAnswer,
     stream: parsed.stream === true,
     ignored: ignoredOf(parsed, nativeHonoured, nativeNamed),
     warnings: [],
-    includeUsage: false,
   };
 }
 
@@ -150,11 +152,10 @@ function nativeMessages(body: unknown): ParsedChat {
   if (thinking) request.thinking = thinking;
   return {
     request,
-    output: 'messages',
+    answer: messagesAnswer,
     stream: parsed.stream === true,
     ignored: [...ignoredOf(parsed, nativeToolsHonoured, [...nativeNamed, 'metadata']), ...(noParallel ? ['tool_choice.disable_parallel_tool_use'] : [])],
     warnings: [],
-    includeUsage: false,
   };
 }
 
@@ -182,12 +183,11 @@ export function compatChat(raw: unknown, api: Profile['api']): ParsedChat {
   if (parsed.parallel_tool_calls === false && parsed.tools && parsed.tools.length > 0) named.push('parallel_tool_calls');
   return {
     request,
-    output: 'compat',
+    answer: (meta) => compatAnswer(meta, { includeUsage: parsed.stream_options?.include_usage === true, legacyFunctions: legacy }),
     stream,
     ignored: [...new Set([...named, ...ignored])],
     warnings,
-    includeUsage: parsed.stream_options?.include_usage === true,
-    ...(legacy ? { legacyFunctions: true } : {}),
+    ...(legacy ? { toolResultsReturn: false } : {}),
   };
 }
 

@@ -1,0 +1,8 @@
+// The wire formats on the contract (wire-format.ts), by the name route-table rows give. Adding a format: its
+// folder, one line here, and its rows in route-table.ts (docs/architecture.md "Wire formats").
+
+import { responsesFormat } from './responses/index.js';
+import type { WireFormat } from './wire-format.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each format has its own answer options
+export const wireFormats: ReadonlyMap<string, WireFormat<any>> = new Map([[responsesFormat.name, responsesFormat]]);
