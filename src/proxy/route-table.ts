@@ -96,8 +96,8 @@ const rows: Row[] = [
   ['GET', '/ollama/api/tags', 'ollama', 'none', { ledger: true }],
   ['POST', '/ollama/api/show', 'ollama', 'none', { ledger: true }],
   ['GET', '/ollama/api/ps', 'ollama', 'none', { ledger: true }],
-  ['POST', '/ollama/api/chat', 'ollama', 'tool', { modeBySetting: true }],
-  ['POST', '/ollama/api/generate', 'ollama', 'tool', { modeBySetting: true }],
+  ['POST', '/ollama/api/chat', 'ollama', 'tool', { format: 'ollama-chat', modeBySetting: true }],
+  ['POST', '/ollama/api/generate', 'ollama', 'tool', { format: 'ollama-generate', modeBySetting: true }],
   ['POST', '/ollama/api/pull', 'ollama', 'none', { ledger: true }],
   ['POST', '/ollama/api/push', 'ollama', 'none', { ledger: true }],
   ['POST', '/ollama/api/create', 'ollama', 'none', { ledger: true }],
@@ -174,6 +174,13 @@ export function familyOf(path: string): Family {
     if (lower === prefix || lower.startsWith(`${prefix}/`)) return family;
   }
   return 'general';
+}
+
+export type Listener = 'main' | 'ollama';
+
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (ollama/listener.ts). */
+export function listenerOf(path: string): Listener {
+  return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }
 
 /** Request paths of the probes, exact (the rate limiter's exemptions). */

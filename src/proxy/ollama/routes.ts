@@ -10,8 +10,7 @@
 // Errors are Ollama's `{"error": "..."}` (the family `ollama`); those of /v1 are the compatible shape.
 
 import type { Backend } from '../backends/backend.js';
-import { ProxyError, invalidField } from '../errors.js';
-import type { NativeMessageParam } from '../formats/native.js';
+import { ProxyError } from '../errors.js';
 import { validate } from '../formats/validate.js';
 import type { ProxyContext } from '../http/types.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
@@ -21,14 +20,11 @@ import { chatCompletions } from '../routes/direct.js';
 import { modelList, modelObject } from '../routes/models.js';
 import { compatChat, limitThinking, withModel } from '../routes/tool.js';
 import { answerChat } from '../routes/answer-chat.js';
-import { checkCliModelArgument, thinkingBudget } from '../translate/native-request-to-cli-input.js';
-import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
+import { registerWireRoutes } from '../routes/wire-routes.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
 import { contextLengthOf, ollamaPs, ollamaShow, ollamaTags, type OllamaModelFacts } from '../wire/ollama/model-objects.js';
-import { ollamaLoadAnswer } from '../wire/ollama/native-to-ollama.js';
-import { modelOfOllamaName, ollamaChatToNative, ollamaGenerateToNative, type OllamaToNativeResult } from '../wire/ollama/request-to-native.js';
-import { ollamaChatRequestSchema, ollamaGenerateRequestSchema, ollamaModelBodySchema } from '../wire/ollama/schemas.js';
-import { answerOllama, type OllamaChat } from './answer-ollama.js';
+import { modelOfOllamaName } from '../wire/ollama/request-to-native.js';
+import { ollamaModelBodySchema } from '../wire/ollama/schemas.js';
 
 /**
  * The Ollama API version /api/version reports: the API this listener speaks (tools, images, thinking, /v1 beside
@@ -54,27 +50,6 @@ const unsupported: ReadonlyArray<readonly ['POST' | 'DELETE', string, string]> =
   ['POST', '/api/embeddings', 'embeddings'],
 ];
 
-/** The CLI cannot take sampling settings or stop sequences (docs/tool-mode.md); named in the client's words. */
-const toolModeUnhonoured = [
-  ['temperature', 'options.temperature'],
-  ['top_p', 'options.top_p'],
-  ['top_k', 'options.top_k'],
-  ['stop_sequences', 'options.stop'],
-] as const;
-
-/** The CLI takes no images (docs/tool-mode.md); an Ollama client is told which setting sends them. */
-function refuseImages(messages: NativeMessageParam[]): void {
-  messages.forEach((message, i) => {
-    if (typeof message.content !== 'string' && message.content.some((b) => b.type === 'image')) {
-      throw invalidField(
-        `messages.${i}.images`,
-        'cannot be passed to the assistant CLI in tool mode',
-        `Invalid request: images cannot be passed to the assistant CLI in tool mode; set OLLAMA_MODE=direct (or "Ollama chats: direct mode" in the app's settings) to send images (docs/ollama.md)`,
-      );
-    }
-  });
-}
-
 function factsOf(catalog: ModelCatalog): OllamaModelFacts[] {
   return catalog.ids.map((id) => {
     const { info } = catalog.resolve(id);
@@ -82,16 +57,10 @@ function factsOf(catalog: ModelCatalog): OllamaModelFacts[] {
   });
 }
 
-/** The provider expects a key in x-api-key; as in direct mode's compatible route. */
-function asProviderKey(auth: ClientAuth): ClientAuth {
-  return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
-}
-
 export function registerOllama(router: ProxyRouter, services: Services, parts: OllamaParts): void {
   const { profile, config } = services;
   const { catalog } = parts;
   const mode = config.ollamaMode;
-  const translation = { defaultMaxTokens: profile.api.defaultMaxTokens, thinking: { budgets: profile.api.thinkingBudgets, min: profile.api.minThinkingBudget } };
   const get = (path: string, handler: (ctx: ProxyContext) => Promise<void> | void) =>
     addRoute(router, services, { method: 'GET', path: `/ollama${path}`, handler: async (ctx) => handler(ctx) });
 
@@ -133,76 +102,9 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
     });
   }
 
-  const chatRoute = (path: '/api/chat' | '/api/generate') =>
-    addRoute(router, services, {
-      method: 'POST',
-      path: `/ollama${path}`,
-      json: true,
-      mode,
-      handler: async (ctx) => {
-        const kind = path === '/api/chat' ? 'chat' : 'generate';
-        const parsed =
-          kind === 'chat'
-            ? ollamaChatToNative(validate(ollamaChatRequestSchema, ctx.state.body), translation)
-            : ollamaGenerateToNative(validate(ollamaGenerateRequestSchema, ctx.state.body), translation);
-        const requestedModel = parsed.request.model;
-        const name = modelOfOllamaName(requestedModel);
-        if (parsed.loadOnly) {
-          // Ollama's "load the model": nothing to answer; an unknown model is still refused.
-          if (mode === 'tool') catalog.resolve(name);
-          ctx.state.model = requestedModel;
-          ctx.body = ollamaLoadAnswer({ kind, model: requestedModel, startedAt: ctx.state.startedAt }, services.deps.now());
-          return;
-        }
-        const chat = mode === 'tool' ? toolChat(kind, parsed, name, requestedModel) : directChat(ctx, kind, parsed, name, requestedModel);
-        await answerOllama(ctx, services, mode === 'tool' ? parts.cli : parts.direct, chat);
-      },
-    });
-
-  function toolChat(kind: OllamaChat['kind'], parsed: OllamaToNativeResult, name: string, requestedModel: string): OllamaChat {
-    const { request } = parsed;
-    const { stream: _stream, ...native } = request;
-    const ignored = [...parsed.ignored];
-    for (const [field, clientName] of toolModeUnhonoured) {
-      if (native[field] === undefined) continue;
-      delete native[field];
-      ignored.push(clientName);
-    }
-    // A thinking budget the CLI cannot keep below max_tokens is not honoured (as on the other tool routes).
-    if (native.thinking?.type === 'enabled' && thinkingBudget(native, profile.api.minThinkingBudget) === 0) {
-      delete native.thinking;
-      ignored.push('think');
-    }
-    refuseImages(native.messages);
-    checkCliModelArgument(name);
-    const resolved = catalog.resolve(name);
-    return {
-      kind,
-      request: { ...native, model: resolved.cliModel },
-      stream: parsed.stream,
-      requestedModel,
-      servedName: (served) => catalog.publicName(served, resolved.id),
-      ignored: [...new Set(ignored)],
-      warnings: parsed.warnings,
-    };
-  }
-
-  function directChat(ctx: ProxyContext, kind: OllamaChat['kind'], parsed: OllamaToNativeResult, name: string, requestedModel: string): OllamaChat {
-    const { stream: _stream, ...native } = parsed.request;
-    return {
-      kind,
-      request: { ...native, model: catalog.providerModel(name) },
-      stream: parsed.stream,
-      requestedModel,
-      servedName: (served) => catalog.publicName(served),
-      ignored: parsed.ignored,
-      warnings: parsed.warnings,
-      upstream: { auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)) },
-    };
-  }
-
-  chatRoute('/api/chat');
-  chatRoute('/api/generate');
+  // Chat and generate are wire formats on the contract (wire/ollama/), answered by the one chat path in the mode
+  // OLLAMA_MODE names; their rows in route-table.ts name the format.
+  registerWireRoutes(router, services, { cli: parts.cli, direct: parts.direct, catalog }, 'ollama');
 
   // The compatible format on the same port (Copilot's Ollama provider chats here after /api/show).
   get('/v1/models', (ctx) => {
