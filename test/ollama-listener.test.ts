@@ -115,7 +115,7 @@ describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
     expect(whole.choices[0].message.content).toBe('Hi from fake!');
     expect(whole.model).toBe(model);
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: `${model}:latest`, messages: [{ role: 'user', content: 'Hello' }], stream: true })) {
+    for await (const chunk of await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello' }], stream: true })) {
       text += chunk.choices[0]?.delta.content ?? '';
     }
     expect(text).toBe('Hi from fake!');

@@ -217,6 +217,39 @@ describe('direct mode: POST /api/v1/responses', () => {
   });
 });
 
+describe('the guards every route has apply to the Responses routes', () => {
+  it('asks for the access key, refuses another origin, and rate-limits, each in the compatible shape', async () => {
+    const sim = await startSimulator();
+    const dir = await mkdtemp(join(tmpdir(), 'responses-guards-'));
+    const key = 'responses-access-key-0123456789';
+    const credentialsPath = await writeCliCredentials(dir, { accessToken: fileToken, refreshToken: 'sk-ant-ort01-x-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+    const proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, accessKey: key, rateLimitPerMinute: 1, rateLimitBurst: 1 });
+    try {
+      const url = `${proxy.url}/api/v1/responses`;
+      const body = { model, input: 'Hello?' };
+      const anonymous = await postJson(url, body);
+      expect(anonymous.status).toBe(401);
+      expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+      const page = await postJson(url, body, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' } });
+      expect(page.status).toBe(403);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await postJson(url, body, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } });
+        statuses.push(res.status);
+        if (res.status === 429) expect(((await res.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+        else await res.text();
+      }
+      expect(statuses[0]).toBe(200);
+      expect(statuses).toContain(429);
+      expect(sim.requests('/v1/messages').length).toBe(statuses.filter((s) => s === 200).length);
+    } finally {
+      await proxy.close();
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('tool mode: POST /v1/responses, /compat/v1/responses, /cc/v1/responses', () => {
   let bed: ToolBed;
   beforeAll(async () => {

@@ -107,7 +107,7 @@ const rows: Row[] = [
   ['POST', '/ollama/api/embeddings', 'ollama', 'none', { ledger: true }],
   ['GET', '/ollama/v1/models', 'compat', 'none', { ledger: true }],
   ['GET', '/ollama/v1/models/:id', 'compat', 'none', { ledger: true }],
-  ['POST', '/ollama/v1/chat/completions', 'compat', 'tool', { modeBySetting: true }],
+  ['POST', '/ollama/v1/chat/completions', 'compat', 'tool', { format: 'compat', modeBySetting: true }],
 ];
 
 export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family, mode, extra]) => ({

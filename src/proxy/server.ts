@@ -145,7 +145,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
-  registerDirect(router, services, { provider: components.provider, backend: components.direct, catalog: components.catalog });
+  registerDirect(router, services, { provider: components.provider, catalog: components.catalog });
   registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
   registerRespapi(router, services, components.respapi);
   if (ledger) {
@@ -176,7 +176,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
   const ollamaApp =
-    config.ollamaPort === undefined ? undefined : createOllamaApp(services, { cli: components.cli, direct: components.direct, catalog: components.catalog, provider: components.provider }, chain);
+    config.ollamaPort === undefined ? undefined : createOllamaApp(services, { cli: components.cli, direct: components.direct, catalog: components.catalog }, chain);
   let ollamaServer: Server | undefined;
   let ollamaStatus: OllamaListenerStatus = { state: 'off' };
 

@@ -19,6 +19,7 @@ describe('client snippets', () => {
       'Cline',
       'qwen-code',
       'pi',
+      'Codex CLI',
       'Zed',
       'Aider',
     ]);
@@ -83,6 +84,17 @@ describe('client snippets', () => {
     expect(JSON.parse(s.pi.text)).toEqual({
       providers: { 'assistant-proxy': { baseUrl: 'http://127.0.0.1:8000', api: 'anthropic-messages', apiKey: 'dummy', models: [{ id: 'assistant-sonnet-4-20250514' }] } },
     });
+    expect(s.codex.text).toBe(
+      [
+        'model = "assistant-sonnet-4-20250514"',
+        'model_provider = "assistant-proxy"',
+        '',
+        '[model_providers.assistant-proxy]',
+        'name = "Assistant Proxy"',
+        'base_url = "http://127.0.0.1:8000/compat/v1"',
+        'wire_api = "responses"',
+      ].join('\n'),
+    );
   });
 
   it('points every snippet at direct mode when asked: /api/v1 for OpenAI format and AI-SDK native, /api for the native SDK', () => {
@@ -97,6 +109,7 @@ describe('client snippets', () => {
     expect(s.qwen.text).toContain('export OPENAI_BASE_URL=http://127.0.0.1:8000/api/v1\n');
     expect(JSON.parse(s.pi.text).providers['assistant-proxy'].baseUrl).toBe('http://127.0.0.1:8000/api');
     expect(s.aider.text).toContain('export OPENAI_API_BASE=http://127.0.0.1:8000/api/v1\n');
+    expect(s.codex.text).toContain('base_url = "http://127.0.0.1:8000/api/v1"\n');
   });
 
   it('uses the access key when one is set (curl sends it as a bearer token), and masks it on screen', () => {
@@ -104,6 +117,7 @@ describe('client snippets', () => {
     const s = byId({ ...base, apiKey: key });
     expect(s.curl.text).toContain(`-H 'Authorization: Bearer ${key}'`);
     expect(s.aider.text).toContain(`OPENAI_API_KEY=${key}`);
+    expect(s.codex.text).toContain(`experimental_bearer_token = "${key}"`);
     expect(maskKey(s.aider.text, key)).toContain('OPENAI_API_KEY=k3y-…');
     expect(maskKey(s.aider.text, key)).not.toContain(key);
     expect(maskKey('api_key="dummy"', 'dummy')).toBe('api_key="dummy"');

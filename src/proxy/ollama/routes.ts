@@ -16,12 +16,8 @@ import type { ProxyContext } from '../http/types.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from '../routes/define.js';
-import { chatCompletions } from '../routes/direct.js';
 import { modelList, modelObject } from '../routes/models.js';
-import { compatChat, limitThinking, withModel } from '../routes/tool.js';
-import { answerChat } from '../routes/answer-chat.js';
 import { registerWireRoutes } from '../routes/wire-routes.js';
-import type { ProviderClient } from '../upstream/provider-client.js';
 import { contextLengthOf, ollamaPs, ollamaShow, ollamaTags, type OllamaModelFacts } from '../wire/ollama/model-objects.js';
 import { modelOfOllamaName } from '../wire/ollama/request-to-native.js';
 import { ollamaModelBodySchema } from '../wire/ollama/schemas.js';
@@ -36,7 +32,6 @@ export interface OllamaParts {
   cli: Backend;
   direct: Backend;
   catalog: ModelCatalog;
-  provider: ProviderClient;
 }
 
 /** Ollama routes for what a local model runtime does and this proxy cannot. */
@@ -102,8 +97,8 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
     });
   }
 
-  // Chat and generate are wire formats on the contract (wire/ollama/), answered by the one chat path in the mode
-  // OLLAMA_MODE names; their rows in route-table.ts name the format.
+  // Chat, generate and /v1/chat/completions are wire formats on the contract (wire/ollama/, wire/compat/), answered by
+  // the one chat path in the mode OLLAMA_MODE names; their rows in route-table.ts name the format.
   registerWireRoutes(router, services, { cli: parts.cli, direct: parts.direct, catalog }, 'ollama');
 
   // The compatible format on the same port (Copilot's Ollama provider chats here after /api/show).
@@ -113,18 +108,5 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
   get('/v1/models/:id', (ctx) => {
     ctx.body = modelObject(profile, catalog.resolve(modelOfOllamaName(String(ctx.params.id))).info);
   });
-  addRoute(router, services, {
-    method: 'POST',
-    path: '/ollama/v1/chat/completions',
-    json: true,
-    mode,
-    handler: async (ctx) => {
-      const body = ctx.state.body as Record<string, unknown> | undefined;
-      // The compatible route takes a model name with Ollama's tag too: clients pick names from /api/tags.
-      if (body && typeof body === 'object' && typeof body.model === 'string') body.model = modelOfOllamaName(body.model);
-      if (mode === 'direct') return chatCompletions(ctx, services, { provider: parts.provider, backend: parts.direct, catalog });
-      const parsed = limitThinking(compatChat(ctx.state.body, profile.api), 'reasoning_effort', profile.api.minThinkingBudget);
-      await answerChat(ctx, services, parts.cli, withModel(parsed, catalog));
-    },
-  });
+  // Its chat completions are the compatible format's row, registered with the others above.
 }

@@ -68,14 +68,21 @@ export function toolChat<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, o
   // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
   const choice = request.tool_choice;
   if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true) named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
-  if (dropUnfitThinking(request, minBudget)) named.push(clientNames.thinking ?? 'thinking');
+  named.push(...parsed.ignored);
+  if (dropUnfitThinking(request, minBudget)) {
+    const field = clientNames.thinking ?? 'thinking';
+    // Last, once: the translation may have named it already (a budget it had to cut).
+    const at = named.indexOf(field);
+    if (at >= 0) named.splice(at, 1);
+    named.push(field);
+  }
   const requestedModel = request.model;
   // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
   checkCliModelArgument(requestedModel);
   const resolved = catalog.resolve(requestedModel);
   request.model = resolved.cliModel;
   return {
-    ...chatOf(parsed, answer, [...new Set([...named, ...parsed.ignored])]),
+    ...chatOf(parsed, answer, [...new Set(named)]),
     requestedModel,
     publicModel: resolved.id,
     servedName: (served) => catalog.publicName(served, resolved.id),

@@ -137,6 +137,39 @@ describe('responsesRequestToNative', () => {
     expect(out.ignored).toEqual(['input.web_search_call']);
   });
 
+  it('takes a request shaped as Codex 0.171 sends it, naming what it leaves out (docs/clients.md)', () => {
+    const fn = (name: string) => ({ type: 'function', name, description: name, strict: false, parameters: { type: 'object', properties: {} } });
+    const out = parse({
+      model: 'assistant-sonnet-4-20250514',
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>' }] },
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<collaboration_mode>' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+      ],
+      tools: [
+        ...['exec_command', 'write_stdin', 'request_user_input', 'view_image'].map(fn),
+        { type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [fn('spawn_agent')] },
+        ...['get_goal', 'create_goal', 'update_goal'].map(fn),
+        { type: 'web_search', external_web_access: false },
+      ],
+      tool_choice: 'auto',
+      parallel_tool_calls: true,
+      reasoning: { summary: 'auto' },
+      store: false,
+      stream: true,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: '01a21ea5-6dab-7052-b77f-b76f07363a34',
+      client_metadata: { 'x-codex-installation-id': 'c309f8a3' },
+    });
+    expect(out.request.system).toBe('<permissions instructions>\n\n<collaboration_mode>');
+    expect(out.request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: '<environment_context>' }, { type: 'text', text: 'hi' }] }]);
+    expect(out.request.tools?.map((t) => t.name)).toEqual(['exec_command', 'write_stdin', 'request_user_input', 'view_image', 'get_goal', 'create_goal', 'update_goal']);
+    expect(out.request.tool_choice).toEqual({ type: 'auto' });
+    expect(out.ignored).toEqual(['tools.namespace', 'tools.web_search', 'prompt_cache_key', 'client_metadata']);
+    expect(out.stream).toBe(true);
+  });
+
   it.each([
     [{ input: 'x' }, 'model', 'is required'],
     [{ model: 'm' }, 'input', 'is required'],
