@@ -53,6 +53,7 @@ function chatOf<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, options: A
     ignored,
     warnings: parsed.warnings,
     ...(parsed.toolResultsReturn === false ? { toolResultsReturn: false } : {}),
+    ...(parsed.asksNothing ? { asksNothing: true } : {}),
   };
 }
 
