@@ -72,7 +72,7 @@ export function buildComponents(services: Services): Components {
       client: provider,
       messagesPath: profile.api.messagesPath,
       nonStreamingMaxTokens: profile.api.nonStreamingMaxTokens,
-      nonStreamingTimeoutMs: profile.api.nonStreamingTimeoutMs,
+      nonStreamingMsPerToken: profile.api.nonStreamingMsPerToken,
     }),
     catalog,
     respapi,

@@ -124,15 +124,16 @@ export interface Profile {
     /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
     minThinkingBudget: number;
     /**
-     * Direct mode asks the provider for a non-streamed message when the client does not stream and the request's
-     * max_tokens is at most this (docs/direct-mode.md): the provider's official SDKs refuse a non-streamed request
-     * expected to take over 10 minutes, and some models allow only 8,192 non-streamed output tokens. Above it the
-     * answer is streamed upstream and collected. 0: always streamed.
+     * Direct mode asks the provider for a non-streamed message when the client does not stream, the request's
+     * max_tokens is at most this, and the answer fits the first-byte deadline (below; docs/direct-mode.md): some
+     * models allow only 8,192 non-streamed output tokens. Otherwise the answer is streamed upstream and collected.
+     * 0: always streamed.
      */
     nonStreamingMaxTokens: number;
-    /** The deadline (ms) of such a non-streamed request: nothing arrives until its answer is whole (the official
-     * SDKs' non-streaming timeout). The larger of this and UPSTREAM_FIRST_BYTE_TIMEOUT_MS applies. */
-    nonStreamingTimeoutMs: number;
+    /** How long a non-streamed answer may take per output token, by the provider's own estimate (its official
+     * SDKs: an hour per 128,000 tokens). Nothing arrives until such an answer is whole, so it is asked for only when
+     * max_tokens times this fits UPSTREAM_FIRST_BYTE_TIMEOUT_MS: that deadline holds on every route. */
+    nonStreamingMsPerToken: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -246,7 +247,7 @@ export const defaultProfile: Profile = {
     thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
     minThinkingBudget: 1024,
     nonStreamingMaxTokens: 8192,
-    nonStreamingTimeoutMs: 600_000,
+    nonStreamingMsPerToken: 3_600_000 / 128_000,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),

@@ -172,6 +172,22 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       ),
     },
     {
+      id: 'codex',
+      title: 'Codex CLI',
+      hint: 'save as ~/.codex/config.toml, then codex (or codex exec "…")',
+      // Codex speaks only the Responses API: wire_api "responses" on the compatible base, which serves /responses.
+      text: [
+        `model = "${model}"`,
+        'model_provider = "assistant-proxy"',
+        '',
+        '[model_providers.assistant-proxy]',
+        'name = "Assistant Proxy"',
+        `base_url = "${compat}"`,
+        'wire_api = "responses"',
+        ...(apiKey === dummyKey ? [] : [`experimental_bearer_token = "${apiKey}"`]),
+      ].join('\n'),
+    },
+    {
       id: 'zed',
       title: 'Zed',
       hint: 'add to settings.json; enter the API key in the Agent panel settings',

@@ -113,7 +113,7 @@ export class CliBackend implements Backend {
   private readonly active = new Set<AbortController>();
   private workDirReady = false;
   private closing = false;
-  /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"): conversations with no history yet. */
+  /** Warm CLI processes (cli-pool.ts, docs/performance.md "Warm CLI pool"): conversations with no history yet. */
   private readonly pool: CliPool<CliConversation>;
   /** Processes kept between turns (live-conversations.ts); CLI_LIVE_MAX=0 turns them off. */
   readonly live: LiveConversations<CliConversation>;
