@@ -59,6 +59,8 @@ export function loginCheck(snap: CliSnapshot, profile: Profile, now: number): Ou
   if (auth.status !== 'healthy') return { status: 'fail', detail: `the login state could not be read: ${auth.error ?? auth.status}`, remedy: `${profile.cli.loginHint}.` };
   const who = [auth.user, auth.subscription].filter(Boolean).join(', ');
   if (!auth.expires) return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token's expiry is not reported by the CLI` };
+  // An access token with a refresh token beside it renews itself: past its time it is routine, not a failure.
+  if (auth.renews) return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token ${Date.parse(auth.expires) > now ? 'expires' : 'expired'} ${relative(auth.expires, now)} (${auth.expires}) and renews itself` };
   if (Date.parse(auth.expires) <= now) return { status: 'fail', detail: `the login token expired ${relative(auth.expires, now)} (${auth.expires})`, remedy: `${profile.cli.loginHint}. The proxy refreshes tokens itself while it can; an expired refresh needs a new login.` };
   return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token expires ${relative(auth.expires, now)} (${auth.expires})` };
 }
