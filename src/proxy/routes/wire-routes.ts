@@ -23,7 +23,10 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
     if (!format) continue;
-    if (format.family !== decl.family) throw new Error(`route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`);
+    if (format.family !== decl.family)
+      throw new Error(
+        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`,
+      );
     const answer = format.answer.bind(format);
     const { errorShape } = format;
     if (decl.mode === 'tool') {
@@ -32,7 +35,13 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         path: decl.path,
         json: true,
         errorShape,
-        handler: (ctx) => answerChat(ctx, services, parts.cli, toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget)),
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.cli,
+            toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+          ),
       });
     } else if (decl.mode === 'direct') {
       addRoute(router, services, {
@@ -40,10 +49,23 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         path: decl.path,
         json: true,
         errorShape,
-        handler: (ctx) => answerChat(ctx, services, parts.direct, directChat(format.parse(ctx.state.body, { mode: 'direct', api }), answer, parts.catalog, directUpstream(ctx, services))),
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.direct,
+            directChat(
+              format.parse(ctx.state.body, { mode: 'direct', api }),
+              answer,
+              parts.catalog,
+              directUpstream(ctx, services),
+            ),
+          ),
       });
     } else {
-      throw new Error(`route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`);
+      throw new Error(
+        `route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`,
+      );
     }
   }
 }
