@@ -18,6 +18,7 @@ import { loadProfile, openUsageLedger } from './compose.js';
 import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
+import type { OllamaListenerStatus } from './ollama/listener.js';
 import { createProxy, PortInUseError } from './server.js';
 
 const name = 'assistant-proxy';
@@ -62,8 +63,17 @@ function cliUpdate(snap: CliSnapshot, profile: Profile, cliPath: string | undefi
   return `${name}: assistant CLI: ${cli.line}\n${cli.next ? `Next: ${cli.next}.\n` : ''}`;
 }
 
-function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string): string {
+/** The Ollama listener's one line (docs/ollama.md): where it listens, or why it does not. */
+function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): string | undefined {
+  if (status.state === 'off') return undefined;
+  if (status.state === 'listening') return `  Ollama API: ${status.url} (chats in ${mode} mode)`;
+  return `  Ollama API: ${status.message}`;
+}
+
+function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {
   const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+  const ollamaText = ollamaLine(ollama, config.ollamaMode);
+  if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
   if (usesCli(config)) {
     const cli = cliLines(snap, profile, config.cliPath);
@@ -123,7 +133,7 @@ async function main(): Promise<number> {
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
-    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version));
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama()));
     if (!snap.lastCheck && usesCli(config)) {
       // The first check is still running (listen() waits for it only a few seconds): its result follows, once.
       void proxy.services.probe.refresh().then(

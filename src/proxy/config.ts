@@ -76,6 +76,9 @@ export function configSchema(profile: Profile = defaultProfile) {
     cliLiveMax: int(0, 256).default(4),
     cliLiveIdleMs: int(1000, 24 * 3_600_000).default(600_000),
     cliLiveMaxMb: int(16, 1_000_000).default(2048),
+    // The Ollama listener (docs/ollama.md): off unless a port is set; 11434 is Ollama's own.
+    ollamaPort: int(0, 65535).optional(),
+    ollamaMode: z.enum(['tool', 'direct']).default('tool'),
   });
 }
 
@@ -147,6 +150,8 @@ export const settingSources: SettingSource[] = [
   { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
   { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
   { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
+  { key: 'ollamaPort', env: 'OLLAMA_PORT', flag: '--ollama-port', kind: 'int', help: "also serve the Ollama API on this port (11434 is Ollama's own; unset = off)" },
+  { key: 'ollamaMode', env: 'OLLAMA_MODE', kind: 'string', help: 'which mode answers the Ollama listener\'s chats: tool or direct' },
 ];
 
 export class ConfigError extends Error {
@@ -287,6 +292,9 @@ export function validateSettings(settings: Settings, profile: Profile = defaultP
       `Refusing to listen on ${config.host} without an access key: set PROXY_ACCESS_KEY (16+ characters) that clients must send as their API key, or bind 127.0.0.1`,
       'accessKey',
     );
+  }
+  if (config.ollamaPort !== undefined && config.ollamaPort !== 0 && config.ollamaPort === config.port) {
+    throw new ConfigError(`Invalid setting OLLAMA_PORT (--ollama-port): ${config.ollamaPort} is the main port (PORT); choose another, e.g. 11434`, 'ollamaPort');
   }
   return config;
 }

@@ -9,11 +9,11 @@
 
 import type { ModeName } from '../shared/modes.js';
 
-export type Family = 'compat' | 'native' | 'general';
+export type Family = 'compat' | 'native' | 'general' | 'ollama';
 export type RouteMode = ModeName | 'none';
 
 export interface RouteDecl {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The router pattern (also the metrics label and the ledger's route). */
   path: string;
   family: Family;
@@ -28,9 +28,11 @@ export interface RouteDecl {
   /** A chat route: the client wire format it speaks (a folder under wire/; routes/wire-routes.ts registers the
    * formats on the contract, wire/wire-format.ts). The answer path is the same for every format and mode. */
   format?: string;
+  /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
+  modeBySetting: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string }];
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string; modeBySetting?: boolean }];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
@@ -84,6 +86,28 @@ const rows: Row[] = [
   // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
+  // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
+  // /ollama (ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
+  // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
+  // says direct; routes/define.ts takes the registrar's mode for these rows).
+  ['GET', '/ollama', 'ollama', 'none', { open: true, ledger: true }],
+  ['GET', '/ollama/api/version', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/tags', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/show', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/ps', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/chat', 'ollama', 'tool', { format: 'ollama-chat', modeBySetting: true }],
+  ['POST', '/ollama/api/generate', 'ollama', 'tool', { format: 'ollama-generate', modeBySetting: true }],
+  ['POST', '/ollama/api/pull', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/push', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/create', 'ollama', 'none', { ledger: true }],
+  ['DELETE', '/ollama/api/delete', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/copy', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embed', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embeddings', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models', 'compat', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models/:id', 'compat', 'none', { ledger: true }],
+  ['POST', '/ollama/v1/chat/completions', 'compat', 'tool', { format: 'compat', modeBySetting: true }],
 ];
 
 export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family, mode, extra]) => ({
@@ -95,6 +119,7 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
   ledger: extra?.ledger ?? mode !== 'none',
   open: extra?.open ?? false,
   ...(extra?.format ? { format: extra.format } : {}),
+  modeBySetting: extra?.modeBySetting ?? false,
 }));
 
 /**
@@ -102,6 +127,8 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
  * declared route's own family wins: /api/v1/chat/completions is compat inside the native /api/v1 area.
  */
 const familyAreas: ReadonlyArray<readonly [prefix: string, family: Family]> = [
+  ['/ollama/v1', 'compat'],
+  ['/ollama', 'ollama'],
   ['/compat', 'compat'],
   ['/respapi', 'compat'],
   ['/v1', 'native'],
@@ -147,6 +174,13 @@ export function familyOf(path: string): Family {
     if (lower === prefix || lower.startsWith(`${prefix}/`)) return family;
   }
   return 'general';
+}
+
+export type Listener = 'main' | 'ollama';
+
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (ollama/listener.ts). */
+export function listenerOf(path: string): Listener {
+  return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }
 
 /** Request paths of the probes, exact (the rate limiter's exemptions). */

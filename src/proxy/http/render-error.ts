@@ -78,6 +78,10 @@ export interface NativeErrorBody {
   error: { type: string; message: string; details?: { field: string; issue: string } };
   request_id?: string;
 }
+/** The Ollama API's error body: one string (docs/ollama.md). */
+export interface OllamaErrorBody {
+  error: string;
+}
 export interface GeneralErrorBody {
   error: { type: string; message: string; details?: { field: string; issue: string } };
 }
@@ -98,7 +102,7 @@ function details(err: ProxyError): { field: string; issue: string } | undefined 
   return err.field !== undefined ? { field: err.field, issue: err.issue ?? err.message } : undefined;
 }
 
-export function renderError(err: ProxyError, family: Family, requestId?: string): CompatErrorBody | NativeErrorBody | GeneralErrorBody {
+export function renderError(err: ProxyError, family: Family, requestId?: string): CompatErrorBody | NativeErrorBody | GeneralErrorBody | OllamaErrorBody {
   switch (family) {
     case 'compat':
       return { error: { message: err.message, type: compatType[err.kind], param: err.field ?? null, code: compatCodeOf(err) } };
@@ -106,10 +110,13 @@ export function renderError(err: ProxyError, family: Family, requestId?: string)
       return { type: 'error', error: { type: nativeType[err.kind], message: err.message, details: details(err) }, request_id: requestId };
     case 'general':
       return { error: { type: generalType[err.kind], message: err.message, details: details(err) } };
+    case 'ollama':
+      return { error: err.message };
   }
 }
 
 /** The type string a stream error event or a metrics label uses for this error. */
 export function errorTypeName(err: ProxyError, family: Family): string {
-  return family === 'compat' ? compatCodeOf(err) : nativeType[err.kind];
+  // The Ollama shape has no type of its own; the log, metrics and ledger name its errors by the compatible codes.
+  return family === 'compat' || family === 'ollama' ? compatCodeOf(err) : nativeType[err.kind];
 }

@@ -20,6 +20,7 @@ import type { SseEvent } from '../http/sse.js';
 import { sendJson } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
+import { sendNdjson } from '../http/ndjson.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
@@ -50,6 +51,8 @@ export interface Chat {
   toolResultsReturn?: boolean;
   /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
+  /** The request asks nothing (wire/wire-format.ts WireRequest.asksNothing): no backend call. */
+  asksNothing?: boolean;
 }
 
 /**
@@ -101,7 +104,13 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     headers: chat.upstream?.headers,
   };
   const observer = new ChatObserver(state, { now: services.deps.now });
-  const answer = chat.answer({ model: chat.publicModel, created: Math.floor(services.deps.now() / 1000) });
+  const answer = chat.answer({ model: chat.publicModel, created: Math.floor(services.deps.now() / 1000), startedAt: state.startedAt, now: services.deps.now });
+  // A request that asks nothing (Ollama's "load the model": no message at all; the model was resolved as for any
+  // chat) is answered by the format's whole answer of an empty message, without a backend call.
+  if (chat.asksNothing) {
+    sendJson(ctx, answer.whole({ id: '', type: 'message', role: 'assistant', model: chat.publicModel, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } }));
+    return;
+  }
   if (!chat.stream) {
     const whole = backend.message?.(chat.request, state.signal, context);
     let message: NativeMessage;
@@ -155,5 +164,6 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       await iterator.return?.(undefined);
     }
   }
-  sendSse(ctx, sse(), headers);
+  if (translate.framing === 'ndjson') sendNdjson(ctx, sse(), headers);
+  else sendSse(ctx, sse(), headers);
 }

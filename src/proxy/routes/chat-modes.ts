@@ -59,6 +59,7 @@ function chatOf<A>(
     ignored,
     warnings: parsed.warnings,
     ...(parsed.toolResultsReturn === false ? { toolResultsReturn: false } : {}),
+    ...(parsed.asksNothing ? { asksNothing: true } : {}),
   };
 }
 

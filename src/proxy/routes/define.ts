@@ -7,12 +7,12 @@ import { ProxyError } from '../errors.js';
 import { jsonBody } from '../http/body.js';
 import type { ProxyContext } from '../http/types.js';
 import type { ProxyState } from '../http/state.js';
-import { modeNames, modeSettingNames } from '../../shared/modes.js';
+import { modeNames, modeSettingNames, type ModeName } from '../../shared/modes.js';
 import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';
 
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** A path declared in route-table.ts. */
   path: string;
   /** Read and parse a JSON body before the handler (POST routes). */
@@ -20,12 +20,17 @@ export interface RouteSpec {
   handler: (ctx: ProxyContext) => Promise<void>;
   /** The route's own error shape (a wire format's), from the moment it is matched: a bad JSON body included. */
   errorShape?: ProxyState['errorShape'];
+  /** The mode that answers, for a row whose mode is a setting's (`modeBySetting`: the Ollama listener's chats). */
+  mode?: ModeName;
 }
 
 export type ProxyRouter = Router<ProxyState>;
 
 export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpec): void {
-  const { mode, path } = declaredRoute(spec.method, spec.path);
+  const decl = declaredRoute(spec.method, spec.path);
+  if (spec.mode !== undefined && !decl.modeBySetting) throw new Error(`route-table.ts fixes the mode of ${spec.method} ${spec.path}; a registrar cannot choose it`);
+  const mode = spec.mode ?? decl.mode;
+  const path = decl.path;
   const body = jsonBody(services.config.bodyLimitBytes, { timeoutMs: services.config.bodyTimeoutMs });
   // A plain function, not an async one: the router's koa-compose turns a throw into a rejection, and an async
   // wrapper would add two promises to every request's path (docs/http.md "Middleware order").
@@ -41,5 +46,6 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
     return spec.json ? body(ctx, () => spec.handler(ctx)) : spec.handler(ctx);
   };
   if (spec.method === 'GET') router.get(path, handler);
+  else if (spec.method === 'DELETE') router.delete(path, handler);
   else router.post(path, handler);
 }

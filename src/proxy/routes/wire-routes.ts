@@ -4,7 +4,7 @@
 
 import type { Backend } from '../backends/backend.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
-import { routeTable } from '../route-table.js';
+import { listenerOf, routeTable, type Listener } from '../route-table.js';
 import type { Services } from '../services.js';
 import { wireFormats } from '../wire/formats.js';
 import { answerChat } from './answer-chat.js';
@@ -17,9 +17,11 @@ export interface WireParts {
   catalog: ModelCatalog;
 }
 
-export function registerWireRoutes(router: ProxyRouter, services: Services, parts: WireParts): void {
+export function registerWireRoutes(router: ProxyRouter, services: Services, parts: WireParts, listener: Listener = 'main'): void {
   const { api } = services.profile;
   for (const decl of routeTable) {
+    // Each listener registers its own rows (the Ollama listener's: ollama/listener.ts).
+    if (listenerOf(decl.path) !== listener) continue;
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
     if (!format) continue;
@@ -29,8 +31,13 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
       );
     const answer = format.answer.bind(format);
     const { errorShape } = format;
-    if (decl.mode === 'tool') {
+    // A row whose mode is a setting's (the Ollama listener's chats) is answered by the mode OLLAMA_MODE names.
+    const setting = decl.modeBySetting ? services.config.ollamaMode : undefined;
+    const mode = setting ?? decl.mode;
+    const chosen = setting ? { mode: setting } : {};
+    if (mode === 'tool') {
       addRoute(router, services, {
+        ...chosen,
         method: decl.method,
         path: decl.path,
         json: true,
@@ -43,8 +50,9 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
             toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
           ),
       });
-    } else if (decl.mode === 'direct') {
+    } else if (mode === 'direct') {
       addRoute(router, services, {
+        ...chosen,
         method: decl.method,
         path: decl.path,
         json: true,

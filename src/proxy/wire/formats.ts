@@ -4,10 +4,11 @@
 import { compatFormat } from './compat/index.js';
 import { messagesFormat } from './messages/index.js';
 import { nativeChatFormat } from './native-chat/index.js';
+import { ollamaChatFormat, ollamaGenerateFormat } from './ollama/index.js';
 import { responsesFormat } from './responses/index.js';
 import type { WireFormat } from './wire-format.js';
 
-const all = [nativeChatFormat, messagesFormat, compatFormat, responsesFormat] as const;
+const all = [nativeChatFormat, messagesFormat, compatFormat, responsesFormat, ollamaChatFormat, ollamaGenerateFormat] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each format has its own answer options
 export const wireFormats: ReadonlyMap<string, WireFormat<any>> = new Map(all.map((f) => [f.name, f]));

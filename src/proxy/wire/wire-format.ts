@@ -44,6 +44,9 @@ export interface WireRequest<A = unknown> {
   toolResultsReturn?: boolean;
   /** Handed back to answer(): what the answer's shape depends on (include_usage, custom tool names, ...). */
   answer: A;
+  /** The request asks nothing of the model (Ollama's "load the model": no messages); answered by whole() of an
+   * empty message without a backend call, once the mode has resolved the model. */
+  asksNothing?: boolean;
 }
 
 /** What every answer shows, fixed by the answer path per request. */
@@ -52,10 +55,15 @@ export interface AnswerMeta {
   model: string;
   /** Unix time in seconds. */
   created: number;
+  /** When the request started, ms, and the proxy's clock: for a format that reports durations (Ollama's). */
+  startedAt?: number;
+  now?: () => number;
 }
 
 /** A stream translator (STYLE.md habit 3): step per native event, finish at the end, fail after headers. */
 export interface StreamWriter {
+  /** How the events go on the wire: SSE (the default), or NDJSON, one event's data per line (Ollama's). */
+  framing?: 'sse' | 'ndjson';
   step(event: NativeStreamEvent): SseEvent[];
   /** True once an error event arrived: the stream ends with it. */
   failed(): boolean;
