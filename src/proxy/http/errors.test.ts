@@ -27,8 +27,12 @@ beforeAll(async () => {
   app.use(requestId());
   app.use(errorRenderer(createLogger('debug', new Writable({ write: (_c, _e, cb) => cb() }))));
   app.use(async (ctx) => {
-    if (ctx.path === '/own') ctx.state.errorShape = { body: (err) => ({ error: err.message }), type: (err) => `own_${err.kind}` };
-    throw new ProxyError('invalid_request', 'Invalid request: model is required', { field: 'model', issue: 'is required' });
+    if (ctx.path === '/own')
+      ctx.state.errorShape = { body: (err) => ({ error: err.message }), type: (err) => `own_${err.kind}` };
+    throw new ProxyError('invalid_request', 'Invalid request: model is required', {
+      field: 'model',
+      issue: 'is required',
+    });
   });
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -51,7 +55,14 @@ describe('errorRenderer', () => {
   it("renders the family's shape otherwise", async () => {
     const res = await fetch(`${base}/compat/v1/x`);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { message: 'Invalid request: model is required', type: 'invalid_request_error', param: 'model', code: 'invalid_request_error' } });
+    expect(await res.json()).toEqual({
+      error: {
+        message: 'Invalid request: model is required',
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'invalid_request_error',
+      },
+    });
     expect(types.at(-1)).toBe('invalid_request_error');
   });
 });

@@ -25,7 +25,10 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
     if (!format) continue;
-    if (format.family !== decl.family) throw new Error(`route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`);
+    if (format.family !== decl.family)
+      throw new Error(
+        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`,
+      );
     const answer = format.answer.bind(format);
     const { errorShape } = format;
     // A row whose mode is a setting's (the Ollama listener's chats) is answered by the mode OLLAMA_MODE names.
@@ -39,7 +42,13 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         path: decl.path,
         json: true,
         errorShape,
-        handler: (ctx) => answerChat(ctx, services, parts.cli, toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget)),
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.cli,
+            toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+          ),
       });
     } else if (mode === 'direct') {
       addRoute(router, services, {
@@ -48,10 +57,23 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         path: decl.path,
         json: true,
         errorShape,
-        handler: (ctx) => answerChat(ctx, services, parts.direct, directChat(format.parse(ctx.state.body, { mode: 'direct', api }), answer, parts.catalog, directUpstream(ctx, services))),
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.direct,
+            directChat(
+              format.parse(ctx.state.body, { mode: 'direct', api }),
+              answer,
+              parts.catalog,
+              directUpstream(ctx, services),
+            ),
+          ),
       });
     } else {
-      throw new Error(`route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`);
+      throw new Error(
+        `route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`,
+      );
     }
   }
 }

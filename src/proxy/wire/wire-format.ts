@@ -25,7 +25,9 @@ export interface ParseContext {
 }
 
 /** Native request fields a mode may be unable to honour, by the client field each came from. */
-export type ClientNames = Partial<Record<'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'thinking' | 'parallel_tool_calls', string>>;
+export type ClientNames = Partial<
+  Record<'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'thinking' | 'parallel_tool_calls', string>
+>;
 
 /** One parse of a client body: the native request and what the answer side needs to know of the request. */
 export interface WireRequest<A = unknown> {

@@ -3,8 +3,15 @@
 // with `function_call`. A failure after headers is the §7.1 body, then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
-import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from '../../translate/completion-to-legacy-function-call.js';
-import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../../translate/native-events-to-compat-chunks.js';
+import {
+  chunkToLegacyFunctionCall,
+  completionToLegacyFunctionCall,
+} from '../../translate/completion-to-legacy-function-call.js';
+import {
+  createCompatChunkState,
+  finishCompatChunks,
+  stepCompatChunks,
+} from '../../translate/native-events-to-compat-chunks.js';
 import { nativeMessageToCompletion } from '../../translate/native-message-to-completion.js';
 import { dataOnlyWriter } from '../data-only-writer.js';
 import type { AnswerMeta, AnswerWriter } from '../wire-format.js';

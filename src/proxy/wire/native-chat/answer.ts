@@ -2,7 +2,11 @@
 // the §6.2 data-only events ending with [DONE]; a failure after headers is the §7.2 body, then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
-import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../../translate/native-events-to-chat-stream.js';
+import {
+  createNativeChatStreamState,
+  finishNativeChatStream,
+  stepNativeChatStream,
+} from '../../translate/native-events-to-chat-stream.js';
 import { nativeMessageToCompletion } from '../../translate/native-message-to-completion.js';
 import { dataOnlyWriter } from '../data-only-writer.js';
 import type { AnswerMeta, AnswerWriter } from '../wire-format.js';
