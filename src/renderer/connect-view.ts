@@ -5,6 +5,7 @@
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 import { clientBase } from './views.js';
 
 export interface BaseUrl {
@@ -19,6 +20,8 @@ export function baseUrls(status: ControlStatus): BaseUrl[] {
   if (status.modes.includes('tool')) out.push({ what: 'Native (tool mode)', url: `${base}/v1` }, { what: 'Compatible (tool mode)', url: `${base}/compat/v1` });
   if (status.modes.includes('direct')) out.push({ what: 'Direct API', url: `${base}/api/v1` });
   if (status.modes.includes('respapi')) out.push({ what: 'Response API', url: `${base}/respapi` });
+  // The Ollama API's own address: IDE plugins with an Ollama provider take the address without a path.
+  if (status.ollama.state === 'listening' && status.ollama.port !== undefined) out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }) });
   return out;
 }
 
