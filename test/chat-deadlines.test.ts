@@ -26,10 +26,15 @@ const bodies: Record<string, (maxTokens: number) => Record<string, unknown>> = {
   responses: (n) => ({ model, input: 'Say hello', max_output_tokens: n }),
 };
 
-const chatRows = (mode: 'tool' | 'direct') => routeTable.filter((r) => r.mode === mode && r.format !== undefined).map((r) => ({ path: r.path, format: r.format!, family: r.family }));
+const chatRows = (mode: 'tool' | 'direct') =>
+  routeTable
+    .filter((r) => r.mode === mode && r.format !== undefined)
+    .map((r) => ({ path: r.path, format: r.format!, family: r.family }));
 
-/** The error body's type or code, read in the row's family shape (SPEC.md §7). */
+/** The error body's type or code, read in the row's family shape (SPEC.md §7), or the text of a format's own
+ * `{"error": text}` shape (wire/wire-format.ts ErrorShape). */
 function errorName(family: string, body: Record<string, unknown>): string {
+  if (typeof body.error === 'string') return body.error;
   const error = body.error as { type?: string; code?: string };
   return family === 'compat' ? String(error.code) : String(error.type);
 }
@@ -48,9 +53,19 @@ describe('direct mode: the provider never answers', () => {
     sim = await startSimulator();
     sim.knobs.latencyMs = 60_000;
     dir = await mkdtemp(join(tmpdir(), 'chat-deadlines-'));
-    const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-deadline-abcdef123456', refreshToken: 'sk-ant-ort01-deadline-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+    const credentialsPath = await writeCliCredentials(dir, {
+      accessToken: 'sk-ant-oat01-deadline-abcdef123456',
+      refreshToken: 'sk-ant-ort01-deadline-abcdef123456',
+      expiresAt: Date.now() + 3_600_000,
+    });
     // undici checks header deadlines on a timer of about a second's resolution: a deadline of whole seconds.
-    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, modes: ['direct'], upstreamFirstByteTimeoutMs: 1000 });
+    proxy = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath,
+      oauthTokenUrl: sim.cliTokenUrl,
+      modes: ['direct'],
+      upstreamFirstByteTimeoutMs: 1000,
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -65,17 +80,26 @@ describe('direct mode: the provider never answers', () => {
     { ...row, stream: false, maxTokens: 4096, way: 'whole, streamed upstream' },
     { ...row, stream: false, maxTokens: 16, way: 'whole, one message upstream' },
   ]);
-  it.each(cases)('$path ($format), $way: 504 at UPSTREAM_FIRST_BYTE_TIMEOUT_MS', async ({ path, format, family, stream, maxTokens }) => {
-    const before = sim.requests('/v1/messages').length;
-    const res = await postJson(`${proxy.url}${path}`, { ...bodies[format](maxTokens), stream }, { signal: AbortSignal.timeout(20_000) });
-    expect(res.status).toBe(504);
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(errorName(family, body)).toMatch(/timeout/);
-    expect(JSON.stringify(body)).toContain('UPSTREAM_FIRST_BYTE_TIMEOUT_MS');
-    const sent = sim.requests('/v1/messages').slice(before);
-    expect(sent).toHaveLength(1);
-    expect((sent[0].json as { stream?: boolean }).stream).toBe(stream || maxTokens > 16 ? true : undefined);
-  });
+  it.each(cases)(
+    '$path ($format), $way: 504 at UPSTREAM_FIRST_BYTE_TIMEOUT_MS',
+    async ({ path, format, family, stream, maxTokens }) => {
+      const before = sim.requests('/v1/messages').length;
+      const res = await postJson(
+        `${proxy.url}${path}`,
+        { ...bodies[format](maxTokens), stream },
+        { signal: AbortSignal.timeout(20_000) },
+      );
+      expect(res.status).toBe(504);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(errorName(family, body)).toMatch(/timeout/i);
+      expect(JSON.stringify(body)).toContain('UPSTREAM_FIRST_BYTE_TIMEOUT_MS');
+      const sent = sim.requests('/v1/messages').slice(before);
+      expect(sent).toHaveLength(1);
+      // Asked as one message only when the client does not stream and the max_tokens sent fits the deadline.
+      const upstream = sent[0].json as { stream?: boolean; max_tokens: number };
+      expect(upstream.stream).toBe(stream || upstream.max_tokens > 16 ? true : undefined);
+    },
+  );
 });
 
 describe('tool mode: the CLI never starts answering', () => {
@@ -88,9 +112,16 @@ describe('tool mode: the CLI never starts answering', () => {
   });
 
   const cases = chatRows('tool').flatMap((row) => [true, false].map((stream) => ({ ...row, stream })));
-  it.each(cases)('$path ($format), stream $stream: 504 at CLI_FIRST_TOKEN_TIMEOUT_MS', async ({ path, format, family, stream }) => {
-    const res = await postJson(`${bed.url}${path}`, { ...bodies[format](64), stream }, { signal: AbortSignal.timeout(20_000) });
-    expect(res.status).toBe(504);
-    expect(errorName(family, (await res.json()) as Record<string, unknown>)).toMatch(/timeout/);
-  });
+  it.each(cases)(
+    '$path ($format), stream $stream: 504 at CLI_FIRST_TOKEN_TIMEOUT_MS',
+    async ({ path, format, family, stream }) => {
+      const res = await postJson(
+        `${bed.url}${path}`,
+        { ...bodies[format](64), stream },
+        { signal: AbortSignal.timeout(20_000) },
+      );
+      expect(res.status).toBe(504);
+      expect(errorName(family, (await res.json()) as Record<string, unknown>)).toMatch(/timeout/i);
+    },
+  );
 });

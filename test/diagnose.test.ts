@@ -96,13 +96,13 @@ describe('diagnose', () => {
       const by = Object.fromEntries(report.checks.map((c) => [c.id, c]));
       expect(by.cli.status).toBe('pass');
       expect(by.login).toMatchObject({ status: 'fail', detail: 'the CLI is not logged in' });
-      expect(by.login.remedy).toMatch(/Log in again with the CLI: run `claude auth login`/);
+      expect(by.login.remedy).toMatch(/Log in with the CLI: run `claude auth login`/);
       expect(by['tool-request']).toMatchObject({ status: 'skip', remedy: 'needs the CLI found and logged in (see above)' });
       expect(by['respapi-credentials'].status).toBe('unset');
       expect(by['respapi-credentials'].remedy).toMatch(/Log in with the response-API CLI/);
       expect(by['respapi-request']).toBeUndefined();
       expect(text).toContain('[FAIL] CLI logged in (tool): the CLI is not logged in');
-      expect(text).toMatch(/\n {7}Remedy: Log in again with the CLI/);
+      expect(text).toMatch(/\n {7}Remedy: Log in with the CLI/);
       expect(text).toContain('1 check failed. (not set up: respapi)');
     } finally {
       await loggedOut.cleanup();
@@ -126,7 +126,7 @@ describe('diagnose', () => {
       const { report } = await runDiagnose(validateSettings({ ...base, modes: ['direct'] }));
       const direct = report.checks.find((c) => c.id === 'direct-models');
       expect(direct?.status).toBe('fail');
-      expect(direct?.remedy).toMatch(/Log in again with the CLI/);
+      expect(direct?.remedy).toMatch(/Log in with the CLI/);
       expect(secretsIn(JSON.stringify(report))).toEqual([]);
     } finally {
       sim.reset();

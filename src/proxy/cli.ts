@@ -38,7 +38,10 @@ function loadSettings(): { config: Config; profile: Profile; help: boolean; diag
 /** The CLI's state in plain words, and the one thing to do next when something is missing. */
 function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): { line: string; next?: string } {
   const install = `install the assistant CLI: npm install -g ${profile.clientSupport.cliPackage} (or set ASSISTANT_CLI_PATH to where it is)`;
-  const login = profile.cli.loginHint.replace(/^Log in again with the CLI: run /, '');
+  const login = profile.cli.loginHint.replace(/^Log in(?: again)? with the CLI: run /, '');
+  // No check has finished yet (a CLI that is slow to answer on a busy machine): saying "not found" here sent
+  // users to install a CLI they had; the banner says "checking" and prints the result when the check ends.
+  if (!snap.lastCheck) return { line: 'checking… (the result follows when the check ends)' };
   if (snap.cli.status === 'unhealthy' || (snap.cli.status === 'unknown' && !snap.cli.path)) {
     if (cliPath) return { line: `not found at ${cliPath} (ASSISTANT_CLI_PATH)`, next: 'point ASSISTANT_CLI_PATH (--cli-path) at the CLI, or unset it to search PATH' };
     return { line: 'not found on PATH', next: `${install}, then log in: ${login}` };
@@ -57,12 +60,22 @@ function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): s
   return `  Ollama API: ${status.message}`;
 }
 
+function usesCli(config: Config): boolean {
+  return config.modes.includes('tool') || config.modes.includes('direct');
+}
+
+/** The banner's CLI line again, once the first check has ended after the banner was printed. */
+function cliUpdate(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): string {
+  const cli = cliLines(snap, profile, cliPath);
+  return `${name}: assistant CLI: ${cli.line}\n${cli.next ? `Next: ${cli.next}.\n` : ''}`;
+}
+
 function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {
   const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
   const ollamaText = ollamaLine(ollama, config.ollamaMode);
   if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
-  if (config.modes.includes('tool') || config.modes.includes('direct')) {
+  if (usesCli(config)) {
     const cli = cliLines(snap, profile, config.cliPath);
     lines.push(`  assistant CLI: ${cli.line}`);
     if (cli.next) next.push(cli.next);
@@ -70,7 +83,8 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
   if (config.modes.includes('respapi') && !existsSync(config.respapiCredentialsPath)) {
     lines.push(`  response API: no login found at ${config.respapiCredentialsPath}`);
     // Only the one thing to do next: the response API is experimental and matters less than the CLI.
-    if (next.length === 0) next.push(profile.respapi.loginHint);
+    // While the CLI check runs, its own next step may still come, and it matters more.
+    if (next.length === 0 && (snap.lastCheck || !usesCli(config))) next.push(profile.respapi.loginHint);
   }
   if (next.length > 0) lines.push('', `Next: ${next[0]}.`);
   lines.push('', 'Logs follow as JSON lines on stdout. Stop with Ctrl-C.', '');
@@ -120,6 +134,13 @@ async function main(): Promise<number> {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
     process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama()));
+    if (!snap.lastCheck && usesCli(config)) {
+      // The first check is still running (listen() waits for it only a few seconds): its result follows, once.
+      void proxy.services.probe.refresh().then(
+        (done) => process.stderr.write(cliUpdate(done, profile, config.cliPath)),
+        () => undefined,
+      );
+    }
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
   } catch (err) {
     await proxy.close(0).catch(() => undefined);

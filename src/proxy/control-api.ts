@@ -26,7 +26,8 @@ export interface ControlStatus {
   cliPool?: { enabled: boolean; size: number; warm: number; hits: number; misses: number; rssBytes?: number };
   /** Live conversations of tool mode (CLI_LIVE_MAX; docs/tool-mode.md): absent while the proxy is not running. */
   cliLive?: { enabled: boolean; max: number; live: number; busy: number; idle: number; waitingForTools: number; continued: number; rssBytes?: number };
-  auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string };
+  /** `renews`: `expires` is an access token's that renews by itself (src/proxy/health/cli-probe.ts), not a login's end. */
+  auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string; renews?: boolean };
   uptime?: string;
   requestsProcessed: number;
   errors: number;

@@ -217,8 +217,10 @@ export class ProxyController extends EventEmitter {
     if (snap && this.config.modes.includes('tool')) {
       if (snap.cli.status === 'unhealthy') attention.push('Assistant CLI not found: install it or set its path in Settings');
       else if (snap.cli.status === 'error') attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
-      if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is logged out: log in again with the CLI');
-      if (snap.auth.expires) {
+      if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is not logged in: log in with the CLI');
+      // An access token that a refresh token renews ends every few hours as a matter of course: only a login's own
+      // end needs the user (the window sat amber all day for a routine renewal).
+      if (snap.auth.expires && !snap.auth.renews) {
         const left = Date.parse(snap.auth.expires) - (this.opts.deps?.now ?? Date.now)();
         if (left < 0) attention.push('The CLI login token has expired: log in again with the CLI');
         else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
@@ -237,7 +239,7 @@ export class ProxyController extends EventEmitter {
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
       cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
       cliLive: proxy && this.state === 'running' ? liveView(proxy.cliLive()) : undefined,
-      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
+      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires, renews: snap.auth.renews } : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,

@@ -230,7 +230,7 @@ export const defaultProfile: Profile = {
     notLoggedInPattern: 'Not logged in',
     healthDetailsKey: 'claude-cli',
     installHint: 'Install the assistant CLI (npm install -g @anthropic-ai/claude-code) or set ASSISTANT_CLI_PATH',
-    loginHint: 'Log in again with the CLI: run `claude auth login` (or `claude` then /login)',
+    loginHint: 'Log in with the CLI: run `claude auth login` (or `claude` then /login)',
   },
   api: {
     baseUrl: 'https://api.anthropic.com',

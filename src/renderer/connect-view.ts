@@ -3,25 +3,25 @@
 // clipboard); a short "Copied" note is announced to screen readers.
 
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
+import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';
 import { byId, el, setText } from './dom.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
-import { clientBaseUrl } from '../shared/endpoints.js';
 import { clientBase } from './views.js';
 
 export interface BaseUrl {
   what: string;
   url: string;
+  note?: string;
 }
 
-/** Base URLs a client sets (SPEC.md §2: native {base}/v1, compatible {base}/compat/v1), for the modes that are on. */
+/** Base URLs to copy, each labelled with the SDK it works in as it is (src/shared/endpoints.ts), for the modes that
+ * are on. */
 export function baseUrls(status: ControlStatus): BaseUrl[] {
-  const base = clientBase(status);
-  const out: BaseUrl[] = [];
-  if (status.modes.includes('tool')) out.push({ what: 'Native (tool mode)', url: `${base}/v1` }, { what: 'Compatible (tool mode)', url: `${base}/compat/v1` });
-  if (status.modes.includes('direct')) out.push({ what: 'Direct API', url: `${base}/api/v1` });
-  if (status.modes.includes('respapi')) out.push({ what: 'Response API', url: `${base}/respapi` });
+  const out: BaseUrl[] = sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
   // The Ollama API's own address: IDE plugins with an Ollama provider take the address without a path.
-  if (status.ollama.state === 'listening' && status.ollama.port !== undefined) out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }) });
+  if (status.ollama.state === 'listening' && status.ollama.port !== undefined) {
+    out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }), note: 'for IDE plugins with an Ollama provider (docs/ollama.md)' });
+  }
   return out;
 }
 
@@ -60,7 +60,7 @@ export class ConnectPanel {
     if (settings) this.settings = settings;
     if (!this.status) return;
     byId('base-urls-stopped').hidden = this.status.state === 'running';
-    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
+    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.note ? `${b.what} (${b.note})` : b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
     this.renderList('model-list', this.status.models.map((id) => ({ text: id, label: `Copy model id ${id}` })));
     this.renderSnippets();
   }

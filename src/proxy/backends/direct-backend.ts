@@ -107,8 +107,7 @@ export class DirectBackend implements Backend {
     const { client } = this.opts;
     const answer = await this.open(req, signal, context);
     try {
-      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event
-      // (docs/benchmarks.md "What each change bought").
+      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event.
       const reader = new SseReader();
       try {
         for await (const chunk of answer.body) for (const message of reader.feed(chunk)) yield toEvent(message);
@@ -124,7 +123,7 @@ export class DirectBackend implements Backend {
 
   /**
    * The same upstream stream as stream(), each event handed to `onEvent` as its bytes arrive: a non-streaming
-   * answer is collected without a promise per event (docs/benchmarks.md "What each change bought"). Resolves when
+   * answer is collected without a promise per event. Resolves when
    * the provider's stream ended, rejects with the ProxyError that ended it; an exception of `onEvent` ends the
    * upstream request and rejects with it.
    */

@@ -19,7 +19,9 @@ import type { Chat } from './answer-chat.js';
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 export function asProviderKey(auth: ClientAuth): ClientAuth {
-  return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
+  return auth.kind === 'api-key'
+    ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') }
+    : auth;
 }
 
 /** Direct mode: the credential this request calls for, and the client's own feature flags passed on. */
@@ -45,7 +47,11 @@ export function dropUnfitThinking(request: NativeRequest, minBudget: number): bo
 /** Native fields the CLI cannot take (docs/tool-mode.md): removed, and named by the client's field. */
 const cliCannot = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
 
-function chatOf<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, options: A) => AnswerWriter, ignored: string[]): Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'> {
+function chatOf<A>(
+  parsed: WireRequest<A>,
+  answer: (meta: AnswerMeta, options: A) => AnswerWriter,
+  ignored: string[],
+): Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'> {
   return {
     request: parsed.request,
     stream: parsed.stream,
@@ -57,7 +63,12 @@ function chatOf<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, options: A
   };
 }
 
-export function toolChat<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, options: A) => AnswerWriter, catalog: ModelCatalog, minBudget: number): Chat {
+export function toolChat<A>(
+  parsed: WireRequest<A>,
+  answer: (meta: AnswerMeta, options: A) => AnswerWriter,
+  catalog: ModelCatalog,
+  minBudget: number,
+): Chat {
   const { request, clientNames } = parsed;
   const named: string[] = [];
   for (const key of cliCannot) {
@@ -67,7 +78,8 @@ export function toolChat<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, o
   }
   // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
   const choice = request.tool_choice;
-  if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true) named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
+  if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true)
+    named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
   named.push(...parsed.ignored);
   if (dropUnfitThinking(request, minBudget)) {
     const field = clientNames.thinking ?? 'thinking';
@@ -89,7 +101,12 @@ export function toolChat<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, o
   };
 }
 
-export function directChat<A>(parsed: WireRequest<A>, answer: (meta: AnswerMeta, options: A) => AnswerWriter, catalog: ModelCatalog, upstream: NonNullable<Chat['upstream']>): Chat {
+export function directChat<A>(
+  parsed: WireRequest<A>,
+  answer: (meta: AnswerMeta, options: A) => AnswerWriter,
+  catalog: ModelCatalog,
+  upstream: NonNullable<Chat['upstream']>,
+): Chat {
   const requestedModel = parsed.request.model;
   parsed.request.model = catalog.providerModel(requestedModel);
   return {

@@ -20,6 +20,8 @@ export interface RouteSpec {
   handler: (ctx: ProxyContext) => Promise<void>;
   /** The mode that answers, for a row whose mode is a setting's (`modeBySetting`: the Ollama listener's chats). */
   mode?: ModeName;
+  /** The route's own error shape (a wire format's), from the moment it is matched: a bad JSON body included. */
+  errorShape?: ProxyState['errorShape'];
 }
 
 export type ProxyRouter = Router<ProxyState>;
@@ -36,6 +38,7 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
     ctx.state.mode = mode;
     ctx.state.route = path;
     ctx.state.inFlightMode = mode;
+    if (spec.errorShape) ctx.state.errorShape = spec.errorShape;
     services.metrics.started(mode);
     if (mode !== 'none' && !services.modeOn(mode)) {
       throw new ProxyError('not_found', `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`);

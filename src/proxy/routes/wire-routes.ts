@@ -25,8 +25,12 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
     if (!format) continue;
-    if (format.family !== decl.family) throw new Error(`route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`);
+    if (format.family !== decl.family)
+      throw new Error(
+        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`,
+      );
     const answer = format.answer.bind(format);
+    const { errorShape } = format;
     // A row whose mode is a setting's (the Ollama listener's chats) is answered by the mode OLLAMA_MODE names.
     const setting = decl.modeBySetting ? services.config.ollamaMode : undefined;
     const mode = setting ?? decl.mode;
@@ -37,7 +41,14 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         method: decl.method,
         path: decl.path,
         json: true,
-        handler: (ctx) => answerChat(ctx, services, parts.cli, toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget)),
+        errorShape,
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.cli,
+            toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+          ),
       });
     } else if (mode === 'direct') {
       addRoute(router, services, {
@@ -45,10 +56,24 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         method: decl.method,
         path: decl.path,
         json: true,
-        handler: (ctx) => answerChat(ctx, services, parts.direct, directChat(format.parse(ctx.state.body, { mode: 'direct', api }), answer, parts.catalog, directUpstream(ctx, services))),
+        errorShape,
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.direct,
+            directChat(
+              format.parse(ctx.state.body, { mode: 'direct', api }),
+              answer,
+              parts.catalog,
+              directUpstream(ctx, services),
+            ),
+          ),
       });
     } else {
-      throw new Error(`route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`);
+      throw new Error(
+        `route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`,
+      );
     }
   }
 }

@@ -8,7 +8,11 @@ import { validate } from '../formats/validate.js';
 import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
 
 /** Body keys that are present and not honoured: the named ones first (in their order), then keys nothing reads. */
-export function ignoredOf(body: Record<string, unknown>, honoured: ReadonlySet<string>, named: readonly string[]): string[] {
+export function ignoredOf(
+  body: Record<string, unknown>,
+  honoured: ReadonlySet<string>,
+  named: readonly string[],
+): string[] {
   const present = (k: string) => body[k] !== undefined && body[k] !== null;
   const out = named.filter(present);
   for (const key of Object.keys(body)) if (!honoured.has(key) && !named.includes(key) && present(key)) out.push(key);
@@ -28,7 +32,9 @@ const thinkingBodySchema = z.looseObject({
 export function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
   const thinking = validate(thinkingBodySchema, body).thinking;
   if (!thinking) return undefined;
-  return thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budget_tokens } : { type: 'disabled' };
+  return thinking.type === 'enabled'
+    ? { type: 'enabled', budget_tokens: thinking.budget_tokens }
+    : { type: 'disabled' };
 }
 
 /**

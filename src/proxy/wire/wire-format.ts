@@ -25,7 +25,9 @@ export interface ParseContext {
 }
 
 /** Native request fields a mode may be unable to honour, by the client field each came from. */
-export type ClientNames = Partial<Record<'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'thinking' | 'parallel_tool_calls', string>>;
+export type ClientNames = Partial<
+  Record<'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'thinking' | 'parallel_tool_calls', string>
+>;
 
 /** One parse of a client body: the native request and what the answer side needs to know of the request. */
 export interface WireRequest<A = unknown> {
@@ -80,11 +82,21 @@ export interface AnswerWriter {
   stream(): StreamWriter;
 }
 
+/** A format's own error body before headers, for a shape none of the families has (e.g. `{"error": "text"}`). */
+export interface ErrorShape {
+  body(err: ProxyError, requestId: string): unknown;
+  /** The type name the log, metrics and ledger record. */
+  type(err: ProxyError): string;
+}
+
 export interface WireFormat<A = unknown> {
   /** The name route-table rows give. */
   readonly name: string;
-  /** The HTTP error shape of its routes before headers (SPEC.md §7). */
+  /** The HTTP error shape of its routes before headers (SPEC.md §7); its rows give the same family, which also
+   * shapes what is refused before routing (the access key, the rate limit, an unknown path). */
   readonly family: Family;
+  /** Optional: the format's own error body once a request reached its route, instead of the family's. */
+  readonly errorShape?: ErrorShape;
   /** Validates and translates a body; a bad body throws the 400 ProxyError naming the field. */
   parse(body: unknown, context: ParseContext): WireRequest<A>;
   answer(meta: AnswerMeta, answer: A): AnswerWriter;

@@ -3,12 +3,17 @@
 // with `function_call`. A failure after headers is the §7.1 body, then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
-import { errorTypeName } from '../../http/render-error.js';
-import { streamErrorEvents } from '../../http/stream-error.js';
-import type { SseEvent } from '../../http/sse.js';
-import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from '../../translate/completion-to-legacy-function-call.js';
-import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../../translate/native-events-to-compat-chunks.js';
+import {
+  chunkToLegacyFunctionCall,
+  completionToLegacyFunctionCall,
+} from '../../translate/completion-to-legacy-function-call.js';
+import {
+  createCompatChunkState,
+  finishCompatChunks,
+  stepCompatChunks,
+} from '../../translate/native-events-to-compat-chunks.js';
 import { nativeMessageToCompletion } from '../../translate/native-message-to-completion.js';
+import { dataOnlyWriter } from '../data-only-writer.js';
 import type { AnswerMeta, AnswerWriter } from '../wire-format.js';
 
 export interface CompatAnswerOptions {
@@ -17,8 +22,6 @@ export interface CompatAnswerOptions {
   /** The request used the legacy `functions`, so the answer uses `function_call`. */
   legacyFunctions?: boolean;
 }
-
-const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
 
 export function compatAnswer(meta: AnswerMeta, options: CompatAnswerOptions): AnswerWriter {
   const id = `chatcmpl-${randomHex()}`;
@@ -30,19 +33,20 @@ export function compatAnswer(meta: AnswerMeta, options: CompatAnswerOptions): An
     },
     stream() {
       const state = createCompatChunkState({ id, ...meta, includeUsage: options.includeUsage });
-      return {
-        step: (event) => {
-          const chunks = stepCompatChunks(event, state);
-          return data(legacy ? chunks.flatMap((c) => chunkToLegacyFunctionCall(c) ?? []) : chunks);
+      return dataOnlyWriter(
+        {
+          step: (event) => {
+            const chunks = stepCompatChunks(event, state);
+            return legacy ? chunks.flatMap((c) => chunkToLegacyFunctionCall(c) ?? []) : chunks;
+          },
+          failed: () => state.error !== undefined,
+          finish: () => {
+            const end = finishCompatChunks(state);
+            return { items: end.chunks, error: end.error };
+          },
         },
-        failed: () => state.error !== undefined,
-        finish: () => {
-          const end = finishCompatChunks(state);
-          return { events: [...data(end.chunks), ...(end.error ? [] : [{ data: '[DONE]' }])], error: end.error };
-        },
-        fail: (err, requestId) => streamErrorEvents(err, 'data-only', 'compat', requestId),
-        errorType: (err) => errorTypeName(err, 'compat'),
-      };
+        'compat',
+      );
     },
   };
 }

@@ -18,7 +18,10 @@ export function messagesAnswer(): AnswerWriter {
           return [{ event: event.type, data: event }];
         },
         failed: () => false,
-        finish: () => ({ events: [], error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop') }),
+        finish: () => ({
+          events: [],
+          error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop'),
+        }),
         fail: (err, requestId) => streamErrorEvents(err, 'named-events', 'native', requestId),
         errorType: (err) => errorTypeName(err, 'native'),
       };

@@ -10,7 +10,17 @@ import type { WireFormat } from '../wire-format.js';
 import { messagesAnswer } from './answer.js';
 
 const sampling = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
-const honoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens', 'thinking', 'tools', 'tool_choice', ...sampling]);
+const honoured = new Set([
+  'model',
+  'messages',
+  'system',
+  'stream',
+  'max_tokens',
+  'thinking',
+  'tools',
+  'tool_choice',
+  ...sampling,
+]);
 
 export const messagesFormat: WireFormat<undefined> = {
   name: 'messages',
@@ -22,7 +32,11 @@ export const messagesFormat: WireFormat<undefined> = {
     if (parsed.system !== undefined) request.system = parsed.system;
     for (const key of sampling) if (parsed[key] != null) (request as Record<string, unknown>)[key] = parsed[key];
     if (parsed.tools && parsed.tools.length > 0) {
-      request.tools = parsed.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: t.input_schema }));
+      request.tools = parsed.tools.map((t) => ({
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        input_schema: t.input_schema,
+      }));
     }
     if (parsed.tool_choice) request.tool_choice = parsed.tool_choice;
     const thinking = nativeThinking(body);

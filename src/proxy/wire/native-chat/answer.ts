@@ -2,14 +2,14 @@
 // the §6.2 data-only events ending with [DONE]; a failure after headers is the §7.2 body, then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
-import { errorTypeName } from '../../http/render-error.js';
-import { streamErrorEvents } from '../../http/stream-error.js';
-import type { SseEvent } from '../../http/sse.js';
-import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../../translate/native-events-to-chat-stream.js';
+import {
+  createNativeChatStreamState,
+  finishNativeChatStream,
+  stepNativeChatStream,
+} from '../../translate/native-events-to-chat-stream.js';
 import { nativeMessageToCompletion } from '../../translate/native-message-to-completion.js';
+import { dataOnlyWriter } from '../data-only-writer.js';
 import type { AnswerMeta, AnswerWriter } from '../wire-format.js';
-
-const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
 
 export function nativeChatAnswer(meta: AnswerMeta): AnswerWriter {
   const id = `chatcmpl-${randomHex()}`;
@@ -17,16 +17,17 @@ export function nativeChatAnswer(meta: AnswerMeta): AnswerWriter {
     whole: (message) => nativeMessageToCompletion(message, { id, ...meta }),
     stream() {
       const state = createNativeChatStreamState({ model: meta.model, id, created: meta.created });
-      return {
-        step: (event) => data(stepNativeChatStream(event, state)),
-        failed: () => state.error !== undefined,
-        finish: () => {
-          const end = finishNativeChatStream(state);
-          return { events: [...data(end.events), ...(end.error ? [] : [{ data: '[DONE]' }])], error: end.error };
+      return dataOnlyWriter(
+        {
+          step: (event) => stepNativeChatStream(event, state),
+          failed: () => state.error !== undefined,
+          finish: () => {
+            const end = finishNativeChatStream(state);
+            return { items: end.events, error: end.error };
+          },
         },
-        fail: (err, requestId) => streamErrorEvents(err, 'data-only', 'native', requestId),
-        errorType: (err) => errorTypeName(err, 'native'),
-      };
+        'native',
+      );
     },
   };
 }

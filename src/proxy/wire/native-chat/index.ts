@@ -22,7 +22,14 @@ export const nativeChatFormat: WireFormat<undefined> = {
     delete (request as { stream?: boolean }).stream;
     const thinking = nativeThinking(body);
     if (thinking) request.thinking = thinking;
-    return { request, stream: parsed.stream === true, ignored: ignoredOf(parsed, honoured, []), warnings: [], clientNames: {}, answer: undefined };
+    return {
+      request,
+      stream: parsed.stream === true,
+      ignored: ignoredOf(parsed, honoured, []),
+      warnings: [],
+      clientNames: {},
+      answer: undefined,
+    };
   },
   answer: (meta) => nativeChatAnswer(meta),
 };

@@ -20,7 +20,15 @@ import { mapNativeError } from '../../translate/map-native-error.js';
 import { overUsage } from '../../translate/map-usage.js';
 import type { AnswerMeta } from '../wire-format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
-import { baseResponse, itemId, responsesErrorCode, responsesErrorMessage, responsesUsage, statusOf, toolCallItem } from './response-parts.js';
+import {
+  baseResponse,
+  itemId,
+  responsesErrorCode,
+  responsesErrorMessage,
+  responsesUsage,
+  statusOf,
+  toolCallItem,
+} from './response-parts.js';
 import type { ResponsesOutputItem, ResponsesResponse } from './schema.js';
 
 interface OpenBlock {
@@ -46,8 +54,23 @@ export interface ResponseStreamState {
   error?: ProxyError;
 }
 
-export function createResponseStreamState(id: string, meta: AnswerMeta, options: ResponsesAnswerOptions): ResponseStreamState {
-  return { id, meta, options, sequence: 0, open: new Map(), output: [], usage: { input_tokens: 0, output_tokens: 0 }, stop: null, stopped: false, reasoned: false };
+export function createResponseStreamState(
+  id: string,
+  meta: AnswerMeta,
+  options: ResponsesAnswerOptions,
+): ResponseStreamState {
+  return {
+    id,
+    meta,
+    options,
+    sequence: 0,
+    open: new Map(),
+    output: [],
+    usage: { input_tokens: 0, output_tokens: 0 },
+    stop: null,
+    stopped: false,
+    reasoned: false,
+  };
 }
 
 function emit(state: ResponseStreamState, type: string, fields: Record<string, unknown>): SseEvent {
@@ -56,36 +79,89 @@ function emit(state: ResponseStreamState, type: string, fields: Record<string, u
 
 /** The response object as it stands (output items done so far, usage so far). */
 export function responseSoFar(state: ResponseStreamState): ResponsesResponse {
-  return { ...baseResponse(state.id, state.meta, state.options), output: [...state.output], usage: state.stopped || state.error ? responsesUsage(state.usage, state.reasoned) : null };
+  return {
+    ...baseResponse(state.id, state.meta, state.options),
+    output: [...state.output],
+    usage: state.stopped || state.error ? responsesUsage(state.usage, state.reasoned) : null,
+  };
 }
 
-function startBlock(state: ResponseStreamState, index: number, block: Extract<NativeStreamEvent, { type: 'content_block_start' }>['content_block']): SseEvent[] {
+function startBlock(
+  state: ResponseStreamState,
+  index: number,
+  block: Extract<NativeStreamEvent, { type: 'content_block_start' }>['content_block'],
+): SseEvent[] {
   const outputIndex = state.output.length + state.open.size;
   if (block.type === 'text') {
     const open: OpenBlock = { kind: 'text', outputIndex, id: itemId('msg'), text: block.text ?? '' };
     state.open.set(index, open);
     return [
-      emit(state, 'response.output_item.added', { output_index: outputIndex, item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] } }),
-      emit(state, 'response.content_part.added', { item_id: open.id, output_index: outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
-      ...(open.text ? [emit(state, 'response.output_text.delta', { item_id: open.id, output_index: outputIndex, content_index: 0, delta: open.text, logprobs: [] })] : []),
+      emit(state, 'response.output_item.added', {
+        output_index: outputIndex,
+        item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] },
+      }),
+      emit(state, 'response.content_part.added', {
+        item_id: open.id,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      }),
+      ...(open.text
+        ? [
+            emit(state, 'response.output_text.delta', {
+              item_id: open.id,
+              output_index: outputIndex,
+              content_index: 0,
+              delta: open.text,
+              logprobs: [],
+            }),
+          ]
+        : []),
     ];
   }
   if (block.type === 'thinking') {
     state.reasoned = true;
-    const open: OpenBlock = { kind: 'thinking', outputIndex, id: itemId('rs'), text: block.thinking ?? '', signature: block.signature };
+    const open: OpenBlock = {
+      kind: 'thinking',
+      outputIndex,
+      id: itemId('rs'),
+      text: block.thinking ?? '',
+      signature: block.signature,
+    };
     state.open.set(index, open);
     return [
-      emit(state, 'response.output_item.added', { output_index: outputIndex, item: { type: 'reasoning', id: open.id, summary: [] } }),
-      emit(state, 'response.reasoning_summary_part.added', { item_id: open.id, output_index: outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } }),
+      emit(state, 'response.output_item.added', {
+        output_index: outputIndex,
+        item: { type: 'reasoning', id: open.id, summary: [] },
+      }),
+      emit(state, 'response.reasoning_summary_part.added', {
+        item_id: open.id,
+        output_index: outputIndex,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      }),
     ];
   }
   if (block.type === 'tool_use') {
     const custom = state.options.customTools.has(block.name);
-    const open: OpenBlock = { kind: custom ? 'custom' : 'function', outputIndex, id: itemId(custom ? 'ctc' : 'fc'), text: '', call: { id: block.id, name: block.name, input: block.input } };
+    const open: OpenBlock = {
+      kind: custom ? 'custom' : 'function',
+      outputIndex,
+      id: itemId(custom ? 'ctc' : 'fc'),
+      text: '',
+      call: { id: block.id, name: block.name, input: block.input },
+    };
     state.open.set(index, open);
     const item = custom
       ? { type: 'custom_tool_call', id: open.id, status: 'in_progress', call_id: block.id, name: block.name, input: '' }
-      : { type: 'function_call', id: open.id, status: 'in_progress', call_id: block.id, name: block.name, arguments: '' };
+      : {
+          type: 'function_call',
+          id: open.id,
+          status: 'in_progress',
+          call_id: block.id,
+          name: block.name,
+          arguments: '',
+        };
     return [emit(state, 'response.output_item.added', { output_index: outputIndex, item })];
   }
   state.reasoned = true; // redacted thinking: counted as reasoning, nothing readable to show
@@ -93,7 +169,11 @@ function startBlock(state: ResponseStreamState, index: number, block: Extract<Na
   return [];
 }
 
-function delta(state: ResponseStreamState, index: number, d: Extract<NativeStreamEvent, { type: 'content_block_delta' }>['delta']): SseEvent[] {
+function delta(
+  state: ResponseStreamState,
+  index: number,
+  d: Extract<NativeStreamEvent, { type: 'content_block_delta' }>['delta'],
+): SseEvent[] {
   const open = state.open.get(index);
   if (!open) return [];
   const at = { item_id: open.id, output_index: open.outputIndex };
@@ -111,7 +191,9 @@ function delta(state: ResponseStreamState, index: number, d: Extract<NativeStrea
   }
   if (d.type === 'input_json_delta' && (open.kind === 'function' || open.kind === 'custom')) {
     open.text += d.partial_json;
-    return open.kind === 'function' && d.partial_json !== '' ? [emit(state, 'response.function_call_arguments.delta', { ...at, delta: d.partial_json })] : [];
+    return open.kind === 'function' && d.partial_json !== ''
+      ? [emit(state, 'response.function_call_arguments.delta', { ...at, delta: d.partial_json })]
+      : [];
   }
   return [];
 }
@@ -122,7 +204,10 @@ function callInput(open: OpenBlock): unknown {
   try {
     return JSON.parse(open.text);
   } catch {
-    throw new ProxyError('upstream', `The assistant's call of ${open.call?.name ?? 'a tool'} has input that is not valid JSON`);
+    throw new ProxyError(
+      'upstream',
+      `The assistant's call of ${open.call?.name ?? 'a tool'} has input that is not valid JSON`,
+    );
   }
 }
 
@@ -137,19 +222,36 @@ function stopBlock(state: ResponseStreamState, index: number): SseEvent[] {
   if (open.kind === 'text') {
     const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
     item = { type: 'message', id: open.id, status: 'completed', role: 'assistant', content: [part] };
-    out.push(emit(state, 'response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] }), emit(state, 'response.content_part.done', { ...at, content_index: 0, part }));
+    out.push(
+      emit(state, 'response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] }),
+      emit(state, 'response.content_part.done', { ...at, content_index: 0, part }),
+    );
   } else if (open.kind === 'thinking') {
     const part = { type: 'summary_text' as const, text: open.text };
-    item = { type: 'reasoning', id: open.id, summary: open.text === '' ? [] : [part], ...(open.signature ? { encrypted_content: open.signature } : {}) };
-    out.push(emit(state, 'response.reasoning_summary_text.done', { ...at, summary_index: 0, text: open.text }), emit(state, 'response.reasoning_summary_part.done', { ...at, summary_index: 0, part }));
+    item = {
+      type: 'reasoning',
+      id: open.id,
+      summary: open.text === '' ? [] : [part],
+      ...(open.signature ? { encrypted_content: open.signature } : {}),
+    };
+    out.push(
+      emit(state, 'response.reasoning_summary_text.done', { ...at, summary_index: 0, text: open.text }),
+      emit(state, 'response.reasoning_summary_part.done', { ...at, summary_index: 0, part }),
+    );
   } else {
     item = toolCallItem({ id: open.call!.id, name: open.call!.name, input: callInput(open) }, state.options, open.id);
     if (item.type === 'custom_tool_call') {
-      out.push(emit(state, 'response.custom_tool_call_input.delta', { ...at, delta: item.input }), emit(state, 'response.custom_tool_call_input.done', { ...at, input: item.input }));
+      out.push(
+        emit(state, 'response.custom_tool_call_input.delta', { ...at, delta: item.input }),
+        emit(state, 'response.custom_tool_call_input.done', { ...at, input: item.input }),
+      );
     } else if (item.type === 'function_call') {
       // Arguments that came whole with the block's start (no deltas) are sent as one delta first.
-      if (open.text.trim() === '') out.push(emit(state, 'response.function_call_arguments.delta', { ...at, delta: item.arguments }));
-      out.push(emit(state, 'response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments }));
+      if (open.text.trim() === '')
+        out.push(emit(state, 'response.function_call_arguments.delta', { ...at, delta: item.arguments }));
+      out.push(
+        emit(state, 'response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments }),
+      );
     }
   }
   state.output[open.outputIndex] = item;
@@ -178,7 +280,8 @@ export function stepResponseStream(event: NativeStreamEvent, state: ResponseStre
       state.stopped = true;
       const { status, incomplete_details } = statusOf(state.stop);
       const response = { ...responseSoFar(state), status, incomplete_details };
-      if (status === 'incomplete') for (const item of response.output) if (item.type === 'message') item.status = 'incomplete';
+      if (status === 'incomplete')
+        for (const item of response.output) if (item.type === 'message') item.status = 'incomplete';
       return [emit(state, status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response })];
     }
     case 'error':
@@ -197,6 +300,10 @@ export function finishResponseStream(state: ResponseStreamState): { events: SseE
 
 /** The one event that ends a failed stream: response.failed with the code the client acts on. */
 export function failResponseStream(state: ResponseStreamState, err: ProxyError): SseEvent[] {
-  const response = { ...responseSoFar(state), status: 'failed' as const, error: { code: responsesErrorCode(err), message: responsesErrorMessage(err) } };
+  const response = {
+    ...responseSoFar(state),
+    status: 'failed' as const,
+    error: { code: responsesErrorCode(err), message: responsesErrorMessage(err) },
+  };
   return [emit(state, 'response.failed', { response })];
 }

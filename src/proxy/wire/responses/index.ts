@@ -5,7 +5,12 @@
 
 import { randomHex } from '../../http/request-id.js';
 import type { WireFormat } from '../wire-format.js';
-import { createResponseStreamState, failResponseStream, finishResponseStream, stepResponseStream } from './events-to-response-stream.js';
+import {
+  createResponseStreamState,
+  failResponseStream,
+  finishResponseStream,
+  stepResponseStream,
+} from './events-to-response-stream.js';
 import { nativeMessageToResponse } from './message-to-response.js';
 import { responsesRequestToNative, type ResponsesAnswerOptions } from './request-to-native.js';
 import { responsesErrorCode } from './response-parts.js';

@@ -19,7 +19,11 @@ function refusal(body: unknown): ProxyError {
 describe('responsesRequestToNative', () => {
   it('takes a string input as one user message, with the default max_tokens', () => {
     const out = parse({ model: 'assistant-sonnet-4-20250514', input: 'hi' });
-    expect(out.request).toEqual({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 4096 });
+    expect(out.request).toEqual({
+      model: 'assistant-sonnet-4-20250514',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      max_tokens: 4096,
+    });
     expect(out.stream).toBe(false);
     expect(out.ignored).toEqual([]);
   });
@@ -34,7 +38,11 @@ describe('responsesRequestToNative', () => {
       input: [
         { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
         { role: 'user', content: [{ type: 'input_text', text: 'read a.txt' }] },
-        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'I should read it.' }], encrypted_content: 'sig-1' },
+        {
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text: 'I should read it.' }],
+          encrypted_content: 'sig-1',
+        },
         { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"cmd":"cat a.txt"}' },
         { type: 'custom_tool_call', call_id: 'call_2', name: 'apply_patch', input: '*** Begin Patch' },
         { type: 'function_call_output', call_id: 'call_1', output: 'hello' },
@@ -76,8 +84,19 @@ describe('responsesRequestToNative', () => {
       model: 'm',
       input: 'x',
       tools: [
-        { type: 'function', name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false },
-        { type: 'custom', name: 'apply_patch', description: 'Edit files', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+        {
+          type: 'function',
+          name: 'shell',
+          description: 'Run a command',
+          parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+          strict: false,
+        },
+        {
+          type: 'custom',
+          name: 'apply_patch',
+          description: 'Edit files',
+          format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' },
+        },
         { type: 'web_search', external_web_access: false },
         { type: 'namespace', name: 'multi_agent_v1', tools: [] },
         { type: 'tool_search' },
@@ -86,11 +105,19 @@ describe('responsesRequestToNative', () => {
       parallel_tool_calls: false,
     });
     expect(out.request.tools).toEqual([
-      { name: 'shell', description: 'Run a command', input_schema: { type: 'object', properties: { cmd: { type: 'string' } } } },
+      {
+        name: 'shell',
+        description: 'Run a command',
+        input_schema: { type: 'object', properties: { cmd: { type: 'string' } } },
+      },
       {
         name: 'apply_patch',
         description: 'Edit files\n\nThe input is free-form text that must match this lark grammar:\nstart: "x"',
-        input_schema: { type: 'object', properties: { input: { type: 'string', description: 'the free-form input of this tool' } }, required: ['input'] },
+        input_schema: {
+          type: 'object',
+          properties: { input: { type: 'string', description: 'the free-form input of this tool' } },
+          required: ['input'],
+        },
       },
     ]);
     expect(out.request.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
@@ -109,7 +136,10 @@ describe('responsesRequestToNative', () => {
       tool_choice: { type: 'function', name: 'f' },
       max_output_tokens: 8000,
       reasoning: { effort: 'low', summary: 'auto' },
-      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true }, verbosity: 'low' },
+      text: {
+        format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
+        verbosity: 'low',
+      },
       top_p: 0.5,
       include: ['reasoning.encrypted_content'],
       prompt_cache_key: 'abc',
@@ -120,7 +150,9 @@ describe('responsesRequestToNative', () => {
     expect(out.request.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
     // The provider refuses sampling settings with thinking on.
     expect(out.request.top_p).toBeUndefined();
-    expect(out.request.system).toBe('Respond only with a single valid JSON value that conforms to the JSON schema "answer" below.\nDo not add any text before or after it.\n{"type":"object"}');
+    expect(out.request.system).toBe(
+      'Respond only with a single valid JSON value that conforms to the JSON schema "answer" below.\nDo not add any text before or after it.\n{"type":"object"}',
+    );
     expect(out.ignored).toEqual(['top_p', 'text.verbosity', 'prompt_cache_key', 'client_metadata']);
     expect(out.clientNames.thinking).toBe('reasoning.effort');
   });
@@ -132,13 +164,26 @@ describe('responsesRequestToNative', () => {
   });
 
   it('leaves out input items it has no equivalent for, by name', () => {
-    const out = parse({ model: 'm', input: [{ role: 'user', content: 'x' }, { type: 'web_search_call', id: 'ws_1' }, { type: 'web_search_call', id: 'ws_2' }] });
+    const out = parse({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'web_search_call', id: 'ws_1' },
+        { type: 'web_search_call', id: 'ws_2' },
+      ],
+    });
     expect(out.request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'x' }] }]);
     expect(out.ignored).toEqual(['input.web_search_call']);
   });
 
   it('takes a request shaped as Codex 0.171 sends it, naming what it leaves out (docs/clients.md)', () => {
-    const fn = (name: string) => ({ type: 'function', name, description: name, strict: false, parameters: { type: 'object', properties: {} } });
+    const fn = (name: string) => ({
+      type: 'function',
+      name,
+      description: name,
+      strict: false,
+      parameters: { type: 'object', properties: {} },
+    });
     const out = parse({
       model: 'assistant-sonnet-4-20250514',
       input: [
@@ -163,8 +208,24 @@ describe('responsesRequestToNative', () => {
       client_metadata: { 'x-codex-installation-id': 'c309f8a3' },
     });
     expect(out.request.system).toBe('<permissions instructions>\n\n<collaboration_mode>');
-    expect(out.request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: '<environment_context>' }, { type: 'text', text: 'hi' }] }]);
-    expect(out.request.tools?.map((t) => t.name)).toEqual(['exec_command', 'write_stdin', 'request_user_input', 'view_image', 'get_goal', 'create_goal', 'update_goal']);
+    expect(out.request.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<environment_context>' },
+          { type: 'text', text: 'hi' },
+        ],
+      },
+    ]);
+    expect(out.request.tools?.map((t) => t.name)).toEqual([
+      'exec_command',
+      'write_stdin',
+      'request_user_input',
+      'view_image',
+      'get_goal',
+      'create_goal',
+      'update_goal',
+    ]);
     expect(out.request.tool_choice).toEqual({ type: 'auto' });
     expect(out.ignored).toEqual(['tools.namespace', 'tools.web_search', 'prompt_cache_key', 'client_metadata']);
     expect(out.stream).toBe(true);
@@ -174,12 +235,30 @@ describe('responsesRequestToNative', () => {
     [{ input: 'x' }, 'model', 'is required'],
     [{ model: 'm' }, 'input', 'is required'],
     [{ model: 'm', input: 'x', previous_response_id: 'resp_1' }, 'previous_response_id', undefined],
-    [{ model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{' }] }, 'input.0.arguments', 'must be valid JSON'],
-    [{ model: 'm', input: [{ role: 'user', content: 'x' }, { type: 'function_call_output', output: 'y' }] }, 'input.1.call_id', 'is required'],
+    [
+      { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{' }] },
+      'input.0.arguments',
+      'must be valid JSON',
+    ],
+    [
+      {
+        model: 'm',
+        input: [
+          { role: 'user', content: 'x' },
+          { type: 'function_call_output', output: 'y' },
+        ],
+      },
+      'input.1.call_id',
+      'is required',
+    ],
     [{ model: 'm', input: 'x', tools: [{ type: 'function' }] }, 'tools.0.name', 'is required'],
     [{ model: 'm', input: 'x', reasoning: { effort: 'huge' } }, 'reasoning.effort', undefined],
     [{ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens', 'must be a positive integer'],
-    [{ model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input.0.content.0.type', undefined],
+    [
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] },
+      'input.0.content.0.type',
+      undefined,
+    ],
   ])('refuses %j with a 400 naming %s', (body, field, issue) => {
     const err = refusal(body);
     expect(err.status).toBe(400);

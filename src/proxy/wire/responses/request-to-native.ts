@@ -16,7 +16,15 @@
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../../formats/validate.js';
-import type { NativeContentBlock, NativeMessageParam, NativeRequest, NativeRole, NativeTool, NativeToolChoice, NativeToolResultBlock } from '../../formats/native.js';
+import type {
+  NativeContentBlock,
+  NativeMessageParam,
+  NativeRequest,
+  NativeRole,
+  NativeTool,
+  NativeToolChoice,
+  NativeToolResultBlock,
+} from '../../formats/native.js';
 import { reasoningEfforts, type ReasoningEffort } from '../../profile.js';
 import { imageBlockOfUrl } from '../../translate/compat-messages-to-native.js';
 import { applyReasoningEffort, jsonFormatInstruction } from '../../translate/compat-request-to-native.js';
@@ -44,8 +52,21 @@ export interface ResponsesAnswerOptions {
 
 /** Fields read here; any other key a client sends is named in `ignored`. */
 const handled = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'temperature',
-  'top_p', 'stream', 'store', 'previous_response_id', 'reasoning', 'text', 'include',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'stream',
+  'store',
+  'previous_response_id',
+  'reasoning',
+  'text',
+  'include',
 ]);
 
 /** Tool kinds the assistant can be offered: the client runs both itself. */
@@ -60,7 +81,9 @@ function validateAt<S extends ZodType>(schema: S, value: unknown, prefix: string
 
 function textOfParts(parts: ResponsesContentPart[] | string): string {
   if (typeof parts === 'string') return parts;
-  return parts.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
+  return parts
+    .map((p) => ('text' in p && typeof p.text === 'string' ? p.text : p.type === 'refusal' ? p.refusal : ''))
+    .join('');
 }
 
 /** User-side content parts -> native blocks; files have no native equivalent here and are a 400. */
@@ -107,7 +130,12 @@ function toolArguments(text: string, field: string): unknown {
   }
 }
 
-function inputOf(input: ResponsesRequest['input'], conversation: Conversation, ignored: string[], warnings: string[]): void {
+function inputOf(
+  input: ResponsesRequest['input'],
+  conversation: Conversation,
+  ignored: string[],
+  warnings: string[],
+): void {
   if (typeof input === 'string') {
     conversation.push('user', [{ type: 'text', text: input }]);
     return;
@@ -132,25 +160,39 @@ function inputOf(input: ResponsesRequest['input'], conversation: Conversation, i
       }
       case 'function_call': {
         const item = validateAt(responsesFunctionCallItem, raw, field);
-        conversation.push('assistant', [{ type: 'tool_use', id: item.call_id, name: item.name, input: toolArguments(item.arguments, `${field}.arguments`) }]);
+        conversation.push('assistant', [
+          {
+            type: 'tool_use',
+            id: item.call_id,
+            name: item.name,
+            input: toolArguments(item.arguments, `${field}.arguments`),
+          },
+        ]);
         return;
       }
       case 'custom_tool_call': {
         const item = validateAt(responsesCustomToolCallItem, raw, field);
-        conversation.push('assistant', [{ type: 'tool_use', id: item.call_id, name: item.name, input: { input: item.input } }]);
+        conversation.push('assistant', [
+          { type: 'tool_use', id: item.call_id, name: item.name, input: { input: item.input } },
+        ]);
         return;
       }
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const item = validateAt(responsesFunctionCallOutputItem, raw, field);
-        const content = typeof item.output === 'string' ? item.output : (contentBlocks(item.output, `${field}.output`) as NativeToolResultBlock['content']);
+        const content =
+          typeof item.output === 'string'
+            ? item.output
+            : (contentBlocks(item.output, `${field}.output`) as NativeToolResultBlock['content']);
         conversation.push('user', [{ type: 'tool_result', tool_use_id: item.call_id, content }]);
         return;
       }
       case 'reasoning': {
         const item = validateAt(responsesReasoningItem, raw, field);
         if (!item.encrypted_content) return; // display text only: nothing the provider can take back
-        const thinking = [...(item.content ?? []), ...(item.content?.length ? [] : (item.summary ?? []))].map((p) => p.text).join('\n\n');
+        const thinking = [...(item.content ?? []), ...(item.content?.length ? [] : (item.summary ?? []))]
+          .map((p) => p.text)
+          .join('\n\n');
         conversation.push('assistant', [{ type: 'thinking', thinking, signature: item.encrypted_content }]);
         return;
       }
@@ -165,7 +207,11 @@ function inputOf(input: ResponsesRequest['input'], conversation: Conversation, i
   });
 }
 
-function toolsOf(body: ResponsesRequest, ignored: string[], warnings: string[]): { tools: NativeTool[]; custom: Set<string>; served: unknown[] } {
+function toolsOf(
+  body: ResponsesRequest,
+  ignored: string[],
+  warnings: string[],
+): { tools: NativeTool[]; custom: Set<string>; served: unknown[] } {
   const tools: NativeTool[] = [];
   const custom = new Set<string>();
   const served: unknown[] = [];
@@ -192,14 +238,21 @@ function toolsOf(body: ResponsesRequest, ignored: string[], warnings: string[]):
     const tool = validateAt(responsesCustomTool, raw, field);
     custom.add(tool.name);
     const grammar = tool.format?.type === 'grammar' ? tool.format : undefined;
-    if (grammar) warnings.push(`custom tool ${tool.name}: its ${grammar.syntax} grammar is given to the model as an instruction; its input is not checked against it`);
+    if (grammar)
+      warnings.push(
+        `custom tool ${tool.name}: its ${grammar.syntax} grammar is given to the model as an instruction; its input is not checked against it`,
+      );
     const about = grammar
       ? `The input is free-form text that must match this ${grammar.syntax} grammar:\n${grammar.definition}`
       : 'The input is free-form text.';
     tools.push({
       name: tool.name,
       description: [tool.description, about].filter(Boolean).join('\n\n'),
-      input_schema: { type: 'object', properties: { input: { type: 'string', description: 'the free-form input of this tool' } }, required: ['input'] },
+      input_schema: {
+        type: 'object',
+        properties: { input: { type: 'string', description: 'the free-form input of this tool' } },
+        required: ['input'],
+      },
     });
   });
   return { tools, custom, served };
@@ -211,7 +264,8 @@ function toolChoiceOf(body: ResponsesRequest, ignored: string[]): NativeToolChoi
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...noParallel };
   if (typeof choice === 'object' && choice !== null) {
-    if ((choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') return { type: 'tool', name: choice.name, ...noParallel };
+    if ((choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string')
+      return { type: 'tool', name: choice.name, ...noParallel };
     ignored.push('tool_choice');
   }
   if (choice === 'auto' || body.parallel_tool_calls === false) return { type: 'auto', ...noParallel };
@@ -221,7 +275,10 @@ function toolChoiceOf(body: ResponsesRequest, ignored: string[]): NativeToolChoi
 export function responsesRequestToNative(raw: unknown, context: ParseContext): WireRequest<ResponsesAnswerOptions> {
   const body = validate(responsesRequestSchema, raw);
   if (body.previous_response_id) {
-    throw invalidField('previous_response_id', 'is not supported: this proxy keeps no responses; send the whole conversation in input (docs/clients.md)');
+    throw invalidField(
+      'previous_response_id',
+      'is not supported: this proxy keeps no responses; send the whole conversation in input (docs/clients.md)',
+    );
   }
   const warnings: string[] = [];
   const ignored: string[] = [];
@@ -232,7 +289,9 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
   const format = body.text?.format;
   if (format && format.type !== 'text') {
     conversation.system.push(jsonFormatInstruction(format));
-    warnings.push(`text.format ${format.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`);
+    warnings.push(
+      `text.format ${format.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`,
+    );
   }
 
   const request: NativeRequest = {
@@ -243,7 +302,8 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
   };
   if (body.temperature != null) {
     request.temperature = Math.min(body.temperature, 1);
-    if (body.temperature > 1) warnings.push(`temperature ${body.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
+    if (body.temperature > 1)
+      warnings.push(`temperature ${body.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
   }
   if (body.top_p != null) request.top_p = body.top_p;
 
@@ -253,26 +313,49 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
     const choice = toolChoiceOf(body, ignored);
     if (choice) request.tool_choice = choice;
   } else {
-    for (const key of ['tool_choice', 'parallel_tool_calls'] as const) if (body[key] != null && body[key] !== 'auto') ignored.push(key);
+    for (const key of ['tool_choice', 'parallel_tool_calls'] as const)
+      if (body[key] != null && body[key] !== 'auto') ignored.push(key);
   }
 
   const effort = body.reasoning?.effort;
   if (effort != null) {
-    if (!(reasoningEfforts as readonly string[]).includes(effort)) throw invalidField('reasoning.effort', `must be one of ${reasoningEfforts.map((e) => JSON.stringify(e)).join(', ')}`);
-    applyReasoningEffort(effort as ReasoningEffort, request, { thinking: { budgets: context.api.thinkingBudgets, min: context.api.minThinkingBudget } }, warnings, ignored, 'reasoning.effort');
+    if (!(reasoningEfforts as readonly string[]).includes(effort))
+      throw invalidField(
+        'reasoning.effort',
+        `must be one of ${reasoningEfforts.map((e) => JSON.stringify(e)).join(', ')}`,
+      );
+    applyReasoningEffort(
+      effort as ReasoningEffort,
+      request,
+      { thinking: { budgets: context.api.thinkingBudgets, min: context.api.minThinkingBudget } },
+      warnings,
+      ignored,
+      'reasoning.effort',
+    );
   }
   // The default of `store` is true; nothing is stored here, so an explicit true is named (false is what happens).
   if (body.store === true) ignored.push('store');
   if (body.text?.verbosity != null) ignored.push('text.verbosity');
-  for (const [key, value] of Object.entries(body)) if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);
+  for (const [key, value] of Object.entries(body))
+    if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);
 
-  const clientNames: ClientNames = { temperature: 'temperature', top_p: 'top_p', thinking: 'reasoning.effort', parallel_tool_calls: 'parallel_tool_calls' };
+  const clientNames: ClientNames = {
+    temperature: 'temperature',
+    top_p: 'top_p',
+    thinking: 'reasoning.effort',
+    parallel_tool_calls: 'parallel_tool_calls',
+  };
   return {
     request,
     stream: body.stream === true,
     ignored,
     warnings,
     clientNames,
-    answer: { customTools: custom, parallelToolCalls: body.parallel_tool_calls !== false, toolChoice: body.tool_choice ?? 'auto', tools: served },
+    answer: {
+      customTools: custom,
+      parallelToolCalls: body.parallel_tool_calls !== false,
+      toolChoice: body.tool_choice ?? 'auto',
+      tools: served,
+    },
   };
 }

@@ -30,7 +30,10 @@ export function responsesUsage(usage: NativeUsage, reasoned: boolean): Responses
 }
 
 /** A stop reason -> the response's status and why it is incomplete (the reasons clients act on). */
-export function statusOf(stop: NativeStopReason | null): { status: ResponsesStatus; incomplete_details: { reason: string } | null } {
+export function statusOf(stop: NativeStopReason | null): {
+  status: ResponsesStatus;
+  incomplete_details: { reason: string } | null;
+} {
   if (stop === 'max_tokens') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (stop === 'refusal') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
@@ -46,7 +49,8 @@ export function responsesErrorCode(err: ProxyError): string {
 
 /** A rate-limit message that says when to try again, in the words Codex reads the delay from. */
 export function responsesErrorMessage(err: ProxyError): string {
-  if (err.kind === 'rate_limit' && err.retryAfter !== undefined && !/try again in/i.test(err.message)) return `${err.message} Please try again in ${err.retryAfter}s.`;
+  if (err.kind === 'rate_limit' && err.retryAfter !== undefined && !/try again in/i.test(err.message))
+    return `${err.message} Please try again in ${err.retryAfter}s.`;
   return err.message;
 }
 
@@ -71,11 +75,25 @@ export function baseResponse(id: string, meta: AnswerMeta, options: ResponsesAns
 }
 
 /** A finished tool_use block as the item kind its tool is: freeform tools answer custom_tool_call. */
-export function toolCallItem(block: { id: string; name: string; input: unknown }, options: ResponsesAnswerOptions, id: string): ResponsesOutputItem {
+export function toolCallItem(
+  block: { id: string; name: string; input: unknown },
+  options: ResponsesAnswerOptions,
+  id: string,
+): ResponsesOutputItem {
   if (options.customTools.has(block.name)) {
     const input = block.input as { input?: unknown } | null;
-    const text = input && typeof input === 'object' && typeof input.input === 'string' ? input.input : JSON.stringify(block.input ?? {});
+    const text =
+      input && typeof input === 'object' && typeof input.input === 'string'
+        ? input.input
+        : JSON.stringify(block.input ?? {});
     return { type: 'custom_tool_call', id, status: 'completed', call_id: block.id, name: block.name, input: text };
   }
-  return { type: 'function_call', id, status: 'completed', call_id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) };
+  return {
+    type: 'function_call',
+    id,
+    status: 'completed',
+    call_id: block.id,
+    name: block.name,
+    arguments: JSON.stringify(block.input ?? {}),
+  };
 }

@@ -11,7 +11,12 @@ import { between, positiveInt } from '../../formats/validate.js';
 
 const text = z.looseObject({ type: z.enum(['input_text', 'output_text', 'text']), text: z.string() });
 const refusal = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
-const image = z.looseObject({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().nullish() });
+const image = z.looseObject({
+  type: z.literal('input_image'),
+  image_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  detail: z.string().nullish(),
+});
 const file = z.looseObject({ type: z.literal('input_file') });
 
 export const responsesContentPart = z.discriminatedUnion('type', [text, refusal, image, file]);
@@ -83,12 +88,22 @@ const toolChoice = z.union([
 const textFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
   z.looseObject({ type: z.literal('json_object') }),
-  z.looseObject({ type: z.literal('json_schema'), name: z.string().nullish(), description: z.string().nullish(), schema: z.record(z.string(), z.unknown()).nullish(), strict: z.boolean().nullish() }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    schema: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
 ]);
 
 export const responsesRequestSchema = z.looseObject({
-  model: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty'),
-  input: z.union([z.string(), z.array(z.unknown())], { error: (i) => (i.input === undefined ? 'is required' : 'must be a string or an array of items') }),
+  model: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'must not be empty'),
+  input: z.union([z.string(), z.array(z.unknown())], {
+    error: (i) => (i.input === undefined ? 'is required' : 'must be a string or an array of items'),
+  }),
   instructions: z.string().nullish(),
   tools: z.array(z.looseObject({ type: z.string() })).nullish(),
   tool_choice: toolChoice.nullish(),
@@ -115,10 +130,35 @@ export interface ResponsesOutputText {
 }
 
 export type ResponsesOutputItem =
-  | { type: 'message'; id: string; status: 'in_progress' | 'completed' | 'incomplete'; role: 'assistant'; content: ResponsesOutputText[] }
-  | { type: 'reasoning'; id: string; summary: Array<{ type: 'summary_text'; text: string }>; encrypted_content?: string }
-  | { type: 'function_call'; id: string; status: 'in_progress' | 'completed'; call_id: string; name: string; arguments: string }
-  | { type: 'custom_tool_call'; id: string; status: 'in_progress' | 'completed'; call_id: string; name: string; input: string };
+  | {
+      type: 'message';
+      id: string;
+      status: 'in_progress' | 'completed' | 'incomplete';
+      role: 'assistant';
+      content: ResponsesOutputText[];
+    }
+  | {
+      type: 'reasoning';
+      id: string;
+      summary: Array<{ type: 'summary_text'; text: string }>;
+      encrypted_content?: string;
+    }
+  | {
+      type: 'function_call';
+      id: string;
+      status: 'in_progress' | 'completed';
+      call_id: string;
+      name: string;
+      arguments: string;
+    }
+  | {
+      type: 'custom_tool_call';
+      id: string;
+      status: 'in_progress' | 'completed';
+      call_id: string;
+      name: string;
+      input: string;
+    };
 
 export interface ResponsesUsage {
   input_tokens: number;
