@@ -35,6 +35,11 @@ export interface ControlStatus {
   notices: string[];
   /** Public model ids, for the copy-ready client snippets. */
   models: string[];
+  /**
+   * The Ollama listener (docs/ollama.md): off, listening (its port), or its port taken (a real Ollama running) with
+   * the one line that says so; `mode` answers its chats.
+   */
+  ollama: { state: 'off' | 'listening' | 'port-in-use' | 'failed'; port?: number; message?: string; mode: 'tool' | 'direct' };
   /** The provider's official client library names, for the native SDK snippet. */
   sdk: { providerName: string; jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
 }

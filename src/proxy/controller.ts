@@ -226,6 +226,8 @@ export class ProxyController extends EventEmitter {
         else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
       }
     }
+    const ollama = this.ollamaView(proxy);
+    if (ollama.message) attention.push(ollama.message);
     return {
       state: this.state,
       host,
@@ -244,7 +246,22 @@ export class ProxyController extends EventEmitter {
       notices: [...this.notices],
       models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
       sdk: { providerName: this.profile.providerName, ...this.profile.sdk },
+      ollama,
     };
+  }
+
+  /** The Ollama listener's state for the window: off unless the proxy runs with OLLAMA_PORT set. */
+  private ollamaView(proxy: ProxyServer | undefined): ControlStatus['ollama'] {
+    const mode = this.config.ollamaMode;
+    const listener = proxy && this.state === 'running' ? proxy.ollama() : { state: 'off' as const };
+    if (listener.state === 'off') return { state: 'off', mode };
+    if (listener.state === 'listening') return { state: 'listening', port: listener.port, mode };
+    // The window's words: the remedy is a setting there, not a flag.
+    const message =
+      listener.state === 'port-in-use'
+        ? `Ollama port ${listener.port} is already in use (is Ollama itself running?): the Ollama API is off, the proxy runs on. Choose another Ollama port in Settings.`
+        : listener.message;
+    return { state: listener.state, port: listener.port, message, mode };
   }
 
   /** Adds a message the window shows until dismissed (a visible warning that is not a server error). */

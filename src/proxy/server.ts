@@ -141,7 +141,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
-  registerHealth(router, services, { port: () => boundPort, extras: components.health });
+  // The Ollama listener's state beside the components' figures (docs/ollama.md): off, listening, or its port taken.
+  registerHealth(router, services, { port: () => boundPort, extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }) });
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);

@@ -3,7 +3,7 @@
 // clipboard); a short "Copied" note is announced to screen readers.
 
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
-import { sdkBaseUrls } from '../shared/endpoints.js';
+import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';
 import { byId, el, setText } from './dom.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
 import { clientBase } from './views.js';
@@ -17,7 +17,12 @@ export interface BaseUrl {
 /** Base URLs to copy, each labelled with the SDK it works in as it is (src/shared/endpoints.ts), for the modes that
  * are on. */
 export function baseUrls(status: ControlStatus): BaseUrl[] {
-  return sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
+  const out: BaseUrl[] = sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
+  // The Ollama API's own address: IDE plugins with an Ollama provider take the address without a path.
+  if (status.ollama.state === 'listening' && status.ollama.port !== undefined) {
+    out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }), note: 'for IDE plugins with an Ollama provider (docs/ollama.md)' });
+  }
+  return out;
 }
 
 const snippetModes: Array<{ mode: SnippetMode; label: string }> = [
