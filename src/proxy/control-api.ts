@@ -32,8 +32,14 @@ export interface ControlStatus {
   errors: number;
   /** Informational messages for the window (e.g. "stored settings were unreadable; defaults in use"). */
   notices: string[];
-  /** Public model ids, for the copy-ready client snippets. */
+  /** Public model ids, for the copy-ready client snippets: the catalog's, newest first, then the rm- ids. */
   models: string[];
+  /** The catalog's models with their context length when known (docs/configuration.md "Models"). */
+  modelDetails?: Array<{ id: string; contextLength?: number }>;
+  /** The mid-priced model snippets default to (the newest of its family), not the most expensive one. */
+  defaultModel?: string;
+  /** Which catalog is listed: the provider's (live), its cached copy, or the built-in fallback; and when read. */
+  modelCatalog?: { source: string; readAt?: string };
   /** The provider's official client library names, for the native SDK snippet. */
   sdk: { providerName: string; jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
 }

@@ -15,6 +15,7 @@ import { createProfile, type Profile } from './profile.js';
 import type { SessionView } from './respapi/session-registry.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
+import { createModelCatalog } from './models/model-catalog.js';
 import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 
@@ -240,8 +241,20 @@ export class ProxyController extends EventEmitter {
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,
       notices: [...this.notices],
-      models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
+      ...this.modelView(proxy),
       sdk: { providerName: this.profile.providerName, ...this.profile.sdk },
+    };
+  }
+
+  /** The running proxy's catalog; before a start, the built-in fallback (the same one a proxy starts from). */
+  private modelView(proxy: ProxyServer | undefined): Pick<ControlStatus, 'models' | 'modelDetails' | 'defaultModel' | 'modelCatalog'> {
+    const catalog = proxy?.catalog ?? createModelCatalog(this.profile, []);
+    const snap = proxy?.catalog.snapshot();
+    return {
+      models: [...catalog.ids, ...this.profile.respapiModels.map((m) => m.id)],
+      modelDetails: catalog.models.map((m) => ({ id: m.id, ...(m.contextLength ? { contextLength: m.contextLength } : {}) })),
+      defaultModel: catalog.defaultModel,
+      modelCatalog: snap ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) } : { source: 'fallback' },
     };
   }
 

@@ -5,7 +5,8 @@ import { access } from 'node:fs/promises';
 import { readRespapiCredentials } from '../auth/respapi-credentials.js';
 import type { CliSnapshot } from '../health/cli-probe.js';
 import { redactSecrets } from '../logger.js';
-import type { Profile } from '../profile.js';
+import type { ModelInfo, Profile } from '../profile.js';
+import { createModelCatalog } from '../models/model-catalog.js';
 import type { ModeName } from '../config.js';
 import type { DiagnoseCheck } from './types.js';
 
@@ -97,14 +98,27 @@ const remedyFor = (status: number, profile: Profile, mode: 'tool' | 'direct'): s
         ? 'Run the CLI once in a terminal with a short prompt; if that works, include this report in a bug report.'
         : 'Check the network connection to the provider, then run diagnose again.';
 
-/** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
-/** The model of diagnose's tiny request: the smallest of the list (the cheapest to ask), else its last. */
-export function smallestModel(profile: Profile): string {
-  return (profile.models.find((m) => m.smallest) ?? profile.models.at(-1))?.id ?? 'assistant-sonnet-4-20250514';
+/** The model of diagnose's tiny request: the smallest current model of the catalog (the cheapest to ask), from
+ * the list the proxy shows, else from the built-in fallback. */
+export function smallestModel(profile: Profile, listed?: ModelInfo[]): string {
+  return createModelCatalog(profile, [], listed && listed.length > 0 ? { listed } : {}).smallestModel;
 }
 
+/** The proxy's own model list (the live catalog), as ModelInfo; undefined when it cannot be read. */
+async function listedModels(target: ProxyTarget): Promise<ModelInfo[] | undefined> {
+  const r = await call(target, 'GET', '/v1/models').catch(() => undefined);
+  if (!r || r.status !== 200) return undefined;
+  try {
+    const data = (JSON.parse(r.text) as { data?: Array<{ id?: unknown; created?: unknown }> }).data ?? [];
+    return data.filter((m) => typeof m.id === 'string' && typeof m.created === 'number').map((m) => ({ id: m.id as string, created: m.created as number }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
 export async function toolRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
-  const model = smallestModel(profile);
+  const model = smallestModel(profile, await listedModels(target));
   const r = await call(target, 'POST', '/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
   if (r.status !== 200) return { status: 'fail', detail: `POST /v1/messages answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'tool') };
   let reply = '';
@@ -128,15 +142,16 @@ export async function directModelsCheck(target: ProxyTarget, profile: Profile, c
   } catch {
     /* counted as 0 */
   }
-  // The route answers the profile's list when the provider cannot be asked (docs/direct-mode.md), and says so.
-  if (source === 'profile') {
+  // Every model list shows the catalog; the header says whether the provider's list was read through the CLI's
+  // login (live) or the proxy shows a saved copy or its built-in list (docs/configuration.md "Models").
+  if (source !== 'live') {
     return {
       status: 'fail',
-      detail: 'the provider did not accept the CLI login token for its model list (the proxy fell back to its built-in list)',
+      detail: `the provider's model list could not be read with the CLI login token (the proxy lists its ${source === 'cached' ? 'saved copy of it' : 'built-in list'})`,
       remedy: `${profile.cli.loginHint}. Direct mode sends the CLI's OAuth token from ${credentialsPath}; if you are logged in, check the network connection to the provider.`,
     };
   }
-  return { status: 'pass', detail: `the provider listed ${count} models in ${r.ms} ms` };
+  return { status: 'pass', detail: `the provider listed ${count} models` };
 }
 
 /**

@@ -18,7 +18,8 @@ import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
 import { legacyFunctionsToTools } from '../translate/legacy-functions-to-tools.js';
 import { compatRequestToNative } from '../translate/compat-request-to-native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../translate/native-chat-request-to-native.js';
-import type { ModelCatalog } from '../models/model-catalog.js';
+import type { ListedCatalog } from './models.js';
+import type { ProxyContext } from '../http/types.js';
 import type { Profile } from '../profile.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
@@ -32,7 +33,7 @@ type ParsedChat = Omit<Chat, 'requestedModel' | 'publicModel' | 'servedName'>;
 
 export interface ToolParts {
   cli: Backend;
-  catalog: ModelCatalog;
+  catalog: ListedCatalog;
   /** For token counts: the CLI has no way to count (docs/tool-mode.md). */
   provider: ProviderClient;
 }
@@ -216,7 +217,7 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
       json: true,
       handler: async (ctx) => {
         const body = validate(countTokensBodySchema, ctx.state.body);
-        const resolved = catalog.resolve(body.model);
+        const resolved = await catalog.resolveFresh(body.model);
         ctx.state.model = body.model;
         ctx.state.rawBody = Buffer.from(JSON.stringify({ ...body, model: resolved.providerId }));
         await forwardToProvider(ctx, services, provider, 'POST', `${profile.api.messagesPath}/count_tokens`);
@@ -229,7 +230,7 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
       method: 'POST',
       path,
       json: true,
-      handler: (ctx) => answerChat(ctx, services, cli, withModel(parse(ctx.state.body), catalog)),
+      handler: async (ctx) => answerChat(ctx, services, cli, await withModel(ctx, parse(ctx.state.body), catalog)),
     });
   }
 }
@@ -238,11 +239,14 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
  * Resolves the requested model before any CLI starts: listed ids, provider ids, the CLI's aliases and MODEL_ALIASES
  * are accepted, anything else is a 404 model_not_found naming the available ids (docs/clients.md "Model ids").
  */
-function withModel(chat: ParsedChat, catalog: ModelCatalog): Chat {
+async function withModel(ctx: ProxyContext, chat: ParsedChat, catalog: ListedCatalog): Promise<Chat> {
   const requestedModel = chat.request.model;
   // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
   checkCliModelArgument(requestedModel);
-  const resolved = catalog.resolve(requestedModel);
+  // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
+  const resolved = await catalog.resolveFresh(requestedModel);
+  // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
+  if (resolved.deprecation) ctx.set('Warning', `299 - "${resolved.deprecation}"`);
   return {
     ...chat,
     request: { ...chat.request, model: resolved.cliModel },
