@@ -70,7 +70,8 @@ export class LiveModelCatalog implements ModelCatalog {
     this.state = cached ? { source: 'cached', readAt: cached.readAt, count: cached.models.length } : { source: 'fallback', count: opts.profile.models.length };
     this.catalog = createModelCatalog(opts.profile, opts.userAliases, {
       listed: cached?.models,
-      describe: cached ? `the cached provider list ${this.cachePath}, read ${cached.readAt}, and the built-in fallback list` : 'the built-in fallback list; the provider\'s own list has not been read yet',
+      describe: cached ? `the cached provider list ${this.cachePath}, read ${cached.readAt}, and the built-in fallback list` : "the built-in fallback list; the provider's own list has not been read yet",
+      onUnlistedAlias: (alias, target) => opts.logger.info({ alias, target }, 'MODEL_ALIASES names a model the saved list does not have; checked when the provider list is read'),
     });
   }
 
@@ -170,17 +171,17 @@ export class LiveModelCatalog implements ModelCatalog {
     await this.writeCache(models, readAt);
   }
 
-  /** Takes a read list; an alias whose model the provider no longer lists keeps its old meaning until restart. */
+  /** Takes a read list; an alias whose model the provider does not list is said in the log (once per read). */
   private install(models: ModelInfo[], readAt: string): void {
     const known = new Map(this.opts.profile.models.map((m) => [m.id, m]));
     const withContext = models.map((m) => (m.contextLength === undefined && known.get(m.id)?.contextLength ? { ...m, contextLength: known.get(m.id)?.contextLength } : m));
-    const dropped: string[] = [];
-    const next = createModelCatalog(this.opts.profile, this.opts.userAliases, { listed: withContext, onUnknownAlias: (alias, target) => dropped.push(`${alias}=${target}`) });
-    if (dropped.length > 0) {
-      this.opts.logger.warn({ aliases: dropped }, 'MODEL_ALIASES names models the provider no longer lists; keeping the catalog in use');
-      return;
-    }
-    this.catalog = next;
+    const unlisted: string[] = [];
+    this.catalog = createModelCatalog(this.opts.profile, this.opts.userAliases, {
+      listed: withContext,
+      onUnknownAlias: (alias, target) => unlisted.push(`${alias}=${target}`),
+      onUnlistedAlias: (alias, target) => unlisted.push(`${alias}=${target}`),
+    });
+    if (unlisted.length > 0) this.opts.logger.warn({ aliases: unlisted }, 'MODEL_ALIASES names models the provider does not list (docs/configuration.md "Models")');
     this.state = { source: 'live', readAt, count: withContext.length, lastAttemptAt: this.state.lastAttemptAt };
     this.opts.logger.info({ models: withContext.length }, 'model catalog read from the provider');
   }

@@ -119,9 +119,13 @@ describe('user aliases (MODEL_ALIASES)', () => {
     expect(catalog.aliases.get('gpt-4o')).toBe('assistant-sonnet-4-6');
   });
 
-  it('may target a model only the live list has', () => {
+  it('may target a model only the live list has, even before the list is read (said, not refused)', () => {
     const catalog = createModelCatalog(profile, ['gpt-4o=claude-sonnet-4-7'], { listed: [{ id: 'assistant-sonnet-4-7', created: 2 }] });
     expect(catalog.resolve('gpt-4o')).toMatchObject({ id: 'assistant-sonnet-4-7', cliModel: 'claude-sonnet-4-7' });
+    const said: string[] = [];
+    const early = createModelCatalog(profile, ['gpt-4o=claude-sonnet-4-7'], { onUnlistedAlias: (a, t) => said.push(`${a}=${t}`) });
+    expect(said).toEqual(['gpt-4o=claude-sonnet-4-7']);
+    expect(early.resolve('gpt-4o')).toMatchObject({ id: 'assistant-sonnet-4-7', providerId: 'claude-sonnet-4-7', cliModel: 'claude-sonnet-4-7', source: 'user-alias' });
   });
 
   it('refuse, as a setting error naming the catalog, an alias whose target is unknown', () => {
@@ -133,8 +137,8 @@ describe('user aliases (MODEL_ALIASES)', () => {
 
   it('are dropped, not thrown, when a later read no longer has their target', () => {
     const dropped: string[] = [];
-    const catalog = createModelCatalog(profile, ['x=assistant-gone-1'], { listed: [{ id: 'assistant-sonnet-4-6', created: 1 }], onUnknownAlias: (a, t) => dropped.push(`${a}=${t}`) });
-    expect(dropped).toEqual(['x=assistant-gone-1']);
+    const catalog = createModelCatalog(profile, ['x=opus'], { listed: [{ id: 'assistant-sonnet-4-6', created: 1 }], onUnknownAlias: (a, t) => dropped.push(`${a}=${t}`) });
+    expect(dropped).toEqual(['x=opus']);
     expect(catalog.aliases.has('x')).toBe(false);
   });
 

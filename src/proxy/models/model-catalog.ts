@@ -10,8 +10,10 @@
 //   3. a dated id's undated name (assistant-haiku-4-5 for assistant-haiku-4-5-20251001), as the provider accepts;
 //   4. one of the CLI's own family aliases (profile.clientSupport.cliModelAliases, e.g. sonnet): the newest listed
 //      model of that family (the largest `created`; the first listed on a tie);
-//   5. a user alias from MODEL_ALIASES (`alias=model`, the target being any of 1 to 4), for editors that hard-code
-//      a name such as gpt-4o. A user alias wins over the other meanings of the same word: the user chose it.
+//   5. a user alias from MODEL_ALIASES (`alias=model`, the target being any of 1 to 4, or any id with the neutral or
+//      the provider's prefix: a model newer than the saved list), for editors that hard-code a name such as gpt-4o.
+//      A user alias wins over the other meanings of the same word: the user chose it. Any other target is a
+//      setting error naming the catalog.
 // Whatever the name, tool mode passes the CLI the exact provider id it stands for (`cliModel`): a family alias given
 // to the CLI lets the CLI pick its own model, which may not be the one the catalog names.
 // What a mode does with any other name (docs/clients.md "Model ids"): tool mode answers 404 model_not_found naming
@@ -75,6 +77,8 @@ export interface CatalogInput {
   describe?: string;
   /** An alias of an unknown model: a ConfigError (at start) or dropped with `onDropped` (a later refresh). */
   onUnknownAlias?: 'throw' | ((alias: string, target: string) => void);
+  /** An alias of a model id (either prefix) the catalog does not list: taken as that id, and said here. */
+  onUnlistedAlias?: (alias: string, target: string) => void;
 }
 
 /** The newest model whose id has the family word as one of its dash-separated parts. */
@@ -146,9 +150,17 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
     return undefined;
   }
 
+  const { neutral: neutralPrefix, provider: providerPrefix } = profile.modelIdPrefix;
   const user = new Map<string, Omit<ResolvedModel, 'requested'>>();
   for (const [alias, target] of parseAliases(userAliases)) {
     const meant = builtIn(target);
+    if (!meant && (target.startsWith(neutralPrefix) || target.startsWith(providerPrefix))) {
+      // A model id the catalog does not list yet (a model newer than the saved list, before the first read): taken
+      // as that model, since the proxy can only read the list once it runs; the provider answers if it is wrong.
+      input.onUnlistedAlias?.(alias, target);
+      user.set(alias, { ...entry({ id: toNeutralModel(profile, target), created: 0 }, 'user-alias', toProviderModel(profile, target)) });
+      continue;
+    }
     if (!meant) {
       const onUnknown = input.onUnknownAlias ?? 'throw';
       if (onUnknown !== 'throw') {
