@@ -90,7 +90,7 @@ export function buildComponents(services: Services): Components {
     catalog,
     respapi,
     startCatalog: () => {
-      if (services.modeOn('tool') || services.modeOn('direct')) catalog.start();
+      if (deps.readModelsAtStart !== false && (services.modeOn('tool') || services.modeOn('direct'))) catalog.start();
     },
     health: () => ({
       model_catalog: catalogHealth(catalog),

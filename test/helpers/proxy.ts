@@ -42,7 +42,10 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const proxy = createProxy({ config, profile, logger, deps: opts.deps, usage: opts.usage });
+  // The model catalog is read from the provider when a test asks (proxy.catalog.refresh()) or on an unknown id, not
+  // at start: a bed that counts every provider call and token refresh sees only its own (test/model-catalog.test.ts
+  // covers the read at start).
+  const proxy = createProxy({ config, profile, logger, deps: { readModelsAtStart: false, ...opts.deps }, usage: opts.usage });
   const { port, url } = await proxy.listen();
   return {
     url,
