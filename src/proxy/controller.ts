@@ -102,6 +102,7 @@ export class ProxyController extends EventEmitter {
     this.proxy = proxy;
     this.lastError = undefined;
     proxy.services.probe.on('change', () => this.emit('status', this.status()));
+    proxy.catalog.onChange(() => this.emit('status', this.status()));
     this.setState('running');
     return this.status();
   }

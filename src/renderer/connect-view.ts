@@ -7,6 +7,11 @@ import { byId, el, setText } from './dom.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
 import { clientBase } from './views.js';
 
+/** 200000 -> "200K", 1000000 -> "1M". */
+export function contextText(tokens: number): string {
+  return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(1)}M` : `${Math.round(tokens / 1000)}K`;
+}
+
 /** Where the model list came from, in words (docs/configuration.md "Models"). */
 export function catalogLine(catalog: ControlStatus['modelCatalog']): string {
   if (!catalog) return '';
@@ -72,7 +77,7 @@ export class ConnectPanel {
       'model-list',
       this.status.models.map((id) => {
         const tokens = context.get(id);
-        return { text: id, label: `Copy model id ${id}`, ...(tokens ? { note: `${Math.round(tokens / 1000)}K context` } : {}) };
+        return { text: id, label: `Copy model id ${id}`, ...(tokens ? { note: `${contextText(tokens)} context` } : {}) };
       }),
     );
     setText('model-catalog', catalogLine(this.status.modelCatalog));

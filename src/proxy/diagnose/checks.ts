@@ -82,9 +82,9 @@ function errorText(status: number, body: string): string {
   return `HTTP ${status}${body.trim() ? `, ${body.trim().slice(0, 200)}` : ''}`;
 }
 
-async function call(target: ProxyTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; headers: Headers; ms: number }> {
+async function call(target: ProxyTarget, method: 'GET' | 'POST', path: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers; ms: number }> {
   const start = Date.now();
-  const res = await target.fetch(`${target.url}${path}`, { method, headers: headers(target), body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(target.timeoutMs) });
+  const res = await target.fetch(`${target.url}${path}`, { method, headers: { ...headers(target), ...extra }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(target.timeoutMs) });
   const text = await res.text();
   return { status: res.status, text, headers: res.headers, ms: Date.now() - start };
 }
@@ -131,11 +131,13 @@ export async function toolRequestCheck(target: ProxyTarget, profile: Profile): P
   return { status: 'pass', detail: `${model} answered in ${r.ms} ms: "${reply.slice(0, 60)}"` };
 }
 
-/** Direct mode's credentials, accepted or not by the provider: its model list through /api/v1/models. */
+/** Direct mode's credentials, accepted or not by the provider: its model list through /api/v1/models, read now
+ * (Cache-Control: no-cache makes the proxy read the provider's list before answering). */
 export async function directModelsCheck(target: ProxyTarget, profile: Profile, credentialsPath: string): Promise<Outcome> {
-  const r = await call(target, 'GET', '/api/v1/models');
+  const r = await call(target, 'GET', '/api/v1/models', undefined, { 'cache-control': 'no-cache' });
   if (r.status !== 200) return { status: 'fail', detail: `GET /api/v1/models answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'direct') };
   const source = r.headers.get('x-proxy-models-source');
+  const failed = r.headers.get('x-proxy-models-error');
   let count = 0;
   try {
     count = ((JSON.parse(r.text) as { data?: unknown[] }).data ?? []).length;
@@ -143,11 +145,13 @@ export async function directModelsCheck(target: ProxyTarget, profile: Profile, c
     /* counted as 0 */
   }
   // Every model list shows the catalog; the header says whether the provider's list was read through the CLI's
-  // login (live) or the proxy shows a saved copy or its built-in list (docs/configuration.md "Models").
-  if (source !== 'live') {
+  // login (live) or the proxy shows a saved copy or its built-in list (docs/configuration.md "Models"); an error
+  // header says the read just made failed, whatever list is still shown.
+  if (source !== 'live' || failed) {
+    const shown = source === 'live' ? 'the list it read before' : source === 'cached' ? 'its saved copy of it' : 'its built-in list';
     return {
       status: 'fail',
-      detail: `the provider's model list could not be read with the CLI login token (the proxy lists its ${source === 'cached' ? 'saved copy of it' : 'built-in list'})`,
+      detail: `the provider's model list could not be read with the CLI login token${failed ? ` (${failed})` : ''}; the proxy lists ${shown}`,
       remedy: `${profile.cli.loginHint}. Direct mode sends the CLI's OAuth token from ${credentialsPath}; if you are logged in, check the network connection to the provider.`,
     };
   }

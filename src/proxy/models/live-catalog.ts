@@ -60,6 +60,7 @@ export class LiveModelCatalog implements ModelCatalog {
   private readonly abort = new AbortController();
   private readonly warned = new Set<string>();
   private readonly now: () => number;
+  private readonly listeners: Array<() => void> = [];
   readonly cachePath: string;
 
   /** Reads the cache synchronously, so the first request already sees it; MODEL_ALIASES is checked here (exit 2). */
@@ -126,6 +127,11 @@ export class LiveModelCatalog implements ModelCatalog {
     return this.catalog.publicName(servedId, fallback);
   }
 
+  /** Called after each good read (the desktop window re-reads its model list). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   snapshot(): CatalogState {
     return { ...this.state };
   }
@@ -142,6 +148,13 @@ export class LiveModelCatalog implements ModelCatalog {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.abort.abort();
+  }
+
+  /** A read now unless a good one started less than `ms` ago (a client's Cache-Control: no-cache, diagnose); after
+   * a failed read, always (one at a time): the user may just have logged in. */
+  refreshUnlessRecent(ms: number): Promise<void> {
+    if (this.inFlight) return this.inFlight;
+    return this.now() - this.lastAttempt < ms && !this.state.lastError ? Promise.resolve() : this.refresh();
   }
 
   /** One read at a time; a caller during a read waits for that read. Never throws. */
@@ -167,6 +180,7 @@ export class LiveModelCatalog implements ModelCatalog {
       return;
     }
     const readAt = new Date(this.now()).toISOString();
+    delete this.state.lastError;
     this.install(models, readAt);
     await this.writeCache(models, readAt);
   }
@@ -184,6 +198,7 @@ export class LiveModelCatalog implements ModelCatalog {
     if (unlisted.length > 0) this.opts.logger.warn({ aliases: unlisted }, 'MODEL_ALIASES names models the provider does not list (docs/configuration.md "Models")');
     this.state = { source: 'live', readAt, count: withContext.length, lastAttemptAt: this.state.lastAttemptAt };
     this.opts.logger.info({ models: withContext.length }, 'model catalog read from the provider');
+    for (const listener of this.listeners) listener();
   }
 
   private readCache(): { readAt: string; models: ModelInfo[] } | undefined {

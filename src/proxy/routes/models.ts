@@ -56,12 +56,25 @@ export function modelList(profile: Profile, models: readonly ModelInfo[]): { obj
 }
 
 /** The catalog as the routes need it: the models, resolution, and which list is in use. */
-export type ListedCatalog = ModelCatalog & { snapshot(): CatalogState; resolveFresh(requested: string): Promise<ReturnType<ModelCatalog['resolve']>> };
+export type ListedCatalog = ModelCatalog & {
+  snapshot(): CatalogState;
+  resolveFresh(requested: string): Promise<ReturnType<ModelCatalog['resolve']>>;
+  refreshUnlessRecent(ms: number): Promise<void>;
+};
+
+/** Response header with the reason the last read of the provider's list failed (redacted), when it did. */
+export const modelsErrorHeader = 'x-proxy-models-error';
+
+/** A list asked with Cache-Control: no-cache is read from the provider first, unless a read began this recently. */
+const noCacheFloorMs = 5_000;
 
 export const modelListPaths = ['/v1/models', '/compat/v1/models', '/sdk/models', '/cc/v1/models', '/api/v1/models', '/api/models'];
 
 function sourceHeader(ctx: ProxyContext, catalog: ListedCatalog): void {
-  ctx.set(modelsSourceHeader, catalog.snapshot().source);
+  const state = catalog.snapshot();
+  ctx.set(modelsSourceHeader, state.source);
+  // One printable line: the reason is already redacted, and a header cannot hold a line break.
+  if (state.lastError) ctx.set(modelsErrorHeader, state.lastError.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 300));
 }
 
 export function registerModels(router: ProxyRouter, services: Services, catalog: ListedCatalog): void {
@@ -71,6 +84,8 @@ export function registerModels(router: ProxyRouter, services: Services, catalog:
       method: 'GET',
       path,
       handler: async (ctx) => {
+        // A client (diagnose, a reload) that asks for no cached answer gets the provider's list read now.
+        if (/no-cache/i.test(ctx.get('cache-control'))) await catalog.refreshUnlessRecent(noCacheFloorMs);
         sourceHeader(ctx, catalog);
         ctx.body = modelList(profile, catalog.models);
       },
