@@ -31,7 +31,20 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
   // "Models") and other user data never land in the developer's real one, nor leak from one test into another.
   const ownDataDir = settings.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'proxy-data-')) : undefined;
   const config = validateSettings(
-    { port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, cliPoolSize: 0, cliLiveMax: 0, ...(ownDataDir ? { dataDir: ownDataDir } : {}), ...settings },
+    {
+      port: 0,
+      logLevel: 'debug',
+      healthRefreshMs: 60_000,
+      shutdownGraceMs: 1000,
+      cliPoolSize: 0,
+      cliLiveMax: 0,
+      // Never the real provider, even on a machine with a CLI login: a bed that names no upstream gets a closed
+      // local port (an unknown model id re-reads the provider's model list in any mode).
+      apiBaseUrl: 'http://127.0.0.1:9',
+      oauthTokenUrl: 'http://127.0.0.1:9/token',
+      ...(ownDataDir ? { dataDir: ownDataDir } : {}),
+      ...settings,
+    },
     profile,
   );
   let text = '';
