@@ -15,6 +15,7 @@ import { createProfile, type Profile } from './profile.js';
 import type { SessionView } from './respapi/session-registry.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
+import { createModelCatalog } from './models/model-catalog.js';
 import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 
@@ -101,6 +102,7 @@ export class ProxyController extends EventEmitter {
     this.proxy = proxy;
     this.lastError = undefined;
     proxy.services.probe.on('change', () => this.emit('status', this.status()));
+    proxy.catalog.onChange(() => this.emit('status', this.status()));
     this.setState('running');
     return this.status();
   }
@@ -244,7 +246,7 @@ export class ProxyController extends EventEmitter {
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,
       notices: [...this.notices],
-      models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
+      ...this.modelView(proxy),
       sdk: { providerName: this.profile.providerName, ...this.profile.sdk },
       ollama,
     };
@@ -262,6 +264,18 @@ export class ProxyController extends EventEmitter {
         ? `Ollama port ${listener.port} is already in use (is Ollama itself running?): the Ollama API is off, the proxy runs on. Choose another Ollama port in Settings.`
         : listener.message;
     return { state: listener.state, port: listener.port, message, mode };
+  }
+
+  /** The running proxy's catalog; before a start, the built-in fallback (the same one a proxy starts from). */
+  private modelView(proxy: ProxyServer | undefined): Pick<ControlStatus, 'models' | 'modelDetails' | 'defaultModel' | 'modelCatalog'> {
+    const catalog = proxy?.catalog ?? createModelCatalog(this.profile, []);
+    const snap = proxy?.catalog.snapshot();
+    return {
+      models: [...catalog.ids, ...this.profile.respapiModels.map((m) => m.id)],
+      modelDetails: catalog.models.map((m) => ({ id: m.id, ...(m.contextLength ? { contextLength: m.contextLength } : {}) })),
+      defaultModel: catalog.defaultModel,
+      modelCatalog: snap ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) } : { source: 'fallback' },
+    };
   }
 
   /** Adds a message the window shows until dismissed (a visible warning that is not a server error). */

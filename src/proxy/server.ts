@@ -36,6 +36,7 @@ import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
+import type { LiveModelCatalog } from './models/live-catalog.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
 import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
@@ -90,6 +91,8 @@ export interface ProxyServer {
   cliPool(): CliPoolSnapshot;
   /** The live conversations' counts and memory, for the desktop window. */
   cliLive(): LiveConversationsSnapshot;
+  /** The model catalog every list shows (models/live-catalog.ts), for the desktop window. */
+  readonly catalog: LiveModelCatalog;
 }
 
 export class PortInUseError extends Error {
@@ -197,6 +200,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     boundPort = addr.port;
     if (ollamaApp) await listenOllama(ollamaApp, config.ollamaPort ?? 0);
     probe.start(config.healthRefreshMs);
+    components.startCatalog();
     await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
     return { host: addr.address, port: addr.port, url: urlOf(addr) };
   }
@@ -321,5 +325,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     respapiSessions: components.respapi.sessions,
     cliPool: () => components.cli.poolSnapshot(),
     cliLive: () => components.cli.liveSnapshot(),
+    catalog: components.catalog,
   };
 }
