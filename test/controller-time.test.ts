@@ -11,6 +11,9 @@ import { makeFakeCli, type FakeCli } from './fixtures/fake-cli.js';
 import { childEnv } from './helpers/tool-proxy.js';
 import { writeCliCredentials } from './simulator/credentials.js';
 
+// A closed local port as the provider: the catalog's read at start never leaves this machine (docs/testing.md).
+const noProvider = 'http://127.0.0.1:9';
+
 let controller: ProxyController | undefined;
 let cli: FakeCli | undefined;
 let dir: string | undefined;
@@ -31,7 +34,7 @@ describe('ProxyController clock', () => {
     cli = await makeFakeCli({ loggedIn: true });
     const now = () => expiresAt - 2 * 3_600_000; // two hours before expiry by the injected clock
     controller = new ProxyController({
-      settings: { port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] },
+      settings: { apiBaseUrl: noProvider, port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] },
       logger: createLogger('silent'),
       deps: { now, childEnv },
     });
@@ -46,7 +49,7 @@ describe('ProxyController clock', () => {
     const expiresAt = Date.now() + 3_600_000;
     const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-test-access', refreshToken: 'sk-test-refresh', expiresAt });
     cli = await makeFakeCli({ loggedIn: true });
-    controller = new ProxyController({ settings: { port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
     const status = await controller.start();
     expect(status.auth).toMatchObject({ loggedIn: true, renews: true, expires: new Date(expiresAt).toISOString() });
     expect(status.attention).toEqual([]);
@@ -54,7 +57,7 @@ describe('ProxyController clock', () => {
 
   it('puts a missing CLI in the attention list (the window and the tray turn amber)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'controller-time-'));
-    controller = new ProxyController({ settings: { port: 0, cliPath: join(dir, 'no-such-cli'), modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, cliPath: join(dir, 'no-such-cli'), modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
     const status = await controller.start();
     expect(status.state).toBe('running');
     expect(status.cli.status).toBe('unhealthy');

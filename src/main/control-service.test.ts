@@ -3,6 +3,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { createControlService } from './control-service.js';
 import { ProxyController } from '../proxy/controller.js';
 
+// A closed local port as the provider: the catalog's read at start never leaves this machine (docs/testing.md).
+const noProvider = 'http://127.0.0.1:9';
+
 describe('control service over a real controller', () => {
   let controller: ProxyController | undefined;
   let blocker: Server | undefined;
@@ -12,7 +15,7 @@ describe('control service over a real controller', () => {
   });
 
   it('refuses settings the window may not change, without touching the controller', async () => {
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     const result = await api.updateSettings({ credentialsPath: '/etc/shadow' } as never);
     expect(result).toMatchObject({ ok: false, errors: { credentialsPath: expect.stringContaining('cannot be changed from the window') } });
@@ -23,7 +26,7 @@ describe('control service over a real controller', () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', r));
     const taken = (blocker.address() as AddressInfo).port;
-    controller = new ProxyController({ settings: { port: taken, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: taken, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     expect(await api.checkPort(70000)).toEqual({ free: false, message: 'Choose a port from 1 to 65535' });
     expect(await api.checkPort(taken)).toMatchObject({ free: false });
@@ -34,7 +37,7 @@ describe('control service over a real controller', () => {
   });
 
   it('an Apply with nothing effective changed does not restart the server', async () => {
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     await controller.start();
     const before = controller.current();
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
@@ -43,7 +46,7 @@ describe('control service over a real controller', () => {
   });
 
   it('opens the log file through the shell, and says why not when there is none', async () => {
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     const opened: string[] = [];
     const api = createControlService(controller, {
       copyText: () => undefined,
@@ -64,7 +67,7 @@ describe('control service over a real controller', () => {
     const { createLogger } = await import('../proxy/logger.js');
     let text = '';
     const sink = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
     await controller.start();
     const url = () => `http://127.0.0.1:${controller!.current()!.port}`;
     await fetch(`${url()}/v1/models`, { headers: { 'x-request-id': 'quiet-1' } });
@@ -86,7 +89,7 @@ describe('control service: live log, diagnose, usage', () => {
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap });
     logger.info({ requestId: 'req_a' }, 'first');
     logger.warn('second');
@@ -101,7 +104,7 @@ describe('control service: live log, diagnose, usage', () => {
   });
 
   it('says plainly when no usage ledger runs, and answers limits as "none observed"', async () => {
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     await expect(api.getUsageSummary(0, Date.now(), 'model')).rejects.toThrow('The usage ledger is not running');
     expect(await api.getLimits()).toEqual([]);
@@ -113,7 +116,7 @@ describe('control service: live log, diagnose, usage', () => {
     const now = Date.now();
     const records = sampleRecords(now, 3000);
     const usage = new FakeUsageReader(records);
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
     const from = now - 7 * 86_400_000;
     const inRange = records.filter((r) => r.startedAt >= from && r.startedAt <= now);
     const text = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage }).exportUsageCsv(from, now);
@@ -144,7 +147,7 @@ describe('control service: recent requests', () => {
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
-    controller = new ProxyController({ settings: { port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
     await controller.start();
     const port = controller.current()!.port!;
     expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
