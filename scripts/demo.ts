@@ -24,7 +24,7 @@ function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
 
 /** A chat that offers one client tool: the demo's fake CLI calls it (README "Quick start"). */
 const demoToolRequest = {
-  model: 'assistant-sonnet-4-20250514',
+  model: 'assistant-sonnet-4-6',
   messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
   tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
 };
@@ -97,14 +97,14 @@ async function main() {
     'Try (in another terminal):',
     `  curl -s ${url}/health/detailed`,
     `  curl -s ${url}/compat/v1/chat/completions -H 'content-type: application/json' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","messages":[{"role":"user","content":"hi"}]}'`,
     `  curl -sN ${url}/v1/messages -H 'content-type: application/json' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}'`,
     '  # tool mode hands the CLI\'s tool call to the client (answer with a "tool" message to continue):',
     `  curl -s ${url}/compat/v1/chat/completions -H 'content-type: application/json' \\`,
     `    -d '${JSON.stringify(demoToolRequest)}'`,
     `  curl -s ${url}/api/v1/messages -H 'content-type: application/json' -H 'x-api-key: dummy' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}'`,
     `  curl -s ${url}/respapi/responses -H 'content-type: application/json' \\`,
     `    -d '{"model":"rm-4","messages":[{"role":"user","content":"hi"}]}'`,
     '',

@@ -63,8 +63,8 @@ describe('diagnose', () => {
     expect(ok).toBe(true);
     expect(report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
     expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(/^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/);
-    // The tiny request uses the smallest model of the list.
-    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-3-5-haiku-20241022 answered in \d+ ms: "OK"/);
+    // The tiny request uses the smallest current model of the catalog the proxy lists.
+    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-haiku-4-5-20251001 answered in \d+ ms: "OK"/);
     expect(report.target).toMatch(/^a temporary proxy on http:\/\/127\.0\.0\.1:\d+/);
     expect(text).toContain('[PASS] A tiny request through tool mode (tool)');
     expect(text.trim().endsWith('All checks passed.')).toBe(true);
@@ -138,12 +138,15 @@ describe('diagnose', () => {
     const proxy = createProxy({ config, logger: createLogger('silent') });
     const { url } = await proxy.listen();
     try {
+      // The running proxy has read the provider's model list (docs/configuration.md "Models").
+      await proxy.catalog.refresh();
       const before = proxy.services.metrics.requestsTotal;
       const { report, text, ok } = await runDiagnose(config, { proxyUrl: url });
       expect(ok).toBe(true);
       expect(report.target).toBe(url);
       proxy.settle(); // the bookkeeping of the answered test requests (src/proxy/http/after-answer.ts)
-      expect(proxy.services.metrics.requestsTotal - before).toBe(2);
+      // Its model list (for the smallest model), the tiny request, and direct mode's model list.
+      expect(proxy.services.metrics.requestsTotal - before).toBe(3);
       expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
     } finally {
       await proxy.close(0);

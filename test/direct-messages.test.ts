@@ -278,9 +278,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(sim.requests('/v1/messages')).toHaveLength(0);
   });
 
-  it('forwards count_tokens and the native model list', async () => {
+  it('forwards count_tokens and lists the model catalog read through the CLI login', async () => {
+    await proxy.proxy.catalog.refresh();
     const models = await sdk().models.list();
-    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-20250514');
+    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-6');
+    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-7');
     expect(models.data.map((m) => m.id)).not.toContain('claude-sonnet-4-20250514');
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
     const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');

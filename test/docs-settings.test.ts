@@ -38,6 +38,7 @@ const notSettings: Record<string, string> = {
   ANTHROPIC_API_KEY: "the assistant CLI's and native SDK's own variable",
   ANTHROPIC_BASE_URL: "the assistant CLI's and native SDK's own variable",
   OPENAI_API_KEY: "an OpenAI-format client's own variable",
+  OLLAMA_BASE_URL: "Open WebUI's own variable (docs/clients.md)",
   OPENAI_BASE_URL: "an OpenAI-format client's own variable",
   OPENAI_MODEL: "an OpenAI-format client's own variable",
   ELECTRON_MIRROR: "Electron's download variable",

@@ -214,6 +214,11 @@ describe('npm run demo', () => {
         messages: [...(request.messages as never[]), first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18 °C and sunny' }],
       });
       expect(second.choices[0].message.content).toBe('The tool said: 18 °C and sunny');
+      // The response API's copied base URL works in the SDK it is labelled for (the demo has that mode on).
+      const [respapi] = sdkBaseUrls(`http://127.0.0.1:${port}`, ['respapi']);
+      expect(respapi.label).toBe('OpenAI SDK, response API');
+      const response = await new OpenAI({ baseURL: respapi.url, apiKey: 'dummy', maxRetries: 0 }).responses.create({ model: 'rm-4', input: 'hi' });
+      expect(response.status).toBe('completed');
     } finally {
       child.kill('SIGINT');
     }

@@ -134,6 +134,9 @@ describe('a port already taken', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0].msg).toMatch(new RegExp(`Ollama port ${port} is already in use on 127\\.0\\.0\\.1 \\(is Ollama itself running\\?\\).*--ollama-port or OLLAMA_PORT`));
       expect((await fetch(`${proxy.url}/v1/models`)).status).toBe(200);
+      // Health says so too, for a monitor or a support question.
+      const health = JSON.stringify(await (await fetch(`${proxy.url}/health/detailed`)).json());
+      expect(health).toContain(`"ollama_api":{"state":"port-in-use","port":${port}`);
     } finally {
       await proxy.close();
     }

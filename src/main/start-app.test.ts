@@ -113,8 +113,9 @@ describe('startApp under a fake Electron', () => {
     expect(labels(fake.trayMenu())).toEqual([
       `Running on 127.0.0.1:${port}`,
       'Stop proxy',
-      `Copy compat base URL (${base}/compat/v1)`,
-      `Copy native base URL (${base}/v1)`,
+      `Copy OpenAI SDK base URL (${base}/compat/v1)`,
+      // The native SDK adds /v1 itself.
+      `Copy native SDK base URL (${base})`,
       'Open window',
       'Diagnose…',
       'Modes',
@@ -130,8 +131,10 @@ describe('startApp under a fake Electron', () => {
     expect(await answers(`${base}/health`)).toBe(true);
 
     // Tray actions: copy a URL, Stop (the port refuses, the window is told), Start (it answers again).
-    fake.click(['Copy compat base URL']);
+    fake.click(['Copy OpenAI SDK base URL']);
     await until('the clipboard', () => fake.events.some((e) => e.type === 'clipboard' && e.text === `${base}/compat/v1`));
+    fake.click(['Copy native SDK base URL']);
+    await until('the clipboard', () => fake.events.some((e) => e.type === 'clipboard' && e.text === base));
     fake.click(['Stop proxy']);
     await until('stopped', () => labels(fake.trayMenu())[0] === 'Stopped');
     expect(await answers(`${base}/health`)).toBe(false);

@@ -15,7 +15,7 @@ import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
 import { loadProfile, openUsageLedger } from './compose.js';
-import { createModelCatalog } from './models/model-catalog.js';
+import { LiveModelCatalog } from './models/live-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import type { OllamaListenerStatus } from './ollama/listener.js';
@@ -28,10 +28,18 @@ const name = 'assistant-proxy';
 function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
-  // An alias of an unknown model (MODEL_ALIASES) shows only against the profile's models, when a catalog is built.
-  // Checked here, so --diagnose refuses it like serving does: its temporary proxy used to turn it into a failed
-  // check (exit 1), and with no mode on it was never built at all.
-  createModelCatalog(profile, loaded.config.modelAliases);
+  // An alias of an unknown model (MODEL_ALIASES) shows only against the catalog (the cached provider list and the
+  // built-in fallback), when one is built. Checked here, so --diagnose refuses it like serving does: its temporary
+  // proxy used to turn it into a failed check (exit 1), and with no mode on it was never built at all. Reading the
+  // cache is this check's only I/O: the provider is asked once the proxy listens.
+  const quiet = createLogger('silent');
+  new LiveModelCatalog({
+    profile,
+    userAliases: loaded.config.modelAliases,
+    dataDir: loaded.config.dataDir,
+    fetchModels: () => Promise.reject(new Error('not read while checking settings')),
+    logger: quiet,
+  });
   return { ...loaded, profile };
 }
 

@@ -143,7 +143,7 @@ export const settingSources: SettingSource[] = [
   { key: 'usageMaxMb', env: 'USAGE_MAX_MB', kind: 'int', help: 'size cap of the usage database; oldest rows pruned past it' },
   { key: 'captureBodies', env: 'CAPTURE_BODIES', flag: '--capture-bodies', kind: 'bool', help: 'keep redacted request/response bodies of recent requests for the inspector' },
   { key: 'captureBodiesCount', env: 'CAPTURE_BODIES_COUNT', kind: 'int', help: 'how many recent requests keep captured bodies' },
-  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
+  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-6' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
   { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },

@@ -36,6 +36,7 @@ import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
+import type { LiveModelCatalog } from './models/live-catalog.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
 import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
@@ -90,6 +91,8 @@ export interface ProxyServer {
   cliPool(): CliPoolSnapshot;
   /** The live conversations' counts and memory, for the desktop window. */
   cliLive(): LiveConversationsSnapshot;
+  /** The model catalog every list shows (models/live-catalog.ts), for the desktop window. */
+  readonly catalog: LiveModelCatalog;
 }
 
 export class PortInUseError extends Error {
@@ -141,7 +144,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
-  registerHealth(router, services, { port: () => boundPort, extras: components.health });
+  // The Ollama listener's state beside the components' figures (docs/ollama.md): off, listening, or its port taken.
+  registerHealth(router, services, { port: () => boundPort, extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }) });
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
@@ -196,6 +200,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     boundPort = addr.port;
     if (ollamaApp) await listenOllama(ollamaApp, config.ollamaPort ?? 0);
     probe.start(config.healthRefreshMs);
+    components.startCatalog();
     await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
     return { host: addr.address, port: addr.port, url: urlOf(addr) };
   }
@@ -320,5 +325,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     respapiSessions: components.respapi.sessions,
     cliPool: () => components.cli.poolSnapshot(),
     cliLive: () => components.cli.liveSnapshot(),
+    catalog: components.catalog,
   };
 }

@@ -51,6 +51,17 @@ describe('settings form', () => {
     expect(patchFromValues(valuesFromSettings(anyPort), anyPort).errors).toEqual({});
   });
 
+  it('turns the Ollama API on at its usual port, off again by clearing the port, and refuses the proxy\'s own port', () => {
+    const off = valuesFromSettings(current);
+    expect(off).toMatchObject({ ollamaOn: false, ollamaPort: '11434', ollamaMode: 'tool' });
+    expect(patchFromValues({ ...off, ollamaOn: true }, current)).toEqual({ patch: { ollamaPort: 11434 }, errors: {} });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaMode: 'direct' }, current).patch).toEqual({ ollamaPort: 11434, ollamaMode: 'direct' });
+    const on = validateSettings({ port: 8000, ollamaPort: 11434 });
+    expect(patchFromValues({ ...valuesFromSettings(on), ollamaOn: false }, on).patch).toEqual({ ollamaPort: '' });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '8000' }, current).errors).toEqual({ ollamaPort: "Choose a port other than the proxy's own, such as 11434" });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '99999' }, current).errors).toEqual({ ollamaPort: 'Choose a port from 1 to 65535' });
+  });
+
   it('generates URL-safe access keys long enough for the schema', () => {
     const key = generateAccessKey((b) => b.fill(255));
     expect(key).toBe('_'.repeat(32));

@@ -123,8 +123,10 @@ describe('client snippets', () => {
     expect(maskKey('api_key="dummy"', 'dummy')).toBe('api_key="dummy"');
   });
 
-  it('suggests a tool-mode model id', () => {
-    expect(snippetModel(['rm-4', 'assistant-opus-4-20250514'])).toBe('assistant-opus-4-20250514');
+  it("suggests the catalog's mid-priced default, not the most expensive model", () => {
+    expect(snippetModel(['assistant-opus-4-6', 'assistant-sonnet-4-6', 'rm-4'], 'assistant-sonnet-4-6')).toBe('assistant-sonnet-4-6');
+    // A default the list does not have (a stale status): the first tool-mode model.
+    expect(snippetModel(['rm-4', 'assistant-opus-4-6'], 'assistant-gone-1')).toBe('assistant-opus-4-6');
     expect(snippetModel(['rm-4'])).toBe('rm-4');
   });
 });

@@ -211,7 +211,9 @@ export function maskKey(text: string, apiKey: string): string {
   return apiKey === dummyKey || apiKey.length === 0 ? text : text.split(apiKey).join(`${apiKey.slice(0, 4)}…`);
 }
 
-/** The model suggested in snippets: the profile's first tool-mode model. */
-export function snippetModel(models: string[]): string {
-  return models.find((m) => !m.startsWith('rm-')) ?? models[0] ?? 'assistant-sonnet-4-20250514';
+/** The model suggested in snippets: the catalog's mid-priced default (the newest sonnet-class model, not the most
+ * expensive), else the catalog's first tool-mode model. */
+export function snippetModel(models: string[], preferred?: string): string {
+  if (preferred && models.includes(preferred)) return preferred;
+  return models.find((m) => !m.startsWith('rm-')) ?? models[0] ?? 'assistant-sonnet-4-6';
 }

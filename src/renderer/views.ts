@@ -61,6 +61,24 @@ export function renderStatus(status: ControlStatus, now: number): void {
   setText('uptime', status.uptime ?? '–');
   setText('requests-total', `${status.requestsProcessed} (${status.errors} errors)`);
   setText('version', status.version);
+  setText('ollama-status', ollamaText(status));
+  byId('ollama-status').dataset.status = status.ollama.state;
+}
+
+/** The Ollama listener in words (docs/ollama.md): where it answers, or why it does not. */
+export function ollamaText(status: ControlStatus): string {
+  const o = status.ollama;
+  const mode = o.mode === 'direct' ? 'direct mode' : 'tool mode';
+  switch (o.state) {
+    case 'off':
+      return 'Off';
+    case 'listening':
+      return `${clientBaseUrl({ host: status.host, port: o.port ?? 0 })} (chats in ${mode})`;
+    case 'port-in-use':
+      return `Off: port ${o.port} is in use (is Ollama itself running?)`;
+    case 'failed':
+      return `Off: ${o.message ?? 'could not listen'}`;
+  }
 }
 
 /** The warm CLI pool in words: how many wait, how many answers they served, their memory (docs/tool-mode.md). */

@@ -268,8 +268,13 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(urls).toEqual([`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api`, `http://127.0.0.1:${port}/api/v1`]);
     await page.click(`#base-url-list li:has-text("/compat/v1") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(`http://127.0.0.1:${port}/compat/v1`);
+    // The live catalog: the simulator lists a model the built-in list does not have, with its context length.
+    await expect.poll(() => page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? '')), { timeout: 10_000 }).toContain('assistant-sonnet-4-7');
     const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
     expect(models).toEqual(h.controller.status().models);
+    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-7") .note')).toBe('1M context');
+    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-6") .note')).toBe('200K context');
+    expect(await page.textContent('#model-catalog')).toMatch(/^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
     await page.click(`#model-list li:has-text("${models[1]}") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
     // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
@@ -279,7 +284,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.selectOption('#snippet-mode', 'direct');
     expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/api/v1`);
     await page.selectOption('#snippet-select', 'cline');
-    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-\\S+ -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
+    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-sonnet-4-7 -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
     expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
     await page.click('#copy-snippet');
     await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);

@@ -13,7 +13,7 @@ import type { Backend } from '../backends/backend.js';
 import { ProxyError } from '../errors.js';
 import { validate } from '../formats/validate.js';
 import type { ProxyContext } from '../http/types.js';
-import type { ModelCatalog } from '../models/model-catalog.js';
+import type { ListedCatalog } from '../routes/models.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from '../routes/define.js';
 import { modelList, modelObject } from '../routes/models.js';
@@ -31,7 +31,7 @@ export const ollamaApiVersion = '0.12.0';
 export interface OllamaParts {
   cli: Backend;
   direct: Backend;
-  catalog: ModelCatalog;
+  catalog: ListedCatalog;
 }
 
 /** Ollama routes for what a local model runtime does and this proxy cannot. */
@@ -45,7 +45,7 @@ const unsupported: ReadonlyArray<readonly ['POST' | 'DELETE', string, string]> =
   ['POST', '/api/embeddings', 'embeddings'],
 ];
 
-function factsOf(catalog: ModelCatalog): OllamaModelFacts[] {
+function factsOf(catalog: ListedCatalog): OllamaModelFacts[] {
   return catalog.ids.map((id) => {
     const { info } = catalog.resolve(id);
     return { id, created: info.created, contextLength: contextLengthOf(info) };

@@ -10,6 +10,7 @@
 
 import type { ProxyContext } from '../http/types.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
+import type { ListedCatalog } from './models.js';
 import type { NativeRequest } from '../formats/native.js';
 import type { Services } from '../services.js';
 import { checkCliModelArgument, thinkingBudget } from '../translate/native-request-to-cli-input.js';
@@ -63,12 +64,13 @@ function chatOf<A>(
   };
 }
 
-export function toolChat<A>(
+export async function toolChat<A>(
+  ctx: ProxyContext,
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
-  catalog: ModelCatalog,
+  catalog: ListedCatalog,
   minBudget: number,
-): Chat {
+): Promise<Chat> {
   const { request, clientNames } = parsed;
   const named: string[] = [];
   for (const key of cliCannot) {
@@ -91,7 +93,10 @@ export function toolChat<A>(
   const requestedModel = request.model;
   // An id no CLI argument can hold is a malformed request (400), not an unknown model (404).
   checkCliModelArgument(requestedModel);
-  const resolved = catalog.resolve(requestedModel);
+  // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
+  const resolved = await catalog.resolveFresh(requestedModel);
+  // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
+  if (resolved.deprecation) ctx.set('Warning', `299 - "${resolved.deprecation}"`);
   request.model = resolved.cliModel;
   return {
     ...chatOf(parsed, answer, [...new Set(named)]),

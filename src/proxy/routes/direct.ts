@@ -4,42 +4,20 @@
 //   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts); also
 //                                        /api/messages, for SDKs that append /messages to a base URL of /api
 //   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first (and /api/messages/…)
-//   GET  /api/v1/models                  the provider's model list, shown with neutral ids
 //   POST /api/v1/chat/completions,       the compatible format and the Responses API: route-table rows that name
 //        /api/v1/responses               a format, registered over DirectBackend by routes/wire-routes.ts
-//   GET  /api/models                     the provider's list with public ids, or the profile's (header says which)
+// The model lists of /api/models and /api/v1/models are routes/models.ts's: the one live catalog every route shows.
 
-import { isProxyError } from '../errors.js';
 import type { ProxyContext } from '../http/types.js';
-import { redactSecrets } from '../logger.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
-import { clientAuthOf } from '../upstream/client-auth.js';
 import { forwardToProvider } from '../upstream/forward.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
-import { fetchProviderModels, modelsSourceHeader } from '../upstream/provider-models.js';
-import { asProviderKey } from './chat-modes.js';
 import { addRoute, type ProxyRouter } from './define.js';
-import { modelList } from './models.js';
 
 export interface DirectParts {
   provider: ProviderClient;
   catalog: ModelCatalog;
-}
-
-async function listModels(ctx: ProxyContext, services: Services, client: ProviderClient): Promise<void> {
-  const { profile, config, logger } = services;
-  try {
-    const models = await fetchProviderModels(services, client, asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)), ctx.state.signal);
-    ctx.set(modelsSourceHeader, 'provider');
-    ctx.body = modelList(profile, models);
-  } catch (err) {
-    if (ctx.state.signal.aborted) throw err;
-    const reason = isProxyError(err) ? redactSecrets(err.message) : String(err);
-    logger.info({ requestId: ctx.state.requestId, reason }, "provider model list unavailable; answering the profile's list");
-    ctx.set(modelsSourceHeader, 'profile');
-    ctx.body = modelList(profile);
-  }
 }
 
 export function registerDirect(router: ProxyRouter, services: Services, parts: DirectParts): void {
@@ -59,12 +37,4 @@ export function registerDirect(router: ProxyRouter, services: Services, parts: D
     addRoute(router, services, { method: 'POST', path: `${base}/messages`, json: true, handler: forwardPost(api.messagesPath) });
     addRoute(router, services, { method: 'POST', path: `${base}/messages/count_tokens`, json: true, handler: forwardPost(`${api.messagesPath}/count_tokens`) });
   }
-  addRoute(router, services, {
-    method: 'GET',
-    path: '/api/v1/models',
-    // One naming scheme for users (docs/clients.md "Model ids"): the provider's list, shown with neutral ids, in
-    // objects both SDK families read; provider ids stay accepted as input.
-    handler: (ctx) => listModels(ctx, services, client),
-  });
-  addRoute(router, services, { method: 'GET', path: '/api/models', handler: (ctx) => listModels(ctx, services, client) });
 }

@@ -3,7 +3,7 @@
 // route-table rows that name a format; routes/wire-routes.ts registers them over the CLI backend. Here:
 //   POST /v1/messages/count_tokens, /cc/…    the provider's own count, through the CLI's login
 
-import type { ModelCatalog } from '../models/model-catalog.js';
+import type { ListedCatalog } from './models.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { forwardToProvider } from '../upstream/forward.js';
@@ -12,7 +12,7 @@ import { validate } from '../formats/validate.js';
 import { z } from 'zod';
 
 export interface ToolParts {
-  catalog: ModelCatalog;
+  catalog: ListedCatalog;
   /** For token counts: the CLI has no way to count (docs/tool-mode.md). */
   provider: ProviderClient;
 }
@@ -31,7 +31,7 @@ export function registerTool(router: ProxyRouter, services: Services, parts: Too
       json: true,
       handler: async (ctx) => {
         const body = validate(countTokensBodySchema, ctx.state.body);
-        const resolved = catalog.resolve(body.model);
+        const resolved = await catalog.resolveFresh(body.model);
         ctx.state.model = body.model;
         ctx.state.rawBody = Buffer.from(JSON.stringify({ ...body, model: resolved.providerId }));
         await forwardToProvider(ctx, services, provider, 'POST', `${profile.api.messagesPath}/count_tokens`);

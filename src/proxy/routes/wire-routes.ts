@@ -3,7 +3,7 @@
 // additions (chat-modes.ts) -> the one answer path (answer-chat.ts). No list of routes lives here.
 
 import type { Backend } from '../backends/backend.js';
-import type { ModelCatalog } from '../models/model-catalog.js';
+import type { ListedCatalog } from './models.js';
 import { listenerOf, routeTable, type Listener } from '../route-table.js';
 import type { Services } from '../services.js';
 import { wireFormats } from '../wire/formats.js';
@@ -14,7 +14,7 @@ import { addRoute, type ProxyRouter } from './define.js';
 export interface WireParts {
   cli: Backend;
   direct: Backend;
-  catalog: ModelCatalog;
+  catalog: ListedCatalog;
 }
 
 export function registerWireRoutes(router: ProxyRouter, services: Services, parts: WireParts, listener: Listener = 'main'): void {
@@ -42,12 +42,12 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
         path: decl.path,
         json: true,
         errorShape,
-        handler: (ctx) =>
+        handler: async (ctx) =>
           answerChat(
             ctx,
             services,
             parts.cli,
-            toolChat(format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+            await toolChat(ctx, format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
           ),
       });
     } else if (mode === 'direct') {
