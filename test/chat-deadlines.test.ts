@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeTable } from '../src/proxy/route-table.js';
+import { listenerOf, routeTable } from '../src/proxy/route-table.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
@@ -24,7 +24,17 @@ const bodies: Record<string, (maxTokens: number) => Record<string, unknown>> = {
   messages: (n) => ({ model, messages, max_tokens: n }),
   compat: (n) => ({ model, messages, max_tokens: n }),
   responses: (n) => ({ model, input: 'Say hello', max_output_tokens: n }),
+  'ollama-chat': (n) => ({ model, messages, options: { num_predict: n } }),
+  'ollama-generate': (n) => ({ model, prompt: 'Say hello', options: { num_predict: n } }),
 };
+
+/** Where a row answers: the Ollama listener's rows on its own port, without their internal prefix (docs/ollama.md). */
+function urlOf(proxy: TestProxy, path: string): string {
+  if (listenerOf(path) === 'main') return `${proxy.url}${path}`;
+  const ollama = proxy.proxy.ollama();
+  if (ollama.state !== 'listening') throw new Error(`the Ollama listener is ${ollama.state}`);
+  return `${ollama.url}${path.slice('/ollama'.length)}`;
+}
 
 const chatRows = (mode: 'tool' | 'direct') =>
   routeTable
@@ -105,7 +115,7 @@ describe('direct mode: the provider never answers', () => {
 describe('tool mode: the CLI never starts answering', () => {
   let bed: ToolBed;
   beforeAll(async () => {
-    bed = await startToolBed({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 500 });
+    bed = await startToolBed({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 500, ollamaPort: 0 });
   });
   afterAll(async () => {
     await bed?.close();
@@ -116,7 +126,7 @@ describe('tool mode: the CLI never starts answering', () => {
     '$path ($format), stream $stream: 504 at CLI_FIRST_TOKEN_TIMEOUT_MS',
     async ({ path, format, family, stream }) => {
       const res = await postJson(
-        `${bed.url}${path}`,
+        urlOf(bed.proxy, path),
         { ...bodies[format](64), stream },
         { signal: AbortSignal.timeout(20_000) },
       );
