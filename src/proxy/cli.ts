@@ -53,13 +53,6 @@ function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefin
   return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
 }
 
-/** The Ollama listener's one line (docs/ollama.md): where it listens, or why it does not. */
-function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): string | undefined {
-  if (status.state === 'off') return undefined;
-  if (status.state === 'listening') return `  Ollama API: ${status.url} (chats in ${mode} mode)`;
-  return `  Ollama API: ${status.message}`;
-}
-
 function usesCli(config: Config): boolean {
   return config.modes.includes('tool') || config.modes.includes('direct');
 }
@@ -68,6 +61,13 @@ function usesCli(config: Config): boolean {
 function cliUpdate(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): string {
   const cli = cliLines(snap, profile, cliPath);
   return `${name}: assistant CLI: ${cli.line}\n${cli.next ? `Next: ${cli.next}.\n` : ''}`;
+}
+
+/** The Ollama listener's one line (docs/ollama.md): where it listens, or why it does not. */
+function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): string | undefined {
+  if (status.state === 'off') return undefined;
+  if (status.state === 'listening') return `  Ollama API: ${status.url} (chats in ${mode} mode)`;
+  return `  Ollama API: ${status.message}`;
 }
 
 function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {

@@ -18,10 +18,10 @@ export interface RouteSpec {
   /** Read and parse a JSON body before the handler (POST routes). */
   json?: boolean;
   handler: (ctx: ProxyContext) => Promise<void>;
-  /** The mode that answers, for a row whose mode is a setting's (`modeBySetting`: the Ollama listener's chats). */
-  mode?: ModeName;
   /** The route's own error shape (a wire format's), from the moment it is matched: a bad JSON body included. */
   errorShape?: ProxyState['errorShape'];
+  /** The mode that answers, for a row whose mode is a setting's (`modeBySetting`: the Ollama listener's chats). */
+  mode?: ModeName;
 }
 
 export type ProxyRouter = Router<ProxyState>;
