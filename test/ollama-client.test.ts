@@ -222,3 +222,48 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect(main.status).toBe(404);
   });
 });
+
+describe('an Ollama client that leaves mid-answer', () => {
+  let bed: ToolBed;
+  beforeAll(async () => {
+    bed = await startToolBed(
+      { reply: 'one two three four five six seven eight nine ten', tokenDelayMs: 300 },
+      { ollamaPort: 0 },
+    );
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('frees the CLI child, whether it streamed or waited for the whole answer, and is still counted', async () => {
+    const url = ollamaUrl(bed);
+    const client = new Ollama({ host: url });
+    const stream = await client.chat({ model, messages: [{ role: 'user', content: 'Count' }], stream: true });
+    try {
+      for await (const part of stream) {
+        // Leaves after the first token, as the client's stop button does.
+        if (part.message.content) stream.abort();
+      }
+    } catch {
+      // the client library reports its own abort
+    }
+    const whole = new AbortController();
+    const timer = setTimeout(() => whole.abort(), 700);
+    await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, prompt: 'Count', stream: false }),
+      signal: whole.signal,
+    }).then(
+      (res) => res.text(),
+      () => undefined,
+    );
+    clearTimeout(timer);
+    await expect.poll(async () => (await bed.cli.alivePids()).length, { timeout: 5000 }).toBe(0);
+    const gone = bed.proxy
+      .logs()
+      .filter((l) => l.msg === 'request' && String(l.route).startsWith('/ollama/api/'))
+      .filter((l) => l.clientGone === true);
+    expect(gone.map((l) => l.route).sort()).toEqual(['/ollama/api/chat', '/ollama/api/generate']);
+  });
+});
