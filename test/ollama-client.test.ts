@@ -49,7 +49,9 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     const list = await client.list();
     const names = list.models.map((m) => m.name);
     expect(names).toContain(model);
-    expect(names).toContain('assistant-3-5-haiku-20241022');
+    // The same catalog as the main port's model list, in the same order.
+    const main = (await (await fetch(`${bed.url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+    expect(names).toEqual(main.data.map((m) => m.id));
     const ps = await client.ps();
     expect(ps.models.map((m) => m.name)).toEqual(names);
     const version = (await (await fetch(`${url}/api/version`)).json()) as { version: string };
