@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeTable } from '../src/proxy/route-table.js';
+import { listenerOf, routeTable } from '../src/proxy/route-table.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
@@ -27,6 +27,14 @@ const bodies: Record<string, (maxTokens: number) => Record<string, unknown>> = {
   'ollama-chat': (n) => ({ model, messages, options: { num_predict: n } }),
   'ollama-generate': (n) => ({ model, prompt: 'Say hello', options: { num_predict: n } }),
 };
+
+/** Where a row answers: the Ollama listener's rows on its own port, without their internal prefix (docs/ollama.md). */
+function urlOf(proxy: TestProxy, path: string): string {
+  if (listenerOf(path) === 'main') return `${proxy.url}${path}`;
+  const ollama = proxy.proxy.ollama();
+  if (ollama.state !== 'listening') throw new Error(`the Ollama listener is ${ollama.state}`);
+  return `${ollama.url}${path.slice('/ollama'.length)}`;
+}
 
 const chatRows = (mode: 'tool' | 'direct') =>
   routeTable
@@ -109,13 +117,7 @@ describe('tool mode: the CLI never starts answering', () => {
   beforeAll(async () => {
     bed = await startToolBed({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 500, ollamaPort: 0 });
   });
-  /** Rows under /ollama are served on the Ollama listener's own port, without that internal prefix. */
-  const urlOf = (path: string) => {
-    if (!path.startsWith('/ollama/')) return `${bed.url}${path}`;
-    const status = bed.proxy.proxy.ollama();
-    if (status.state !== 'listening') throw new Error(`the Ollama listener is ${status.state}`);
-    return `${status.url}${path.slice('/ollama'.length)}`;
-  };
+
   afterAll(async () => {
     await bed?.close();
   });
@@ -125,7 +127,7 @@ describe('tool mode: the CLI never starts answering', () => {
     '$path ($format), stream $stream: 504 at CLI_FIRST_TOKEN_TIMEOUT_MS',
     async ({ path, format, family, stream }) => {
       const res = await postJson(
-        urlOf(path),
+        urlOf(bed.proxy, path),
         { ...bodies[format](64), stream },
         { signal: AbortSignal.timeout(20_000) },
       );

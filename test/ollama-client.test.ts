@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
 
 const model = 'assistant-sonnet-4-20250514';
-const weather = { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string', description: 'the city' } }, required: ['city'] } } };
+const weather = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'the city' } },
+      required: ['city'],
+    },
+  },
+};
 /** The smallest PNG there is: 1x1, transparent. */
 const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
@@ -38,7 +49,9 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     const list = await client.list();
     const names = list.models.map((m) => m.name);
     expect(names).toContain(model);
-    expect(names).toContain('assistant-3-5-haiku-20241022');
+    // The same catalog as the main port's model list, in the same order.
+    const main = (await (await fetch(`${bed.url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+    expect(names).toEqual(main.data.map((m) => m.id));
     const ps = await client.ps();
     expect(ps.models.map((m) => m.name)).toEqual(names);
     const version = (await (await fetch(`${url}/api/version`)).json()) as { version: string };
@@ -48,7 +61,7 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect(await root.text()).toMatch(/^Ollama is running/);
   });
 
-  it('shows a model with its capabilities and context length, and refuses an unknown one in Ollama\'s shape', async () => {
+  it("shows a model with its capabilities and context length, and refuses an unknown one in Ollama's shape", async () => {
     const show = await client.show({ model });
     expect(show.capabilities).toEqual(expect.arrayContaining(['completion', 'tools']));
     // Images do not reach the CLI: tool mode does not claim vision.
@@ -57,13 +70,16 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect(info[`${String(info['general.architecture'])}.context_length`]).toBe(200_000);
     // A tag names the same model.
     expect((await client.show({ model: `${model}:latest` })).capabilities).toContain('tools');
-    await expect(client.show({ model: 'llama3:8b' })).rejects.toMatchObject({ status_code: 404, error: expect.stringMatching(/The model 'llama3:8b' is not available/) });
+    await expect(client.show({ model: 'llama3:8b' })).rejects.toMatchObject({
+      status_code: 404,
+      error: expect.stringMatching(/The model 'llama3:8b' is not available/),
+    });
     const raw = await postJson(`${url}/api/show`, { model: 'nope' });
     expect(raw.status).toBe(404);
     expect(Object.keys((await raw.json()) as object)).toEqual(['error']);
   });
 
-  it('chats whole and streamed, with the provider\'s token counts', async () => {
+  it("chats whole and streamed, with the provider's token counts", async () => {
     const whole = await client.chat({ model, messages: [{ role: 'user', content: 'Hello there' }], stream: false });
     expect(whole.message).toMatchObject({ role: 'assistant', content: 'Hi from fake!' });
     expect(whole.done).toBe(true);
@@ -74,7 +90,11 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
 
     const parts: string[] = [];
     let last: Awaited<ReturnType<typeof client.chat>> | undefined;
-    for await (const part of await client.chat({ model, messages: [{ role: 'user', content: 'Hello again' }], stream: true })) {
+    for await (const part of await client.chat({
+      model,
+      messages: [{ role: 'user', content: 'Hello again' }],
+      stream: true,
+    })) {
       parts.push(part.message.content);
       last = part;
     }
@@ -90,7 +110,8 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     const whole = await client.generate({ model, prompt: 'Say hi', stream: false });
     expect(whole).toMatchObject({ response: 'Hi from fake!', done: true, done_reason: 'stop' });
     let text = '';
-    for await (const part of await client.generate({ model, prompt: 'Say hi', system: 'Be brief', stream: true })) text += part.response;
+    for await (const part of await client.generate({ model, prompt: 'Say hi', system: 'Be brief', stream: true }))
+      text += part.response;
     expect(text).toBe('Hi from fake!');
   });
 
@@ -115,14 +136,19 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
 
   it('streams a tool call as one line with the whole arguments', async () => {
     const calls = [];
-    for await (const part of await client.chat({ model, messages: [{ role: 'user', content: 'weather?' }], tools: [weather] as never, stream: true })) {
+    for await (const part of await client.chat({
+      model,
+      messages: [{ role: 'user', content: 'weather?' }],
+      tools: [weather] as never,
+      stream: true,
+    })) {
       calls.push(...(part.message.tool_calls ?? []));
     }
     expect(calls).toHaveLength(1);
     expect(calls[0].function).toMatchObject({ name: 'get_weather', arguments: { city: 'Paris' } });
   });
 
-  it('names what tool mode cannot honour in the client\'s own words, and refuses images with the setting that takes them', async () => {
+  it("names what tool mode cannot honour in the client's own words, and refuses images with the setting that takes them", async () => {
     const res = await postJson(`${url}/api/chat`, {
       model,
       stream: false,
@@ -131,11 +157,25 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
       keep_alive: '5m',
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-proxy-ignored-params')?.split(',').map((s) => s.trim()).sort()).toEqual(['keep_alive', 'options.num_ctx', 'options.temperature']);
-    const images = await postJson(`${url}/api/chat`, { model, stream: false, messages: [{ role: 'user', content: 'What is this?', images: [png] }] });
+    expect(
+      res.headers
+        .get('x-proxy-ignored-params')
+        ?.split(',')
+        .map((s) => s.trim())
+        .sort(),
+    ).toEqual(['keep_alive', 'options.num_ctx', 'options.temperature']);
+    const images = await postJson(`${url}/api/chat`, {
+      model,
+      stream: false,
+      messages: [{ role: 'user', content: 'What is this?', images: [png] }],
+    });
     expect(images.status).toBe(400);
     expect(await images.json()).toEqual({ error: expect.stringContaining('OLLAMA_MODE=direct') });
-    const bad = await postJson(`${url}/api/chat`, { model, stream: false, messages: [{ role: 'user', content: 'x', images: ['bm90IGFuIGltYWdl'] }] });
+    const bad = await postJson(`${url}/api/chat`, {
+      model,
+      stream: false,
+      messages: [{ role: 'user', content: 'x', images: ['bm90IGFuIGltYWdl'] }],
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: expect.stringContaining('messages.0.images.0') });
   });
@@ -147,9 +187,14 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect((await chats(bed)).length).toBe(before);
   });
 
-  it('refuses what a local runtime does and this server cannot, in Ollama\'s error shape', async () => {
-    await expect(client.pull({ model: 'llama3', stream: false })).rejects.toMatchObject({ status_code: 404, error: expect.stringMatching(/not supported by this server/) });
-    await expect(client.delete({ model })).rejects.toMatchObject({ error: expect.stringMatching(/not supported by this server/) });
+  it("refuses what a local runtime does and this server cannot, in Ollama's error shape", async () => {
+    await expect(client.pull({ model: 'llama3', stream: false })).rejects.toMatchObject({
+      status_code: 404,
+      error: expect.stringMatching(/not supported by this server/),
+    });
+    await expect(client.delete({ model })).rejects.toMatchObject({
+      error: expect.stringMatching(/not supported by this server/),
+    });
     for (const path of ['/api/push', '/api/create', '/api/embed']) {
       const res = await postJson(`${url}${path}`, { model });
       expect(res.status).toBe(404);
@@ -163,12 +208,64 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect(await malformed.json()).toEqual({ error: expect.stringContaining('model') });
   });
 
-  it('counts every request in the log under the listener\'s own routes, and leaves the main port\'s routes alone', async () => {
+  it("counts every request in the log under the listener's own routes, and leaves the main port's routes alone", async () => {
     const logs = bed.proxy.logs().filter((l) => l.msg === 'request');
     const routes = new Set(logs.map((l) => l.route));
-    for (const route of ['/ollama/api/tags', '/ollama/api/show', '/ollama/api/chat', '/ollama/api/generate', '/ollama/api/version']) expect(routes).toContain(route);
+    for (const route of [
+      '/ollama/api/tags',
+      '/ollama/api/show',
+      '/ollama/api/chat',
+      '/ollama/api/generate',
+      '/ollama/api/version',
+    ])
+      expect(routes).toContain(route);
     // The main port does not serve Ollama's API.
     const main = await fetch(`${bed.url}/api/tags`);
     expect(main.status).toBe(404);
+  });
+});
+
+describe('an Ollama client that leaves mid-answer', () => {
+  let bed: ToolBed;
+  beforeAll(async () => {
+    bed = await startToolBed(
+      { reply: 'one two three four five six seven eight nine ten', tokenDelayMs: 300 },
+      { ollamaPort: 0 },
+    );
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('frees the CLI child, whether it streamed or waited for the whole answer, and is still counted', async () => {
+    const url = ollamaUrl(bed);
+    const client = new Ollama({ host: url });
+    const stream = await client.chat({ model, messages: [{ role: 'user', content: 'Count' }], stream: true });
+    try {
+      for await (const part of stream) {
+        // Leaves after the first token, as the client's stop button does.
+        if (part.message.content) stream.abort();
+      }
+    } catch {
+      // the client library reports its own abort
+    }
+    const whole = new AbortController();
+    const timer = setTimeout(() => whole.abort(), 700);
+    await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, prompt: 'Count', stream: false }),
+      signal: whole.signal,
+    }).then(
+      (res) => res.text(),
+      () => undefined,
+    );
+    clearTimeout(timer);
+    await expect.poll(async () => (await bed.cli.alivePids()).length, { timeout: 5000 }).toBe(0);
+    const gone = bed.proxy
+      .logs()
+      .filter((l) => l.msg === 'request' && String(l.route).startsWith('/ollama/api/'))
+      .filter((l) => l.clientGone === true);
+    expect(gone.map((l) => l.route).sort()).toEqual(['/ollama/api/chat', '/ollama/api/generate']);
   });
 });

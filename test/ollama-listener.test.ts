@@ -26,7 +26,9 @@ interface Step {
   body?: Record<string, unknown>;
   eachModel?: boolean;
 }
-const copilot = JSON.parse(readFileSync(new URL('./__fixtures__/copilot-ollama-sequence.json', import.meta.url), 'utf8')) as { headers: Record<string, string>; steps: Step[] };
+const copilot = JSON.parse(
+  readFileSync(new URL('./__fixtures__/copilot-ollama-sequence.json', import.meta.url), 'utf8'),
+) as { headers: Record<string, string>; steps: Step[] };
 
 /** The Ollama port's base URL, of a tool bed or a test proxy. */
 function ollamaUrl(of: ToolBed | TestProxy): string {
@@ -51,7 +53,7 @@ async function takePort(): Promise<number> {
   return (blocker.address() as { port: number }).port;
 }
 
-describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
+describe("Copilot's Ollama provider, request by request (tool mode)", () => {
   let bed: ToolBed;
   beforeAll(async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { ollamaPort: 0 });
@@ -75,7 +77,9 @@ describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
     expect(v[0] * 1e6 + v[1] * 1e3 + (v[2] ?? 0)).toBeGreaterThanOrEqual(6004);
 
     // Every listed `model` is shown; each claims tools, and names its context length where the extension reads it.
-    const listed = ((await (await send(tags)).json()) as { models: Array<{ model: string }> }).models.map((m) => m.model);
+    const listed = ((await (await send(tags)).json()) as { models: Array<{ model: string }> }).models.map(
+      (m) => m.model,
+    );
     expect(listed).toContain(model);
     for (const id of listed) {
       const res = await send(show, id);
@@ -92,7 +96,15 @@ describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
     expect(chat.status).toBe(200);
     const events = await readSse(chat);
     expect(events.at(-1)?.data).toBe('[DONE]');
-    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => e.data as { choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; usage?: { completion_tokens: number } });
+    const chunks = events
+      .filter((e) => e.data !== '[DONE]')
+      .map(
+        (e) =>
+          e.data as {
+            choices: Array<{ delta: { content?: string }; finish_reason: string | null }>;
+            usage?: { completion_tokens: number };
+          },
+      );
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hi from fake!');
     expect(chunks.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
     // What the CLI cannot take is named, as on the main port.
@@ -100,13 +112,34 @@ describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
 
     // The agent's request: its tool is called through the CLI and streamed as OpenAI tool_calls.
     const withTools = await readSse(await send(agent, model));
-    const deltas = withTools.filter((e) => e.data !== '[DONE]').flatMap((e) => (e.data as { choices: Array<{ delta: { tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> }; finish_reason: string | null }> }).choices);
-    expect(deltas.flatMap((c) => c.delta.tool_calls ?? []).find((t) => t.function?.name)?.function?.name).toBe('get_weather');
-    expect(JSON.parse(deltas.flatMap((c) => c.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? '').join(''))).toEqual({ city: 'Paris' });
+    const deltas = withTools
+      .filter((e) => e.data !== '[DONE]')
+      .flatMap(
+        (e) =>
+          (
+            e.data as {
+              choices: Array<{
+                delta: { tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> };
+                finish_reason: string | null;
+              }>;
+            }
+          ).choices,
+      );
+    expect(deltas.flatMap((c) => c.delta.tool_calls ?? []).find((t) => t.function?.name)?.function?.name).toBe(
+      'get_weather',
+    );
+    expect(
+      JSON.parse(
+        deltas
+          .flatMap((c) => c.delta.tool_calls ?? [])
+          .map((t) => t.function?.arguments ?? '')
+          .join(''),
+      ),
+    ).toEqual({ city: 'Paris' });
     expect(deltas.at(-1)?.finish_reason).toBe('tool_calls');
   });
 
-  it('serves the openai SDK on the port\'s /v1: the model list, a whole chat and a stream', async () => {
+  it("serves the openai SDK on the port's /v1: the model list, a whole chat and a stream", async () => {
     const client = new OpenAI({ baseURL: `${ollamaUrl(bed)}/v1`, apiKey: 'ollama', maxRetries: 0 });
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain(model);
@@ -115,12 +148,18 @@ describe('Copilot\'s Ollama provider, request by request (tool mode)', () => {
     expect(whole.choices[0].message.content).toBe('Hi from fake!');
     expect(whole.model).toBe(model);
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello' }], stream: true })) {
+    for await (const chunk of await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+    })) {
       text += chunk.choices[0]?.delta.content ?? '';
     }
     expect(text).toBe('Hi from fake!');
     // An unknown model is the compatible format's 404 on /v1.
-    await expect(client.chat.completions.create({ model: 'llama3', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+    await expect(
+      client.chat.completions.create({ model: 'llama3', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
   });
 });
 
@@ -132,7 +171,11 @@ describe('a port already taken', () => {
       expect(proxy.proxy.ollama()).toMatchObject({ state: 'port-in-use', port });
       const lines = proxy.logs().filter((l) => String(l.msg).includes('Ollama port'));
       expect(lines).toHaveLength(1);
-      expect(lines[0].msg).toMatch(new RegExp(`Ollama port ${port} is already in use on 127\\.0\\.0\\.1 \\(is Ollama itself running\\?\\).*--ollama-port or OLLAMA_PORT`));
+      expect(lines[0].msg).toMatch(
+        new RegExp(
+          `Ollama port ${port} is already in use on 127\\.0\\.0\\.1 \\(is Ollama itself running\\?\\).*--ollama-port or OLLAMA_PORT`,
+        ),
+      );
       expect((await fetch(`${proxy.url}/v1/models`)).status).toBe(200);
       // Health says so too, for a monitor or a support question.
       const health = JSON.stringify(await (await fetch(`${proxy.url}/health/detailed`)).json());
@@ -150,17 +193,27 @@ describe('a port already taken, with npm run serve', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ollama-serve-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/proxy/cli.ts', '--ollama-port', String(taken)], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: String(port), MODES: 'tool' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        MODES: 'tool',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      for (let i = 0; i < 150 && !stderr.includes('Stop with Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 150 && !stderr.includes('Stop with Ctrl-C'); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(stderr).toContain(`listening on http://127.0.0.1:${port}`);
       const lines = stderr.split('\n').filter((l) => l.includes('Ollama'));
-      expect(lines).toEqual([`  Ollama API: Ollama port ${taken} is already in use on 127.0.0.1 (is Ollama itself running?); the Ollama API is off, the proxy runs on. Choose another port with --ollama-port or OLLAMA_PORT.`]);
+      expect(lines).toEqual([
+        `  Ollama API: Ollama port ${taken} is already in use on 127.0.0.1 (is Ollama itself running?); the Ollama API is off, the proxy runs on. Choose another port with --ollama-port or OLLAMA_PORT.`,
+      ]);
       expect((await fetch(`http://127.0.0.1:${port}/v1/models`)).status).toBe(200);
     } finally {
       child.kill('SIGTERM');
@@ -171,7 +224,7 @@ describe('a port already taken, with npm run serve', () => {
 });
 
 describe('the same guards, key, rate limit and ledger as the main listener', () => {
-  it('asks for the access key, in Ollama\'s shape; the root stays open', async () => {
+  it("asks for the access key, in Ollama's shape; the root stays open", async () => {
     const key = 'ollama-access-key-0123456789';
     const proxy = await startProxy({ ollamaPort: 0, accessKey: key, modes: ['tool'] });
     try {
@@ -193,16 +246,29 @@ describe('the same guards, key, rate limit and ledger as the main listener', () 
     const proxy = await startProxy({ ollamaPort: 0, modes: ['tool'] });
     try {
       const url = ollamaUrl(proxy);
-      const page = await postJson(`${url}/api/chat`, { model, messages: [{ role: 'user', content: 'x' }] }, { headers: { 'content-type': 'application/json', origin: 'https://evil.example' } });
+      const page = await postJson(
+        `${url}/api/chat`,
+        { model, messages: [{ role: 'user', content: 'x' }] },
+        { headers: { 'content-type': 'application/json', origin: 'https://evil.example' } },
+      );
       expect(page.status).toBe(403);
       expect(Object.keys((await page.json()) as object)).toEqual(['error']);
       // A page that rebinds its own name to 127.0.0.1 still sends that name as Host (fetch cannot set Host).
       const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port: new URL(url).port, path: '/api/tags', headers: { host: 'evil.example:11434' }, agent: false }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: new URL(url).port,
+            path: '/api/tags',
+            headers: { host: 'evil.example:11434' },
+            agent: false,
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -228,7 +294,7 @@ describe('the same guards, key, rate limit and ledger as the main listener', () 
     }
   });
 
-  it('records every request in the ledger under the listener\'s own routes and the client\'s family', async () => {
+  it("records every request in the ledger under the listener's own routes and the client's family", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ollama-ledger-'));
     const ledger = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64 });
     const proxy = await startProxy({ ollamaPort: 0, modes: ['tool'], rateLimitPerMinute: 10_000 }, { usage: ledger });

@@ -6,9 +6,20 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
-import { axeViolations, chromiumPath, get, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import {
+  axeViolations,
+  chromiumPath,
+  get,
+  haveChromium,
+  layoutProblems,
+  screenshot,
+  showTab,
+  startHarness,
+  type Harness,
+} from './harness.js';
 
-if (!haveChromium) console.warn(`[window.ollama.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`[window.ollama.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('the Ollama API in the window', () => {
   let h: Harness;
@@ -48,14 +59,16 @@ describe.skipIf(!haveChromium)('the Ollama API in the window', () => {
     expect(((await version.json()) as { version: string }).version).toMatch(/^\d+\.\d+\.\d+$/);
     await screenshot(page, 'window-settings-ollama-on-1280x800-light');
     await showTab(page, 'overview');
-    await expect.poll(() => page.textContent('#ollama-status')).toBe(`http://127.0.0.1:${ollamaPort} (chats in tool mode)`);
+    await expect
+      .poll(() => page.textContent('#ollama-status'))
+      .toBe(`http://127.0.0.1:${ollamaPort} (chats in tool mode)`);
     await showTab(page, 'connect');
     expect(await page.textContent('#base-url-list')).toContain(`http://127.0.0.1:${ollamaPort}`);
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-connect-ollama-1280x800-light');
   });
 
-  it('refuses the proxy\'s own port for it, under the field', async () => {
+  it("refuses the proxy's own port for it, under the field", async () => {
     await showTab(page, 'settings');
     await page.fill('#ollamaPort', String(h.controller.status().port));
     await page.click('#apply');
@@ -74,8 +87,12 @@ describe.skipIf(!haveChromium)('the Ollama API in the window', () => {
     const port = h.controller.status().port;
     expect((await get(port, '/v1/models')).status).toBe(200);
     await showTab(page, 'overview');
-    await expect.poll(() => page.textContent('#ollama-status')).toBe(`Off: port ${taken} is in use (is Ollama itself running?)`);
-    expect(await page.textContent('#attention')).toContain(`Ollama port ${taken} is already in use (is Ollama itself running?)`);
+    await expect
+      .poll(() => page.textContent('#ollama-status'))
+      .toBe(`Off: port ${taken} is in use (is Ollama itself running?)`);
+    expect(await page.textContent('#attention')).toContain(
+      `Ollama port ${taken} is already in use (is Ollama itself running?)`,
+    );
     expect(await page.textContent('#state')).toBe('Running');
     expect(await layoutProblems(page)).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);

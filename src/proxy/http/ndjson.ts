@@ -13,7 +13,11 @@ export function encodeNdjson(ev: SseEvent): string {
 }
 
 /** Starts an NDJSON response on ctx from an async iterable of events (their `event` names are not written). */
-export function sendNdjson(ctx: ProxyContext, events: AsyncIterable<SseEvent>, extraHeaders: Record<string, string> = {}): void {
+export function sendNdjson(
+  ctx: ProxyContext,
+  events: AsyncIterable<SseEvent>,
+  extraHeaders: Record<string, string> = {},
+): void {
   ctx.status = 200;
   setHeader(ctx, 'content-type', 'application/x-ndjson');
   setHeader(ctx, 'cache-control', 'no-cache');

@@ -36,7 +36,11 @@ export type OllamaListenerStatus =
  * The listener's Koa app: the prefix first, then the main listener's own middleware chain (`chain`, the same
  * function objects, so the rate limit's windows are shared), then its routes.
  */
-export function createOllamaApp(services: Services, parts: OllamaParts, chain: readonly ProxyMiddleware[]): Koa<ProxyState> {
+export function createOllamaApp(
+  services: Services,
+  parts: OllamaParts,
+  chain: readonly ProxyMiddleware[],
+): Koa<ProxyState> {
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true;
   const router = new Router<ProxyState>();

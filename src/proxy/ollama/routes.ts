@@ -18,7 +18,13 @@ import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from '../routes/define.js';
 import { modelList, modelObject } from '../routes/models.js';
 import { registerWireRoutes } from '../routes/wire-routes.js';
-import { contextLengthOf, ollamaPs, ollamaShow, ollamaTags, type OllamaModelFacts } from '../wire/ollama/model-objects.js';
+import {
+  contextLengthOf,
+  ollamaPs,
+  ollamaShow,
+  ollamaTags,
+  type OllamaModelFacts,
+} from '../wire/ollama/model-objects.js';
 import { modelOfOllamaName } from '../wire/ollama/request-to-native.js';
 import { ollamaModelBodySchema } from '../wire/ollama/schemas.js';
 
@@ -84,7 +90,10 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
       // An alias answers with the model it stands for, under the name the client asked about.
       const { info } = catalog.resolve(modelOfOllamaName(name));
       // Images reach the model in direct mode only: tool mode does not claim vision.
-      ctx.body = ollamaShow({ id: name, created: info.created, contextLength: contextLengthOf(info) }, { vision: mode === 'direct' });
+      ctx.body = ollamaShow(
+        { id: name, created: info.created, contextLength: contextLengthOf(info) },
+        { vision: mode === 'direct' },
+      );
     },
   });
   for (const [method, path, what] of unsupported) {
@@ -92,7 +101,10 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
       method,
       path: `/ollama${path}`,
       handler: async () => {
-        throw new ProxyError('not_found', `${what[0].toUpperCase()}${what.slice(1)} is not supported by this server: it is Assistant Proxy's Ollama API, whose models run at the provider (docs/ollama.md)`);
+        throw new ProxyError(
+          'not_found',
+          `${what[0].toUpperCase()}${what.slice(1)} is not supported by this server: it is Assistant Proxy's Ollama API, whose models run at the provider (docs/ollama.md)`,
+        );
       },
     });
   }
@@ -103,7 +115,10 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
 
   // The compatible format on the same port (Copilot's Ollama provider chats here after /api/show).
   get('/v1/models', (ctx) => {
-    ctx.body = modelList(profile, factsOf(catalog).map((m) => catalog.resolve(m.id).info));
+    ctx.body = modelList(
+      profile,
+      factsOf(catalog).map((m) => catalog.resolve(m.id).info),
+    );
   });
   get('/v1/models/:id', (ctx) => {
     ctx.body = modelObject(profile, catalog.resolve(modelOfOllamaName(String(ctx.params.id))).info);

@@ -8,8 +8,20 @@ import { validate } from '../../formats/validate.js';
 import type { NativeMessageParam } from '../../formats/native.js';
 import { errorTypeName } from '../../http/render-error.js';
 import type { ClientNames, ParseContext, WireFormat, WireRequest } from '../wire-format.js';
-import { createOllamaStreamState, finishOllamaStream, nativeMessageToOllama, ollamaLoadAnswer, stepOllamaStream, type OllamaAnswerKind } from './native-to-ollama.js';
-import { modelOfOllamaName, ollamaChatToNative, ollamaGenerateToNative, type OllamaToNativeResult } from './request-to-native.js';
+import {
+  createOllamaStreamState,
+  finishOllamaStream,
+  nativeMessageToOllama,
+  ollamaLoadAnswer,
+  stepOllamaStream,
+  type OllamaAnswerKind,
+} from './native-to-ollama.js';
+import {
+  modelOfOllamaName,
+  ollamaChatToNative,
+  ollamaGenerateToNative,
+  type OllamaToNativeResult,
+} from './request-to-native.js';
 import { ollamaChatRequestSchema, ollamaGenerateRequestSchema } from './schemas.js';
 
 export interface OllamaAnswerOptions {
@@ -19,7 +31,13 @@ export interface OllamaAnswerOptions {
 }
 
 /** The native fields the CLI cannot take, by their Ollama names (routes/chat-modes.ts names them as ignored). */
-const clientNames: ClientNames = { temperature: 'options.temperature', top_p: 'options.top_p', top_k: 'options.top_k', stop_sequences: 'options.stop', thinking: 'think' };
+const clientNames: ClientNames = {
+  temperature: 'options.temperature',
+  top_p: 'options.top_p',
+  top_k: 'options.top_k',
+  stop_sequences: 'options.stop',
+  thinking: 'think',
+};
 
 /** The CLI takes no images (docs/tool-mode.md); an Ollama client is told which setting sends them. */
 function refuseImages(messages: NativeMessageParam[]): void {
@@ -34,7 +52,11 @@ function refuseImages(messages: NativeMessageParam[]): void {
   });
 }
 
-function wireRequestOf(kind: OllamaAnswerKind, parsed: OllamaToNativeResult, context: ParseContext): WireRequest<OllamaAnswerOptions> {
+function wireRequestOf(
+  kind: OllamaAnswerKind,
+  parsed: OllamaToNativeResult,
+  context: ParseContext,
+): WireRequest<OllamaAnswerOptions> {
   const { stream: _stream, ...request } = parsed.request;
   if (context.mode === 'tool') refuseImages(request.messages);
   // Ollama names carry a tag; the mode resolves the name without it.
@@ -54,12 +76,14 @@ function answerOf(meta: Parameters<WireFormat['answer']>[0], options: OllamaAnsw
   const now = meta.now ?? Date.now;
   const answerMeta = { kind: options.kind, model: meta.model, startedAt: meta.startedAt ?? now() };
   return {
-    whole: (message: Parameters<typeof nativeMessageToOllama>[0]) => (options.loadOnly ? ollamaLoadAnswer(answerMeta, now()) : nativeMessageToOllama(message, answerMeta, now())),
+    whole: (message: Parameters<typeof nativeMessageToOllama>[0]) =>
+      options.loadOnly ? ollamaLoadAnswer(answerMeta, now()) : nativeMessageToOllama(message, answerMeta, now()),
     stream() {
       const state = createOllamaStreamState(answerMeta, now);
       return {
         framing: 'ndjson' as const,
-        step: (event: Parameters<typeof stepOllamaStream>[0]) => stepOllamaStream(event, state).map((line) => ({ data: line })),
+        step: (event: Parameters<typeof stepOllamaStream>[0]) =>
+          stepOllamaStream(event, state).map((line) => ({ data: line })),
         failed: () => state.error !== undefined,
         finish: () => {
           const end = finishOllamaStream(state);
@@ -75,19 +99,28 @@ function answerOf(meta: Parameters<WireFormat['answer']>[0], options: OllamaAnsw
 
 function translation(context: ParseContext) {
   const { api } = context;
-  return { defaultMaxTokens: api.defaultMaxTokens, thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget } };
+  return {
+    defaultMaxTokens: api.defaultMaxTokens,
+    thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
+  };
 }
 
 export const ollamaChatFormat: WireFormat<OllamaAnswerOptions> = {
   name: 'ollama-chat',
   family: 'ollama',
-  parse: (body, context) => wireRequestOf('chat', ollamaChatToNative(validate(ollamaChatRequestSchema, body), translation(context)), context),
+  parse: (body, context) =>
+    wireRequestOf('chat', ollamaChatToNative(validate(ollamaChatRequestSchema, body), translation(context)), context),
   answer: answerOf,
 };
 
 export const ollamaGenerateFormat: WireFormat<OllamaAnswerOptions> = {
   name: 'ollama-generate',
   family: 'ollama',
-  parse: (body, context) => wireRequestOf('generate', ollamaGenerateToNative(validate(ollamaGenerateRequestSchema, body), translation(context)), context),
+  parse: (body, context) =>
+    wireRequestOf(
+      'generate',
+      ollamaGenerateToNative(validate(ollamaGenerateRequestSchema, body), translation(context)),
+      context,
+    ),
   answer: answerOf,
 };

@@ -43,7 +43,14 @@ function modifiedAt(facts: OllamaModelFacts): string {
 }
 
 export function ollamaTag(facts: OllamaModelFacts) {
-  return { name: facts.id, model: facts.id, modified_at: modifiedAt(facts), size: 0, digest: digestOf(facts.id), details: detailsOf(facts) };
+  return {
+    name: facts.id,
+    model: facts.id,
+    modified_at: modifiedAt(facts),
+    size: 0,
+    digest: digestOf(facts.id),
+    details: detailsOf(facts),
+  };
 }
 
 export function ollamaTags(models: readonly OllamaModelFacts[]) {
@@ -78,5 +85,12 @@ export function ollamaShow(facts: OllamaModelFacts, can: { vision: boolean }) {
  */
 export function ollamaPs(models: readonly OllamaModelFacts[], now: number) {
   const expires = new Date(now + 24 * 3_600_000).toISOString();
-  return { models: models.map((m) => ({ ...ollamaTag(m), expires_at: expires, size_vram: 0, context_length: m.contextLength })) };
+  return {
+    models: models.map((m) => ({
+      ...ollamaTag(m),
+      expires_at: expires,
+      size_vram: 0,
+      context_length: m.contextLength,
+    })),
+  };
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeMessage, NativeStreamEvent } from '../../formats/native.js';
-import { createOllamaStreamState, finishOllamaStream, nativeMessageToOllama, stepOllamaStream } from './native-to-ollama.js';
+import {
+  createOllamaStreamState,
+  finishOllamaStream,
+  nativeMessageToOllama,
+  stepOllamaStream,
+} from './native-to-ollama.js';
 
 const started = Date.UTC(2026, 10, 27, 12, 0, 0);
 
@@ -10,12 +15,28 @@ function clock(...times: number[]) {
 }
 
 const events: NativeStreamEvent[] = [
-  { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'assistant-sonnet-4-20250514', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 } } },
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'assistant-sonnet-4-20250514',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 },
+    },
+  },
   { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
   { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' there' } },
   { type: 'content_block_stop', index: 0 },
-  { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } },
+  {
+    type: 'content_block_start',
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+  },
   { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
   { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } },
   { type: 'content_block_stop', index: 1 },
@@ -24,17 +45,34 @@ const events: NativeStreamEvent[] = [
 ];
 
 describe('native stream -> Ollama NDJSON lines', () => {
-  it('writes each text delta, the tool call whole, then the done line with the provider\'s counts', () => {
-    const state = createOllamaStreamState({ kind: 'chat', model: 'assistant-sonnet-4-20250514', startedAt: started }, clock(started + 100, started + 150, started + 200, started + 400));
+  it("writes each text delta, the tool call whole, then the done line with the provider's counts", () => {
+    const state = createOllamaStreamState(
+      { kind: 'chat', model: 'assistant-sonnet-4-20250514', startedAt: started },
+      clock(started + 100, started + 150, started + 200, started + 400),
+    );
     const lines = events.flatMap((e) => stepOllamaStream(e, state));
     expect(finishOllamaStream(state)).toEqual({ lines: [] });
     expect(lines).toEqual([
-      { model: 'assistant-sonnet-4-20250514', created_at: '2026-11-27T12:00:00.100Z', message: { role: 'assistant', content: 'Hi' }, done: false },
-      { model: 'assistant-sonnet-4-20250514', created_at: '2026-11-27T12:00:00.150Z', message: { role: 'assistant', content: ' there' }, done: false },
+      {
+        model: 'assistant-sonnet-4-20250514',
+        created_at: '2026-11-27T12:00:00.100Z',
+        message: { role: 'assistant', content: 'Hi' },
+        done: false,
+      },
+      {
+        model: 'assistant-sonnet-4-20250514',
+        created_at: '2026-11-27T12:00:00.150Z',
+        message: { role: 'assistant', content: ' there' },
+        done: false,
+      },
       {
         model: 'assistant-sonnet-4-20250514',
         created_at: '2026-11-27T12:00:00.200Z',
-        message: { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_1', function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } } }] },
+        message: {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'toolu_1', function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } } }],
+        },
         done: false,
       },
       {
@@ -55,7 +93,9 @@ describe('native stream -> Ollama NDJSON lines', () => {
 
   it('writes generate lines as `response`, leaves tool calls out, and says length when max_tokens stopped it', () => {
     const state = createOllamaStreamState({ kind: 'generate', model: 'm', startedAt: started }, clock(started + 10));
-    const cut = events.map((e) => (e.type === 'message_delta' ? { ...e, delta: { stop_reason: 'max_tokens' } } : e)) as NativeStreamEvent[];
+    const cut = events.map((e) =>
+      e.type === 'message_delta' ? { ...e, delta: { stop_reason: 'max_tokens' } } : e,
+    ) as NativeStreamEvent[];
     const lines = cut.flatMap((e) => stepOllamaStream(e, state));
     expect(lines.map((l) => ('response' in l ? l.response : undefined))).toEqual(['Hi', ' there', '']);
     expect(lines.at(-1)).toMatchObject({ done: true, done_reason: 'length', eval_count: 12 });
@@ -90,7 +130,12 @@ describe('a whole native message -> one Ollama answer', () => {
     expect(nativeMessageToOllama(message, { kind: 'chat', model: 'm', startedAt: started }, started + 50)).toEqual({
       model: 'm',
       created_at: '2026-11-27T12:00:00.050Z',
-      message: { role: 'assistant', content: 'Checking.', thinking: 'Let me see.', tool_calls: [{ id: 'toolu_2', function: { index: 0, name: 'get_time', arguments: { city: 'Oslo' } } }] },
+      message: {
+        role: 'assistant',
+        content: 'Checking.',
+        thinking: 'Let me see.',
+        tool_calls: [{ id: 'toolu_2', function: { index: 0, name: 'get_time', arguments: { city: 'Oslo' } } }],
+      },
       done: true,
       done_reason: 'stop',
       total_duration: 50_000_000,

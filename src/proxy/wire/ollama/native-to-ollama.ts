@@ -11,7 +11,13 @@
 import { ProxyError } from '../../errors.js';
 import type { NativeMessage, NativeStreamEvent, NativeUsage } from '../../formats/native.js';
 import { mapNativeError } from '../../translate/map-native-error.js';
-import type { OllamaAnswerMessage, OllamaChatLine, OllamaDoneFields, OllamaGenerateLine, OllamaToolCall } from './schemas.js';
+import type {
+  OllamaAnswerMessage,
+  OllamaChatLine,
+  OllamaDoneFields,
+  OllamaGenerateLine,
+  OllamaToolCall,
+} from './schemas.js';
 
 export type OllamaAnswerKind = 'chat' | 'generate';
 
@@ -25,7 +31,9 @@ export const doneReasonOfStopReason = {
 } as const satisfies Record<string, string>;
 
 export function mapDoneReason(reason: string | null | undefined): string {
-  return reason && Object.hasOwn(doneReasonOfStopReason, reason) ? doneReasonOfStopReason[reason as keyof typeof doneReasonOfStopReason] : 'stop';
+  return reason && Object.hasOwn(doneReasonOfStopReason, reason)
+    ? doneReasonOfStopReason[reason as keyof typeof doneReasonOfStopReason]
+    : 'stop';
 }
 
 export interface OllamaAnswerMeta {
@@ -43,7 +51,13 @@ function createdAt(ms: number): string {
 }
 
 /** Token counts and durations of a finished answer. firstAt: the first content's time, when known. */
-export function doneFields(reason: string | null | undefined, usage: Partial<NativeUsage>, startedAt: number, endedAt: number, firstAt?: number): OllamaDoneFields {
+export function doneFields(
+  reason: string | null | undefined,
+  usage: Partial<NativeUsage>,
+  startedAt: number,
+  endedAt: number,
+  firstAt?: number,
+): OllamaDoneFields {
   const total = Math.max(0, endedAt - startedAt);
   const prompt = firstAt === undefined ? 0 : Math.max(0, firstAt - startedAt);
   return {
@@ -51,7 +65,8 @@ export function doneFields(reason: string | null | undefined, usage: Partial<Nat
     done_reason: mapDoneReason(reason),
     total_duration: total * nsPerMs,
     load_duration: 0,
-    prompt_eval_count: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+    prompt_eval_count:
+      (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
     prompt_eval_duration: prompt * nsPerMs,
     eval_count: usage.output_tokens ?? 0,
     eval_duration: (total - prompt) * nsPerMs,
@@ -59,12 +74,17 @@ export function doneFields(reason: string | null | undefined, usage: Partial<Nat
 }
 
 function toolCallOf(id: string, name: string, input: unknown, index: number): OllamaToolCall {
-  const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const args =
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   return { id, function: { index, name, arguments: args } };
 }
 
 /** A whole native message -> the one Ollama answer object. */
-export function nativeMessageToOllama(message: NativeMessage, meta: OllamaAnswerMeta, now: number): OllamaChatLine | OllamaGenerateLine {
+export function nativeMessageToOllama(
+  message: NativeMessage,
+  meta: OllamaAnswerMeta,
+  now: number,
+): OllamaChatLine | OllamaGenerateLine {
   let text = '';
   let thinking = '';
   const calls: OllamaToolCall[] = [];
@@ -74,15 +94,29 @@ export function nativeMessageToOllama(message: NativeMessage, meta: OllamaAnswer
     else if (block.type === 'tool_use') calls.push(toolCallOf(block.id, block.name, block.input, calls.length));
   }
   const done = doneFields(message.stop_reason, message.usage, meta.startedAt, now);
-  if (meta.kind === 'generate') return { model: meta.model, created_at: createdAt(now), response: text, ...(thinking ? { thinking } : {}), ...done };
-  const answer: OllamaAnswerMessage = { role: 'assistant', content: text, ...(thinking ? { thinking } : {}), ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+  if (meta.kind === 'generate')
+    return {
+      model: meta.model,
+      created_at: createdAt(now),
+      response: text,
+      ...(thinking ? { thinking } : {}),
+      ...done,
+    };
+  const answer: OllamaAnswerMessage = {
+    role: 'assistant',
+    content: text,
+    ...(thinking ? { thinking } : {}),
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
   return { model: meta.model, created_at: createdAt(now), message: answer, ...done };
 }
 
 /** The answer to a request with nothing to answer (Ollama's "load the model"). */
 export function ollamaLoadAnswer(meta: OllamaAnswerMeta, now: number): OllamaChatLine | OllamaGenerateLine {
   const fields = { model: meta.model, created_at: createdAt(now), done: true as const, done_reason: 'load' };
-  return meta.kind === 'generate' ? ({ ...fields, response: '' } as OllamaGenerateLine) : ({ ...fields, message: { role: 'assistant', content: '' } } as OllamaChatLine);
+  return meta.kind === 'generate'
+    ? ({ ...fields, response: '' } as OllamaGenerateLine)
+    : ({ ...fields, message: { role: 'assistant', content: '' } } as OllamaChatLine);
 }
 
 export interface OllamaStreamState {
@@ -104,12 +138,27 @@ export function createOllamaStreamState(meta: OllamaAnswerMeta, now: () => numbe
 
 type Line = OllamaChatLine | OllamaGenerateLine;
 
-function partLine(state: OllamaStreamState, part: { content?: string; thinking?: string; tool_calls?: OllamaToolCall[] }): Line {
+function partLine(
+  state: OllamaStreamState,
+  part: { content?: string; thinking?: string; tool_calls?: OllamaToolCall[] },
+): Line {
   const t = state.now();
   state.firstAt ??= t;
   const { model, kind } = state.meta;
-  if (kind === 'generate') return { model, created_at: createdAt(t), response: part.content ?? '', ...(part.thinking ? { thinking: part.thinking } : {}), done: false };
-  return { model, created_at: createdAt(t), message: { role: 'assistant', content: part.content ?? '', ...part }, done: false };
+  if (kind === 'generate')
+    return {
+      model,
+      created_at: createdAt(t),
+      response: part.content ?? '',
+      ...(part.thinking ? { thinking: part.thinking } : {}),
+      done: false,
+    };
+  return {
+    model,
+    created_at: createdAt(t),
+    message: { role: 'assistant', content: part.content ?? '', ...part },
+    done: false,
+  };
 }
 
 export function stepOllamaStream(event: NativeStreamEvent, state: OllamaStreamState): Line[] {
@@ -132,7 +181,8 @@ export function stepOllamaStream(event: NativeStreamEvent, state: OllamaStreamSt
     case 'content_block_delta': {
       const delta = event.delta;
       if (delta.type === 'text_delta' && delta.text !== '') return [partLine(state, { content: delta.text })];
-      if (delta.type === 'thinking_delta' && delta.thinking !== '') return [partLine(state, { thinking: delta.thinking })];
+      if (delta.type === 'thinking_delta' && delta.thinking !== '')
+        return [partLine(state, { thinking: delta.thinking })];
       if (delta.type === 'input_json_delta') {
         const call = state.calls.get(event.index);
         if (call) call.json += delta.partial_json;
@@ -155,7 +205,8 @@ export function stepOllamaStream(event: NativeStreamEvent, state: OllamaStreamSt
       return [partLine(state, { tool_calls: [toolCallOf(call.id, call.name, input, state.callCount++)] })];
     }
     case 'message_delta': {
-      for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) (state.usage as Record<string, number>)[key] = value as number;
+      for (const [key, value] of Object.entries(event.usage))
+        if (value !== null && value !== undefined) (state.usage as Record<string, number>)[key] = value as number;
       state.stopReason = event.delta.stop_reason;
       return [];
     }
@@ -176,7 +227,9 @@ function lastLine(state: OllamaStreamState): Line {
   const t = state.now();
   const { model, kind } = state.meta;
   const done = doneFields(state.stopReason, state.usage, state.meta.startedAt, t, state.firstAt);
-  return kind === 'generate' ? { model, created_at: createdAt(t), response: '', ...done } : { model, created_at: createdAt(t), message: { role: 'assistant', content: '' }, ...done };
+  return kind === 'generate'
+    ? { model, created_at: createdAt(t), response: '', ...done }
+    : { model, created_at: createdAt(t), message: { role: 'assistant', content: '' }, ...done };
 }
 
 /**
@@ -186,7 +239,8 @@ function lastLine(state: OllamaStreamState): Line {
 export function finishOllamaStream(state: OllamaStreamState): { lines: Line[]; error?: ProxyError } {
   if (state.error) return { lines: [], error: state.error };
   if (state.done) return { lines: [] };
-  if (state.stopReason === undefined) return { lines: [], error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
+  if (state.stopReason === undefined)
+    return { lines: [], error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
   state.done = true;
   return { lines: [lastLine(state)] };
 }

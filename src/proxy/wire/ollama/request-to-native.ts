@@ -11,7 +11,14 @@
 // - images are base64 without a media type: the type is read from the first bytes (PNG, JPEG, GIF, WebP).
 
 import { invalidField } from '../../errors.js';
-import type { NativeContentBlock, NativeImageBlock, NativeMessageParam, NativeMessagesRequest, NativeRole, NativeTool } from '../../formats/native.js';
+import type {
+  NativeContentBlock,
+  NativeImageBlock,
+  NativeMessageParam,
+  NativeMessagesRequest,
+  NativeRole,
+  NativeTool,
+} from '../../formats/native.js';
 import type { ReasoningEffort } from '../../profile.js';
 import type { OllamaChatRequest, OllamaGenerateRequest, OllamaMessage, OllamaOptions } from './schemas.js';
 
@@ -62,7 +69,10 @@ function textBlocks(text: string | null | undefined): NativeContentBlock[] {
   return text ? [{ type: 'text', text }] : [];
 }
 
-function argumentsOf(args: Record<string, unknown> | string | null | undefined, field: string): Record<string, unknown> {
+function argumentsOf(
+  args: Record<string, unknown> | string | null | undefined,
+  field: string,
+): Record<string, unknown> {
   if (args === null || args === undefined) return {};
   if (typeof args !== 'string') return args;
   if (args.trim() === '') return {};
@@ -72,7 +82,8 @@ function argumentsOf(args: Record<string, unknown> | string | null | undefined, 
   } catch {
     throw invalidField(field, 'must be a JSON object');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidField(field, 'must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidField(field, 'must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -81,7 +92,10 @@ interface OpenCall {
   name: string;
 }
 
-function conversationOf(messages: readonly OllamaMessage[], warnings: string[]): { system?: string; messages: NativeMessageParam[] } {
+function conversationOf(
+  messages: readonly OllamaMessage[],
+  warnings: string[],
+): { system?: string; messages: NativeMessageParam[] } {
   const system: string[] = [];
   const out: Array<{ role: NativeRole; content: NativeContentBlock[] }> = [];
   // Calls of the latest assistant message that no tool result has answered yet, in order.
@@ -95,19 +109,23 @@ function conversationOf(messages: readonly OllamaMessage[], warnings: string[]):
         return;
       case 'user':
         role = 'user';
-        blocks = [...(message.images ?? []).map((image, j) => imageBlockOfBase64(image, `messages.${i}.images.${j}`)), ...textBlocks(message.content)];
+        blocks = [
+          ...(message.images ?? []).map((image, j) => imageBlockOfBase64(image, `messages.${i}.images.${j}`)),
+          ...textBlocks(message.content),
+        ];
         break;
       case 'assistant': {
         role = 'assistant';
-        open = (message.tool_calls ?? []).map((call, k) => ({ id: call.id ?? `call_${i}_${k}`, name: call.function.name }));
-        const calls = (message.tool_calls ?? []).map(
-          (call, k): NativeContentBlock => ({
-            type: 'tool_use',
-            id: open[k].id,
-            name: call.function.name,
-            input: argumentsOf(call.function.arguments, `messages.${i}.tool_calls.${k}.function.arguments`),
-          }),
-        );
+        open = (message.tool_calls ?? []).map((call, k) => ({
+          id: call.id ?? `call_${i}_${k}`,
+          name: call.function.name,
+        }));
+        const calls = (message.tool_calls ?? []).map((call, k): NativeContentBlock => ({
+          type: 'tool_use',
+          id: open[k].id,
+          name: call.function.name,
+          input: argumentsOf(call.function.arguments, `messages.${i}.tool_calls.${k}.function.arguments`),
+        }));
         blocks = [...textBlocks(message.content), ...calls];
         break;
       }
@@ -148,12 +166,21 @@ function formatInstructionOf(format: OllamaChatRequest['format'], warnings: stri
   if (format === null || format === undefined || format === '') return undefined;
   warnings.push('format is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON');
   if (format === 'json') return 'Respond only with a single valid JSON value. Do not add any text before or after it.';
-  return ['Respond only with a single valid JSON value that conforms to this JSON schema.', 'Do not add any text before or after it.', JSON.stringify(format)].join('\n');
+  return [
+    'Respond only with a single valid JSON value that conforms to this JSON schema.',
+    'Do not add any text before or after it.',
+    JSON.stringify(format),
+  ].join('\n');
 }
 
 const readOptions = new Set(['num_predict', 'temperature', 'top_p', 'top_k', 'stop']);
 
-function applyOptions(options: OllamaOptions | null | undefined, request: NativeMessagesRequest, warnings: string[], ignored: string[]): void {
+function applyOptions(
+  options: OllamaOptions | null | undefined,
+  request: NativeMessagesRequest,
+  warnings: string[],
+  ignored: string[],
+): void {
   if (!options) return;
   // num_predict -1 (no limit) and -2 (fill the context) have no native equivalent: the default limit stands.
   if (options.num_predict !== null && options.num_predict !== undefined) {
@@ -162,7 +189,8 @@ function applyOptions(options: OllamaOptions | null | undefined, request: Native
   }
   if (options.temperature !== null && options.temperature !== undefined) {
     request.temperature = Math.min(options.temperature, 1);
-    if (options.temperature > 1) warnings.push(`options.temperature ${options.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
+    if (options.temperature > 1)
+      warnings.push(`options.temperature ${options.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
   }
   if (options.top_p !== null && options.top_p !== undefined) request.top_p = options.top_p;
   if (options.top_k !== null && options.top_k !== undefined && options.top_k > 0) request.top_k = options.top_k;
@@ -170,7 +198,8 @@ function applyOptions(options: OllamaOptions | null | undefined, request: Native
     const list = typeof options.stop === 'string' ? [options.stop] : options.stop;
     // The provider refuses whitespace-only stop sequences.
     const kept = list.filter((s) => s.trim() !== '');
-    if (kept.length < list.length) warnings.push('stop sequences made only of whitespace are not supported and were dropped');
+    if (kept.length < list.length)
+      warnings.push('stop sequences made only of whitespace are not supported and were dropped');
     if (kept.length > 0) request.stop_sequences = kept;
   }
   for (const [key, value] of Object.entries(options)) {
@@ -179,7 +208,13 @@ function applyOptions(options: OllamaOptions | null | undefined, request: Native
 }
 
 /** `think` -> thinking with the profile's budget, kept below max_tokens; true means the medium budget. */
-function applyThink(think: OllamaChatRequest['think'], request: NativeMessagesRequest, options: OllamaToNativeOptions, warnings: string[], ignored: string[]): void {
+function applyThink(
+  think: OllamaChatRequest['think'],
+  request: NativeMessagesRequest,
+  options: OllamaToNativeOptions,
+  warnings: string[],
+  ignored: string[],
+): void {
   if (think === null || think === undefined || think === false) return;
   const effort: ReasoningEffort = think === true ? 'medium' : think;
   const wanted = options.thinking.budgets[effort];
@@ -200,7 +235,8 @@ function applyThink(think: OllamaChatRequest['think'], request: NativeMessagesRe
 }
 
 function unread(body: Record<string, unknown>, read: ReadonlySet<string>, ignored: string[]): void {
-  for (const [key, value] of Object.entries(body)) if (!read.has(key) && value !== null && value !== undefined) ignored.push(key);
+  for (const [key, value] of Object.entries(body))
+    if (!read.has(key) && value !== null && value !== undefined) ignored.push(key);
 }
 
 const chatRead = new Set(['model', 'messages', 'stream', 'format', 'tools', 'think', 'options']);
@@ -229,10 +265,16 @@ export function ollamaChatToNative(body: OllamaChatRequest, options: OllamaToNat
 
 const generateRead = new Set(['model', 'prompt', 'system', 'images', 'stream', 'format', 'think', 'options']);
 
-export function ollamaGenerateToNative(body: OllamaGenerateRequest, options: OllamaToNativeOptions): OllamaToNativeResult {
+export function ollamaGenerateToNative(
+  body: OllamaGenerateRequest,
+  options: OllamaToNativeOptions,
+): OllamaToNativeResult {
   const warnings: string[] = [];
   const ignored: string[] = [];
-  const blocks: NativeContentBlock[] = [...(body.images ?? []).map((image, j) => imageBlockOfBase64(image, `images.${j}`)), ...textBlocks(body.prompt)];
+  const blocks: NativeContentBlock[] = [
+    ...(body.images ?? []).map((image, j) => imageBlockOfBase64(image, `images.${j}`)),
+    ...textBlocks(body.prompt),
+  ];
   const format = formatInstructionOf(body.format, warnings);
   const system = [body.system ?? undefined, format].filter((s) => s !== undefined && s !== '').join('\n\n');
   const request: NativeMessagesRequest = {
