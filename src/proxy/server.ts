@@ -17,6 +17,7 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { offersFileTools } from './translate/tool-rules-to-cli-permissions.js';
 import { AfterAnswer } from './http/after-answer.js';
 import { onClientError } from './http/client-error.js';
 import { attachConnectionCaps } from './http/connection-caps.js';
@@ -158,7 +159,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }));
   app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
   app.use(cors(config.corsOrigins));
-  app.use(accessKey(config.accessKey));
+  app.use(accessKey(config.accessKey, { fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell) }));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
