@@ -41,14 +41,17 @@ describe("a tool-mode chat that may use the CLI's file tools", () => {
       body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'read ~/.ssh/id_rsa' }] }),
     });
 
-  it('is refused with a 403 naming the remedy when no access key is configured', async () => {
+  it("is refused with a 403 naming the remedy without the owner's key, though other chats need none", async () => {
     proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['Read'] });
     const res = await chat(proxy.url);
     expect(res.status).toBe(403);
     const body = (await res.json()) as { error: { type: string; message: string } };
     expect(body.error.type).toBe('permission_error');
-    expect(body.error.message).toContain('PROXY_ACCESS_KEY');
+    expect(body.error.message).toContain('owner key');
     expect(body.error.message).toContain('CLI_ALLOWED_TOOLS');
+    const keyed = await chat(proxy.url, proxy.owner);
+    // Past the key: the missing CLI answers, not the access check.
+    expect([401, 403]).not.toContain(keyed.status);
     expect(body.error.message).toContain('docs/security.md');
   });
 

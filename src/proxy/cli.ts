@@ -14,7 +14,8 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
-import { loadProfile, openUsageLedger } from './compose.js';
+import { loadProfile, openUsageLedger, ownerKeyFor } from './compose.js';
+import type { OwnerKey } from './auth/owner-key.js';
 import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
@@ -49,8 +50,18 @@ function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefin
   return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
 }
 
-function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string): string {
-  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+/** Where the key is and what it opens: the owner reads this; another local user cannot read the file it names. */
+function keyLine(config: Config, key: { owner?: OwnerKey; error?: string }): string {
+  if (config.accessKey !== undefined) return '  access key: PROXY_ACCESS_KEY, required for every request';
+  if (key.owner) {
+    const what = config.requireAccessKey ? 'required for every request (REQUIRE_ACCESS_KEY)' : 'opens usage data and /health/detailed in full; chats need none';
+    return `  owner key: ${key.owner.path}${key.owner.created ? ' (new)' : ''}, readable only by you; ${what} (docs/security.md)`;
+  }
+  return `  owner key: not saved (${key.error ?? 'unknown error'}); usage data stays closed until DATA_DIR can be written`;
+}
+
+function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, key: { owner?: OwnerKey; error?: string }): string {
+  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`, keyLine(config, key)];
   const next: string[] = [];
   if (config.modes.includes('tool') || config.modes.includes('direct')) {
     const cli = cliLines(snap, profile, config.cliPath);
@@ -95,11 +106,13 @@ async function main(): Promise<number> {
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
   const ledger = openUsageLedger(config, logger, profile);
+  // The owner's key (docs/security.md "The owner's key"): made at first start, owner-only in the data directory.
+  const key = ownerKeyFor(config);
   let proxy: ReturnType<typeof createProxy>;
   try {
     // The proxy's one model catalog is built here; loadSettings() has checked MODEL_ALIASES already, and any other
     // setting refused while building the proxy is still a bad setting.
-    proxy = createProxy({ config, profile, logger, usage: ledger });
+    proxy = createProxy({ config, profile, logger, usage: ledger, ownerKey: key.owner?.key });
   } catch (err) {
     ledger.close();
     if (!(err instanceof ConfigError)) throw err;
@@ -109,7 +122,7 @@ async function main(): Promise<number> {
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
-    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version));
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, key));
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
   } catch (err) {
     await proxy.close(0).catch(() => undefined);

@@ -28,6 +28,8 @@ export interface ControllerOptions {
   /** The usage ledger every proxy this controller starts records into (docs/usage.md); the caller opens and closes
    * it, since it outlives a restart (a port change). */
   usage?: UsageSink | UsageLedger;
+  /** The owner's key (compose.ts ownerKeyFor) every proxy this controller starts takes, unless PROXY_ACCESS_KEY is set. */
+  ownerKey?: string;
   /** Persists settings after a successful change (the app's electron-store). */
   persist?: (settings: Settings) => void | Promise<void>;
   /** Milliseconds before token expiry that count as "expiring soon" (default one day). */
@@ -89,7 +91,7 @@ export class ProxyController extends EventEmitter {
     this.setState('starting');
     // The log level is a setting the window can change: the shared logger follows it on every (re)start.
     this.logger.level = this.config.logLevel;
-    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage });
+    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage, ownerKey: this.opts.ownerKey });
     try {
       await proxy.listen();
     } catch (err) {

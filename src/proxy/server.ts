@@ -17,6 +17,7 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { newOwnerKey } from './auth/owner-key.js';
 import { offersFileTools } from './translate/tool-rules-to-cli-permissions.js';
 import { AfterAnswer } from './http/after-answer.js';
 import { onClientError } from './http/client-error.js';
@@ -64,6 +65,11 @@ export interface CreateProxyOptions {
   /** How long an answered request's bookkeeping waits (http/after-answer.ts, default AFTER_ANSWER_MS); tests
    * stretch it to show that every reader settles it. */
   afterAnswerMs?: number;
+  /**
+   * The owner's key (auth/owner-key.ts: the file in the data directory that the headless proxy and the app load);
+   * PROXY_ACCESS_KEY wins when set. Absent: a fresh key only this instance knows, so owner data stays closed.
+   */
+  ownerKey?: string;
 }
 
 export interface ProxyServer {
@@ -84,6 +90,8 @@ export interface ProxyServer {
   cliPool(): CliPoolSnapshot;
   /** The live conversations' counts and memory, for the desktop window. */
   cliLive(): LiveConversationsSnapshot;
+  /** The key that opens the owner's data (and everything, with PROXY_ACCESS_KEY or REQUIRE_ACCESS_KEY). */
+  readonly ownerKey: string;
 }
 
 export class PortInUseError extends Error {
@@ -108,7 +116,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const deps = defaultDeps(options.deps);
   const metrics = new ProxyMetrics(deps.now);
   // The access key is redacted as a literal from every log line, error and captured body (redact.ts).
-  rememberSecret(config.accessKey);
+  const ownerKey = config.accessKey ?? options.ownerKey ?? newOwnerKey();
+  rememberSecret(ownerKey);
   // The probe runs the CLI with the children's environment: the same login, and never the proxy's own secrets.
   const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
   const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
@@ -159,7 +168,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }));
   app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
   app.use(cors(config.corsOrigins));
-  app.use(accessKey(config.accessKey, { fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell) }));
+  app.use(accessKey(ownerKey, { everything: config.accessKey !== undefined || config.requireAccessKey, fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell) }));
   app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
@@ -256,6 +265,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
       return server ? boundPort : undefined;
     },
     respapiSessions: components.respapi.sessions,
+    ownerKey,
     cliPool: () => components.cli.poolSnapshot(),
     cliLive: () => components.cli.liveSnapshot(),
   };
