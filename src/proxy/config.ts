@@ -103,7 +103,7 @@ export const settingSources: SettingSource[] = [
   { key: 'accessKey', env: 'PROXY_ACCESS_KEY', kind: 'string', help: 'when set, every client must present it, on loopback too (16+ chars); required beyond loopback' },
   { key: 'requireAccessKey', env: 'REQUIRE_ACCESS_KEY', kind: 'bool', help: "every client must present the owner's key (the file owner-key in the data directory, or PROXY_ACCESS_KEY), chats included; default: only the owner's data needs it" },
   { key: 'metricsEnabled', env: 'METRICS_ENABLED', flag: '--metrics', kind: 'bool', help: 'serve /metrics' },
-  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP' },
+  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP; every loopback address counts as one client' },
   { key: 'rateLimitBurst', env: 'RATE_LIMIT_BURST', kind: 'int', help: 'extra requests allowed above the per-minute rate' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'int', help: 'open connections at once; more are closed on arrival' },
   { key: 'maxConnectionsPerClient', env: 'MAX_CONNECTIONS_PER_CLIENT', kind: 'int', help: 'open connections at once from one client address' },

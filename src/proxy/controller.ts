@@ -226,6 +226,13 @@ export class ProxyController extends EventEmitter {
         else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
       }
     }
+    // Clients refused by the rate limit in the last five minutes: the window says so, and how to raise it.
+    const limitedAt = services?.metrics.lastRateLimitedAt;
+    if (services && limitedAt !== undefined && services.deps.now() - limitedAt < 5 * 60_000) {
+      attention.push(
+        `Clients are being rate limited (${services.metrics.rateLimitedTotal} requests refused since start, ${this.config.rateLimitPerMinute} a minute allowed): raise "Rate limit" in Settings (RATE_LIMIT_PER_MINUTE) if they are yours`,
+      );
+    }
     return {
       state: this.state,
       host,

@@ -169,7 +169,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
   app.use(cors(config.corsOrigins));
   app.use(accessKey(ownerKey, { everything: config.accessKey !== undefined || config.requireAccessKey, fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell) }));
-  app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
+  app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now, () => metrics.rateLimited(deps.now())));
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
 
