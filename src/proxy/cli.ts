@@ -25,7 +25,7 @@ const name = 'assistant-proxy';
 
 /** Settings, profile and model aliases: any problem here is the user's setting, exit 2, before serving or
  * --diagnose. */
-function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
+function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean; full: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
   // An alias of an unknown model (MODEL_ALIASES) shows only against the profile's models, when a catalog is built.
@@ -80,9 +80,9 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
 
 /** --diagnose: each enabled mode checked end to end through a temporary proxy (diagnose/index.ts), the report on
  * stdout; 0 when nothing failed. Loaded only when asked for, so that it costs an ordinary start nothing. */
-async function diagnose(config: Config, profile: Profile): Promise<number> {
+async function diagnose(config: Config, profile: Profile, full: boolean): Promise<number> {
   const { runDiagnose } = await import('./diagnose/index.js');
-  const { text, ok } = await runDiagnose(config, { profile });
+  const { text, ok } = await runDiagnose(config, { profile, full });
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return ok ? 0 : 1;
 }
@@ -101,7 +101,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const { config, profile } = settings;
-  if (settings.diagnose) return diagnose(config, profile);
+  if (settings.diagnose) return diagnose(config, profile, settings.full);
 
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.

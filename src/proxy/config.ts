@@ -185,6 +185,8 @@ export interface ParsedArgs {
   help: boolean;
   /** `--diagnose`: check each enabled mode end to end, print a report, exit. */
   diagnose: boolean;
+  /** `--full` with `--diagnose`: keep the account's e-mail and home paths in the report. */
+  full: boolean;
 }
 
 /** Parses `--flag value`, `--flag=value` and `--no-metrics`. Unknown flags are an error. */
@@ -193,6 +195,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
   let configFile: string | undefined;
   let help = false;
   let diagnose = false;
+  let full = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -201,6 +204,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     if (arg === '--diagnose') {
       diagnose = true;
+      continue;
+    }
+    if (arg === '--full') {
+      full = true;
       continue;
     }
     if (arg === '--no-metrics') {
@@ -229,7 +236,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     values[source.key] = convert(source, takeValue(), 'flag');
   }
-  return { values: values as Settings, configFile, help, diagnose };
+  return { values: values as Settings, configFile, help, diagnose, full };
 }
 
 export function readEnv(env: NodeJS.ProcessEnv): Settings {
@@ -298,13 +305,13 @@ export interface LoadConfigInput {
   profile?: Profile;
 }
 
-export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean } {
+export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean; full: boolean } {
   const env = input.env ?? process.env;
   const args = parseArgs(input.argv ?? []);
   const file = args.configFile ?? env.ASSISTANT_PROXY_CONFIG;
   const fromFile = file ? readSettingsFile(file) : {};
   const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
-  return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose };
+  return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose, full: args.full };
 }
 
 /** A default as a person would type it back: lists comma-joined, "none" for empty or unset. */
@@ -322,6 +329,7 @@ export function usage(): string {
   }
   lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`);
   lines.push(`  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`);
+  lines.push(`  ${'--full'.padEnd(18)} ${''.padEnd(30)} with --diagnose: keep the account e-mail and home paths in the report (left out by default)`);
   lines.push(`  ${'--help'.padEnd(18)} ${''.padEnd(30)} this list`);
   return lines.join('\n');
 }
