@@ -55,7 +55,7 @@ describe("a tool-mode chat that may use the CLI's file tools", () => {
     expect(body.error.message).toContain('docs/security.md');
   });
 
-  it('needs the key even where chats are otherwise keyless, and passes with it', async () => {
+  it('with PROXY_ACCESS_KEY set, is refused without that key and passes with it', async () => {
     const key = 'file-tools-access-key-0123456789';
     proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['Read(./**)'], accessKey: key });
     expect((await chat(proxy.url)).status).toBe(401);
