@@ -2,7 +2,7 @@
 // whole conversation reaching the CLI, and what the child process is given.
 
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -158,6 +158,13 @@ describe('what reaches the CLI', () => {
         '--system-prompt-file', promptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
+      // The tool rules: owner-only, the bare file tool scoped to the working directory, the owner's secrets denied.
+      const rulesFile = record.argv[record.argv.indexOf('--settings') + 1];
+      expect((await stat(rulesFile)).mode & 0o777).toBe(0o600);
+      const rules = JSON.parse(await readFile(rulesFile, 'utf8')) as { permissions: { allow: string[]; deny: string[]; defaultMode: string } };
+      expect(rules.permissions.allow).toEqual(['Read(./**)']);
+      expect(rules.permissions.deny).toEqual(expect.arrayContaining(['Read(~/.ssh/**)', 'Edit(~/.bashrc)', 'Bash']));
+      expect(rules.permissions.defaultMode).toBe('dontAsk');
       // The system prompt went through an owner-only file in the data directory, never an argument; it is gone once
       // the process ended.
       expect(record.argv).not.toContain('You are terse.');
