@@ -32,3 +32,40 @@ describe('access key beyond loopback', () => {
     expect(await withKey.json()).toHaveProperty('components');
   });
 });
+
+describe("a tool-mode chat that may use the CLI's file tools", () => {
+  const chat = (url: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'read ~/.ssh/id_rsa' }] }),
+    });
+
+  it("is refused with a 403 naming the remedy without the owner's key, though other chats need none", async () => {
+    proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['Read'] });
+    const res = await chat(proxy.url);
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe('permission_error');
+    expect(body.error.message).toContain('owner key');
+    expect(body.error.message).toContain('CLI_ALLOWED_TOOLS');
+    const keyed = await chat(proxy.url, proxy.owner);
+    // Past the key: the missing CLI answers, not the access check.
+    expect([401, 403]).not.toContain(keyed.status);
+    expect(body.error.message).toContain('docs/security.md');
+  });
+
+  it('with PROXY_ACCESS_KEY set, is refused without that key and passes with it', async () => {
+    const key = 'file-tools-access-key-0123456789';
+    proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['Read(./**)'], accessKey: key });
+    expect((await chat(proxy.url)).status).toBe(401);
+    const keyed = await chat(proxy.url, { 'x-api-key': key });
+    // Past the key: the missing CLI answers, not the access check.
+    expect([401, 403]).not.toContain(keyed.status);
+  });
+
+  it('stays keyless when the allowed tools touch no file', async () => {
+    proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['WebSearch'] });
+    expect((await chat(proxy.url)).status).not.toBe(403);
+  });
+});

@@ -1,6 +1,7 @@
 // ProxyController: the desktop app's handle on the proxy. Settings changes restart the server; a change that
 // cannot start rolls back and keeps the working proxy.
 
+import { get } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProxyController } from '../src/proxy/controller.js';
@@ -23,6 +24,25 @@ const quiet = createLogger('silent');
 
 
 describe('ProxyController', () => {
+  it('tells the window when clients are being rate limited, and how to raise the limit', async () => {
+    const port = await freePort();
+    controller = new ProxyController({ settings: { port, modes: ['direct'], rateLimitPerMinute: 1, rateLimitBurst: 0 }, logger: quiet });
+    await controller.start();
+    expect(controller.status().attention.join(' ')).not.toMatch(/rate limited/);
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    // From another loopback address: the same client (the whole loopback range shares one budget).
+    const refused = await new Promise<number>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: '/', localAddress: '127.0.0.2' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(refused).toBe(429);
+    const attention = controller.status().attention.join(' ');
+    expect(attention).toMatch(/rate limited/);
+    expect(attention).toContain('RATE_LIMIT_PER_MINUTE');
+  });
+
   it('starts, reports running with base URL, stops', async () => {
     const port = await freePort();
     const persisted: unknown[] = [];

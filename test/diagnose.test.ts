@@ -5,10 +5,11 @@
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSettings, type Settings } from '../src/proxy/config.js';
 import { runDiagnose } from '../src/proxy/diagnose/index.js';
+import { withoutPrivateText } from '../src/proxy/diagnose/private-details.js';
 import { createLogger } from '../src/proxy/logger.js';
 import { createProxy } from '../src/proxy/server.js';
 import { makeFakeCli, type FakeCli } from './fixtures/fake-cli.js';
@@ -71,6 +72,17 @@ describe('diagnose', () => {
     // The direct check reached the provider with the CLI's token (the simulator saw the model list call).
     expect(sim.requests('/v1/models').length).toBeGreaterThan(0);
     expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
+  });
+
+  it('leaves home paths and e-mail addresses out of the report unless a full one is asked for', async () => {
+    const home = dirname(fake.path);
+    const shared = await runDiagnose(validateSettings({ ...base, modes: ['tool'] }), { home });
+    expect(shared.report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ~/${basename(fake.path)}, version 2.1.0`);
+    expect(shared.text).not.toContain(home);
+    const full = await runDiagnose(validateSettings({ ...base, modes: ['tool'] }), { home, full: true });
+    expect(full.report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
+    expect(withoutPrivateText('logged in as owner@example.com (max), config in /home/owner/.claude', '/home/owner')).toBe('logged in as <e-mail> (max), config in ~/.claude');
+    expect(withoutPrivateText('/home/ownership/x', '/home/owner')).toBe('/home/ownership/x');
   });
 
   it('a user with only the CLI logged in passes: response-API mode is reported as not set up, with how to set it up', async () => {

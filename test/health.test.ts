@@ -17,8 +17,9 @@ afterEach(async () => {
   cli = undefined;
 });
 
-async function get(path: string) {
-  const res = await fetch(proxy!.url + path);
+// As the owner (the owner's key): /health/detailed then shows paths and the e-mail (docs/security.md).
+async function get(path: string, headers: Record<string, string> = proxy!.owner) {
+  const res = await fetch(proxy!.url + path, { headers });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -29,7 +30,11 @@ describe('health', () => {
     const { status, body } = await get('/health');
     expect(status).toBe(503);
     expect(body).toMatchObject({ status: 'unhealthy', service: 'assistant-proxy', error: 'CLI not found in PATH' });
-    expect(body.details.searched_paths).toEqual([join(emptyDir, 'claude')]);
+    // The open record holds no path (another local user may read it); the owner's detailed one does.
+    expect(JSON.stringify(body)).not.toContain(emptyDir);
+    expect(body.details.remedy).toMatch(/ASSISTANT_CLI_PATH/);
+    const detailed = await get('/health/detailed');
+    expect(detailed.body.components.assistant_cli.searched_paths).toEqual([join(emptyDir, 'claude')]);
     expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
   });
 
@@ -37,7 +42,12 @@ describe('health', () => {
     proxy = await startProxy({ cliPath: '/nonexistent/claude' });
     const { status, body } = await get('/health');
     expect(status).toBe(503);
-    expect(body.details.searched_paths).toEqual(['/nonexistent/claude']);
+    expect(JSON.stringify(body)).not.toContain('/nonexistent');
+    expect((await get('/health/detailed')).body.components.assistant_cli.searched_paths).toEqual(['/nonexistent/claude']);
+    // Without the owner's key, the detailed record leaves the paths out too, and says why.
+    const anonymous = await get('/health/detailed', {});
+    expect(JSON.stringify(anonymous.body)).not.toContain('/nonexistent');
+    expect(anonymous.body.withheld).toMatch(/owner's key/);
   });
 
   it('is 200 with the version when the fake CLI is on ASSISTANT_CLI_PATH and logged in', async () => {
@@ -53,6 +63,19 @@ describe('health', () => {
     expect(detailed.body.components.api_server).toMatchObject({ status: 'healthy', port: proxy.port, host: '127.0.0.1' });
     expect(detailed.body.components.api_server.uptime).toMatch(/^\d+h \d+m \d+s$/);
     expect(detailed.body.configuration).toEqual({ host: '127.0.0.1', port: proxy.port, log_level: 'DEBUG', cors_enabled: false });
+  });
+
+  it("leaves the account's e-mail and the CLI's path out of /health/detailed without the owner's key", async () => {
+    cli = await makeFakeCli();
+    proxy = await startProxy({ cliPath: cli.path });
+    const anonymous = await get('/health/detailed', {});
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.components.authentication).toMatchObject({ status: 'healthy', logged_in: true });
+    expect(anonymous.body.components.authentication.user).toBeUndefined();
+    expect(anonymous.body.components.assistant_cli.path).toBe('');
+    expect(JSON.stringify(anonymous.body)).not.toContain(cli.dir);
+    const owner = await get('/health/detailed');
+    expect(owner.body.components.assistant_cli.path).toBe(cli.path);
   });
 
   it('also finds the CLI on PATH', async () => {

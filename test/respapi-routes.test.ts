@@ -79,7 +79,7 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
     expect(idB).toMatch(uuid);
     expect(idA).not.toBe(idB);
     expect(upstream().map((r) => r.headers.session_id)).toEqual([idA, idB]);
-    const health = await (await fetch(`${bed.proxy.url}/health/detailed`)).json();
+    const health = await (await fetch(`${bed.proxy.url}/health/detailed`, { headers: bed.proxy.owner })).json();
     const sessions = health.components.respapi_sessions;
     expect(sessions.sessions.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining([idA, idB]));
     expect(JSON.stringify(sessions)).not.toContain(tokens().access_token);
@@ -138,7 +138,7 @@ describe('POST /respapi/:session_id/responses', () => {
       expect(res.headers.get('x-proxy-session-id')).toBe('proj-42_a.b:c');
     }
     expect(upstream().map((r) => r.headers.session_id)).toEqual(['proj-42_a.b:c', 'proj-42_a.b:c']);
-    const health = await (await fetch(`${bed.proxy.url}/health/detailed`)).json();
+    const health = await (await fetch(`${bed.proxy.url}/health/detailed`, { headers: bed.proxy.owner })).json();
     const entry = health.components.respapi_sessions.sessions.find((s: { id: string }) => s.id === 'proj-42_a.b:c');
     expect(entry).toMatchObject({ origin: 'path', requests: 2 });
   });

@@ -2,7 +2,7 @@
 // invalid setting and a taken port, and a graceful stop on SIGTERM.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
@@ -97,6 +97,14 @@ describe('npm run serve', () => {
     expect(run.err()).toContain(`listening on http://127.0.0.1:${port}`);
     const res = await fetch(`http://127.0.0.1:${port}/v1/models`);
     expect(res.status).toBe(200);
+    // The owner's key: made at first start, owner-only in the data directory, and the start-up says where.
+    const keyFile = join(dataDir, 'owner-key');
+    expect(run.err()).toContain(`owner key: ${keyFile}`);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = readFileSync(keyFile, 'utf8').trim();
+    expect(run.err()).not.toContain(key);
+    expect((await fetch(`http://127.0.0.1:${port}/usage/summary`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/usage/summary`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
   });

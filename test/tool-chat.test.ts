@@ -2,7 +2,7 @@
 // whole conversation reaching the CLI, and what the child process is given.
 
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -11,7 +11,8 @@ import { childEnv, postJson, readSse, startToolBed, type ToolBed } from './helpe
 
 let bed: ToolBed;
 beforeAll(async () => {
-  bed = await startToolBed({}, { cliMaxRetries: 3, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash', 'WebFetch'] });
+  // A tool that touches no file: chats stay keyless (a file tool would need the access key, docs/security.md).
+  bed = await startToolBed({}, { cliMaxRetries: 3, cliAllowedTools: ['WebSearch'], cliDisallowedTools: ['Bash', 'WebFetch'] });
 });
 afterAll(async () => {
   await bed?.close();
@@ -124,9 +125,10 @@ describe('token streaming', () => {
 
 describe('what reaches the CLI', () => {
   it('gets the whole conversation, the system prompt, the provider model id, tool rules, bounded retries, the user env and the app work dir', async () => {
-    const echo = await startToolBed({ echo: true }, { cliMaxRetries: 1, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash'] });
+    const key = 'tool-chat-access-key-0123456789';
+    const echo = await startToolBed({ echo: true }, { cliMaxRetries: 1, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash'], accessKey: key });
     try {
-      const client = new OpenAI({ baseURL: `${echo.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+      const client = new OpenAI({ baseURL: `${echo.url}/compat/v1`, apiKey: key, maxRetries: 0 });
       const completion = await client.chat.completions.create({
         model,
         messages: [
@@ -147,14 +149,22 @@ describe('what reaches the CLI', () => {
       expect(record.argv).toEqual([
         '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
         '--model', 'claude-sonnet-4-20250514',
-        // Isolation from the user's own CLI set-up, and only the allowed tools offered (docs/tool-mode.md).
+        // Isolation from the user's own CLI set-up, and only the allowed tools offered (docs/tool-mode.md), confined
+        // to the working directory by the rules of an owner-only settings file (docs/security.md).
         '--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence',
         '--tools', 'Read',
-        '--allowedTools', 'Read',
-        '--disallowedTools', 'Bash',
+        '--settings', join(echo.dataDir, 'cli-prompts', String(process.pid), 'tool-rules.json'),
+        '--restricted',
         '--system-prompt-file', promptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
+      // The tool rules: owner-only, the bare file tool scoped to the working directory, the owner's secrets denied.
+      const rulesFile = record.argv[record.argv.indexOf('--settings') + 1];
+      expect((await stat(rulesFile)).mode & 0o777).toBe(0o600);
+      const rules = JSON.parse(await readFile(rulesFile, 'utf8')) as { permissions: { allow: string[]; deny: string[]; defaultMode: string } };
+      expect(rules.permissions.allow).toEqual(['Read(./**)']);
+      expect(rules.permissions.deny).toEqual(expect.arrayContaining(['Read(~/.ssh/**)', 'Edit(~/.bashrc)', 'Bash']));
+      expect(rules.permissions.defaultMode).toBe('dontAsk');
       // The system prompt went through an owner-only file in the data directory, never an argument; it is gone once
       // the process ended.
       expect(record.argv).not.toContain('You are terse.');

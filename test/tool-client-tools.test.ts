@@ -98,7 +98,9 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     const argv = record.argv;
     expect(argv[argv.indexOf('--tools') + 1]).toBe('');
     expect(argv).toContain('--strict-mcp-config');
-    expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('mcp__c__get_weather,mcp__c__get_time');
+    // The whole per-conversation server is allowed by its fixed name: no client tool name on the command line.
+    expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('mcp__c');
+    expect(argv.join(' ')).not.toMatch(/get_weather|get_time/);
     const configFile = argv[argv.indexOf('--mcp-config') + 1];
     const config = JSON.parse(await readFile(configFile, 'utf8')) as { mcpServers: { c: { url: string; headers: Record<string, string> } } };
     expect(config.mcpServers.c.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -277,9 +279,14 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     // tool_choice none: a plain chat, with isolation's empty MCP config and no tool allowed.
     expect(noneArgs[noneArgs.indexOf('--mcp-config') + 1]).toBe('{"mcpServers":{}}');
     expect(noneArgs).not.toContain('--allowedTools');
-    expect(anyArgs[anyArgs.indexOf('--append-system-prompt') + 1]).toMatch(/calling one or more of the available tools/);
-    expect(namedArgs[namedArgs.indexOf('--allowedTools') + 1]).toBe('mcp__c__get_time');
-    expect(namedArgs[namedArgs.indexOf('--append-system-prompt') + 1]).toContain('mcp__c__get_time');
+    // The instruction goes into the system prompt file, never the command line (it names the client's tool).
+    expect(records[1].systemPrompt).toMatch(/calling one or more of the available tools/);
+    expect(namedArgs[namedArgs.indexOf('--allowedTools') + 1]).toBe('mcp__c');
+    expect(records[2].systemPrompt).toContain('mcp__c__get_time');
+    for (const args of [anyArgs, namedArgs]) {
+      expect(args).not.toContain('--append-system-prompt');
+      expect(args.join(' ')).not.toContain('get_time');
+    }
   });
 });
 

@@ -64,7 +64,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
   });
 
   it('reports the real CLI healthy, with its version and the OAuth login, in /health/detailed', async () => {
-    const res = await fetch(`${proxy.url}/health/detailed`);
+    const res = await fetch(`${proxy.url}/health/detailed`, { headers: proxy.owner });
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
     expect(body.components.assistant_cli).toMatchObject({ status: 'healthy', path: cliPath, version: expect.stringMatching(/^\d+\.\d+\.\d+$/), authenticated: true });
@@ -122,7 +122,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     try {
       const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
       await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-      const limits = (await (await fetch(`${proxy.url}/usage/limits`)).json()) as { windows: Array<{ source: string; window: string; utilization: number }> };
+      const limits = (await (await fetch(`${proxy.url}/usage/limits`, { headers: proxy.owner })).json()) as { windows: Array<{ source: string; window: string; utilization: number }> };
       const cli = limits.windows.filter((w) => w.source === 'cli');
       expect(cli.map((w) => [w.window, w.utilization])).toEqual(expect.arrayContaining([['five_hour', 0.18]]));
     } finally {

@@ -41,6 +41,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// The owner's key: usage data needs it (docs/security.md "The owner's key").
+const ownerKey = 'usage-ledger-owner-key-0123456789';
+const owner = { headers: { 'x-proxy-access-key': ownerKey } };
+
 async function start(dataDir: string, captureBodies = false, afterAnswerMs?: number): Promise<{ url: string; proxy: ProxyServer; ledger: UsageLedger; stop(): Promise<void> }> {
   const profile = createProfile({});
   const config = validateSettings(
@@ -62,7 +66,7 @@ async function start(dataDir: string, captureBodies = false, afterAnswerMs?: num
   );
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
   const ledger = UsageLedger.open({ dataDir, retentionDays: 36_500, maxMb: 64, logger, captureBodies, captureCount: 5 });
-  const proxy = createProxy({ config, profile, logger, usage: ledger, deps: { childEnv }, afterAnswerMs });
+  const proxy = createProxy({ config, profile, logger, usage: ledger, deps: { childEnv }, afterAnswerMs, ownerKey });
   const { url } = await proxy.listen();
   return {
     url,
@@ -222,7 +226,7 @@ describe('usage ledger in a running proxy', () => {
       expect(bed.proxy.services.afterAnswer.waiting).toBe(2); // the read of the answer, then its record
       bed.ledger.flush();
       expect(bed.ledger.requests().rows.map((r) => r.requestId)).not.toContain(sent.id);
-      const page = (await (await fetch(`${bed.url}/usage/requests?limit=1`)).json()) as { requests: Array<Record<string, unknown>> };
+      const page = (await (await fetch(`${bed.url}/usage/requests?limit=1`, owner)).json()) as { requests: Array<Record<string, unknown>> };
       expect(page.requests[0]).toMatchObject({ request_id: sent.id, mode: 'direct', outcome: 'ok', input_tokens: sent.input, output_tokens: sent.output });
       // The app's window reads through the controller and the control service, which settle too; shutdown does.
       const second = await okRequest(bed.url, '/api/v1/messages', true);
@@ -254,14 +258,14 @@ describe('usage ledger in a running proxy', () => {
     ];
     const first = await start(dataDir);
     try {
-      const before = (await (await fetch(`${first.url}/usage/limits`)).json()) as { windows: unknown[] };
+      const before = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as { windows: unknown[] };
       expect(before.windows).toEqual([]);
       const res = await fetch(`${first.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(false) });
       expect(res.status).toBe(200);
       // Forwarded unchanged to the client as well.
       expect(res.headers.get('anthropic-ratelimit-unified-5h-utilization')).toBe('0.18');
       await res.arrayBuffer();
-      const after = (await (await fetch(`${first.url}/usage/limits`)).json()) as { windows: Array<Record<string, unknown>> };
+      const after = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
       expect(after.windows.map(({ observed_at: _o, ...w }) => w)).toEqual(expected);
       const metrics = await first.proxy.services.metrics.registry.metrics();
       expect(metrics).toContain('assistant_proxy_quota_utilization{source="direct",window="five_hour"} 0.18');
@@ -271,10 +275,10 @@ describe('usage ledger in a running proxy', () => {
     sim.reset();
     const second = await start(dataDir);
     try {
-      const again = (await (await fetch(`${second.url}/usage/limits`)).json()) as { windows: Array<Record<string, unknown>> };
+      const again = (await (await fetch(`${second.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
       expect(again.windows.map(({ observed_at: _o, ...w }) => w)).toEqual(expected);
       // The proxy's own endpoints are not traffic it carries: only the one chat is in the ledger.
-      const page = (await (await fetch(`${second.url}/usage/requests`)).json()) as { requests: Array<{ route: string; outcome: string }> };
+      const page = (await (await fetch(`${second.url}/usage/requests`, owner)).json()) as { requests: Array<{ route: string; outcome: string }> };
       expect(page.requests.map((r) => [r.route, r.outcome])).toEqual([['/api/v1/messages', 'ok']]);
     } finally {
       await second.stop();
@@ -296,7 +300,7 @@ describe('usage ledger in a running proxy', () => {
       const compat = await chat('/api/v1/chat/completions', 'compat-limits-1', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
       expect(compat.status).toBe(200);
       await compat.json();
-      const limits = (await (await fetch(`${bed.url}/usage/limits`)).json()) as { windows: Array<Record<string, unknown>> };
+      const limits = (await (await fetch(`${bed.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
       expect(limits.windows).toEqual([expect.objectContaining({ source: 'direct', window: 'five_hour', utilization: 0.31 })]);
 
       // Tool mode resolves a listed id to the CLI's model; the ledger keeps the id the client sent.
@@ -304,7 +308,7 @@ describe('usage ledger in a running proxy', () => {
       expect(tool.status).toBe(200);
       await tool.json();
       bed.ledger.flush();
-      const row = (await (await fetch(`${bed.url}/usage/requests/tool-model-1`)).json()) as { model_requested?: string; model_served?: string };
+      const row = (await (await fetch(`${bed.url}/usage/requests/tool-model-1`, owner)).json()) as { model_requested?: string; model_served?: string };
       expect(row.model_requested).toBe(model);
     } finally {
       await bed.stop();
@@ -319,7 +323,7 @@ describe('usage ledger in a running proxy', () => {
       const res = await fetch(`${bed.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'usage-capture-1', 'x-api-key': secret }, body: body(false) });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
-      const one = (await (await fetch(`${bed.url}/usage/requests/usage-capture-1`)).json()) as { captured?: { request: string; response: string; headers: Record<string, string> } };
+      const one = (await (await fetch(`${bed.url}/usage/requests/usage-capture-1`, owner)).json()) as { captured?: { request: string; response: string; headers: Record<string, string> } };
       expect(JSON.parse(one.captured?.request ?? 'null')).toMatchObject({ model, messages: [{ role: 'user', content: 'Say hello' }] });
       expect(one.captured?.response).toContain('"usage"');
       expect(one.captured?.headers['x-api-key']).toBe('[redacted]');

@@ -30,7 +30,7 @@ async function start(settings: Settings = {}): Promise<{ url: string; ledger: Us
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
   const ledger = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64, logger });
   cleanups.push(() => ledger.close());
-  const proxy = createProxy({ config, profile, logger });
+  const proxy = createProxy({ config, profile, logger, ownerKey });
   const router = new Router<ProxyState>();
   registerUsage(router, proxy.services, ledger);
   proxy.app.use(router.routes());
@@ -38,6 +38,10 @@ async function start(settings: Settings = {}): Promise<{ url: string; ledger: Us
   cleanups.push(() => proxy.close(200));
   return { url: url.replace('[::ffff:127.0.0.1]', '127.0.0.1'), ledger, proxy };
 }
+
+// The owner's key: usage data needs it on loopback too (docs/security.md "The owner's key").
+const ownerKey = 'usage-owner-key-0123456789';
+const get = (url: string) => fetch(url, { headers: { 'x-proxy-access-key': ownerKey } });
 
 let n = 0;
 function rec(over: Partial<UsageRecord> = {}): UsageRecord {
@@ -70,20 +74,20 @@ describe('GET /usage/*', () => {
   it('pages the request history newest first, filters, and shows one request', async () => {
     const { url, ledger } = await start();
     for (let i = 0; i < 5; i++) ledger.record(rec({ outcome: i === 2 ? 'client_gone' : 'ok' }));
-    const first = await json(await fetch(`${url}/usage/requests?limit=3`));
+    const first = await json(await get(`${url}/usage/requests?limit=3`));
     const ids = (first.requests as Array<{ request_id: string }>).map((r) => r.request_id);
     expect(ids).toHaveLength(3);
-    const second = await json(await fetch(`${url}/usage/requests?limit=3&before=${String(first.next_before)}`));
+    const second = await json(await get(`${url}/usage/requests?limit=3&before=${String(first.next_before)}`));
     expect(second.next_before).toBeUndefined();
     const all = [...ids, ...(second.requests as Array<{ request_id: string }>).map((r) => r.request_id)];
     expect(new Set(all).size).toBe(5);
-    const gone = await json(await fetch(`${url}/usage/requests?outcome=client_gone`));
+    const gone = await json(await get(`${url}/usage/requests?outcome=client_gone`));
     expect(gone.requests).toHaveLength(1);
     const one = (gone.requests as Array<Record<string, unknown>>)[0];
     expect(one).toMatchObject({ mode: 'direct', outcome: 'client_gone', input_tokens: 10, cache_write_tokens: null, streamed: false });
-    const byId = await fetch(`${url}/usage/requests/${String(one.request_id)}`);
+    const byId = await get(`${url}/usage/requests/${String(one.request_id)}`);
     expect(await json(byId)).toEqual(one);
-    const missing = await fetch(`${url}/usage/requests/nope`);
+    const missing = await get(`${url}/usage/requests/nope`);
     expect(missing.status).toBe(404);
     expect((await json(missing)).error).toMatchObject({ type: 'not_found' });
   });
@@ -93,7 +97,7 @@ describe('GET /usage/*', () => {
     ledger.record(rec({ modelServed: 'm1', ttftMs: 10 }));
     ledger.record(rec({ modelServed: 'm1', ttftMs: 30 }));
     ledger.record(rec({ modelServed: 'm2', outcome: 'upstream_error', status: 502, tokens: { input: null, output: null, cacheRead: null, cacheWrite: null }, ttftMs: null }));
-    const s = await json(await fetch(`${url}/usage/summary?from=2026-11-20&to=2026-11-21&by=model`));
+    const s = await json(await get(`${url}/usage/summary?from=2026-11-20&to=2026-11-21&by=model`));
     expect(s.by).toBe('model');
     expect(s.rows).toEqual([
       { key: 'm1', requests: 2, errors: 0, tokens: { input: 20, output: 40, cache_read: 0, cache_write: 0 }, unreported_tokens: 0, ttft_p50_ms: 10, ttft_p95_ms: 30 },
@@ -104,9 +108,9 @@ describe('GET /usage/*', () => {
 
   it('shows quota windows with times in Unix seconds', async () => {
     const { url, ledger } = await start();
-    expect(await json(await fetch(`${url}/usage/limits`))).toEqual({ windows: [] });
+    expect(await json(await get(`${url}/usage/limits`))).toEqual({ windows: [] });
     ledger.upstreamHeaders('direct', { 'anthropic-ratelimit-unified-5h-utilization': '0.18', 'anthropic-ratelimit-unified-5h-reset': '1795400158', 'anthropic-ratelimit-unified-5h-status': 'allowed' });
-    const body = await json(await fetch(`${url}/usage/limits`));
+    const body = await json(await get(`${url}/usage/limits`));
     const windows = body.windows as Array<Record<string, unknown>>;
     expect(windows).toHaveLength(1);
     expect(windows[0]).toMatchObject({ source: 'direct', window: 'five_hour', utilization: 0.18, resets_at: 1795400158, status: 'allowed' });
@@ -117,7 +121,7 @@ describe('GET /usage/*', () => {
     const { url, ledger } = await start();
     for (let i = 0; i < 3; i++) ledger.record(rec({ client: i === 1 ? '+cmd' : 'curl' }));
     ledger.record(rec({ startedAt: Date.UTC(2026, 0, 1) }));
-    const res = await fetch(`${url}/usage/export.csv?from=2026-11-20&to=2026-11-21`);
+    const res = await get(`${url}/usage/export.csv?from=2026-11-20&to=2026-11-21`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="assistant-proxy-usage-2026-11-20-to-2026-11-21.csv"');
@@ -144,11 +148,27 @@ describe('GET /usage/*', () => {
       ['/usage/limits?x=1', 'x'],
     ];
     for (const [path, field] of cases) {
-      const res = await fetch(url + path);
+      const res = await get(url + path);
       expect(res.status, path).toBe(400);
       const body = await json(res);
       expect(body.error, path).toMatchObject({ type: 'validation_error', details: { field } });
       expect(String((body.error as { message: string }).message), path).toContain(field);
+    }
+  });
+
+  it("requires the owner's key on loopback, where chats need none, and names where the key is", async () => {
+    const { url } = await start();
+    for (const path of ['/usage/requests', '/usage/requests/r1', '/usage/summary', '/usage/limits', '/usage/export.csv']) {
+      const refused = await fetch(url + path);
+      expect(refused.status, path).toBe(401);
+      const body = await json(refused);
+      expect(String((body.error as { message: string }).message), path).toMatch(/owner key.*owner-key/s);
+      expect(body).not.toHaveProperty('requests');
+      const wrong = await fetch(url + path, { headers: { 'x-api-key': 'not-the-owner-key-0123456789' } });
+      expect(wrong.status, path).toBe(401);
+      const ok = await get(url + path);
+      expect([200, 404], path).toContain(ok.status);
+      await ok.arrayBuffer();
     }
   });
 

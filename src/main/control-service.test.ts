@@ -163,3 +163,36 @@ describe('control service: recent requests', () => {
     expect(bare.find((r) => r.requestId === id)?.path).toBeUndefined();
   });
 });
+
+describe("control service: diagnose through a proxy that requires the owner's key", () => {
+  let controller: ProxyController | undefined;
+  afterEach(async () => {
+    await controller?.stop(100);
+  });
+
+  it('sends the running proxy\'s key, so REQUIRE_ACCESS_KEY does not fail its checks', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startSimulator, writeCliCredentials } = await import('../../test/simulator/index.js');
+    const { makeFakeCli } = await import('../../test/fixtures/fake-cli.js');
+    const dir = await mkdtemp(join(tmpdir(), 'diagnose-key-'));
+    const sim = await startSimulator();
+    const fake = await makeFakeCli({ reply: 'OK' });
+    try {
+      const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-diag', refreshToken: 'sk-ant-ort01-diag', expiresAt: Date.now() + 3_600_000 });
+      controller = new ProxyController({
+        settings: { port: 0, logLevel: 'silent', modes: ['direct'], requireAccessKey: true, cliPath: fake.path, apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, dataDir: join(dir, 'data') },
+        ownerKey: 'control-owner-key-0123456789',
+      });
+      await controller.start();
+      const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
+      const { report } = await api.diagnose();
+      expect(report.checks.find((c) => c.id === 'direct-models')?.status).toBe('pass');
+    } finally {
+      await fake.cleanup();
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -102,7 +102,9 @@ export function createControlService(controller: ProxyController, deps: ControlS
     const status = controller.status();
     const config = controller.getConfig();
     // Through the running proxy when there is one: the requests then see exactly what clients see.
-    return runDiagnose(config, { proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined });
+    // With the running proxy's key (the owner's key, or PROXY_ACCESS_KEY), so that REQUIRE_ACCESS_KEY lets it through.
+    const running = status.state === 'running';
+    return runDiagnose(config, { proxyUrl: running ? clientBaseUrl(status) : undefined, accessKey: running ? controller.current()?.ownerKey : undefined });
   };
   return {
     getStatus: async () => controller.status(),

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App, Clipboard, Dialog, Shell } from 'electron';
-import { dataDirDefaults, loadProfile, openUsageLedger } from '../proxy/compose.js';
+import { dataDirDefaults, loadProfile, openUsageLedger, ownerKeyFor } from '../proxy/compose.js';
 import { validateSettings, type Settings } from '../proxy/config.js';
 import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';
@@ -217,9 +217,20 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
     if (shellPath.error) log.warn({ reason: shellPath.error }, 'using the inherited PATH');
     env.PATH = shellPath.path;
     proxyDeps = { envPath: shellPath.path, childEnv: { ...env, PATH: shellPath.path } };
+    // The owner's key (docs/security.md "The owner's key"): the window reads usage over IPC and needs none; clients
+    // and scripts of the owner read it from the data directory.
+    let ownerKey: string | undefined;
+    try {
+      const key = ownerKeyFor(validateSettings({ ...defaults, ...stored.settings }, profile));
+      ownerKey = key.owner?.key;
+      if (key.error) log.warn({ reason: key.error }, "the owner's key could not be saved: usage data stays closed to clients");
+    } catch {
+      // Bad stored settings: the controller reports them.
+    }
     controller = new ProxyController({
       settings: stored.settings,
       defaults,
+      ownerKey,
       profile,
       logger: log,
       deps: proxyDeps,

@@ -4,6 +4,12 @@ import { createMainWindow, secureWebPreferences } from './window.js';
 
 class FakeWebContents extends EventEmitter {
   sent: Array<[string, unknown]> = [];
+  permissionRequest: ((contents: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void) | undefined;
+  permissionCheck: ((contents: unknown, permission: string, origin: string, details: unknown) => boolean) | undefined;
+  session = {
+    setPermissionRequestHandler: (h: FakeWebContents['permissionRequest']) => (this.permissionRequest = h),
+    setPermissionCheckHandler: (h: FakeWebContents['permissionCheck']) => (this.permissionCheck = h),
+  };
   openHandler: (() => { action: string }) | undefined;
   setWindowOpenHandler(h: () => { action: string }) {
     this.openHandler = h;
@@ -74,6 +80,21 @@ describe('main window', () => {
     win.webContents.emit('will-navigate', { url: 'https://example.com/', preventDefault: () => (prevented = true) });
     expect(prevented).toBe(true);
     expect(win.loaded).toBe('/app/dist/renderer/index.html');
+  });
+
+  it('denies every permission request and check: the page uses none', () => {
+    FakeWindow.made = [];
+    const w = createMainWindow({ BrowserWindow: FakeWindow as never, preloadPath: '/app/preload.cjs', indexPath: '/app/index.html', hideOnClose: () => true });
+    w.show();
+    const contents = FakeWindow.made[0].webContents;
+    expect(contents.permissionRequest).toBeTypeOf('function');
+    expect(contents.permissionCheck).toBeTypeOf('function');
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'hid', 'serial', 'fullscreen', 'openExternal']) {
+      let granted: boolean | undefined;
+      contents.permissionRequest!(contents, permission, (g) => (granted = g), {});
+      expect(granted, permission).toBe(false);
+      expect(contents.permissionCheck!(contents, permission, 'file://', {}), permission).toBe(false);
+    }
   });
 
   it('closing hides it while a tray can bring it back; show() reuses it', () => {

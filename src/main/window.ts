@@ -1,5 +1,5 @@
 // The dashboard window: created on first use, locked down (context isolation, no Node, sandboxed renderer, no
-// navigation away from our page, no new windows). Closing it hides it while the tray can bring it back; with no
+// navigation away from our page, no new windows, no permission granted). Closing it hides it while the tray can bring it back; with no
 // tray host (a Linux desktop without a status-notifier host) closing it quits, so the user is never left with an
 // app they cannot reach or end (PEERS.md "Desktop app habits").
 
@@ -47,6 +47,10 @@ export function createMainWindow(opts: WindowOptions): MainWindow {
       webPreferences: secureWebPreferences(opts.preloadPath),
     });
     w.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    // The page uses no permission (the clipboard goes through IPC): every request (camera, microphone, geolocation,
+    // notifications, clipboard reads, HID, serial, ...) and every check is refused, whatever a script in it asks.
+    w.webContents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+    w.webContents.session.setPermissionCheckHandler(() => false);
     // The details object carries the target URL (the second `url` argument is deprecated since Electron 25).
     w.webContents.on('will-navigate', (event) => {
       if (event.url !== pageUrl) event.preventDefault();

@@ -14,7 +14,8 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
-import { loadProfile, openUsageLedger } from './compose.js';
+import { loadProfile, openUsageLedger, ownerKeyFor } from './compose.js';
+import type { OwnerKey } from './auth/owner-key.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
@@ -25,7 +26,7 @@ const name = 'assistant-proxy';
 
 /** Settings, profile and model aliases: any problem here is the user's setting, exit 2, before serving or
  * --diagnose. */
-function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
+function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean; full: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
   // An alias of an unknown model (MODEL_ALIASES) shows only against the catalog (the cached provider list and the
@@ -78,8 +79,26 @@ function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): s
   return `  Ollama API: ${status.message}`;
 }
 
-function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {
-  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+/** Where the key is and what it opens: the owner reads this; another local user cannot read the file it names. */
+function keyLine(config: Config, key: { owner?: OwnerKey; error?: string }): string {
+  if (config.accessKey !== undefined) return '  access key: PROXY_ACCESS_KEY, required for every request';
+  if (key.owner) {
+    const what = config.requireAccessKey ? 'required for every request (REQUIRE_ACCESS_KEY)' : 'opens usage data and /health/detailed in full; chats need none';
+    return `  owner key: ${key.owner.path}${key.owner.created ? ' (new)' : ''}, readable only by you; ${what} (docs/security.md)`;
+  }
+  return `  owner key: not saved (${key.error ?? 'unknown error'}); usage data stays closed until DATA_DIR can be written`;
+}
+
+function startupSummary(
+  url: string,
+  config: Config,
+  profile: Profile,
+  snap: CliSnapshot,
+  version: string,
+  ollama: OllamaListenerStatus,
+  key: { owner?: OwnerKey; error?: string },
+): string {
+  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`, keyLine(config, key)];
   const ollamaText = ollamaLine(ollama, config.ollamaMode);
   if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
@@ -101,9 +120,9 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
 
 /** --diagnose: each enabled mode checked end to end through a temporary proxy (diagnose/index.ts), the report on
  * stdout; 0 when nothing failed. Loaded only when asked for, so that it costs an ordinary start nothing. */
-async function diagnose(config: Config, profile: Profile): Promise<number> {
+async function diagnose(config: Config, profile: Profile, full: boolean): Promise<number> {
   const { runDiagnose } = await import('./diagnose/index.js');
-  const { text, ok } = await runDiagnose(config, { profile });
+  const { text, ok } = await runDiagnose(config, { profile, full });
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return ok ? 0 : 1;
 }
@@ -122,16 +141,18 @@ async function main(): Promise<number> {
     return 0;
   }
   const { config, profile } = settings;
-  if (settings.diagnose) return diagnose(config, profile);
+  if (settings.diagnose) return diagnose(config, profile, settings.full);
 
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
   const ledger = openUsageLedger(config, logger, profile);
+  // The owner's key (docs/security.md "The owner's key"): made at first start, owner-only in the data directory.
+  const key = ownerKeyFor(config);
   let proxy: ReturnType<typeof createProxy>;
   try {
     // The proxy's one model catalog is built here; loadSettings() has checked MODEL_ALIASES already, and any other
     // setting refused while building the proxy is still a bad setting.
-    proxy = createProxy({ config, profile, logger, usage: ledger });
+    proxy = createProxy({ config, profile, logger, usage: ledger, ownerKey: key.owner?.key });
   } catch (err) {
     ledger.close();
     if (!(err instanceof ConfigError)) throw err;
@@ -141,7 +162,7 @@ async function main(): Promise<number> {
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
-    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama()));
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama(), key));
     if (!snap.lastCheck && usesCli(config)) {
       // The first check is still running (listen() waits for it only a few seconds): its result follows, once.
       void proxy.services.probe.refresh().then(

@@ -3,6 +3,8 @@
 // docs/configuration.md), and the usage ledger opened with that profile's quota header names (docs/usage.md).
 // The desktop app adds its data directory, the app's user-data folder, beneath the user's own settings.
 
+import { join } from 'node:path';
+import { loadOwnerKey, type OwnerKey } from './auth/owner-key.js';
 import { ConfigError, type Config, type Settings } from './config.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
 import { openLedger, type LedgerLog, type UsageLedger } from './usage/index.js';
@@ -29,4 +31,18 @@ export function openUsageLedger(config: Config, logger: LedgerLog, profile: Prof
  * DATA_DIR wins. */
 export function dataDirDefaults(dir: string): Settings {
   return { dataDir: dir };
+}
+
+/**
+ * The owner's key of this data directory (auth/owner-key.ts), made at first start; undefined when PROXY_ACCESS_KEY
+ * is the key, or when the directory cannot be written (then `error` says why, and the proxy uses a key only it
+ * knows, so the owner's data stays closed rather than open).
+ */
+export function ownerKeyFor(config: Pick<Config, 'accessKey' | 'dataDir'>): { owner?: OwnerKey; error?: string } {
+  if (config.accessKey !== undefined) return {};
+  try {
+    return { owner: loadOwnerKey(config.dataDir) };
+  } catch (err) {
+    return { error: `${(err as NodeJS.ErrnoException).code ?? (err as Error).message} in ${config.dataDir}` };
+  }
 }

@@ -31,6 +31,7 @@ export function configSchema(profile: Profile = defaultProfile) {
     corsOrigins: z.array(z.string().url()).default([]),
     allowedHosts: z.array(z.string().min(1)).default([]),
     accessKey: z.string().min(16).optional(),
+    requireAccessKey: z.boolean().default(false),
     metricsEnabled: z.boolean().default(true),
     rateLimitPerMinute: int(1, 1_000_000).default(60),
     rateLimitBurst: int(0, 1_000_000).default(10),
@@ -44,6 +45,7 @@ export function configSchema(profile: Profile = defaultProfile) {
     cliWorkDir: z.string().min(1).optional(),
     cliAllowedTools: z.array(z.string().min(1)).default([]),
     cliDisallowedTools: z.array(z.string().min(1)).default([]),
+    cliUnconfinedShell: z.boolean().default(false),
     cliMaxRetries: int(0, 10).default(2),
     cliMaxConcurrent: int(1, 256).default(4),
     cliQueueSize: int(0, 10_000).default(16),
@@ -107,8 +109,9 @@ export const settingSources: SettingSource[] = [
   { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: '--cors-origins', kind: 'list', help: 'comma list of allowed browser origins; empty = CORS off' },
   { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: '--allowed-hosts', kind: 'list', help: 'extra Host header names accepted while bound to loopback' },
   { key: 'accessKey', env: 'PROXY_ACCESS_KEY', kind: 'string', help: 'when set, every client must present it, on loopback too (16+ chars); required beyond loopback' },
+  { key: 'requireAccessKey', env: 'REQUIRE_ACCESS_KEY', kind: 'bool', help: "every client must present the owner's key (the file owner-key in the data directory, or PROXY_ACCESS_KEY), chats included; default: only the owner's data needs it" },
   { key: 'metricsEnabled', env: 'METRICS_ENABLED', flag: '--metrics', kind: 'bool', help: 'serve /metrics' },
-  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP' },
+  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP; every loopback address counts as one client' },
   { key: 'rateLimitBurst', env: 'RATE_LIMIT_BURST', kind: 'int', help: 'extra requests allowed above the per-minute rate' },
   { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'int', help: 'open connections at once; more are closed on arrival' },
   { key: 'maxConnectionsPerClient', env: 'MAX_CONNECTIONS_PER_CLIENT', kind: 'int', help: 'open connections at once from one client address' },
@@ -118,6 +121,7 @@ export const settingSources: SettingSource[] = [
   { key: 'cliWorkDir', env: 'CLI_WORKDIR', kind: 'string', help: 'working directory of CLI children, created empty and owner-only', shownDefault: 'DATA_DIR/cli-workdir' },
   { key: 'cliAllowedTools', env: 'CLI_ALLOWED_TOOLS', kind: 'list', help: "tools the CLI may use without asking (none: the CLI's own rules apply)" },
   { key: 'cliDisallowedTools', env: 'CLI_DISALLOWED_TOOLS', kind: 'list', help: 'tools the CLI may never use' },
+  { key: 'cliUnconfinedShell', env: 'CLI_UNCONFINED_SHELL', kind: 'bool', help: 'let CLI_ALLOWED_TOOLS offer Bash: it runs any command as you, past every file rule (default false)' },
   { key: 'cliMaxRetries', env: 'CLI_MAX_RETRIES', kind: 'int', help: "bound on the CLI's own retries of failed provider calls" },
   { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
   { key: 'cliQueueSize', env: 'CLI_QUEUE_SIZE', kind: 'int', help: 'requests waiting for a CLI slot before 429' },
@@ -191,6 +195,8 @@ export interface ParsedArgs {
   help: boolean;
   /** `--diagnose`: check each enabled mode end to end, print a report, exit. */
   diagnose: boolean;
+  /** `--full` with `--diagnose`: keep the account's e-mail and home paths in the report. */
+  full: boolean;
 }
 
 /** Parses `--flag value`, `--flag=value` and `--no-metrics`. Unknown flags are an error. */
@@ -199,6 +205,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
   let configFile: string | undefined;
   let help = false;
   let diagnose = false;
+  let full = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
@@ -207,6 +214,10 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     if (arg === '--diagnose') {
       diagnose = true;
+      continue;
+    }
+    if (arg === '--full') {
+      full = true;
       continue;
     }
     if (arg === '--no-metrics') {
@@ -235,7 +246,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     values[source.key] = convert(source, takeValue(), 'flag');
   }
-  return { values: values as Settings, configFile, help, diagnose };
+  return { values: values as Settings, configFile, help, diagnose, full };
 }
 
 export function readEnv(env: NodeJS.ProcessEnv): Settings {
@@ -307,13 +318,13 @@ export interface LoadConfigInput {
   profile?: Profile;
 }
 
-export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean } {
+export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean; full: boolean } {
   const env = input.env ?? process.env;
   const args = parseArgs(input.argv ?? []);
   const file = args.configFile ?? env.ASSISTANT_PROXY_CONFIG;
   const fromFile = file ? readSettingsFile(file) : {};
   const merged = { ...input.stored, ...fromFile, ...readEnv(env), ...args.values };
-  return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose };
+  return { config: validateSettings(merged, input.profile), help: args.help, diagnose: args.diagnose, full: args.full };
 }
 
 /** A default as a person would type it back: lists comma-joined, "none" for empty or unset. */
@@ -331,6 +342,7 @@ export function usage(): string {
   }
   lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`);
   lines.push(`  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`);
+  lines.push(`  ${'--full'.padEnd(18)} ${''.padEnd(30)} with --diagnose: keep the account e-mail and home paths in the report (left out by default)`);
   lines.push(`  ${'--help'.padEnd(18)} ${''.padEnd(30)} this list`);
   return lines.join('\n');
 }

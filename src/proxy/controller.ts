@@ -29,6 +29,8 @@ export interface ControllerOptions {
   /** The usage ledger every proxy this controller starts records into (docs/usage.md); the caller opens and closes
    * it, since it outlives a restart (a port change). */
   usage?: UsageSink | UsageLedger;
+  /** The owner's key (compose.ts ownerKeyFor) every proxy this controller starts takes, unless PROXY_ACCESS_KEY is set. */
+  ownerKey?: string;
   /** Persists settings after a successful change (the app's electron-store). */
   persist?: (settings: Settings) => void | Promise<void>;
   /** Milliseconds before token expiry that count as "expiring soon" (default one day). */
@@ -90,7 +92,7 @@ export class ProxyController extends EventEmitter {
     this.setState('starting');
     // The log level is a setting the window can change: the shared logger follows it on every (re)start.
     this.logger.level = this.config.logLevel;
-    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage });
+    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage, ownerKey: this.opts.ownerKey });
     try {
       await proxy.listen();
     } catch (err) {
@@ -230,6 +232,13 @@ export class ProxyController extends EventEmitter {
     }
     const ollama = this.ollamaView(proxy);
     if (ollama.message) attention.push(ollama.message);
+    // Clients refused by the rate limit in the last five minutes: the window says so, and how to raise it.
+    const limitedAt = services?.metrics.lastRateLimitedAt;
+    if (services && limitedAt !== undefined && services.deps.now() - limitedAt < 5 * 60_000) {
+      attention.push(
+        `Clients are being rate limited (${services.metrics.rateLimitedTotal} requests refused since start, ${this.config.rateLimitPerMinute} a minute allowed): raise "Rate limit" in Settings (RATE_LIMIT_PER_MINUTE) if they are yours`,
+      );
+    }
     return {
       state: this.state,
       host,

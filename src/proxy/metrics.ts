@@ -94,6 +94,9 @@ export class ProxyMetrics {
 
   requestsTotal = 0;
   errorsTotal = 0;
+  /** Requests answered 429 by the rate limiter, and when the last was (the window says clients are being limited). */
+  rateLimitedTotal = 0;
+  lastRateLimitedAt: number | undefined;
   inFlight = 0;
   private latencies = new NumberWindow(SAMPLE_WINDOW);
   private ttfts = new NumberWindow(SAMPLE_WINDOW);
@@ -126,6 +129,12 @@ export class ProxyMetrics {
     this.inFlightGauge = new Gauge({ name: 'assistant_proxy_requests_in_flight', help: 'Requests being served now', labelNames: ['mode'], registers });
     this.refusedRequests = new Counter({ name: 'assistant_proxy_refused_requests_total', help: 'Requests refused before any work (web pages of other origins, foreign Host names), by reason', labelNames: ['reason'], registers });
     this.refusedConnections = new Counter({ name: 'assistant_proxy_refused_connections_total', help: 'Connections closed on arrival because a connection cap was reached, by cap', labelNames: ['reason'], registers });
+  }
+
+  /** A request the rate limiter refused (http/rate-limit.ts). */
+  rateLimited(at: number): void {
+    this.rateLimitedTotal++;
+    this.lastRateLimitedAt = at;
   }
 
   /** A request refused before any work (it has no ledger row; it still has its request metrics and log line). */

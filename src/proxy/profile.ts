@@ -64,6 +64,30 @@ export interface Profile {
     toolsFlag: string;
     allowedToolsFlag: string;
     disallowedToolsFlag: string;
+    /**
+     * What the CLI's built-in tools may touch when CLI_ALLOWED_TOOLS offers some (docs/security.md "The CLI's own
+     * tools"): the rules go into a settings file given with `settingsFlag` (owner-only, in the data directory), never
+     * on the command line.
+     */
+    permissions: {
+      /** Loads a settings file on top of the sources chosen (it applies even with CLI_USER_SETUP). */
+      settingsFlag: string;
+      /** Confines the file tools to the working directory and drops the command-running tools not named in --tools. */
+      restrictedFlag: string;
+      /** The permission mode in the settings file: anything no rule allows is refused, never asked about. */
+      defaultMode: string;
+      /** Built-in tools that read or change files: a bare name in CLI_ALLOWED_TOOLS is scoped to the working directory. */
+      fileTools: string[];
+      /** The tool names of the two rule kinds: a read rule covers every reading tool, an edit rule every writing one. */
+      readRule: string;
+      editRule: string;
+      /** Tools that run commands as the owner, outside every file rule: offered only with CLI_UNCONFINED_SHELL. */
+      shellTools: string[];
+      /** Rule paths (`~/` is the home directory) refused to every file tool, whatever else is allowed: the CLI's login
+       * and settings, keys, shell start-up files and autostart folders. The credential files' folders, the proxy's
+       * data directory and the response-API login are added as absolute paths. */
+      deniedPaths: string[];
+    };
     /** The client's own tools offered to the CLI as MCP tools (docs/tool-mode.md "The client's own tools"). */
     clientTools: {
       /** Text added after the system prompt (the tool_choice instruction). */
@@ -224,6 +248,44 @@ export const defaultProfile: Profile = {
     toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',
+    permissions: {
+      settingsFlag: '--settings',
+      restrictedFlag: '--restricted',
+      defaultMode: 'dontAsk',
+      fileTools: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Glob', 'Grep', 'LS'],
+      readRule: 'Read',
+      editRule: 'Edit',
+      shellTools: ['Bash', 'BashOutput', 'KillShell', 'KillBash', 'PowerShell', 'Monitor'],
+      deniedPaths: [
+        '~/.claude/**',
+        '~/.claude.json',
+        '~/.claude.json.backup',
+        '~/.codex/**',
+        '~/.ssh/**',
+        '~/.gnupg/**',
+        '~/.aws/**',
+        '~/.netrc',
+        '~/.git-credentials',
+        '~/.config/gh/**',
+        '~/.bashrc',
+        '~/.bash_profile',
+        '~/.bash_login',
+        '~/.bash_logout',
+        '~/.profile',
+        '~/.zshrc',
+        '~/.zshenv',
+        '~/.zprofile',
+        '~/.zlogin',
+        '~/.config/fish/**',
+        '~/.config/autostart/**',
+        '~/.config/systemd/user/**',
+        '~/.config/environment.d/**',
+        '~/.xprofile',
+        '~/.xsessionrc',
+        '~/Library/LaunchAgents/**',
+        '~/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/**',
+      ],
+    },
     clientTools: {
       appendSystemPromptFlag: '--append-system-prompt',
       serverName: 'c',

@@ -17,6 +17,8 @@ import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
+import { newOwnerKey } from './auth/owner-key.js';
+import { offersFileTools } from './translate/tool-rules-to-cli-permissions.js';
 import { AfterAnswer } from './http/after-answer.js';
 import { onClientError } from './http/client-error.js';
 import { attachConnectionCaps } from './http/connection-caps.js';
@@ -67,6 +69,11 @@ export interface CreateProxyOptions {
   /** How long an answered request's bookkeeping waits (http/after-answer.ts, default AFTER_ANSWER_MS); tests
    * stretch it to show that every reader settles it. */
   afterAnswerMs?: number;
+  /**
+   * The owner's key (auth/owner-key.ts: the file in the data directory that the headless proxy and the app load);
+   * PROXY_ACCESS_KEY wins when set. Absent: a fresh key only this instance knows, so owner data stays closed.
+   */
+  ownerKey?: string;
 }
 
 export interface ProxyServer {
@@ -93,6 +100,8 @@ export interface ProxyServer {
   cliLive(): LiveConversationsSnapshot;
   /** The model catalog every list shows (models/live-catalog.ts), for the desktop window. */
   readonly catalog: LiveModelCatalog;
+  /** The key that opens the owner's data (and everything, with PROXY_ACCESS_KEY or REQUIRE_ACCESS_KEY). */
+  readonly ownerKey: string;
 }
 
 export class PortInUseError extends Error {
@@ -117,7 +126,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const deps = defaultDeps(options.deps);
   const metrics = new ProxyMetrics(deps.now);
   // The access key is redacted as a literal from every log line, error and captured body (redact.ts).
-  rememberSecret(config.accessKey);
+  const ownerKey = config.accessKey ?? options.ownerKey ?? newOwnerKey();
+  rememberSecret(ownerKey);
   // The probe runs the CLI with the children's environment: the same login, and never the proxy's own secrets.
   const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
   const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
@@ -173,8 +183,11 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }),
     crossSiteGuard(config.corsOrigins, metrics, refusals),
     cors(config.corsOrigins),
-    accessKey(config.accessKey),
-    rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now),
+    accessKey(ownerKey, {
+      everything: config.accessKey !== undefined || config.requireAccessKey,
+      fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell),
+    }),
+    rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now, () => metrics.rateLimited(deps.now())),
   ];
   for (const middleware of chain) app.use(middleware);
   app.use(fallthrough(router));
@@ -323,6 +336,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     },
     ollama: () => ollamaStatus,
     respapiSessions: components.respapi.sessions,
+    ownerKey,
     cliPool: () => components.cli.poolSnapshot(),
     cliLive: () => components.cli.liveSnapshot(),
     catalog: components.catalog,

@@ -16,6 +16,10 @@ export interface TestProxy {
   url: string;
   port: number;
   proxy: ProxyServer;
+  /** The owner's key: /usage/* and the e-mail and paths of /health/detailed need it (docs/security.md). */
+  ownerKey: string;
+  /** Headers carrying the owner's key. */
+  owner: { 'x-proxy-access-key': string };
   /** Every log line written so far, parsed. */
   logs(): Array<Record<string, unknown>>;
   /** The raw log text (to assert that a secret never appears). */
@@ -64,6 +68,8 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
     url,
     port,
     proxy,
+    ownerKey: proxy.ownerKey,
+    owner: { 'x-proxy-access-key': proxy.ownerKey },
     // A reader settles first, as the proxy's own reads do: an answered request's line is written a moment after
     // its answer (src/proxy/http/after-answer.ts).
     logs: () => {

@@ -26,6 +26,19 @@ const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/c
 const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
 
 describe('electron-builder.yml', () => {
+  it("sets Electron's fuses: no RunAsNode, encrypted cookies, ASAR integrity, the app only from its ASAR", async () => {
+    const config = await getConfig(repo, `${repo}electron-builder.yml`, null);
+    expect(config.electronFuses).toEqual({
+      runAsNode: false,
+      enableCookieEncryption: true,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+    });
+    expect(config.asar).toBe(true);
+  });
+
   it('passes electron-builder validation with the targets the issue asks for', async () => {
     const config = await getConfig(repo, `${repo}electron-builder.yml`, null);
     await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();

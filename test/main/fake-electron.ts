@@ -103,6 +103,10 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
       send: (channel: string, ...args: unknown[]) => record('webcontents-send', { channel, args: JSON.parse(JSON.stringify(args)) }),
       setWindowOpenHandler: () => undefined,
       on: () => undefined,
+      session: {
+        setPermissionRequestHandler: (handler: unknown) => record('permission-request-handler', { set: typeof handler === 'function' }),
+        setPermissionCheckHandler: (handler: unknown) => record('permission-check-handler', { set: typeof handler === 'function' }),
+      },
     };
     constructor(readonly options: Record<string, any>) {
       super();

@@ -107,7 +107,7 @@ export function planReply(
     if (knobs.toolPreamble) blocks.push({ type: 'text', pieces: splitText(knobs.toolPreamble, knobs.chunkCount) });
     // Several calls in one turn (knobs.toolCalls), each naming the next tool of the request in turn.
     for (let i = 0; i < Math.max(1, knobs.toolCalls ?? 1); i++) {
-      const tool = tools[i % tools.length];
+      const tool = (knobs.toolName !== undefined ? tools.find((t) => t.name === knobs.toolName) : undefined) ?? tools[i % tools.length];
       const name = typeof tool.name === 'string' ? tool.name : 'tool';
       const pieces = splitJson(JSON.stringify(knobs.toolInput));
       blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });

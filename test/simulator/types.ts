@@ -87,6 +87,9 @@ export interface SimulatorKnobs {
   /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
    * that chose not to call a tool does (the real CLI sends its own tools with every request). */
   answerTools: boolean;
+  /** The tool the tool_use blocks name, when the request offers it (a scripted model that asks for one tool, whatever
+   * else the client sends); unset: the request's tools in turn. */
+  toolName?: string;
   /** How many tool_use blocks one answer carries (default 1); the i-th names the request's tool i modulo their count. */
   toolCalls?: number;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */

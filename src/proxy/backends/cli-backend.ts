@@ -23,7 +23,7 @@
 // the process is kept, or until it has really exited.
 
 import { mkdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
@@ -42,7 +42,8 @@ import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-
 import { killGraceMs, processGroups } from './end-child.js';
 import { LiveConversations, type LiveConversationsSnapshot } from './live-conversations.js';
 import { PromptFiles } from './prompt-files.js';
-import { nativeRequestToCliInput, type CliInput } from '../translate/native-request-to-cli-input.js';
+import { nativeRequestToCliInput, type CliInput, type CliInputOptions } from '../translate/native-request-to-cli-input.js';
+import { toolRulesToCliPermissions, type CliPermissions } from '../translate/tool-rules-to-cli-permissions.js';
 import type { UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
@@ -53,6 +54,8 @@ export interface CliBackendOptions {
     | 'cliWorkDir'
     | 'cliAllowedTools'
     | 'cliDisallowedTools'
+    | 'cliUnconfinedShell'
+    | 'respapiCredentialsPath'
     | 'cliMaxRetries'
     | 'cliMaxConcurrent'
     | 'cliQueueSize'
@@ -118,6 +121,9 @@ export class CliBackend implements Backend {
   /** Processes kept between turns (live-conversations.ts); CLI_LIVE_MAX=0 turns them off. */
   readonly live: LiveConversations<CliConversation>;
   private readonly prompts: PromptFiles;
+  /** What the built-in tools may do (docs/security.md "The CLI's own tools"), and its settings file once written. */
+  private readonly permissions: CliPermissions;
+  private permissionsFile: string | undefined;
   /** The login and settings a process starts under; a different value ends idle and warm processes. */
   private readonly fingerprint: () => string;
   /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
@@ -127,6 +133,21 @@ export class CliBackend implements Backend {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
     const { config, profile } = opts;
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
+    this.permissions = toolRulesToCliPermissions({
+      profile,
+      allowedTools: config.cliAllowedTools,
+      disallowedTools: config.cliDisallowedTools,
+      unconfinedShell: config.cliUnconfinedShell,
+      deniedDirs: [resolve(config.dataDir)],
+      deniedFiles: [resolve(config.credentialsPath), resolve(config.respapiCredentialsPath)],
+      workDir: resolve(config.cliWorkDir),
+    });
+    if (this.permissions.refused.length > 0) {
+      opts.logger.warn(
+        { refused: this.permissions.refused },
+        'CLI_ALLOWED_TOOLS names tools that run commands as you, past every file rule; they are not offered unless CLI_UNCONFINED_SHELL=true (docs/security.md)',
+      );
+    }
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
     const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
     this.fingerprint = fingerprint;
@@ -209,16 +230,10 @@ export class CliBackend implements Backend {
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply. The input
       // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
-      const input = () =>
-        nativeRequestToCliInput(req, { profile: this.opts.profile, allowedTools: [], disallowedTools: [], userSetup: this.opts.config.cliUserSetup });
+      const input = () => nativeRequestToCliInput(req, { profile: this.opts.profile, userSetup: this.opts.config.cliUserSetup });
       return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
     }
-    const input = nativeRequestToCliInput(req, {
-      profile: this.opts.profile,
-      allowedTools: this.opts.config.cliAllowedTools,
-      disallowedTools: this.opts.config.cliDisallowedTools,
-      userSetup: this.opts.config.cliUserSetup,
-    });
+    const input = nativeRequestToCliInput(req, { profile: this.opts.profile, builtInTools: this.builtInTools(), userSetup: this.opts.config.cliUserSetup });
     return this.run(req, input, signal, context.logger ?? this.opts.logger);
   }
 
@@ -421,6 +436,20 @@ export class CliBackend implements Backend {
       promptFile,
       now: Date.now,
     });
+  }
+
+  /** The built-in tools offered and the owner-only settings file of their rules, written on first use. */
+  private builtInTools(): CliInputOptions['builtInTools'] {
+    if (this.permissions.tools.length === 0) return undefined;
+    if (this.permissionsFile === undefined) {
+      try {
+        this.permissionsFile = this.prompts.writeShared('tool-rules.json', JSON.stringify(this.permissions.settings, null, 2));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        throw new ProxyError('internal', `Cannot write the CLI's tool rules under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+      }
+    }
+    return { tools: this.permissions.tools, settingsFile: this.permissionsFile };
   }
 
   /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */

@@ -229,9 +229,12 @@ export class CliToolConversations {
       const at = args.indexOf(iso.mcpConfigFlag);
       if (at >= 0) args[at + 1] = configFile;
       else args.push(iso.mcpConfigFlag, configFile);
-      args.push(profile.cli.allowedToolsFlag, [...plan.clientToolNames.keys()].join(','));
-      if (plan.instruction) args.push(t.appendSystemPromptFlag, plan.instruction);
-      const cli = this.host.startTracked(cliPath, { ...input, args }, key);
+      // No client text on the command line, which every local user can read (docs/security.md): the rule allows the
+      // whole per-conversation server by its fixed name rather than listing the client's tool names, and the
+      // tool_choice instruction (it names a tool) goes into the system prompt file.
+      args.push(profile.cli.allowedToolsFlag, `${t.toolPrefix}${t.serverName}`);
+      const systemPrompt = plan.instruction ? `${input.systemPrompt}\n\n${plan.instruction}` : input.systemPrompt;
+      const cli = this.host.startTracked(cliPath, { ...input, args, systemPrompt }, key);
       cli.write(input.stdin);
       this.host.live.track(cli);
       const conv = new ToolConversation(cli, server, dir, plan);

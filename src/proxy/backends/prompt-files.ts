@@ -21,6 +21,7 @@ function processRuns(pid: number): boolean {
 export class PromptFiles {
   private readonly dir: string;
   private ready = false;
+  private readonly shared = new Set<string>();
 
   constructor(private readonly root: string) {
     this.dir = join(root, String(process.pid));
@@ -34,8 +35,23 @@ export class PromptFiles {
     return path;
   }
 
+  /**
+   * Writes a file that every child of this process shares (the tool rules' settings), owner-only, under a fixed name;
+   * it goes when the backend closes.
+   */
+  writeShared(name: string, text: string): string {
+    if (!this.ready) this.prepare();
+    const path = join(this.dir, name);
+    writeFileSync(path, text, { mode: 0o600 });
+    chmodSync(path, 0o600);
+    this.shared.add(path);
+    return path;
+  }
+
   /** Removes this process's directory when no file is left in it (each file goes with its process). */
   close(): void {
+    for (const path of this.shared) rmSync(path, { force: true });
+    this.shared.clear();
     try {
       rmdirSync(this.dir);
     } catch {

@@ -18,6 +18,9 @@ import { cliCheck, directModelsCheck, loginCheck, respapiCredentialsCheck, respa
 import { renderDiagnoseText } from './render.js';
 import type { DiagnoseCheck, DiagnoseReport } from './types.js';
 
+import { homedir } from 'node:os';
+import { withoutPrivateDetails } from './private-details.js';
+
 export type { CheckStatus, DiagnoseCheck, DiagnoseReport } from './types.js';
 export { renderDiagnoseText } from './render.js';
 
@@ -34,6 +37,10 @@ export interface DiagnoseOptions {
   requestTimeoutMs?: number;
   /** The fetch used to reach the proxy (tests); default the global one. */
   fetch?: typeof fetch;
+  /** Keep the account's e-mail and home-directory paths in the report (`--diagnose --full`); default: left out. */
+  full?: boolean;
+  /** The home directory written `~` in the report (tests); default os.homedir(). */
+  home?: string;
 }
 
 const toolModes = (config: Config) => config.modes.includes('tool') || config.modes.includes('direct');
@@ -122,6 +129,8 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
  * whether all is well (exit 0 then, 1 otherwise).
  */
 export async function runDiagnose(config: Config, opts: DiagnoseOptions = {}): Promise<{ report: DiagnoseReport; text: string; ok: boolean }> {
-  const report = await diagnose(config, opts);
+  const raw = await diagnose(config, opts);
+  // A report is made to be shared: no e-mail, no home path, unless the owner asked for the full one.
+  const report = opts.full ? raw : withoutPrivateDetails(raw, opts.home ?? homedir());
   return { report, text: renderDiagnoseText(report), ok: report.ok };
 }

@@ -42,6 +42,11 @@ export function httpStatusOf(status: OverallStatus): number {
   return status === 'healthy' ? 200 : status === 'unhealthy' ? 503 : 500;
 }
 
+/** An error text with its file paths cut out, for the open record (a path shows the owner's home directory). */
+export function withoutPaths(text: string): string {
+  return text.replace(/(?:[A-Za-z]:)?(?:[\\/][^\s'"`\\/]+)+[\\/]?/g, '<path>');
+}
+
 export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Profile): BasicHealth {
   const base = { service: fig.service, timestamp: new Date(fig.now).toISOString() };
   if (fig.cliRequired) {
@@ -50,10 +55,11 @@ export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Prof
       return { status: 'unhealthy', ...base, error: 'CLI check in progress', details: { [profile.cli.healthDetailsKey]: 'checking' } };
     }
     if (snap.cli.status === 'unhealthy') {
-      return { status: 'unhealthy', ...base, error: 'CLI not found in PATH', details: { searched_paths: snap.cli.searchedPaths, remedy: profile.cli.installHint } };
+      // No path in this open answer (another local user reads it): the searched paths are in /health/detailed.
+      return { status: 'unhealthy', ...base, error: 'CLI not found in PATH', details: { remedy: profile.cli.installHint } };
     }
     if (snap.cli.status === 'error') {
-      return { status: 'error', ...base, error: `CLI check failed: ${snap.cli.error ?? 'unknown error'}`, details: { path: snap.cli.path } };
+      return { status: 'error', ...base, error: `CLI check failed: ${withoutPaths(snap.cli.error ?? 'unknown error')}`, details: { [profile.cli.healthDetailsKey]: 'error' } };
     }
     if (snap.auth.status === 'unauthenticated') {
       return { status: 'unhealthy', ...base, error: 'CLI authentication failed', details: { [profile.cli.healthDetailsKey]: 'not_authenticated', remedy: profile.cli.loginHint } };
@@ -65,19 +71,33 @@ export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Prof
   return { status: 'healthy', ...base, version: fig.version };
 }
 
-export function detailedHealth(snap: CliSnapshot, fig: ServerFigures, profile: Profile, extras: Record<string, unknown> = {}) {
+/** What /health/detailed leaves out for a caller without the owner's key: the account's e-mail, paths under the home
+ * directory, and the response-API session ids (docs/security.md "The owner's key"). */
+export const withheldNote = "the account e-mail, paths and session ids are shown only with the owner's key (docs/security.md)";
+
+function withoutSessionIds(extras: Record<string, unknown>): Record<string, unknown> {
+  const sessions = extras.respapi_sessions as { sessions?: unknown } | undefined;
+  if (!sessions || typeof sessions !== 'object' || !('sessions' in sessions)) return extras;
+  const { sessions: _ids, ...counts } = sessions;
+  return { ...extras, respapi_sessions: counts };
+}
+
+export function detailedHealth(snap: CliSnapshot, fig: ServerFigures, profile: Profile, extras: Record<string, unknown> = {}, view: { owner: boolean } = { owner: true }) {
   const basic = basicHealth(snap, fig, profile);
+  const owner = view.owner;
+  if (!owner) extras = withoutSessionIds(extras);
   return {
     ...basic,
     version: fig.version,
     components: {
       assistant_cli: {
         status: snap.cli.status === 'unknown' ? 'error' : snap.cli.status,
-        path: snap.cli.path ?? '',
+        path: owner ? (snap.cli.path ?? '') : '',
         version: snap.cli.version ?? '',
         ...(snap.cli.status === 'healthy' ? { authenticated: snap.auth.loggedIn } : {}),
         ...(snap.lastCheck ? { last_check: snap.lastCheck } : {}),
-        ...(snap.cli.status !== 'healthy' ? { searched_paths: snap.cli.searchedPaths } : {}),
+        ...(snap.cli.status !== 'healthy' && owner ? { searched_paths: snap.cli.searchedPaths } : {}),
+        ...(snap.cli.status === 'error' && owner && snap.cli.error ? { error: snap.cli.error } : {}),
       },
       api_server: {
         status: 'healthy',
@@ -90,11 +110,12 @@ export function detailedHealth(snap: CliSnapshot, fig: ServerFigures, profile: P
       authentication: {
         status: snap.auth.status === 'unknown' ? 'error' : snap.auth.status,
         logged_in: snap.auth.loggedIn,
-        ...(snap.auth.user ? { user: snap.auth.user } : {}),
+        ...(snap.auth.user && owner ? { user: snap.auth.user } : {}),
         ...(snap.auth.expires ? { expires: snap.auth.expires } : {}),
       },
       ...extras,
     },
     configuration: { host: fig.host, port: fig.port, log_level: fig.logLevel.toUpperCase(), cors_enabled: fig.corsEnabled },
+    ...(owner ? {} : { withheld: withheldNote }),
   };
 }

@@ -66,3 +66,22 @@ describe('rateLimit (SPEC.md §8)', () => {
     expect((await attempt(mw, 'a')).passed).toBe(true); // burst again
   });
 });
+
+describe('rateLimit: the loopback range is one client', () => {
+  it('counts 127.0.0.1–127.0.0.9, ::1 and their IPv4-mapped forms on one budget, and says how to raise the limit', async () => {
+    const limited: string[] = [];
+    const mw = rateLimit(4, 0, () => 1_000_000, (client) => limited.push(client));
+    const from = ['127.0.0.2', '127.0.0.3', '::ffff:127.0.0.9', '::1'];
+    for (const ip of from) expect((await attempt(mw, ip)).passed, ip).toBe(true);
+    const fifth = await attempt(mw, '127.0.0.5');
+    expect(fifth.passed).toBe(false);
+    expect(isProxyError(fifth.error) && fifth.error.kind).toBe('rate_limit');
+    const message = (fifth.error as Error).message;
+    expect(message).toContain('RATE_LIMIT_PER_MINUTE');
+    expect(message).toContain("window's Settings");
+    expect(message).toContain('all clients on this computer together');
+    expect(limited).toEqual(['loopback']);
+    // Another machine keeps a budget of its own.
+    expect((await attempt(mw, '10.0.0.7')).passed).toBe(true);
+  });
+});

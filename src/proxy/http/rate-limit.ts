@@ -8,6 +8,9 @@
 //   X-RateLimit-Reset      Unix time (seconds) when the steady window resets
 //   Retry-After            on 429 only, seconds until a request will be accepted again
 // Probes (health and metrics, route-table.ts) are never limited, so monitors cannot lock a user out.
+// Every loopback address (127.0.0.0/8, ::1, and the IPv4-mapped forms) is one client: they are all this machine, and
+// a local process that spread its requests over 127.0.0.2–127.0.0.9 had eight budgets (docs/security.md).
+// A 429 says how to raise the limit; `onLimited` tells the window that clients are being limited.
 
 import { ProxyError } from '../errors.js';
 import { isProbePath } from '../route-table.js';
@@ -52,7 +55,14 @@ class FixedWindows {
   }
 }
 
-export function rateLimit(perMinute: number, burst: number, now: () => number = Date.now): ProxyMiddleware {
+/** The limiter's client: one for the whole loopback range, else the address. */
+export function clientKeyOf(address: string): string {
+  const a = address.toLowerCase().replace(/^::ffff:/, '');
+  if (a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a)) return 'loopback';
+  return a;
+}
+
+export function rateLimit(perMinute: number, burst: number, now: () => number = Date.now, onLimited?: (client: string) => void): ProxyMiddleware {
   const steady = new FixedWindows();
   const bursts = new FixedWindows();
   const burstPoints = Math.max(burst, 0);
@@ -61,7 +71,7 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
     if (isProbePath(ctx.path) || ctx.method === 'OPTIONS') {
       return next();
     }
-    const key = ctx.ip || ctx.socket.remoteAddress || 'unknown';
+    const key = clientKeyOf(ctx.ip || ctx.socket.remoteAddress || 'unknown');
     const t = now();
     const s = steady.consume(key, t);
     let limited = false;
@@ -81,7 +91,13 @@ export function rateLimit(perMinute: number, burst: number, now: () => number = 
     setHeader(ctx, 'x-ratelimit-reset', String(Math.ceil(s.resetAt / 1000)));
     if (limited) {
       const retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
-      throw new ProxyError('rate_limit', `Rate limit exceeded: ${perMinute} requests per minute (+${burst} burst) per client. Retry in ${retryAfter} s.`, { retryAfter });
+      onLimited?.(key);
+      const who = key === 'loopback' ? 'for all clients on this computer together' : 'per client';
+      throw new ProxyError(
+        'rate_limit',
+        `Rate limit exceeded: ${perMinute} requests per minute (+${burst} burst) ${who}. Retry in ${retryAfter} s. To raise the limit, set RATE_LIMIT_PER_MINUTE (and RATE_LIMIT_BURST), or "Rate limit" in the desktop window's Settings (docs/configuration.md).`,
+        { retryAfter },
+      );
     }
     return next();
   };

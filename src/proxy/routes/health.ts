@@ -44,7 +44,9 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
     method: 'GET',
     path: '/health/detailed',
     handler: async (ctx) => {
-      const record = detailedHealth(services.probe.snapshot(), figures(services, parts), services.profile, parts.extras());
+      // Without the owner's key: no e-mail, paths or session ids (another local user may be asking).
+      const owner = ctx.state.accessKeyPresented === true;
+      const record = detailedHealth(services.probe.snapshot(), figures(services, parts), services.profile, parts.extras(), { owner });
       ctx.status = httpStatusOf(record.status);
       ctx.body = record;
     },

@@ -4,7 +4,7 @@ import { createProfile } from '../profile.js';
 import { conversationToPrompt, maxSystemPromptChars, nativeRequestToCliInput } from './native-request-to-cli-input.js';
 
 const profile = createProfile();
-const options = { profile, allowedTools: [], disallowedTools: [] };
+const options = { profile };
 const print = profile.cli.printArgs;
 // Isolation from the user's own CLI set-up and no built-in tools: what every child gets by default.
 const isolation = ['--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence'];
@@ -50,7 +50,7 @@ describe('nativeRequestToCliInput', () => {
     expect(input.args.slice(print.length, print.length + 2)).toEqual(['--model', 'sonnet']);
   });
 
-  it('gives the system prompt (string or blocks) for the prompt file and the tool rules in flags, offering exactly the allowed tools', () => {
+  it('gives the system prompt (string or blocks) for the prompt file, offers exactly the allowed tools, and their rules only as a settings file', () => {
     const input = nativeRequestToCliInput(
       {
         model: 'm',
@@ -58,16 +58,17 @@ describe('nativeRequestToCliInput', () => {
         system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Be kind.' }],
         messages: [{ role: 'user', content: 'x' }],
       },
-      { profile, allowedTools: ['Read', 'Bash(git log:*)'], disallowedTools: ['WebFetch'] },
+      { profile, builtInTools: { tools: ['Read', 'Grep'], settingsFile: '/data/cli-prompts/1/tool-rules.json' } },
     );
     expect(input.args).toEqual([
       ...print,
       '--model', 'm',
       ...isolation,
-      '--tools', 'Read,Bash',
-      '--allowedTools', 'Read,Bash(git log:*)',
-      '--disallowedTools', 'WebFetch',
+      '--tools', 'Read,Grep',
+      '--settings', '/data/cli-prompts/1/tool-rules.json',
+      '--restricted',
     ]);
+    expect(input.args.join(' ')).not.toMatch(/allowedTools|disallowedTools/);
     expect(input.systemPrompt).toBe('Be brief.\n\nBe kind.');
     expect(input.args.join(' ')).not.toContain('Be brief');
   });

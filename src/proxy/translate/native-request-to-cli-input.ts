@@ -35,8 +35,11 @@ export const maxModelChars = 256;
 
 export interface CliInputOptions {
   profile: Profile;
-  allowedTools: string[];
-  disallowedTools: string[];
+  /**
+   * The built-in tools offered, and the owner-only settings file holding their rules (tool-rules-to-cli-permissions.ts,
+   * docs/security.md "The CLI's own tools"); absent or empty: no built-in tool.
+   */
+  builtInTools?: { tools: string[]; settingsFile: string };
   /** CLI_USER_SETUP: load the user's own settings sources, MCP servers and session history (default false). */
   userSetup?: boolean;
 }
@@ -66,11 +69,6 @@ export function thinkingBudget(req: Pick<NativeRequest, 'thinking' | 'max_tokens
   if (req.thinking?.type !== 'enabled') return 0;
   const budget = Math.min(req.thinking.budget_tokens, req.max_tokens - 1);
   return budget < minBudget ? 0 : budget;
-}
-
-/** The names of the CLI's built-in tools in allow rules such as `Bash(git log:*)`: what `--tools` offers. */
-export function toolNamesOf(rules: string[]): string[] {
-  return [...new Set(rules.map((r) => r.replace(/\(.*$/s, '').trim()).filter(Boolean))];
 }
 
 function escapeTurn(text: string): string {
@@ -157,7 +155,7 @@ export function checkCliModelArgument(model: string): void {
 /**
  * Flags after profile.cli.printArgs and the stdin text. The model arrives resolved (the provider's id, which the
  * real CLI knows, or a CLI alias such as "sonnet"). No permission-bypass flag is ever added: the CLI's own
- * permission rules plus the configured tool lists apply.
+ * permission rules plus the settings file of the configured tool rules apply.
  */
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
@@ -175,10 +173,17 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
     const iso = cli.isolation;
     args.push(iso.settingSourcesFlag, '', iso.strictMcpConfigFlag, iso.mcpConfigFlag, iso.emptyMcpConfig, iso.noSessionPersistenceFlag);
   }
-  // Lean by default: no built-in tool is offered unless the user allows some, and then exactly those.
-  args.push(cli.toolsFlag, toolNamesOf(options.allowedTools).join(','));
-  if (options.allowedTools.length > 0) args.push(cli.allowedToolsFlag, options.allowedTools.join(','));
-  if (options.disallowedTools.length > 0) args.push(cli.disallowedToolsFlag, options.disallowedTools.join(','));
+  // Lean by default: no built-in tool is offered unless the user allows some, and then exactly those, under the rules
+  // of the settings file (never on the command line), confined to the working directory.
+  const builtIn = options.builtInTools;
+  if (builtIn && builtIn.tools.length > 0) {
+    args.push(cli.toolsFlag, builtIn.tools.join(','), cli.permissions.settingsFlag, builtIn.settingsFile);
+    // Restricted mode confines the file tools to the working directory whatever a rule allows, but also ignores the
+    // user's own settings, which CLI_USER_SETUP asks for; the deny rules of the settings file apply either way.
+    if (!options.userSetup) args.push(cli.permissions.restrictedFlag);
+  } else {
+    args.push(cli.toolsFlag, '');
+  }
   const prompt = conversationToPrompt(req.messages);
   if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
   const last = req.messages.length - 1;
