@@ -3,6 +3,8 @@
 // (SPEC.md §7.1 compat, §7.2 native, §7.3 general). Anything that is not a ProxyError is our own bug: it is
 // logged with its stack and answered as a 500 whose body never carries the stack.
 
+import type { BillingRefusal } from './usage/types.js';
+
 export type ErrorKind =
   | 'invalid_request' // 400
   | 'authentication' // 401
@@ -45,6 +47,8 @@ export interface ProxyErrorOptions {
   headers?: Record<string, string>;
   /** Overrides the HTTP status derived from the kind (e.g. a faithful upstream 529 -> 503 stays 503). */
   status?: number;
+  /** The provider's billing refusal this error reports (usage/billing-lane.ts), for the ledger, metrics and log. */
+  refusal?: BillingRefusal;
   cause?: unknown;
 }
 
@@ -55,6 +59,7 @@ export class ProxyError extends Error {
   readonly issue?: string;
   readonly retryAfter?: number;
   readonly headers: Record<string, string>;
+  readonly refusal?: BillingRefusal;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -67,6 +72,7 @@ export class ProxyError extends Error {
     this.issue = options.issue;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
+    this.refusal = options.refusal;
   }
 }
 

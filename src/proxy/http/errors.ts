@@ -39,6 +39,7 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         return;
       }
       ctx.state.errorType = errorTypeName(err, ctx.state.family);
+      if (err.refusal) ctx.state.billingRefusal = err.refusal;
       if (err.status < 500) {
         // The request log's line says what was wrong, as the client's error body does (docs/http.md).
         ctx.state.errorField = err.field;

@@ -107,6 +107,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const name in headers) setHeader(ctx, name, headers[name]);
 
+  const observer = new ChatObserver(state, { now: services.deps.now, quota: services.profile.quota });
   const context: BackendContext = {
     get logger() {
       return logger();
@@ -114,8 +115,8 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     toolResultsReturn: chat.legacyFunctions !== true,
     auth: chat.upstream?.auth,
     headers: chat.upstream?.headers,
+    billing: observer,
   };
-  const observer = new ChatObserver(state, { now: services.deps.now });
   if (!chat.stream) {
     const whole = backend.message?.(chat.request, state.signal, context);
     let message: NativeMessage;

@@ -12,7 +12,7 @@ import type { ProxyContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { UsageLedger } from '../usage/ledger.js';
 import { MAX_PAGE } from '../usage/queries.js';
-import type { CapturedBodies, QuotaWindow, UsageRecord } from '../usage/types.js';
+import { billingLanes, type CapturedBodies, type QuotaWindow, type UsageRecord } from '../usage/types.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
 export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv'>;
@@ -36,8 +36,9 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional() });
-const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client']).optional() });
+const lanes = [...billingLanes, 'unknown'] as const;
+const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional(), lane: z.enum(lanes).optional() });
+const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client', 'lane']).optional() });
 const exportQuery = z.strictObject({ from: time.optional(), to: time.optional() });
 
 function parseQuery<T extends z.ZodType>(schema: T, ctx: ProxyContext): z.output<T> {
@@ -82,6 +83,9 @@ export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
     cache_write_tokens: r.tokens.cacheWrite,
     ttft_ms: r.ttftMs,
     duration_ms: r.durationMs,
+    billing_lane: r.billingLane ?? null,
+    refusal: r.refusal ?? null,
+    tokens_partial: r.tokensPartial === true,
     ...(bodies ? { captured: bodies } : {}),
   };
 }
@@ -98,7 +102,7 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
     path: '/usage/requests',
     handler: async (ctx) => {
       const q = parseQuery(requestsQuery, ctx);
-      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome });
+      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome, lane: q.lane });
       ctx.body = { requests: page.rows.map((r) => recordToWire(r)), ...(page.nextBefore !== undefined ? { next_before: page.nextBefore } : {}) };
     },
   });

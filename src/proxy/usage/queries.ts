@@ -5,7 +5,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../../shared/modes.js';
-import type { Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
+import type { BillingLane, BillingRefusal, Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
 
 export interface RequestRow {
   id: number;
@@ -27,11 +27,15 @@ export interface RequestRow {
   cache_write_tokens: number | null;
   ttft_ms: number | null;
   duration_ms: number;
+  billing_lane: string | null;
+  refusal: string | null;
+  tokens_partial: number;
 }
 
 export const insertSql = `INSERT INTO requests (request_id, started_at, mode, route, method, streamed, model_requested, model_served,
-  client, status, outcome, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, ttft_ms, duration_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  client, status, outcome, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, ttft_ms, duration_ms,
+  billing_lane, refusal, tokens_partial)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 function count(n: number | null | undefined): number | null {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : null;
@@ -62,6 +66,9 @@ export function insertParams(r: UsageRecord): SQLInputValue[] {
     count(r.tokens?.cacheWrite),
     ms(r.ttftMs),
     ms(r.durationMs) ?? 0,
+    r.billingLane ?? null,
+    r.refusal ?? null,
+    r.tokensPartial ? 1 : 0,
   ];
 }
 
@@ -80,6 +87,9 @@ export function toRecord(row: RequestRow): UsageRecord {
     outcome: row.outcome as Outcome,
     errorType: row.error_type,
     tokens: { input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite: row.cache_write_tokens },
+    tokensPartial: row.tokens_partial === 1,
+    billingLane: (row.billing_lane as BillingLane | null) ?? null,
+    refusal: (row.refusal as BillingRefusal | null) ?? null,
     ttftMs: row.ttft_ms,
     durationMs: row.duration_ms,
   };
@@ -108,6 +118,11 @@ export function requestsPage(db: Db, q: RequestQuery): RequestPage {
     where.push('outcome = ?');
     params.push(q.outcome);
   }
+  if (q.lane === 'unknown') where.push('billing_lane IS NULL');
+  else if (q.lane !== undefined) {
+    where.push('billing_lane = ?');
+    params.push(q.lane);
+  }
   const sql = `SELECT * FROM requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
   const rows = db.prepare(sql).all(...params, limit + 1) as unknown as RequestRow[];
   if (rows.length <= limit) return { rows: rows.map(toRecord) };
@@ -125,6 +140,7 @@ const keyExpr: Record<SummaryBy, string> = {
   model: 'COALESCE(model_served, model_requested)',
   mode: 'mode',
   client: 'client',
+  lane: 'billing_lane',
 };
 
 /** Outcomes counted as errors: the proxy or an upstream failed. A client that left is not an error. */
