@@ -146,7 +146,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
             modelServed: s.modelServed ?? null,
             client: clientFamily(ctx.get('user-agent')),
             status,
-            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered, explicit: s.outcome }),
+            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered === true || s.billingRefusal !== undefined /* the provider said it, through the CLI too */, explicit: s.outcome }),
             errorType: record.errorType ?? null,
             tokens: { input: s.usage?.inputTokens ?? null, output: partial ? null : (s.usage?.outputTokens ?? null), cacheRead: s.usage?.cacheReadTokens ?? null, cacheWrite: s.usage?.cacheWriteTokens ?? null },
             tokensPartial: partial,
