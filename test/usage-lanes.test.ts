@@ -134,6 +134,33 @@ describe('billing lanes in direct mode', () => {
     expect(await last()).toMatchObject({ output_tokens: null, tokens_partial: true, outcome: 'client_gone' });
   });
 
+  it('shows each window with its pace, the overage state and extra-usage use in /usage/limits, and who used the 5-hour window', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // 60 % used two hours into the window: 30 % an hour, the limit in 1 h 20 min, before the reset in 3 h.
+    sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(now + 3 * 3600), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
+    sim.knobs.overage = { inUse: true, utilization: 0.1, resetsAt: now + 20 * 86_400 };
+    await (await post('/api/v1/messages', native, { 'user-agent': 'curl/8.5.0' })).text();
+    const limits = (await (await fetch(`${proxy.url}/usage/limits`)).json()) as {
+      windows: Array<{ source: string; window: string; utilization: number; length_seconds: number | null; pace: { expected_at_reset: number; limit_at: number | null; reaches_limit_before_reset: boolean } | null }>;
+      overage: Array<{ source: string; status: string; in_use: boolean }>;
+      extra_usage: { requests: number; since: number };
+    };
+    const five = limits.windows.find((w) => w.source === 'direct' && w.window === 'five_hour')!;
+    expect(five).toMatchObject({ utilization: 0.6, status: 'allowed_warning', length_seconds: 5 * 3600 });
+    expect(five.pace?.expected_at_reset).toBeCloseTo(1.5, 2);
+    expect(five.pace?.reaches_limit_before_reset).toBe(true);
+    expect(Math.abs(five.pace!.limit_at! - (now + 4800))).toBeLessThan(5);
+    const overage = limits.windows.find((w) => w.window === 'overage')!;
+    expect(overage).toMatchObject({ utilization: 0.1, length_seconds: null, pace: null });
+    expect(limits.overage).toEqual([expect.objectContaining({ source: 'direct', status: 'allowed', in_use: true })]);
+    expect(limits.extra_usage.requests).toBeGreaterThanOrEqual(1);
+    expect(limits.extra_usage.since).toBe((now + 3 * 3600 - 5 * 3600) * 1000);
+    const summary = (await (await fetch(`${proxy.url}/usage/summary`)).json()) as { five_hour_clients: { window_known: boolean; clients: Array<{ client: string; share: number }> } };
+    expect(summary.five_hour_clients.window_known).toBe(true);
+    expect(summary.five_hour_clients.clients.map((c) => c.client)).toContain('curl');
+    expect(summary.five_hour_clients.clients.reduce((a, c) => a + c.share, 0)).toBeCloseTo(1, 3);
+  });
+
   it('serves lanes in the summary by lane, the request filter and the CSV export', async () => {
     const summary = (await (await fetch(`${proxy.url}/usage/summary?by=lane`)).json()) as { rows: Array<{ key: string; requests: number }> };
     const keys = summary.rows.map((r) => r.key);
@@ -163,6 +190,16 @@ describe('billing lane of the response API', () => {
     await bed.close();
     ledger.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it("projects the response API's windows too", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    bed.sim.knobs.respapiQuotaHeaders = { 'x-codex-primary-used-percent': '42', 'x-codex-primary-window-minutes': '300', 'x-codex-primary-reset-at': String(now + 3600) };
+    await (await bed.post('/respapi/responses', { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] })).text();
+    const limits = (await (await fetch(`${bed.proxy.url}/usage/limits`)).json()) as { windows: Array<{ source: string; window: string; pace: { expected_at_reset: number } | null }> };
+    const primary = limits.windows.find((w) => w.source === 'respapi' && w.window === 'five_hour')!;
+    // 42 % four hours in: 52.5 % at the reset.
+    expect(primary.pace?.expected_at_reset).toBeCloseTo(0.525, 2);
   });
 
   it('records response_api for an answer of the response API', async () => {

@@ -5,7 +5,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../../shared/modes.js';
-import type { BillingLane, BillingRefusal, Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
+import type { BillingLane, BillingRefusal, ClientShare, ExtraUsageUse, Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
 
 export interface RequestRow {
   id: number;
@@ -221,4 +221,29 @@ export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Gen
     lastId = last.id;
     if (rows.length < chunk) return;
   }
+}
+
+const tokenSum = 'coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0)';
+
+/** Requests billed to extra usage that started at or after `since` (ms). */
+export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
+  const row = db.prepare(`SELECT count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t, min(started_at) AS first FROM requests WHERE billing_lane = 'extra_usage' AND started_at >= ?`).get(since) as {
+    n: number;
+    t: number;
+    first: number | null;
+  };
+  return { since, requests: row.n, tokens: row.t, firstAt: row.first };
+}
+
+/** Requests and tokens of each client family in [from, to] (`unknown` for none), most tokens first. */
+export function clientShares(db: Db, from: number, to: number): ClientShare[] {
+  const rows = db
+    .prepare(`SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`)
+    .all(from, to) as Array<{ c: string; n: number; t: number }>;
+  const tokens = rows.reduce((a, r) => a + r.t, 0);
+  const requests = rows.reduce((a, r) => a + r.n, 0);
+  return rows
+    .map((r) => ({ client: r.c, requests: r.n, tokens: r.t, share: tokens > 0 ? r.t / tokens : requests > 0 ? r.n / requests : 0 }))
+    .map((r) => ({ ...r, share: Math.round(r.share * 10_000) / 10_000 }))
+    .sort((a, b) => b.tokens - a.tokens || b.requests - a.requests || a.client.localeCompare(b.client));
 }

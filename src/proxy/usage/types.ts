@@ -87,6 +87,38 @@ export interface QuotaWindow {
   observedAt: number;
 }
 
+/** The overage (extra usage) state a source last reported (docs/usage.md "GET /usage/limits"). */
+export interface OverageState {
+  source: QuotaSource;
+  /** `allowed`, `allowed_warning`, `rejected` (off or exhausted), or what the source said; null when not said. */
+  status: string | null;
+  /** Whether the last answer was billed to extra usage; null when not said. */
+  inUse: boolean | null;
+  /** Why extra usage is off (`out_of_credits`, `org_level_disabled`...), when said. */
+  disabledReason: string | null;
+  /** ms since the epoch. */
+  observedAt: number;
+}
+
+/** How much each client family used of a time span (the current 5-hour window): requests and tokens as reported. */
+export interface ClientShare {
+  client: string;
+  requests: number;
+  /** Input, output and cache tokens together, as reported (unreported counts add nothing). */
+  tokens: number;
+  /** This client's share of the span's tokens (0-1); of its requests when no tokens were reported at all. */
+  share: number;
+}
+
+/** Requests billed to extra usage since a time. */
+export interface ExtraUsageUse {
+  since: number;
+  requests: number;
+  tokens: number;
+  /** ms since the epoch of the first such request in the span, or null. */
+  firstAt: number | null;
+}
+
 export type SummaryBy = 'day' | 'model' | 'mode' | 'client' | 'lane';
 
 export interface SummaryRow {
