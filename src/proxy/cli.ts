@@ -19,6 +19,7 @@ import { createModelCatalog } from './models/model-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import { createProxy, PortInUseError } from './server.js';
+import { logNotice, watchLaneAlerts } from './usage/alert-watch.js';
 
 const name = 'assistant-proxy';
 
@@ -95,6 +96,9 @@ async function main(): Promise<number> {
   const logger = createLogger(config.logLevel);
   // The usage ledger (docs/usage.md) lives as long as this process; a bad database file never stops serving.
   const ledger = openUsageLedger(config, logger, profile);
+  // Headless, each alert is a warn line with a stable text (docs/usage.md "Alerts").
+  const alertKinds = new Set(config.quotaAlerts);
+  watchLaneAlerts(ledger, { kinds: () => alertKinds, names: profile.quota, notify: (n) => logNotice(logger, n) });
   let proxy: ReturnType<typeof createProxy>;
   try {
     // The proxy's one model catalog is built here; loadSettings() has checked MODEL_ALIASES already, and any other
