@@ -331,7 +331,7 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
       // Through the running proxy (what clients see); the CLI probe gets the same PATH as the proxy's children.
       diagnose: () => {
         const status = ctl.status();
-        return runDiagnose(ctl.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined });
+        return runDiagnose(ctl.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined, usage });
       },
       saveCsv: async (suggestedName, csv) => {
         const options = { title: 'Export usage as CSV', defaultPath: join(app.getPath('downloads'), suggestedName), filters: [{ name: 'CSV', extensions: ['csv'] }] };

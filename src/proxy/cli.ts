@@ -72,7 +72,16 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
  * stdout; 0 when nothing failed. Loaded only when asked for, so that it costs an ordinary start nothing. */
 async function diagnose(config: Config, profile: Profile): Promise<number> {
   const { runDiagnose } = await import('./diagnose/index.js');
-  const { text, ok } = await runDiagnose(config, { profile });
+  // The ledger's billing refusals are part of the report (docs/usage.md "Lanes"); SQLite's WAL lets this read run
+  // beside a proxy that is serving.
+  const usage = openUsageLedger(config, createLogger('silent'), profile);
+  let result: Awaited<ReturnType<typeof runDiagnose>>;
+  try {
+    result = await runDiagnose(config, { profile, usage });
+  } finally {
+    usage.close();
+  }
+  const { text, ok } = result;
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return ok ? 0 : 1;
 }
