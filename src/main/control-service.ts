@@ -42,6 +42,7 @@ export const windowSettingKeys = [
   'metricsEnabled',
   'logLevel',
   'cliPath',
+  'quotaAlerts',
 ] as const;
 
 function emptyMetrics(): Awaited<ReturnType<ControlApi['getMetrics']>> {

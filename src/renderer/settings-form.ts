@@ -26,7 +26,12 @@ export interface FormValues {
   metricsEnabled: boolean;
   logLevel: LogLevel;
   cliPath: string;
+  /** The alerts that are on (docs/usage.md "Alerts"). */
+  quotaAlerts: SettingsView['quotaAlerts'];
 }
+
+/** The alert kinds, in the order the form lists them. */
+export const alertKinds: SettingsView['quotaAlerts'] = ['extra_usage', 'projected_limit', 'available_again'];
 
 export type SettingsPatch = Partial<SettingsView>;
 
@@ -46,6 +51,7 @@ export function valuesFromSettings(s: SettingsView): FormValues {
     metricsEnabled: s.metricsEnabled,
     logLevel: s.logLevel,
     cliPath: s.cliPath ?? '',
+    quotaAlerts: [...(s.quotaAlerts ?? alertKinds)],
   };
 }
 
@@ -88,6 +94,7 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   next.metricsEnabled = v.metricsEnabled;
   next.logLevel = v.logLevel;
   next.cliPath = v.cliPath.trim() === '' ? undefined : v.cliPath.trim();
+  next.quotaAlerts = alertKinds.filter((k) => v.quotaAlerts.includes(k));
 
   const patch: SettingsPatch = {};
   for (const [key, value] of Object.entries(next) as Array<[keyof SettingsView, unknown]>) {

@@ -6,7 +6,7 @@
 import type { ControlApi, ControlStatus, SettingsResult, SettingsView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { fieldMessage } from './format.js';
-import { allModes, generateAccessKey, logLevels, patchFromValues, portRangeMessage, valuesFromSettings, type FormValues } from './settings-form.js';
+import { alertKinds, allModes, generateAccessKey, logLevels, patchFromValues, portRangeMessage, valuesFromSettings, type FormValues } from './settings-form.js';
 import { clientBase } from './views.js';
 
 const input = (id: string) => byId<HTMLInputElement>(id);
@@ -82,6 +82,7 @@ export class SettingsPanel {
     input('metricsEnabled').checked = v.metricsEnabled;
     byId<HTMLSelectElement>('logLevel').value = v.logLevel;
     input('cliPath').value = v.cliPath;
+    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]')) box.checked = v.quotaAlerts.includes(box.value as FormValues['quotaAlerts'][number]);
     this.setHint('');
     this.syncFormState();
   }
@@ -100,6 +101,7 @@ export class SettingsPanel {
       metricsEnabled: input('metricsEnabled').checked,
       logLevel: byId<HTMLSelectElement>('logLevel').value as FormValues['logLevel'],
       cliPath: input('cliPath').value,
+      quotaAlerts: [...document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]:checked')].map((b) => b.value as FormValues['quotaAlerts'][number]).filter((k) => alertKinds.includes(k)),
     };
   }
 
