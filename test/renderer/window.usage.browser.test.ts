@@ -103,10 +103,12 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     const now = Date.now();
     const reset = Math.round((now + 3 * 3_600_000) / 1000);
     h.sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(reset), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
+    let extraId = '';
     for (const [inUse, agent] of [[false, 'curl/8.5.0'], [true, 'OpenAI/JS 4.0.0']] as const) {
       h.sim.knobs.overage = { inUse, utilization: inUse ? 0.04 : 0 };
       const res = await fetch(`http://127.0.0.1:${h.port}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': agent }, body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] }) });
       await res.text();
+      if (inUse) extraId = res.headers.get('x-request-id') ?? '';
     }
     h.sim.knobs.quotaHeaders = {};
     h.sim.knobs.overage = undefined;
@@ -137,6 +139,13 @@ describe.skipIf(!haveChromium)('usage tab', () => {
       await screenshot(p, `window-usage-lanes-pace-${width}x${height}-${colorScheme}`);
       await p.close();
     }
+    // The inspector says which lane paid.
+    const p = await h.open({ width: 1280, height: 800 });
+    await showTab(p, 'usage');
+    await expect.poll(() => p.locator(`#history-rows tr[data-request-id="${extraId}"]`).count()).toBe(1);
+    await p.click(`#history-rows tr[data-request-id="${extraId}"] button`);
+    await expect.poll(() => p.textContent('#inspector-fields')).toContain('Paid byextra usage');
+    await p.close();
   });
 
   it('history: filters, paging and the inspector (bodies only where captured)', async () => {
