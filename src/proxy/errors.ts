@@ -47,9 +47,17 @@ export interface ProxyErrorOptions {
   headers?: Record<string, string>;
   /** Overrides the HTTP status derived from the kind (e.g. a faithful upstream 529 -> 503 stays 503). */
   status?: number;
+  /** Whether sending the same request again could succeed; defaults from the status (retryableStatus). False for a
+   * 5xx that only the user can fix (no CLI installed): the answer then tells SDKs not to retry. */
+  retryable?: boolean;
   /** The provider's billing refusal this error reports (usage/billing-lane.ts), for the ledger, metrics and log. */
   refusal?: BillingRefusal;
   cause?: unknown;
+}
+
+/** The statuses the official SDKs retry on their own (408, 409, 429, 5xx): every other error is final as sent. */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 export class ProxyError extends Error {
@@ -59,6 +67,7 @@ export class ProxyError extends Error {
   readonly issue?: string;
   readonly retryAfter?: number;
   readonly headers: Record<string, string>;
+  readonly retryable: boolean;
   readonly refusal?: BillingRefusal;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
@@ -72,6 +81,7 @@ export class ProxyError extends Error {
     this.issue = options.issue;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
+    this.retryable = options.retryable ?? retryableStatus(this.status);
     this.refusal = options.refusal;
   }
 }
