@@ -108,7 +108,7 @@ describe('GET /usage/*', () => {
 
   it('shows quota windows with times in Unix seconds', async () => {
     const { url, ledger } = await start();
-    expect(await json(await get(`${url}/usage/limits`))).toEqual({ windows: [] });
+    expect(await json(await get(`${url}/usage/limits`))).toMatchObject({ windows: [], overage: [], extra_usage: { requests: 0, tokens: 0, first_at: null } });
     ledger.upstreamHeaders('direct', { 'anthropic-ratelimit-unified-5h-utilization': '0.18', 'anthropic-ratelimit-unified-5h-reset': '1795400158', 'anthropic-ratelimit-unified-5h-status': 'allowed' });
     const body = await json(await get(`${url}/usage/limits`));
     const windows = body.windows as Array<Record<string, unknown>>;

@@ -45,6 +45,7 @@ export const windowSettingKeys = [
   // The Ollama listener (docs/ollama.md): its port (cleared: off) and the mode of its chats.
   'ollamaPort',
   'ollamaMode',
+  'quotaAlerts',
 ] as const;
 
 function emptyMetrics(): Awaited<ReturnType<ControlApi['getMetrics']>> {
@@ -142,7 +143,7 @@ export function createControlService(controller: ProxyController, deps: ControlS
     diagnose,
     getUsageSummary: async (from, to, by) => {
       const [f, t] = times(from, to);
-      if (!['day', 'model', 'mode', 'client'].includes(by)) throw new TypeError('by must be day, model, mode or client');
+      if (!['day', 'model', 'mode', 'client', 'lane'].includes(by)) throw new TypeError('by must be day, model, mode, client or lane');
       return ledger().summary(f, t, by);
     },
     getUsageRequests: async (query) => ledger().requests(typeof query === 'object' && query !== null ? query : {}),

@@ -16,6 +16,11 @@ describe('quota line', () => {
     expect(quotaLine([w('five_hour', 1, 30, 'rejected')], now, clock)).toBe('5h limit reached · resets 12:30');
     expect(quotaLine([], now, clock)).toBeUndefined();
   });
+
+  it('adds when the limit comes at the pace so far, when that is before the reset, and names extra usage', () => {
+    // 60 % with 3 h of 5 left: 30 %/h, the limit 1 h 20 min after the observation.
+    expect(quotaLine([w('five_hour', 0.6, 180), { ...w('overage', 0.04, 0), resetsAt: null }], now, clock)).toBe('5h 60 % (limit ~13:20 at this pace) · extra usage 4 % · resets 15:00');
+  });
 });
 
 describe('quota notifications', () => {

@@ -4,6 +4,8 @@
 // one-line summary of the windows ("5h 18 % · week 23 % · resets 16:05").
 
 import type { QuotaWindow } from '../proxy/control-api.js';
+import { defaultProfile } from '../proxy/profile.js';
+import { paceOf, windowSeconds } from '../shared/pace.js';
 
 export interface Notice {
   title: string;
@@ -20,7 +22,7 @@ interface WindowMemory {
 
 export type AlertState = Record<string, WindowMemory>;
 
-const shortNames: Record<string, string> = { five_hour: '5h', seven_day: 'week', seven_day_opus: 'week (largest)', seven_day_sonnet: 'week (mid-size)' };
+const shortNames: Record<string, string> = { overage: 'extra usage', five_hour: '5h', seven_day: 'week', seven_day_opus: 'week (largest)', seven_day_sonnet: 'week (mid-size)' };
 const longNames: Record<string, string> = { five_hour: '5-hour', seven_day: '7-day', seven_day_opus: '7-day (largest models)', seven_day_sonnet: '7-day (mid-size models)' };
 
 export const defaultClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
@@ -42,7 +44,12 @@ const pct = (u: number) => `${Math.round(u * 100)} %`;
 export function quotaLine(windows: QuotaWindow[], now: number, clock: (ms: number) => string = defaultClock): string | undefined {
   const latest = latestByWindow(windows);
   if (latest.length === 0) return undefined;
-  const parts = latest.map((w) => `${shortNames[w.window] ?? w.window.replace(/_/g, ' ')} ${w.status === 'rejected' ? 'limit reached' : w.utilization === null ? '?' : pct(w.utilization)}`);
+  const parts = latest.map((w) => {
+    const used = `${shortNames[w.window] ?? w.window.replace(/_/g, ' ')} ${w.status === 'rejected' ? 'limit reached' : w.utilization === null ? '?' : pct(w.utilization)}`;
+    // The pace projection (src/proxy/usage/pace.ts): the time the limit is reached when it comes before the reset.
+    const pace = w.status === 'rejected' ? null : paceOf(w, windowSeconds(w.window, defaultProfile.quota));
+    return pace?.limitAt != null ? `${used} (limit ~${clock(pace.limitAt * 1000)} at this pace)` : used;
+  });
   // The reset that matters next: the 5-hour window's, else the soonest one still ahead.
   const future = latest.filter((w) => w.resetsAt !== null && w.resetsAt * 1000 > now);
   const next = future.find((w) => w.window === 'five_hour') ?? future.sort((a, b) => (a.resetsAt ?? 0) - (b.resetsAt ?? 0))[0];

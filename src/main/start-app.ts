@@ -25,6 +25,7 @@ import { openAppLog } from './log-file.js';
 import { createLoginItem, type LoginItemApp } from './login-item.js';
 import { LoginWatcher } from './login-watcher.js';
 import { errorsInLastHour, quotaAlerts, quotaLine, type AlertState } from './quota-alerts.js';
+import { logNotice, watchLaneAlerts } from '../proxy/usage/alert-watch.js';
 import { openSettings, type StoreLike, type StoreOptions } from './settings.js';
 import { loginShellPath, type ShellPathResult } from './shell-path.js';
 import { setupTray as createAppTray, type AppTray, type TrayElectron } from './tray.js';
@@ -204,8 +205,22 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
   function setupLedger(settings: Settings, defaults: Settings, profile: Profile): void {
     try {
       // The data directory is the app's user-data folder unless the user chose one (docs/usage.md "Where").
-      usage = openUsageLedger(validateSettings({ ...defaults, ...settings }, profile), log, profile);
-      app.on('will-quit', () => usage?.close());
+      const config = validateSettings({ ...defaults, ...settings }, profile);
+      usage = openUsageLedger(config, log, profile);
+      // Extra usage, a projected limit, usage available again: a notification and a warn line, each once per
+      // crossing, as switched in the settings (docs/usage.md "Alerts"); read at each event, so a change applies at once.
+      const stop = watchLaneAlerts(usage, {
+        kinds: () => new Set((controller?.getConfig() ?? config).quotaAlerts),
+        names: profile.quota,
+        notify: (n) => {
+          logNotice(log, n);
+          notify(n.title, n.body);
+        },
+      });
+      app.on('will-quit', () => {
+        stop();
+        usage?.close();
+      });
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'usage ledger unavailable: the Usage tab and quota line stay empty');
     }
@@ -327,7 +342,7 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
       // Through the running proxy (what clients see); the CLI probe gets the same PATH as the proxy's children.
       diagnose: () => {
         const status = ctl.status();
-        return runDiagnose(ctl.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined });
+        return runDiagnose(ctl.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined, usage });
       },
       saveCsv: async (suggestedName, csv) => {
         const options = { title: 'Export usage as CSV', defaultPath: join(app.getPath('downloads'), suggestedName), filters: [{ name: 'CSV', extensions: ['csv'] }] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupTray, toMenuTemplate, trayIconPath } from './tray.js';
-import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, type TrayAction, type TrayExtras } from './tray-model.js';
+import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, trayTooltip, type TrayAction, type TrayExtras } from './tray-model.js';
 import { statusFixture } from '../../test/main/status-fixture.js';
 
 const prefs = { openAtLogin: false, openAtLoginSupported: true };
@@ -184,5 +184,13 @@ describe('tray adapter', () => {
     expect(images).toEqual(['/a/tray/linux/running.png', '/a/tray/linux/running.png', '/a/tray/linux/stopped.png', '/a/tray/linux/attention.png']);
     expect(tooltips.at(-1)).toBe('Assistant Proxy: Port 8000 already in use');
     expect(menus).toHaveLength(5);
+  });
+});
+
+describe('tray tooltip', () => {
+  it('is the status, then the limits line with its pace when there is one', () => {
+    const status = statusFixture({ host: '127.0.0.1' });
+    expect(trayTooltip(status)).toBe(`Assistant Proxy: ${statusLine(status)}`);
+    expect(trayTooltip(status, { quotaLine: '5h 60 % (limit ~13:20 at this pace) · resets 15:00' })).toBe(`Assistant Proxy: ${statusLine(status)}\n5h 60 % (limit ~13:20 at this pace) · resets 15:00`);
   });
 });

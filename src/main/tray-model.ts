@@ -66,6 +66,11 @@ export function statusLine(status: ControlStatus): string {
   }
 }
 
+/** The tray's tooltip: the status, then the limits line (with the pace and extra usage) when there is one. */
+export function trayTooltip(status: ControlStatus, extras: TrayExtras = {}): string {
+  return [`Assistant Proxy: ${statusLine(status)}`, extras.quotaLine].filter(Boolean).join('\n');
+}
+
 export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: TrayExtras = {}): TrayMenuItem[] {
   const busy = status.state === 'starting' || status.state === 'stopping';
   const running = status.state === 'running';

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
 import type { ControlStatus } from '../proxy/control-api.js';
-import { statusLine, trayIconState, trayMenuModel, type TrayAction, type TrayExtras, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
+import { trayIconState, trayMenuModel, trayTooltip, type TrayAction, type TrayExtras, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
 
 export interface TrayElectron {
   Tray: new (image: NativeImage) => Tray;
@@ -65,7 +65,7 @@ export function setupTray(opts: TrayOptions): AppTray {
       tray.setImage(electron.nativeImage.createFromPath(trayIconPath(assetsDir, state, platform)));
       shownState = state;
     }
-    tray.setToolTip(`Assistant Proxy: ${statusLine(status)}`);
+    tray.setToolTip(trayTooltip(status, opts.extras?.()));
     tray.setContextMenu(electron.Menu.buildFromTemplate(toMenuTemplate(trayMenuModel(status, opts.prefs(), opts.extras?.()), opts.onAction)));
   };
   refresh();

@@ -21,6 +21,7 @@ import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
 import type { OllamaListenerStatus } from './ollama/listener.js';
 import { createProxy, PortInUseError } from './server.js';
+import { logNotice, watchLaneAlerts } from './usage/alert-watch.js';
 
 const name = 'assistant-proxy';
 
@@ -122,7 +123,16 @@ function startupSummary(
  * stdout; 0 when nothing failed. Loaded only when asked for, so that it costs an ordinary start nothing. */
 async function diagnose(config: Config, profile: Profile, full: boolean): Promise<number> {
   const { runDiagnose } = await import('./diagnose/index.js');
-  const { text, ok } = await runDiagnose(config, { profile, full });
+  // The ledger's billing refusals are part of the report (docs/usage.md "Lanes"); SQLite's WAL lets this read run
+  // beside a proxy that is serving.
+  const usage = openUsageLedger(config, createLogger('silent'), profile);
+  let result: Awaited<ReturnType<typeof runDiagnose>>;
+  try {
+    result = await runDiagnose(config, { profile, full, usage });
+  } finally {
+    usage.close();
+  }
+  const { text, ok } = result;
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   return ok ? 0 : 1;
 }
@@ -148,6 +158,9 @@ async function main(): Promise<number> {
   const ledger = openUsageLedger(config, logger, profile);
   // The owner's key (docs/security.md "The owner's key"): made at first start, owner-only in the data directory.
   const key = ownerKeyFor(config);
+  // Headless, each alert is a warn line with a stable text (docs/usage.md "Alerts").
+  const alertKinds = new Set(config.quotaAlerts);
+  watchLaneAlerts(ledger, { kinds: () => alertKinds, names: profile.quota, notify: (n) => logNotice(logger, n) });
   let proxy: ReturnType<typeof createProxy>;
   try {
     // The proxy's one model catalog is built here; loadSettings() has checked MODEL_ALIASES already, and any other

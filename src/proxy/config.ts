@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../shared/endpoints.js';
 import { modeNames, type ModeName } from '../shared/modes.js';
 import { defaultProfile, type Profile } from './profile.js';
+import { laneAlertKinds } from './usage/lane-alerts.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export { isLoopbackHost, type ModeName };
@@ -71,6 +72,7 @@ export function configSchema(profile: Profile = defaultProfile) {
     usageMaxMb: int(1, 1_000_000).default(512),
     captureBodies: z.boolean().default(false),
     captureBodiesCount: int(1, 10_000).default(50),
+    quotaAlerts: z.array(z.enum(laneAlertKinds)).default([...laneAlertKinds]),
     modelAliases: z.array(z.string().regex(/^[^=\s]+=[^=\s]+$/, 'expected alias=model pairs')).default([]),
     cliPoolSize: int(0, 32).default(1),
     cliPoolIdleMs: int(1000, 24 * 3_600_000).default(300_000),
@@ -147,6 +149,7 @@ export const settingSources: SettingSource[] = [
   { key: 'usageMaxMb', env: 'USAGE_MAX_MB', kind: 'int', help: 'size cap of the usage database; oldest rows pruned past it' },
   { key: 'captureBodies', env: 'CAPTURE_BODIES', flag: '--capture-bodies', kind: 'bool', help: 'keep redacted request/response bodies of recent requests for the inspector' },
   { key: 'captureBodiesCount', env: 'CAPTURE_BODIES_COUNT', kind: 'int', help: 'how many recent requests keep captured bodies' },
+  { key: 'quotaAlerts', env: 'QUOTA_ALERTS', kind: 'list', help: `alerts that are on (each once per crossing): ${laneAlertKinds.join(', ')}; empty = none` },
   { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-6' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },

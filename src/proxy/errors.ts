@@ -3,6 +3,8 @@
 // (SPEC.md §7.1 compat, §7.2 native, §7.3 general). Anything that is not a ProxyError is our own bug: it is
 // logged with its stack and answered as a 500 whose body never carries the stack.
 
+import type { BillingRefusal } from './usage/types.js';
+
 export type ErrorKind =
   | 'invalid_request' // 400
   | 'authentication' // 401
@@ -48,6 +50,8 @@ export interface ProxyErrorOptions {
   /** Whether sending the same request again could succeed; defaults from the status (retryableStatus). False for a
    * 5xx that only the user can fix (no CLI installed): the answer then tells SDKs not to retry. */
   retryable?: boolean;
+  /** The provider's billing refusal this error reports (usage/billing-lane.ts), for the ledger, metrics and log. */
+  refusal?: BillingRefusal;
   cause?: unknown;
 }
 
@@ -64,6 +68,7 @@ export class ProxyError extends Error {
   readonly retryAfter?: number;
   readonly headers: Record<string, string>;
   readonly retryable: boolean;
+  readonly refusal?: BillingRefusal;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -77,6 +82,7 @@ export class ProxyError extends Error {
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
     this.retryable = options.retryable ?? retryableStatus(this.status);
+    this.refusal = options.refusal;
   }
 }
 

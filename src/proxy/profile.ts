@@ -17,6 +17,12 @@ export interface QuotaNames {
   respapiFamily: string;
   /** Window lengths in minutes -> neutral window names (others become `<minutes>_minute`). */
   windowMinutes: Record<string, string>;
+  /**
+   * Words of the provider's two billing refusals (usage/billing-lane.ts, docs/usage.md "Lanes"), matched
+   * case-insensitively in its error message: third-party use billed to extra usage while extra usage is off, and a
+   * subscription login used outside its CLI.
+   */
+  refusals: { thirdParty: string[]; cliOnly: string[] };
 }
 
 export interface ModelInfo {
@@ -394,6 +400,11 @@ export const defaultProfile: Profile = {
     providerWindows: { '5h': 'five_hour', '7d': 'seven_day', '7d_opus': 'seven_day_opus', '7d_sonnet': 'seven_day_sonnet' },
     respapiFamily: 'codex',
     windowMinutes: { '60': 'one_hour', '300': 'five_hour', '1440': 'one_day', '10080': 'seven_day', '43200': 'thirty_day' },
+    // The provider's texts as reported publicly in 2026 (docs/usage.md "The two refusals").
+    refusals: {
+      thirdParty: ['third-party apps now draw from your extra usage', 'draw from your extra usage'],
+      cliOnly: ['only authorized for use with claude code', 'credential is only authorized for use with'],
+    },
   },
   clientSupport: {
     cliPackage: '@anthropic-ai/claude-code',

@@ -12,6 +12,17 @@ const outcomeText: Record<Outcome, string> = { ok: 'ok', rejected: 'rejected', u
 const modeText = (m: UsageRecord['mode']) => (m === null ? '–' : modeShortLabels[m]);
 const tokens = (n: number | null) => (n === null ? '–' : String(n));
 
+const laneText: Record<NonNullable<UsageRecord['billingLane']>, string> = {
+  plan: 'the plan (subscription limits)',
+  extra_usage: 'extra usage',
+  api_key: "the client's own API key",
+  response_api: 'the response API',
+};
+const refusalText: Record<NonNullable<UsageRecord['refusal']>, string> = {
+  extra_usage_off: 'third-party use while extra usage is off',
+  cli_only_credential: 'a login that only works through the CLI',
+};
+
 export class HistoryPanel {
   private rows: UsageRecord[] = [];
   private nextBefore: number | undefined;
@@ -95,7 +106,10 @@ export class HistoryPanel {
       ['Streamed', r.streamed ? 'yes' : 'no'],
       ['First token', formatMs(r.ttftMs)],
       ['Duration', formatMs(r.durationMs)],
-      ['Tokens', `${tokens(r.tokens.input)} in, ${tokens(r.tokens.output)} out, ${tokens(r.tokens.cacheRead)} cache read, ${tokens(r.tokens.cacheWrite)} cache write`],
+      ['Tokens', `${tokens(r.tokens.input)} in, ${tokens(r.tokens.output)} out, ${tokens(r.tokens.cacheRead)} cache read, ${tokens(r.tokens.cacheWrite)} cache write${r.tokensPartial ? ' (the answer ended before its final count)' : ''}`],
+      // Which lane paid, as the provider reported it (docs/usage.md "Lanes").
+      ['Paid by', r.billingLane ? laneText[r.billingLane] : 'not reported'],
+      ...(r.refusal ? [['Billing refusal', refusalText[r.refusal]] as [string, string]] : []),
     ];
     byId('inspector-fields').replaceChildren(...fields.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
     setText('inspector-title', `Request ${r.requestId}`);

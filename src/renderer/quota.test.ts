@@ -29,6 +29,15 @@ describe('quota views', () => {
 
   it('a window reported without figures', () => {
     const [v] = quotaViews([{ source: 'respapi', window: 'overage', utilization: null, resetsAt: null, status: null, observedAt: now }], now);
-    expect(v).toMatchObject({ usedPct: null, elapsedPct: null, resetText: 'reset time not reported', pace: 'reported without a figure', name: 'overage' });
+    expect(v).toMatchObject({ usedPct: null, elapsedPct: null, resetText: 'reset time not reported', pace: 'reported without a figure', name: 'Extra usage', projection: '' });
+  });
+
+  it('projects the pace to the reset and says when the limit comes first', () => {
+    // 60 % two hours into a 5-hour window: 30 % an hour, 150 % by the reset, the limit 1 h 20 min after now.
+    const [v] = quotaViews([{ source: 'direct', window: 'five_hour', utilization: 0.6, resetsAt: (now + 3 * 3_600_000) / 1000, status: 'allowed', observedAt: now }], now);
+    expect(v.projection).toMatch(/^at this pace about 150 % by the reset: the limit at \d\d:\d\d$/);
+    expect(v.tone).toBe('warn');
+    const [calm] = quotaViews([{ source: 'direct', window: 'five_hour', utilization: 0.2, resetsAt: (now + 3 * 3_600_000) / 1000, status: 'allowed', observedAt: now }], now);
+    expect(calm.projection).toBe('at this pace about 50 % by the reset');
   });
 });

@@ -2,6 +2,7 @@
 // time has passed (the marker on the bar: used faster than time when the fill is past it), and when it resets.
 
 import type { QuotaWindow } from '../proxy/control-api.js';
+import { paceOf } from '../shared/pace.js';
 
 export interface QuotaView {
   key: string;
@@ -15,10 +16,12 @@ export interface QuotaView {
   resetText: string;
   /** "ahead of time" when used faster than time passes. */
   pace: string;
+  /** The pace projection (src/proxy/usage/pace.ts): "at this pace about 150 % by the reset: the limit at 16:20", or ''. */
+  projection: string;
   tone: 'ok' | 'warn' | 'bad';
 }
 
-const names: Record<string, string> = { five_hour: '5-hour window', seven_day: '7-day window', seven_day_opus: '7-day window (largest models)', seven_day_sonnet: '7-day window (mid-size models)' };
+const names: Record<string, string> = { overage: 'Extra usage', five_hour: '5-hour window', seven_day: '7-day window', seven_day_opus: '7-day window (largest models)', seven_day_sonnet: '7-day window (mid-size models)' };
 const sources: Record<string, string> = { direct: 'direct mode', cli: 'CLI', respapi: 'response API' };
 
 /** The window's length from its name (`five_hour`, `seven_day`, `2_hour`, …), in ms; undefined when unknown. */
@@ -54,6 +57,8 @@ export function quotaViews(windows: QuotaWindow[], now: number): QuotaView[] {
     const resetText = resetMs === undefined ? 'reset time not reported' : resetMs <= now ? `reset at ${clock(resetMs, now)} (not observed since)` : `resets in ${span(resetMs - now)} (${clock(resetMs, now)})`;
     const ahead = used !== null && elapsed !== null && used > elapsed + 5;
     const rejected = w.status === 'rejected';
+    const p = paceOf(w, length === undefined ? null : length / 1000);
+    const projection = !p || rejected ? '' : p.limitAt !== null ? `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset: the limit at ${clock(p.limitAt * 1000, now)}` : `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset`;
     return {
       key: `${w.source}:${w.window}`,
       name: names[w.window] ?? w.window.replace(/_/g, ' '),
@@ -62,7 +67,8 @@ export function quotaViews(windows: QuotaWindow[], now: number): QuotaView[] {
       elapsedPct: elapsed,
       resetText,
       pace: rejected ? 'limit reached: requests are refused until the reset' : ahead ? 'used faster than time passes' : used === null ? 'reported without a figure' : '',
-      tone: rejected || (used ?? 0) >= 95 ? 'bad' : (used ?? 0) >= 80 || ahead ? 'warn' : 'ok',
+      projection,
+      tone: rejected || (used ?? 0) >= 95 ? 'bad' : (used ?? 0) >= 80 || ahead || p?.limitAt != null ? 'warn' : 'ok',
     };
   });
 }

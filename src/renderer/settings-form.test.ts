@@ -17,6 +17,15 @@ describe('settings form', () => {
     });
   });
 
+  it('switches each alert on and off, all of them on by default', () => {
+    expect(valuesFromSettings(current).quotaAlerts).toEqual(['extra_usage', 'projected_limit', 'available_again']);
+    const v = { ...valuesFromSettings(current), quotaAlerts: ['available_again' as const, 'extra_usage' as const] };
+    expect(patchFromValues(v, current).patch).toEqual({ quotaAlerts: ['extra_usage', 'available_again'] });
+    expect(patchFromValues({ ...v, quotaAlerts: [] }, current).patch).toEqual({ quotaAlerts: [] });
+    // What the form sends, the proxy's own schema takes.
+    expect(validateSettings({ quotaAlerts: [] }).quotaAlerts).toEqual([]);
+  });
+
   it('LAN sets host 0.0.0.0 and the access key; clearing an optional field sends an empty string', () => {
     const v = { ...valuesFromSettings(current), network: 'lan' as const, accessKey: 'abcdefghijklmnopqrstuvwx' };
     expect(patchFromValues(v, current).patch).toEqual({ host: '0.0.0.0', accessKey: 'abcdefghijklmnopqrstuvwx' });

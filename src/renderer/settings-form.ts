@@ -30,10 +30,15 @@ export interface FormValues {
   ollamaOn: boolean;
   ollamaPort: string;
   ollamaMode: SettingsView['ollamaMode'];
+  /** The alerts that are on (docs/usage.md "Alerts"). */
+  quotaAlerts: SettingsView['quotaAlerts'];
 }
 
 /** Ollama's own port: what IDE plugins try first. */
 export const ollamaDefaultPort = 11434;
+
+/** The alert kinds, in the order the form lists them. */
+export const alertKinds: SettingsView['quotaAlerts'] = ['extra_usage', 'projected_limit', 'available_again'];
 
 export type SettingsPatch = Partial<SettingsView>;
 
@@ -56,6 +61,7 @@ export function valuesFromSettings(s: SettingsView): FormValues {
     ollamaOn: s.ollamaPort !== undefined,
     ollamaPort: String(s.ollamaPort ?? ollamaDefaultPort),
     ollamaMode: s.ollamaMode,
+    quotaAlerts: [...(s.quotaAlerts ?? alertKinds)],
   };
 }
 
@@ -98,6 +104,7 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   next.metricsEnabled = v.metricsEnabled;
   next.logLevel = v.logLevel;
   next.cliPath = v.cliPath.trim() === '' ? undefined : v.cliPath.trim();
+  next.quotaAlerts = alertKinds.filter((k) => v.quotaAlerts.includes(k));
 
   if (v.ollamaOn) {
     const ollamaPort = wholeNumber(v.ollamaPort);

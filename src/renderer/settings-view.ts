@@ -6,7 +6,7 @@
 import type { ControlApi, ControlStatus, SettingsResult, SettingsView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { fieldMessage } from './format.js';
-import { allModes, generateAccessKey, logLevels, patchFromValues, portRangeMessage, valuesFromSettings, type FormValues } from './settings-form.js';
+import { alertKinds, allModes, generateAccessKey, logLevels, patchFromValues, portRangeMessage, valuesFromSettings, type FormValues } from './settings-form.js';
 import { clientBase } from './views.js';
 
 const input = (id: string) => byId<HTMLInputElement>(id);
@@ -85,6 +85,7 @@ export class SettingsPanel {
     input('ollamaOn').checked = v.ollamaOn;
     input('ollamaPort').value = v.ollamaPort;
     byId<HTMLSelectElement>('ollamaMode').value = v.ollamaMode;
+    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]')) box.checked = v.quotaAlerts.includes(box.value as FormValues['quotaAlerts'][number]);
     this.setHint('');
     this.syncFormState();
   }
@@ -106,6 +107,7 @@ export class SettingsPanel {
       ollamaOn: input('ollamaOn').checked,
       ollamaPort: input('ollamaPort').value,
       ollamaMode: byId<HTMLSelectElement>('ollamaMode').value === 'direct' ? 'direct' : 'tool',
+      quotaAlerts: [...document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]:checked')].map((b) => b.value as FormValues['quotaAlerts'][number]).filter((k) => alertKinds.includes(k)),
     };
   }
 

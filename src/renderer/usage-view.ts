@@ -6,6 +6,7 @@ import type { ControlApi, SummaryBy, UsageSummary } from '../proxy/control-api.j
 import { byId, el, setText } from './dom.js';
 import { formatMs } from './format.js';
 import { quotaViews } from './quota.js';
+import { currentSpan } from '../shared/pace.js';
 import { createBarChart, type BarChart } from './usage-charts.js';
 
 export type Range = 'today' | '7d' | '30d';
@@ -55,8 +56,12 @@ export class UsagePanel {
         this.range === 'today' ? Promise.resolve(undefined) : this.control.getUsageSummary(from, now, 'day'),
         this.control.getLimits(),
       ]);
+      // Who used the current 5-hour window: its start from the latest reset reported (docs/usage.md).
+      const span = currentSpan(limits, 'five_hour', 5 * 3600, now);
+      const clients = await this.control.getUsageSummary(span.from, now, 'client');
       byId('usage-error').hidden = true;
       this.renderLimits(limits, now);
+      this.renderWindowClients(clients, span.source !== null);
       this.renderSummary(summary, days, from);
     } catch (err) {
       const box = byId('usage-error');
@@ -90,10 +95,38 @@ export class UsagePanel {
           mark.title = `${v.elapsedPct} % of the window's time has passed`;
           bar.append(mark);
         }
-        const note = [v.resetText, v.elapsedPct !== null ? `${v.elapsedPct} % of the time passed` : '', v.pace].filter(Boolean).join(' · ');
+        const note = [v.resetText, v.elapsedPct !== null ? `${v.elapsedPct} % of the time passed` : '', v.pace, v.projection].filter(Boolean).join(' · ');
         li.append(head, bar, el('p', note, `quota-note${v.pace && v.tone !== 'ok' ? ' ahead' : ''}`));
         return li;
       }),
+    );
+  }
+
+  /** Each client family's share of the current 5-hour window's tokens (of its requests when none were reported). */
+  private renderWindowClients(summary: UsageSummary, known: boolean): void {
+    const rows = summary.rows.filter((r) => r.requests > 0);
+    const tokens = (r: (typeof rows)[number]) => r.tokens.input + r.tokens.output + r.tokens.cacheRead + r.tokens.cacheWrite;
+    const allTokens = rows.reduce((a, r) => a + tokens(r), 0);
+    const allRequests = rows.reduce((a, r) => a + r.requests, 0);
+    const share = (r: (typeof rows)[number]) => (allTokens > 0 ? tokens(r) / allTokens : r.requests / allRequests);
+    byId('window-clients-title').textContent = known ? 'This 5-hour window by client' : 'The last five hours by client';
+    byId('window-clients-empty').hidden = rows.length > 0;
+    byId('window-clients').replaceChildren(
+      ...rows
+        .sort((a, b) => share(b) - share(a))
+        .map((r) => {
+          const li = el('li');
+          const pct = Math.round(share(r) * 1000) / 10;
+          const head = el('div', undefined, 'quota-head');
+          head.append(el('span', r.key, 'name'), el('span', `${pct} % · ${formatCount(r.requests)} request${r.requests === 1 ? "" : "s"} · ${formatCount(tokens(r))} tokens`, 'used'));
+          li.append(head);
+          const bar = el('div', undefined, 'bar');
+          const fill = el('div', undefined, 'fill');
+          fill.style.width = `${pct}%`;
+          bar.append(fill);
+          li.append(bar);
+          return li;
+        }),
     );
   }
 
@@ -103,9 +136,9 @@ export class UsagePanel {
     setText('u-errors', formatCount(t.errors));
     setText('u-in', formatCount(t.tokens.input));
     setText('u-out', formatCount(t.tokens.output));
-    const word = this.by === 'model' ? 'model' : 'mode';
+    const word = this.by === 'day' ? 'model' : this.by;
     setText('usage-groups-title', `Requests and errors by ${word}`);
-    setText('usage-key-head', word === 'model' ? 'Model' : 'Mode');
+    setText('usage-key-head', { model: 'Model', mode: 'Mode', lane: 'Lane', client: 'Client' }[word]);
     byId('usage-groups').setAttribute('aria-label', `Requests and errors by ${word}`);
     byId('usage-daily-title').hidden = days === undefined;
     byId('usage-daily').hidden = days === undefined;

@@ -98,6 +98,56 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     expect(await page.isVisible('#quota-empty')).toBe(false);
   });
 
+  it('lanes, the pace projection and who used the 5-hour window, at each size and theme', async () => {
+    // Real answers in each lane: the plan, then extra usage, with the 5-hour window 60 % used two hours in.
+    const now = Date.now();
+    const reset = Math.round((now + 3 * 3_600_000) / 1000);
+    h.sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(reset), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
+    let extraId = '';
+    for (const [inUse, agent] of [[false, 'curl/8.5.0'], [true, 'OpenAI/JS 4.0.0']] as const) {
+      h.sim.knobs.overage = { inUse, utilization: inUse ? 0.04 : 0 };
+      const res = await fetch(`http://127.0.0.1:${h.port}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': agent }, body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] }) });
+      await res.text();
+      if (inUse) extraId = res.headers.get('x-request-id') ?? '';
+    }
+    h.sim.knobs.quotaHeaders = {};
+    h.sim.knobs.overage = undefined;
+    ledger.flush();
+    await page.click('#usage [data-range="today"]');
+    await page.click('#usage [data-by="lane"]');
+    const expected = ledger.summary(rangeStart('today', Date.now()), Date.now(), 'lane');
+    await expect.poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(expected.rows.map((r) => r.key));
+    expect(expected.rows.map((r) => r.key)).toEqual(expect.arrayContaining(['plan', 'extra_usage']));
+    expect(await text('#usage-key-head')).toBe('Lane');
+    const five = await page.$$eval('#quota-list li', (lis) => lis.map((li) => li.textContent ?? '').filter((t) => t.includes('5-hour window')));
+    expect(five[0]).toContain('60 % used');
+    expect(five[0]).toMatch(/at this pace about 150 % by the reset: the limit at \d\d:\d\d/);
+    expect((await page.$$eval('#quota-list li', (lis) => lis.map((li) => li.textContent ?? ''))).some((t) => t.startsWith('Extra usage'))).toBe(true);
+    const clients = await page.$$eval('#window-clients li .name', (els) => els.map((e) => e.textContent));
+    expect(clients).toEqual(expect.arrayContaining(['curl', 'openai-js']));
+    expect(await text('#window-clients-title')).toBe('This 5-hour window by client');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-usage-lanes-pace-1280x800-light');
+    for (const [width, height, colorScheme] of [[800, 600, 'dark'], [1280, 800, 'dark'], [800, 600, 'light']] as const) {
+      const p = await h.open({ width, height, colorScheme });
+      await showTab(p, 'usage');
+      await p.click('#usage [data-by="client"]');
+      await expect.poll(() => p.locator('#window-clients li').count()).toBeGreaterThan(0);
+      expect(await text('#usage-key-head')).toBe('Lane'); // the first page is untouched
+      expect(await p.textContent('#usage-key-head')).toBe('Client');
+      expect(await layoutProblems(p)).toEqual([]);
+      await screenshot(p, `window-usage-lanes-pace-${width}x${height}-${colorScheme}`);
+      await p.close();
+    }
+    // The inspector says which lane paid.
+    const p = await h.open({ width: 1280, height: 800 });
+    await showTab(p, 'usage');
+    await expect.poll(() => p.locator(`#history-rows tr[data-request-id="${extraId}"]`).count()).toBe(1);
+    await p.click(`#history-rows tr[data-request-id="${extraId}"] button`);
+    await expect.poll(() => p.textContent('#inspector-fields')).toContain('Paid byextra usage');
+    await p.close();
+  });
+
   it('history: filters, paging and the inspector (bodies only where captured)', async () => {
     await page.selectOption('#history-outcome', 'upstream_error');
     await expect.poll(async () => (await page.$$eval('#history-rows tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent ?? ''))).every((t) => t.endsWith('upstream error'))).toBe(true);

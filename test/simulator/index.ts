@@ -26,7 +26,8 @@ import {
   type SimulatorState,
 } from './types.js';
 
-export type { FailWith, RecordedRequest, SimulatorKnobs, StreamFault, TokenSet } from './types.js';
+export type { FailWith, OverageState, RecordedRequest, SimulatorKnobs, StreamFault, TokenSet } from './types.js';
+export { billingRefusalText, overageHeaders } from './billing.js';
 export { makeJwt, decodeJwt, makeRespapiAccessToken, makeRespapiIdToken, respapiAuthClaim } from './jwt.js';
 export { writeCliCredentials, writeRespapiCredentials } from './credentials.js';
 export type { CliCredentialOptions, RespapiCredentialOptions } from './credentials.js';

@@ -15,13 +15,14 @@ import {
   takeFailure,
   writeSse,
 } from './http.js';
+import { billingRefusalDue, overageHeaders } from './billing.js';
 import { promptTokens, type CacheUsage } from './prompt-cache.js';
 import { refusalOf } from './refusals.js';
 import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext, type SimulatorKnobs } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
-  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...ctx.state.knobs.quotaHeaders };
+  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...overageHeaders(ctx.state.knobs), ...ctx.state.knobs.quotaHeaders };
 }
 
 /** Answers 401 and returns false when the request carries no credential, or one the knobs do not accept. */
@@ -64,7 +65,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
-  const refusal = refusalOf(body);
+  const refusal = refusalOf(body) ?? billingRefusalDue(knobs, record, body);
   if (refusal) {
     sendJson(res, 400, nativeErrorBody(400, refusal), headers);
     return;

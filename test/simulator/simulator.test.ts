@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  billingRefusalText,
   decodeJwt,
   makeJwt,
   readSse,
@@ -241,6 +242,49 @@ describe('POST /v1/messages, streaming', () => {
     const events = await reading;
     expect(events.filter((e) => e.event === 'content_block_delta')).toHaveLength(2);
     expect(other.received[0].aborted).toBe(false);
+  });
+});
+
+describe('billing knobs', () => {
+  const oauth = { authorization: 'Bearer sk-ant-oat01-sim', 'content-type': 'application/json' };
+
+  it('overage sends the unified status and the overage state on every answer', async () => {
+    sim.knobs.overage = { inUse: true, utilization: 0.25, resetsAt: 1_800_000_000, disabledReason: undefined };
+    const res = await postMessages(hello);
+    expect(res.status).toBe(200);
+    expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith('anthropic-ratelimit-unified-')))).toEqual({
+      'anthropic-ratelimit-unified-status': 'allowed',
+      'anthropic-ratelimit-unified-overage-status': 'allowed',
+      'anthropic-ratelimit-unified-overage-in-use': 'true',
+      'anthropic-ratelimit-unified-representative-claim': 'overage',
+      'anthropic-ratelimit-unified-overage-utilization': '0.25',
+      'anthropic-ratelimit-unified-overage-reset': '1800000000',
+    });
+    sim.knobs.overage = { inUse: false, disabledReason: 'org_level_disabled' };
+    const off = await postMessages(hello);
+    expect(off.headers.get('anthropic-ratelimit-unified-overage-status')).toBe('rejected');
+    expect(off.headers.get('anthropic-ratelimit-unified-overage-disabled-reason')).toBe('org_level_disabled');
+    expect(off.headers.get('anthropic-ratelimit-unified-representative-claim')).toBeNull();
+  });
+
+  it('billingRefusal answers 400 in the provider words, always or by what the provider looks at, for `times` requests', async () => {
+    sim.knobs.billingRefusal = { reason: 'extra_usage_off', times: 1 };
+    const refused = await postMessages(hello);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: billingRefusalText.extra_usage_off } });
+    expect((await postMessages(hello)).status).toBe(200);
+
+    sim.knobs.billingRefusal = { reason: 'cli_only_credential', when: 'third-party' };
+    // A client's own key, and a login whose prompt opens with the CLI's own billing block, are served.
+    expect((await postMessages(hello)).status).toBe(200);
+    expect((await postMessages({ ...hello, system: [{ type: 'text', text: 'x-anthropic-billing-header: cc_version=1; cc_entrypoint=cli;' }] }, oauth)).status).toBe(200);
+    const other = await postMessages({ ...hello, system: 'You are my app.' }, oauth);
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toBe(billingRefusalText.cli_only_credential);
+    // A single-underscore mcp_ tool name is a third-party app's, whatever the credential.
+    const tools = [{ name: 'mcp_search', input_schema: { type: 'object' } }];
+    expect((await postMessages({ ...hello, tools })).status).toBe(400);
+    expect((await postMessages({ ...hello, tools: [{ name: 'mcp__srv__search', input_schema: { type: 'object' } }] })).status).toBe(200);
   });
 });
 

@@ -48,6 +48,21 @@ export type StreamFault = 'truncate' | 'reset' | 'stall' | 'error';
 
 export type TokenSet = Set<string> | string[];
 
+export interface OverageState {
+  /** Extra usage is billing this answer (`-overage-in-use: true`, representative claim `overage`). */
+  inUse: boolean;
+  /** `allowed`, `allowed_warning` or `rejected` (extra usage off or exhausted); default allowed when inUse, else rejected. */
+  status?: string;
+  /** A fraction of the extra-usage allowance. */
+  utilization?: number;
+  /** Unix seconds. */
+  resetsAt?: number;
+  /** Why extra usage is off, e.g. `out_of_credits`, `org_level_disabled`. */
+  disabledReason?: string;
+  /** The overall unified status; default allowed. */
+  unifiedStatus?: string;
+}
+
 export interface SimulatorKnobs {
   /** Text of every native reply. */
   replyText: string;
@@ -116,6 +131,20 @@ export interface SimulatorKnobs {
   dropBeforeHeaders?: boolean | string;
   /** Extra response headers on every native API answer (e.g. the subscription quota headers direct mode reads). */
   quotaHeaders?: Record<string, string>;
+  /**
+   * The subscription's billing state as the provider reports it on every native answer (billing.ts): unified
+   * status and representative claim, and the overage (extra usage) status, in-use flag, utilization and disabled
+   * reason. Unset: none of these headers.
+   */
+  overage?: OverageState;
+  /**
+   * Refuse native chats as the provider does for billing reasons (billing.ts), HTTP 400 invalid_request_error in its
+   * own words: `extra_usage_off` (third-party use of a subscription while extra usage is off), `cli_only_credential`
+   * (a subscription login used outside its CLI). `when`: `always`, or by what the provider reportedly looks at
+   * (`third-party`: a tool named with a single-underscore `mcp_` prefix, or an OAuth request whose system prompt
+   * does not open with the CLI's own billing block). `times` as failWith.
+   */
+  billingRefusal?: { reason: 'extra_usage_off' | 'cli_only_credential'; when?: 'always' | 'third-party'; times?: number };
   /** Extra response headers on every streamed response-API answer (its rate-limit headers). */
   respapiQuotaHeaders?: Record<string, string>;
   /** How prompt tokens are counted (prompt-cache.ts): `words` (default) or `bytes` (4 bytes a token). */

@@ -7,6 +7,7 @@
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { Logger } from '../logger.js';
 import type { ClientAuth } from '../upstream/client-auth.js';
+import type { BillingFacts } from '../usage/types.js';
 
 /** What one request adds to a backend built once per proxy (components.ts). */
 export interface BackendContext {
@@ -20,6 +21,8 @@ export interface BackendContext {
   /** The provider API: the credential this client's request calls for, and extra headers (its feature flags). */
   auth?: ClientAuth;
   headers?: Record<string, string>;
+  /** The request's observer, told what the upstream reports about who pays (docs/usage.md "Lanes"). */
+  billing?: BillingFacts;
 }
 
 export interface Backend {

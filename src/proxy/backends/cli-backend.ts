@@ -44,7 +44,7 @@ import { LiveConversations, type LiveConversationsSnapshot } from './live-conver
 import { PromptFiles } from './prompt-files.js';
 import { nativeRequestToCliInput, type CliInput, type CliInputOptions } from '../translate/native-request-to-cli-input.js';
 import { toolRulesToCliPermissions, type CliPermissions } from '../translate/tool-rules-to-cli-permissions.js';
-import type { UsageSink } from '../usage/types.js';
+import type { BillingFacts, UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
 
@@ -128,6 +128,8 @@ export class CliBackend implements Backend {
   private readonly fingerprint: () => string;
   /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
   private readonly toolConversations = new CliToolConversations(this);
+  /** Each request's observer of who pays, by the request's signal: the CLI's rate_limit_event reaches it too. */
+  private readonly billing = new WeakMap<AbortSignal, BillingFacts>();
 
   constructor(private readonly opts: CliBackendOptions) {
     this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
@@ -183,6 +185,19 @@ export class CliBackend implements Backend {
   }
 
   /** The options this backend was built with (for cli-tool-conversations.ts). */
+  /** Where a request's rate_limit_event lines go: the ledger's quota windows, and the request's own observer. */
+  rateLimitSink(signal: AbortSignal): Pick<UsageSink, 'cliRateLimit'> | undefined {
+    const billing = this.billing.get(signal);
+    if (!billing) return this.opts.usage;
+    const usage = this.opts.usage;
+    return {
+      cliRateLimit: (info) => {
+        usage?.cliRateLimit(info);
+        billing.cliRateLimit(info);
+      },
+    };
+  }
+
   get options(): CliBackendOptions {
     return this.opts;
   }
@@ -224,6 +239,7 @@ export class CliBackend implements Backend {
   }
 
   stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncIterable<NativeStreamEvent> {
+    if (context.billing) this.billing.set(signal, context.billing);
     // Input errors (images, a huge system prompt, a tool name the CLI cannot take) are thrown here, before any slot
     // or process is taken.
     const tools = planClientTools(req, this.opts.profile.cli.clientTools);
@@ -313,7 +329,7 @@ export class CliBackend implements Backend {
             finished = true;
             throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
           }
-          const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
+          const stepped = stepLine(item.line, turn.translate, deadlines, log, this.rateLimitSink(signal));
           if (!stepped) continue;
           const { parsed, step } = stepped;
           if (parsed.kind === 'unknown') log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');

@@ -279,7 +279,8 @@ export class CliToolConversations {
     taken?: ToolConversation,
     fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean },
   ): AsyncGenerator<NativeStreamEvent> {
-    const { profile, usage } = this.host.options;
+    const { profile } = this.host.options;
+    const usage = this.host.rateLimitSink(signal);
     const deadlines = this.host.deadlines(signal);
     let release: (() => void) | undefined;
     let conv: ToolConversation | undefined;

@@ -73,6 +73,11 @@ function toMessage(text: string): NativeMessage {
   return data as unknown as NativeMessage;
 }
 
+/** Who pays for a request sent with this context's credential, as far as the credential tells (usage/billing-lane.ts). */
+function credentialKind(context: BackendContext): 'api-key' | 'oauth' {
+  return context.auth?.kind === 'api-key' ? 'api-key' : 'oauth';
+}
+
 function toEvent(msg: SseMessage): NativeStreamEvent {
   let data: unknown;
   try {
@@ -194,6 +199,7 @@ export class DirectBackend implements Backend {
     const { client } = this.opts;
     // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
     const answer: WholeOrStream = await client.exchange(this.request(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req) }), messageLimitBytes);
+    context.billing?.providerAnswer(answer.headers, credentialKind(context));
     const ok = answer.statusCode >= 200 && answer.statusCode < 300;
     if (answer.whole) {
       if (ok) return toMessage(answer.whole.toString('utf8'));
@@ -231,6 +237,7 @@ export class DirectBackend implements Backend {
   /** Sends the chat with the request's credential; a non-2xx answer is thrown as the provider's error (fromErrorAnswer). */
   private async send(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): Promise<ProviderAnswer> {
     const answer = await this.opts.client.send(this.request(signal, context, how));
+    context.billing?.providerAnswer(answer.headers, credentialKind(context));
     if (answer.statusCode >= 200 && answer.statusCode < 300) return answer;
     throw await this.refusal(answer.statusCode, answer.headers, answer.body);
   }

@@ -15,6 +15,7 @@ import { createProfile, type Profile } from '../profile.js';
 import { createProxy } from '../server.js';
 import { defaultDeps, serviceVersion, type ProxyDeps } from '../services.js';
 import { cliCheck, directModelsCheck, loginCheck, respapiCredentialsCheck, respapiRequestCheck, skip, timed, toolRequestCheck, type ProxyTarget } from './checks.js';
+import { billingCheck, type BillingReader } from './billing-check.js';
 import { renderDiagnoseText } from './render.js';
 import type { DiagnoseCheck, DiagnoseReport } from './types.js';
 
@@ -41,6 +42,8 @@ export interface DiagnoseOptions {
   full?: boolean;
   /** The home directory written `~` in the report (tests); default os.homedir(). */
   home?: string;
+  /** The usage ledger: the provider's billing refusals it recorded are a check of their own (billing-check.ts). */
+  usage?: BillingReader;
 }
 
 const toolModes = (config: Config) => config.modes.includes('tool') || config.modes.includes('direct');
@@ -104,6 +107,7 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
         checks.push(await timed('respapi-request', 'respapi', 'Response-API credentials valid (a tiny request)', async () => (creds.status === 'pass' && t ? respapiRequestCheck(t, profile) : skip('needs the credential file (see above)')), now));
       }
     }
+    if (opts.usage && config.modes.length > 0) checks.push(await billingCheck(opts.usage, now(), on('tool') ? 'tool' : (config.modes[0] ?? 'tool')));
   } catch (err) {
     // The temporary proxy could not start (a setting it refuses): one failed check that says so.
     const message = err instanceof ConfigError ? err.message : (err as Error).message;

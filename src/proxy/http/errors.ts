@@ -40,6 +40,7 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
       }
       const shape = ctx.state.errorShape;
       ctx.state.errorType = shape ? shape.type(err) : errorTypeName(err, ctx.state.family);
+      if (err.refusal) ctx.state.billingRefusal = err.refusal;
       if (err.status < 500) {
         // The request log's line says what was wrong, as the client's error body does (docs/http.md).
         ctx.state.errorField = err.field;

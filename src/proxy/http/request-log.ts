@@ -9,11 +9,25 @@ import { inLedgerScope, isProbeRoute } from '../route-table.js';
 import { clientFamily } from '../usage/client-family.js';
 import { outcomeOf } from '../usage/outcome-of.js';
 import type { CaptureInput } from '../usage/capture.js';
-import type { UsageSink } from '../usage/types.js';
+import type { BillingLane, UsageSink } from '../usage/types.js';
 import type { AfterAnswer } from './after-answer.js';
 import { RequestAbort } from './request-abort.js';
 import type { ProxyState } from './state.js';
 import type { ProxyMiddleware } from './types.js';
+
+/**
+ * The lane of a request, from what its upstream said (usage/billing-lane.ts): the observer's reading of the
+ * provider's headers or the CLI's event; the response API for a response-API request it answered; for a billing
+ * refusal without those, the lane the provider's own words name (third-party use is drawn from extra usage; a
+ * CLI-only login is the plan's). Otherwise unknown.
+ */
+function billingLaneOf(s: ProxyState): BillingLane | null {
+  if (s.billingLane) return s.billingLane;
+  if (s.mode === 'respapi' && s.upstreamAnswered) return 'response_api';
+  if (s.billingRefusal === 'extra_usage_off') return 'extra_usage';
+  if (s.billingRefusal === 'cli_only_credential') return 'plan';
+  return null;
+}
 
 export interface InFlightRegistry {
   add(abort: RequestAbort): void;
@@ -120,6 +134,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       if (usage && s.offLedger !== true && inLedgerScope(s.route, s.family)) {
         try {
           const routed = s.mode !== 'none';
+          const partial = s.usagePartial === true;
           usage.record({
             requestId: s.requestId,
             startedAt,
@@ -131,9 +146,12 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
             modelServed: s.modelServed ?? null,
             client: clientFamily(ctx.get('user-agent')),
             status,
-            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered, explicit: s.outcome }),
+            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered === true || s.billingRefusal !== undefined /* the provider said it, through the CLI too */, explicit: s.outcome }),
             errorType: record.errorType ?? null,
-            tokens: { input: s.usage?.inputTokens ?? null, output: s.usage?.outputTokens ?? null, cacheRead: s.usage?.cacheReadTokens ?? null, cacheWrite: s.usage?.cacheWriteTokens ?? null },
+            tokens: { input: s.usage?.inputTokens ?? null, output: partial ? null : (s.usage?.outputTokens ?? null), cacheRead: s.usage?.cacheReadTokens ?? null, cacheWrite: s.usage?.cacheWriteTokens ?? null },
+            tokensPartial: partial,
+            billingLane: billingLaneOf(s),
+            refusal: s.billingRefusal ?? null,
             ttftMs: record.ttftMs ?? null,
             durationMs,
           });
@@ -148,9 +166,13 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       // pino would drop a line below its level anyway; checking first saves building the object.
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, refusedSinceLastWarn: refusal?.refusedSinceLastWarn, clientGone },
+        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, refusedSinceLastWarn: refusal?.refusedSinceLastWarn, clientGone, lane: s.billingLane, billingRefusal: s.billingRefusal },
         'request',
       );
+      // A billing refusal has its own stable line (the window's log and diagnose look for it; docs/usage.md).
+      if (s.billingRefusal && logger.isLevelEnabled('warn')) {
+        logger.warn({ requestId: s.requestId, mode: s.mode, route: s.route, refusal: s.billingRefusal, docs: 'docs/usage.md#lanes' }, `billing refusal: ${s.billingRefusal}`);
+      }
     };
     // `on`, not `once`: finish() runs once anyway (done), and once() wraps each listener in a new closure.
     ctx.res.on('close', finish);

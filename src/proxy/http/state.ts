@@ -4,7 +4,7 @@ import type { Family } from './family.js';
 import type { RefusalLogLevel } from './refusal-log.js';
 import type { RequestAbort } from './request-abort.js';
 import type { Mode } from '../metrics.js';
-import type { Outcome } from '../usage/types.js';
+import type { BillingLane, BillingRefusal, Outcome } from '../usage/types.js';
 
 export interface ProxyState {
   requestId: string;
@@ -28,6 +28,12 @@ export interface ProxyState {
   usage?: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cacheWriteTokens?: number };
   /** The model the answer reports, when a route knows it (the ledger's model_served). */
   modelServed?: string;
+  /** Which lane paid, from an upstream's own signal (usage/billing-lane.ts); written only by the chat's observer. */
+  billingLane?: BillingLane;
+  /** The provider's billing refusal this request met (set where the error is rendered, from ProxyError.refusal). */
+  billingRefusal?: BillingRefusal;
+  /** The usage so far is what the start of the answer reported: its output count was a placeholder, not a count. */
+  usagePartial?: boolean;
   /** Set once an upstream (the provider, the CLI, the response API) answered, so a 4xx is the upstream's. */
   upstreamAnswered?: boolean;
   /** How the request ended, when a route knows better than request-log.ts's reading of status and errorType. */

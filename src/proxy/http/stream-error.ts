@@ -49,5 +49,6 @@ export function failAfterHeaders(caught: unknown, state: ProxyState, framing: St
   }
   const family = framing === 'respapi' ? 'compat' : state.family;
   state.errorType = errorTypeName(err, family);
+  if (isProxyError(caught) && caught.refusal) state.billingRefusal = caught.refusal;
   return streamErrorEvents(err, framing, family, state.requestId);
 }

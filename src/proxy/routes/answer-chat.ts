@@ -95,6 +95,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
   for (const name in headers) setHeader(ctx, name, headers[name]);
 
+  const observer = new ChatObserver(state, { now: services.deps.now, quota: services.profile.quota });
   const context: BackendContext = {
     get logger() {
       return logger();
@@ -102,8 +103,8 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     toolResultsReturn: chat.toolResultsReturn !== false,
     auth: chat.upstream?.auth,
     headers: chat.upstream?.headers,
+    billing: observer,
   };
-  const observer = new ChatObserver(state, { now: services.deps.now });
   const answer = chat.answer({ model: chat.publicModel, created: Math.floor(services.deps.now() / 1000), startedAt: state.startedAt, now: services.deps.now });
   // A request that asks nothing (Ollama's "load the model": no message at all; the model was resolved as for any
   // chat) is answered by the format's whole answer of an empty message, without a backend call.

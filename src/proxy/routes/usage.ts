@@ -12,10 +12,12 @@ import type { ProxyContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { UsageLedger } from '../usage/ledger.js';
 import { MAX_PAGE } from '../usage/queries.js';
-import type { CapturedBodies, QuotaWindow, UsageRecord } from '../usage/types.js';
+import { billingLanes, type CapturedBodies, type OverageState, type QuotaWindow, type UsageRecord } from '../usage/types.js';
+import { currentSpan, paceOf, windowSeconds } from '../usage/pace.js';
+import type { QuotaNames } from '../profile.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
-export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv'>;
+export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv' | 'overageStates' | 'extraUsage' | 'clientShares'>;
 
 const DAY_MS = 86_400_000;
 const outcomes = ['ok', 'rejected', 'upstream_error', 'client_gone', 'timeout', 'error'] as const;
@@ -36,8 +38,9 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional() });
-const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client']).optional() });
+const lanes = [...billingLanes, 'unknown'] as const;
+const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional(), lane: z.enum(lanes).optional() });
+const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client', 'lane']).optional() });
 const exportQuery = z.strictObject({ from: time.optional(), to: time.optional() });
 
 function parseQuery<T extends z.ZodType>(schema: T, ctx: ProxyContext): z.output<T> {
@@ -82,6 +85,9 @@ export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
     cache_write_tokens: r.tokens.cacheWrite,
     ttft_ms: r.ttftMs,
     duration_ms: r.durationMs,
+    billing_lane: r.billingLane ?? null,
+    refusal: r.refusal ?? null,
+    tokens_partial: r.tokensPartial === true,
     ...(bodies ? { captured: bodies } : {}),
   };
 }
@@ -91,6 +97,23 @@ export function windowToWire(w: QuotaWindow) {
   return { source: w.source, window: w.window, utilization: w.utilization, resets_at: w.resetsAt, status: w.status, observed_at: Math.floor(w.observedAt / 1000) };
 }
 
+/** A window with its length and pace projection (usage/pace.ts); times in Unix seconds. */
+export function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
+  const length = windowSeconds(w.window, names);
+  const pace = paceOf(w, length);
+  return {
+    ...windowToWire(w),
+    length_seconds: length,
+    pace: pace ? { expected_at_reset: pace.expectedAtReset, limit_at: pace.limitAt, per_hour: pace.perHour, reaches_limit_before_reset: pace.limitAt !== null } : null,
+  };
+}
+
+export function overageToWire(o: OverageState) {
+  return { source: o.source, status: o.status, in_use: o.inUse, disabled_reason: o.disabledReason, observed_at: Math.floor(o.observedAt / 1000) };
+}
+
+const FIVE_HOURS_S = 5 * 3600;
+
 export function registerUsage(router: ProxyRouter, services: Services, ledger: UsageQueries): void {
   const now = () => services.deps.now();
   addRoute(router, services, {
@@ -98,7 +121,7 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
     path: '/usage/requests',
     handler: async (ctx) => {
       const q = parseQuery(requestsQuery, ctx);
-      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome });
+      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome, lane: q.lane });
       ctx.body = { requests: page.rows.map((r) => recordToWire(r)), ...(page.nextBefore !== undefined ? { next_before: page.nextBefore } : {}) };
     },
   });
@@ -128,7 +151,11 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
         ttft_p50_ms: r.ttftP50Ms,
         ttft_p95_ms: r.ttftP95Ms,
       });
-      ctx.body = { from: s.from, to: s.to, by: s.by, rows: s.rows.map((r) => ({ key: r.key, ...row(r) })), total: row(s.total) };
+      // Who used the current 5-hour window (usage/pace.ts currentSpan): its start from the latest reset reported,
+      // else the last five hours. The provider reports one utilization for the window; the split is by tokens.
+      const span = currentSpan(ledger.quotaWindows(), 'five_hour', FIVE_HOURS_S, now());
+      const five_hour_clients = { from: span.from, to: span.to, window_known: span.source !== null, clients: ledger.clientShares(span.from, span.to) };
+      ctx.body = { from: s.from, to: s.to, by: s.by, rows: s.rows.map((r) => ({ key: r.key, ...row(r) })), total: row(s.total), five_hour_clients };
     },
   });
   addRoute(router, services, {
@@ -136,7 +163,16 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
     path: '/usage/limits',
     handler: async (ctx) => {
       parseQuery(z.strictObject({}), ctx);
-      ctx.body = { windows: ledger.quotaWindows().map(windowToWire) };
+      const windows = ledger.quotaWindows();
+      const names = services.profile.quota;
+      const span = currentSpan(windows, 'five_hour', FIVE_HOURS_S, now());
+      const extra = ledger.extraUsage(span.from);
+      ctx.body = {
+        windows: windows.map((w) => windowWithPaceToWire(w, names)),
+        overage: ledger.overageStates().map(overageToWire),
+        // Requests this proxy carried that the provider billed to extra usage, in the current 5-hour window.
+        extra_usage: { since: extra.since, requests: extra.requests, tokens: extra.tokens, first_at: extra.firstAt },
+      };
     },
   });
   addRoute(router, services, {

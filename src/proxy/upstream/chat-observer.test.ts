@@ -74,3 +74,26 @@ describe('ChatObserver', () => {
     expect(o.stopped).toBe(true);
   });
 });
+
+describe('ChatObserver token figures', () => {
+  it("never keeps message_start's output placeholder: an answer that ends before message_delta has no output count and is partial", () => {
+    const clock = { t: 100 };
+    const { state, observer: o } = observer(clock);
+    o.native(structuredClone(start));
+    o.native(structuredClone(delta));
+    expect(state.usage).toEqual({ inputTokens: 11, outputTokens: undefined, cacheReadTokens: 5, cacheWriteTokens: 2 });
+    expect(state.usagePartial).toBe(true);
+    o.native(structuredClone(end));
+    expect(state.usage?.outputTokens).toBe(7);
+    expect(state.usagePartial).toBe(false);
+  });
+
+  it('reads the lane from the provider headers and the CLI event, extra usage winning over the plan within one answer', () => {
+    const { state, observer: o } = observer({ t: 0 });
+    o.providerAnswer({ 'anthropic-ratelimit-unified-status': 'allowed' }, 'oauth');
+    expect(state).toMatchObject({ billingLane: 'plan', upstreamAnswered: true });
+    o.cliRateLimit({ status: 'allowed', isUsingOverage: true });
+    o.cliRateLimit({ status: 'allowed', isUsingOverage: false });
+    expect(state.billingLane).toBe('extra_usage');
+  });
+});

@@ -14,6 +14,9 @@ import type { NativeUsage } from '../formats/native.js';
 import type { RespapiResponse } from '../formats/respapi.js';
 import type { ProxyState } from '../http/state.js';
 import { reportedTokensOf } from '../translate/map-usage.js';
+import type { QuotaNames } from '../profile.js';
+import { billingRefusalOf, laneOfCliRateLimit, laneOfProviderAnswer, type CredentialKind } from '../usage/billing-lane.js';
+import type { BillingFacts } from '../usage/types.js';
 import { SseReader, type SseMessage } from './sse-reader.js';
 
 /** Largest JSON answer kept to read its usage (a larger one is passed on unread). */
@@ -49,9 +52,11 @@ export interface ChatObserverOptions {
   now: () => number;
   /** The neutral name of the model an answer reports (absent: recorded as reported). */
   servedName?: (served: string) => string;
+  /** The provider's quota header names and refusal words (profile.quota); absent: the default profile's. */
+  quota?: QuotaNames;
 }
 
-export class ChatObserver {
+export class ChatObserver implements BillingFacts {
   private sse?: SseReader;
   private json?: Buffer[];
   private jsonBytes = 0;
@@ -78,7 +83,7 @@ export class ChatObserver {
       case 'message_start': {
         const message = objectOf(event.message);
         this.served(message?.model);
-        this.usage(objectOf(message?.usage));
+        this.startUsage(objectOf(message?.usage));
         break;
       }
       case 'content_block_delta':
@@ -86,6 +91,7 @@ export class ChatObserver {
         break;
       case 'message_delta':
         this.usage(objectOf(event.usage));
+        this.state.usagePartial = false;
         break;
       case 'message_stop':
         this.sawStop = true;
@@ -98,8 +104,23 @@ export class ChatObserver {
     if (message.type !== 'message') return;
     this.served(message.model);
     this.usage(objectOf(message.usage));
+    this.state.usagePartial = false;
     if (Array.isArray(message.content) && message.content.length > 0) this.firstToken();
     this.sawStop = true;
+  }
+
+  /** A provider's answer headers (direct mode): which lane it was billed to (usage/billing-lane.ts). */
+  providerAnswer(headers: Record<string, string | string[] | undefined>, credential: CredentialKind): void {
+    this.answered();
+    const lane = laneOfProviderAnswer(headers, credential, this.opts.quota);
+    if (lane) this.state.billingLane = lane;
+  }
+
+  /** A CLI rate_limit_event's info (tool mode): which lane the CLI's call was billed to. */
+  cliRateLimit(info: unknown): void {
+    const lane = laneOfCliRateLimit(info);
+    // Extra usage, once seen in an answer of several calls, is what the answer cost.
+    if (lane && this.state.billingLane !== 'extra_usage') this.state.billingLane = lane;
   }
 
   /** Starts reading a forwarded answer of this content type (an event stream or JSON; anything else unread). */
@@ -132,6 +153,7 @@ export class ChatObserver {
       const whole = parse((json.length === 1 ? json[0] : Buffer.concat(json)).toString('utf8'));
       this.json = undefined;
       if (whole) this.message(whole);
+      if (whole?.type === 'error') this.errorBody(objectOf(whole.error));
     }
   }
 
@@ -144,8 +166,15 @@ export class ChatObserver {
       this.served(response?.model);
       const tokens = respapiTokensOf(response?.usage as RespapiResponse['usage']);
       if (tokens) this.state.usage = reportedTokensOf(tokens, this.state.usage);
+      this.state.usagePartial = false;
       this.sawStop = true;
     }
+  }
+
+  /** A forwarded error answer (passed on as the provider wrote it): a billing refusal is still counted as one. */
+  private errorBody(error: Json | undefined): void {
+    const refusal = typeof error?.message === 'string' ? billingRefusalOf(error.message, this.opts.quota?.refusals) : null;
+    if (refusal) this.state.billingRefusal = refusal;
   }
 
   private sseMessage(msg: SseMessage): void {
@@ -169,5 +198,17 @@ export class ChatObserver {
 
   private usage(usage: Json | undefined): void {
     if (usage) this.state.usage = reportedTokensOf(usage as Partial<NativeUsage>, this.state.usage);
+  }
+
+  /**
+   * message_start's usage: its input and cache counts are final, but its output count is a placeholder (the
+   * provider sends 1; the real CLI prints it again on its `assistant` line) that message_delta replaces. It is not
+   * kept: an answer that ends before message_delta has no output count and is flagged partial (docs/usage.md).
+   */
+  private startUsage(usage: Json | undefined): void {
+    if (!usage) return;
+    const { output_tokens: _placeholder, ...counts } = usage;
+    this.state.usage = reportedTokensOf(counts as Partial<NativeUsage>, this.state.usage);
+    if (this.state.usage.outputTokens === undefined) this.state.usagePartial = true;
   }
 }

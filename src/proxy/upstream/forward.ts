@@ -23,6 +23,7 @@ import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
 import { fromTransportError } from './upstream-error.js';
 import { ChatObserver } from './chat-observer.js';
+import { explainNativeRefusalBody } from '../translate/map-native-error.js';
 
 /**
  * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
@@ -80,13 +81,14 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   // several event-loop turns after the provider's last byte (docs/performance.md "The chunked answer"). Nothing has
   // been sent yet then, so a provider that breaks off
   // mid-answer still gets a proper error status. An event stream, or a longer answer, is streamed through.
+  const auth = clientAuthOf(ctx.headers, profile, config.accessKey);
   const answer = await client.exchange(
     {
       method,
       path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
       headers: forwardableHeaders(ctx.headers),
       body: method === 'POST' && raw && options.providerModel !== undefined ? rewriteBodyModel(raw, options.providerModel) : raw,
-      auth: clientAuthOf(ctx.headers, profile, config.accessKey),
+      auth,
       signal: ctx.state.signal,
     },
     bufferLimit,
@@ -94,8 +96,9 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
 
   ctx.status = answer.statusCode;
   // The one observer of this answer (upstream/chat-observer.ts) reads a copy of the bytes; they pass on unchanged.
-  const observer = new ChatObserver(ctx.state, { now: deps.now, servedName: options.servedName });
+  const observer = new ChatObserver(ctx.state, { now: deps.now, servedName: options.servedName, quota: profile.quota });
   observer.answered();
+  observer.providerAnswer(answer.headers, auth.kind === 'api-key' ? 'api-key' : 'oauth');
   const contentType = (firstValue(answer.headers['content-type']) ?? '').toLowerCase();
   if (answer.statusCode === 204 || answer.statusCode === 304) {
     copyAnswerHeaders(ctx, answer);
@@ -111,8 +114,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const state = ctx.state;
   if (isSse) ctx.req.socket.setNoDelay(true);
 
-  const whole = answer.whole;
-  if (whole) {
+  if (answer.whole) {
+    // One of the provider's billing refusals gets our explanation before its words (docs/usage.md "Lanes").
+    const refused = answer.statusCode >= 400 && answer.statusCode < 500 && !gzipped ? explainNativeRefusalBody(answer.whole, profile.quota.refusals) : undefined;
+    const whole = refused ?? answer.whole;
     copyAnswerHeaders(ctx, answer);
     sendNow(ctx, whole);
     // Read once the client has its answer, with the rest of its bookkeeping (http/after-answer.ts): the usage,

@@ -6,6 +6,7 @@ import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
 import { redactSecrets } from '../logger.js';
 import type { Config } from '../config.js';
 import { firstValue } from './client-auth.js';
+import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
 
 export type UpstreamTimeouts = Pick<Config, 'upstreamConnectTimeoutMs' | 'upstreamFirstByteTimeoutMs' | 'upstreamIdleTimeoutMs'>;
 
@@ -90,8 +91,12 @@ export function fromErrorAnswer(status: number, headers: Record<string, string |
   const kind = kindOfUpstreamStatus(status);
   const text = redactSecrets(message || `HTTP ${status}`).slice(0, 500);
   const retryAfter = parseRetryAfter(firstValue(headers['retry-after']));
-  return new ProxyError(kind, `The provider answered ${status}${type ? ` ${type}` : ''}: ${text}`, {
+  const said = `The provider answered ${status}${type ? ` ${type}` : ''}: ${text}`;
+  // The provider's billing refusals (usage/billing-lane.ts) say what happened and what to do before its own words.
+  const refusal = status >= 400 && status < 500 ? (billingRefusalOf(message) ?? undefined) : undefined;
+  return new ProxyError(kind, refusal ? explainRefusal(refusal, said) : said, {
     retryAfter,
     headers: passedErrorHeaders(headers),
+    refusal,
   });
 }

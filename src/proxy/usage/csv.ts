@@ -24,6 +24,9 @@ export const csvColumns = [
   'cache_write_tokens',
   'ttft_ms',
   'duration_ms',
+  'billing_lane',
+  'refusal',
+  'tokens_partial',
 ] as const;
 
 export function csvCell(value: string | number | boolean | null): string {
@@ -57,6 +60,9 @@ export function csvLine(r: UsageRecord): string {
     r.tokens.cacheWrite,
     r.ttftMs === null ? null : Math.round(r.ttftMs),
     Math.round(r.durationMs),
+    r.billingLane ?? null,
+    r.refusal ?? null,
+    r.tokensPartial === true,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }

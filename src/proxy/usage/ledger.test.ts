@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageLedger, type LedgerOptions } from './ledger.js';
-import { inTransaction, isCorruption, pragmaValue } from './open-db.js';
+import { inTransaction, isCorruption, pragmaValue, SCHEMA_VERSION } from './open-db.js';
 import type { UsageRecord } from './types.js';
 
 let dir: string;
@@ -69,7 +69,7 @@ describe('UsageLedger writes', () => {
     expect(statSync(join(dir, 'usage.db')).mode & 0o777).toBe(0o600);
     const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });
     expect(pragmaValue(db, 'journal_mode')).toBe('wal');
-    expect(pragmaValue(db, 'user_version')).toBe(1);
+    expect(pragmaValue(db, 'user_version')).toBe(SCHEMA_VERSION);
     db.close();
   });
 
@@ -179,13 +179,13 @@ describe('UsageLedger reads', () => {
   it('exports CSV oldest first, quoted per RFC 4180 and safe from spreadsheet formulas', async () => {
     const l = ledger();
     l.record(rec({ requestId: 'c1', startedAt: Date.UTC(2026, 10, 20, 10), route: '/v1/"odd",path', client: '=HYPERLINK("x")', modelRequested: '@sum\nline' }));
-    l.record(rec({ requestId: 'c0', startedAt: Date.UTC(2026, 10, 20, 9), tokens: { input: null, output: 7, cacheRead: null, cacheWrite: null } }));
+    l.record(rec({ requestId: 'c0', startedAt: Date.UTC(2026, 10, 20, 9), tokens: { input: null, output: 7, cacheRead: null, cacheWrite: null }, billingLane: 'plan' }));
     const lines: string[] = [];
     for await (const line of l.exportCsv(Date.UTC(2026, 10, 20), Date.UTC(2026, 10, 21))) lines.push(line);
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe('started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms\r\n');
-    expect(lines[1]).toBe('2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250\r\n');
-    expect(lines[2]).toBe('2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250\r\n');
+    expect(lines[0]).toBe('started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial\r\n');
+    expect(lines[1]).toBe('2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250,plan,,false\r\n');
+    expect(lines[2]).toBe('2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250,,,false\r\n');
   });
 
   it('streams a large export in chunks with every row once', async () => {
@@ -391,6 +391,10 @@ describe('UsageLedger on a database written by the better-sqlite3 build', () => 
       tokens: { input: 101, output: 21, cacheRead: 5, cacheWrite: null },
       ttftMs: 120.5,
       durationMs: 800.25,
+      // Added by the migration to schema 2: nothing said then which lane paid, so it stays unknown.
+      tokensPartial: false,
+      billingLane: null,
+      refusal: null,
     });
     expect(rows[1]).toMatchObject({ requestId: 'req_fixture_4', mode: null, route: '/nowhere', streamed: false, outcome: 'rejected', modelRequested: null });
     expect(rows[3].tokens).toEqual({ input: null, output: null, cacheRead: null, cacheWrite: null });
@@ -399,12 +403,15 @@ describe('UsageLedger on a database written by the better-sqlite3 build', () => 
     expect(day.total.requests).toBe(5);
     expect(day.total.tokens.input).toBe(101 + 7);
 
-    l.record(rec({ requestId: 'new-on-old-file', startedAt: base + DAY }));
+    l.record(rec({ requestId: 'new-on-old-file', startedAt: base + DAY, billingLane: 'extra_usage', tokensPartial: true, tokens: { input: 3, output: null, cacheRead: null, cacheWrite: null } }));
+    // The migrated file keeps the new columns: the new row reads back with its lane and flag, the old ones unknown.
+    expect(l.requests({ limit: 1 }).rows[0]).toMatchObject({ requestId: 'new-on-old-file', billingLane: 'extra_usage', tokensPartial: true, refusal: null });
+    expect(l.summary(base, base + 2 * DAY, 'lane').rows.map((r) => [r.key, r.requests])).toEqual([['extra_usage', 1], ['unknown', 5]]);
     l.close();
     open.length = 0;
     const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });
     try {
-      expect(pragmaValue(db, 'user_version')).toBe(1);
+      expect(pragmaValue(db, 'user_version')).toBe(SCHEMA_VERSION);
       expect(pragmaValue(db, 'journal_mode')).toBe('wal');
       expect(pragmaValue(db, 'auto_vacuum')).toBe(2); // INCREMENTAL, chosen when the old build created the file
       expect((db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n).toBe(6);

@@ -11,8 +11,9 @@ import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
 import { inTransaction, isCorruption, moveAside, openUsageDb, pragmaValue, type Db, type OpenLog } from './open-db.js';
 import { insertParams, insertSql, requestsPage, rowsBetween, summary, toRecord, type RequestRow } from './queries.js';
-import { defaultQuotaNames, parseCliRateLimit, parseProviderQuotaHeaders, parseRespapiQuotaHeaders, type QuotaNames } from './quota-parse.js';
-import type { CapturedBodies, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
+import { defaultQuotaNames, parseCliOverage, parseCliRateLimit, parseProviderOverage, parseProviderQuotaHeaders, parseRespapiQuotaHeaders, type QuotaNames } from './quota-parse.js';
+import { clientShares, extraUsageSince } from './queries.js';
+import type { CapturedBodies, ClientShare, ExtraUsageUse, OverageState, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
 
 /**
  * How long queued rows wait for their write. Each write has a fixed cost (its transaction, and the pages of the
@@ -70,6 +71,9 @@ export class UsageLedger implements UsageSink {
   private queue: UsageRecord[] = [];
   private pendingQuota = new Map<string, QuotaWindow>();
   private quotas = new Map<string, QuotaWindow>();
+  /** The latest overage state per source (in memory: the provider's overage window itself is a quota row). */
+  private readonly overages = new Map<QuotaSource, OverageState>();
+  private readonly quotaListeners = new Set<(w: QuotaWindow[], o: OverageState | null) => void>();
   private readonly listeners = new Set<(r: UsageRecord) => void>();
   private readonly captures: CaptureStore | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -139,7 +143,9 @@ export class UsageLedger implements UsageSink {
   upstreamHeaders(source: QuotaSource, headers: Record<string, string | string[] | undefined>): void {
     try {
       const at = this.now();
-      this.observe(source === 'respapi' ? parseRespapiQuotaHeaders(headers, at, this.names) : parseProviderQuotaHeaders(headers, at, this.names, source));
+      const overage = source === 'respapi' ? null : parseProviderOverage(headers, at, this.names, source);
+      if (overage) this.overages.set(source, overage);
+      this.observe(source === 'respapi' ? parseRespapiQuotaHeaders(headers, at, this.names) : parseProviderQuotaHeaders(headers, at, this.names, source), overage);
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'usage ledger: could not read quota headers');
     }
@@ -147,7 +153,10 @@ export class UsageLedger implements UsageSink {
 
   cliRateLimit(info: unknown): void {
     try {
-      this.observe(parseCliRateLimit(info, this.now()));
+      const at = this.now();
+      const overage = parseCliOverage(info, at);
+      if (overage) this.overages.set('cli', overage);
+      this.observe(parseCliRateLimit(info, at), overage);
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'usage ledger: could not read a CLI rate-limit event');
     }
@@ -163,6 +172,12 @@ export class UsageLedger implements UsageSink {
     }
   }
 
+  /** Called with every quota observation as it arrives (the alerts). Returns the unsubscribe function. */
+  onQuota(fn: (windows: QuotaWindow[], overage: OverageState | null) => void): () => void {
+    this.quotaListeners.add(fn);
+    return () => void this.quotaListeners.delete(fn);
+  }
+
   /** Called with every record as it arrives (metrics). Returns the unsubscribe function. */
   onRecord(fn: (r: UsageRecord) => void): () => void {
     this.listeners.add(fn);
@@ -171,8 +186,18 @@ export class UsageLedger implements UsageSink {
 
   // ---- writes ----
 
-  private observe(rows: QuotaWindow[]): void {
-    if (this.closed || rows.length === 0) return;
+  private observe(rows: QuotaWindow[], overage: OverageState | null = null): void {
+    if (this.closed) return;
+    if (rows.length > 0 || overage) {
+      for (const fn of this.quotaListeners) {
+        try {
+          fn(rows, overage);
+        } catch {
+          /* a listener's bug must not reach the request */
+        }
+      }
+    }
+    if (rows.length === 0) return;
     for (const w of rows) {
       const key = quotaKey(w);
       const seen = this.quotas.get(key);
@@ -362,6 +387,23 @@ export class UsageLedger implements UsageSink {
   /** The latest observation of each window, by source then window name. From memory: no I/O. */
   quotaWindows(): QuotaWindow[] {
     return [...this.quotas.values()].sort((a, b) => a.source.localeCompare(b.source) || a.window.localeCompare(b.window));
+  }
+
+  /** The latest overage (extra usage) state per source. From memory: no I/O. */
+  overageStates(): OverageState[] {
+    return [...this.overages.values()].sort((a, b) => a.source.localeCompare(b.source));
+  }
+
+  /** Requests billed to extra usage since `since` (ms). */
+  extraUsage(since: number): ExtraUsageUse {
+    this.flush();
+    return extraUsageSince(this.db, since);
+  }
+
+  /** What each client family used of [from, to], most first. */
+  clientShares(from: number, to: number): ClientShare[] {
+    this.flush();
+    return clientShares(this.db, from, to);
   }
 
   /** CSV lines (header first) of every row that started in [from, to], oldest first, read in chunks. */

@@ -21,7 +21,7 @@ function sqlite(): typeof import('node:sqlite') {
   return mod;
 }
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Each entry migrates from version (index) to version (index + 1). Never edit a shipped entry; append. */
 const migrations: string[] = [
@@ -59,6 +59,12 @@ const migrations: string[] = [
      observed_at INTEGER NOT NULL,
      PRIMARY KEY (source, window)
    ) WITHOUT ROWID;`,
+  // 1 -> 2: which lane paid, the billing refusal met, and a flag for token counts of an answer that ended before its
+  // final usage (docs/usage.md "Lanes"). Rows written before stay without a lane (unknown), as nothing said then.
+  `ALTER TABLE requests ADD COLUMN billing_lane TEXT;
+   ALTER TABLE requests ADD COLUMN refusal TEXT;
+   ALTER TABLE requests ADD COLUMN tokens_partial INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX requests_lane_started ON requests(billing_lane, started_at);`,
 ];
 
 export interface OpenedDb {

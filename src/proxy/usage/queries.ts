@@ -5,7 +5,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../../shared/modes.js';
-import type { Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
+import type { BillingLane, BillingRefusal, ClientShare, ExtraUsageUse, Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
 
 export interface RequestRow {
   id: number;
@@ -27,11 +27,15 @@ export interface RequestRow {
   cache_write_tokens: number | null;
   ttft_ms: number | null;
   duration_ms: number;
+  billing_lane: string | null;
+  refusal: string | null;
+  tokens_partial: number;
 }
 
 export const insertSql = `INSERT INTO requests (request_id, started_at, mode, route, method, streamed, model_requested, model_served,
-  client, status, outcome, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, ttft_ms, duration_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  client, status, outcome, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, ttft_ms, duration_ms,
+  billing_lane, refusal, tokens_partial)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 function count(n: number | null | undefined): number | null {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : null;
@@ -62,6 +66,9 @@ export function insertParams(r: UsageRecord): SQLInputValue[] {
     count(r.tokens?.cacheWrite),
     ms(r.ttftMs),
     ms(r.durationMs) ?? 0,
+    r.billingLane ?? null,
+    r.refusal ?? null,
+    r.tokensPartial ? 1 : 0,
   ];
 }
 
@@ -80,6 +87,9 @@ export function toRecord(row: RequestRow): UsageRecord {
     outcome: row.outcome as Outcome,
     errorType: row.error_type,
     tokens: { input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite: row.cache_write_tokens },
+    tokensPartial: row.tokens_partial === 1,
+    billingLane: (row.billing_lane as BillingLane | null) ?? null,
+    refusal: (row.refusal as BillingRefusal | null) ?? null,
     ttftMs: row.ttft_ms,
     durationMs: row.duration_ms,
   };
@@ -108,6 +118,11 @@ export function requestsPage(db: Db, q: RequestQuery): RequestPage {
     where.push('outcome = ?');
     params.push(q.outcome);
   }
+  if (q.lane === 'unknown') where.push('billing_lane IS NULL');
+  else if (q.lane !== undefined) {
+    where.push('billing_lane = ?');
+    params.push(q.lane);
+  }
   const sql = `SELECT * FROM requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
   const rows = db.prepare(sql).all(...params, limit + 1) as unknown as RequestRow[];
   if (rows.length <= limit) return { rows: rows.map(toRecord) };
@@ -125,6 +140,7 @@ const keyExpr: Record<SummaryBy, string> = {
   model: 'COALESCE(model_served, model_requested)',
   mode: 'mode',
   client: 'client',
+  lane: 'billing_lane',
 };
 
 /** Outcomes counted as errors: the proxy or an upstream failed. A client that left is not an error. */
@@ -205,4 +221,29 @@ export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Gen
     lastId = last.id;
     if (rows.length < chunk) return;
   }
+}
+
+const tokenSum = 'coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0)';
+
+/** Requests billed to extra usage that started at or after `since` (ms). */
+export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
+  const row = db.prepare(`SELECT count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t, min(started_at) AS first FROM requests WHERE billing_lane = 'extra_usage' AND started_at >= ?`).get(since) as {
+    n: number;
+    t: number;
+    first: number | null;
+  };
+  return { since, requests: row.n, tokens: row.t, firstAt: row.first };
+}
+
+/** Requests and tokens of each client family in [from, to] (`unknown` for none), most tokens first. */
+export function clientShares(db: Db, from: number, to: number): ClientShare[] {
+  const rows = db
+    .prepare(`SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`)
+    .all(from, to) as Array<{ c: string; n: number; t: number }>;
+  const tokens = rows.reduce((a, r) => a + r.t, 0);
+  const requests = rows.reduce((a, r) => a + r.n, 0);
+  return rows
+    .map((r) => ({ client: r.c, requests: r.n, tokens: r.t, share: tokens > 0 ? r.t / tokens : requests > 0 ? r.n / requests : 0 }))
+    .map((r) => ({ ...r, share: Math.round(r.share * 10_000) / 10_000 }))
+    .sort((a, b) => b.tokens - a.tokens || b.requests - a.requests || a.client.localeCompare(b.client));
 }

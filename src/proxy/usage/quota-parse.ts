@@ -4,7 +4,7 @@
 
 import { firstValue } from '../upstream/client-auth.js';
 import { defaultProfile, type QuotaNames } from '../profile.js';
-import type { QuotaSource, QuotaWindow } from './types.js';
+import type { OverageState, QuotaSource, QuotaWindow } from './types.js';
 
 /** The names live in the provider profile (profile.ts `quota`), overridable like every provider constant. */
 export const defaultQuotaNames: QuotaNames = defaultProfile.quota;
@@ -147,4 +147,38 @@ export function parseCliRateLimit(info: unknown, observedAt: number): QuotaWindo
     }
   }
   return out;
+}
+
+function flag(text: string | undefined): boolean | null {
+  if (text === undefined) return null;
+  const t = text.toLowerCase();
+  return t === 'true' ? true : t === 'false' ? false : null;
+}
+
+/**
+ * Direct mode: the overage (extra usage) state of the provider's unified headers: `<prefix>-overage-status`,
+ * `-overage-in-use`, `-overage-disabled-reason`. null when the answer carried none of them.
+ */
+export function parseProviderOverage(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames, source: QuotaSource = 'direct'): OverageState | null {
+  const p = `${names.providerPrefix.toLowerCase()}-overage-`;
+  if (!Object.keys(raw).some((k) => k.toLowerCase().startsWith(p))) return null;
+  const headers = lowerKeys(raw);
+  const status = statusWord(header(headers, `${p}status`)?.toLowerCase());
+  const inUse = flag(header(headers, `${p}in-use`));
+  const disabledReason = statusWord(header(headers, `${p}disabled-reason`)?.toLowerCase());
+  if (status === null && inUse === null && disabledReason === null) return null;
+  return { source, status, inUse, disabledReason, observedAt };
+}
+
+/**
+ * Tool mode: the overage state of the CLI's rate_limit_info: `overageStatus`, `overageInUse` or `isUsingOverage`
+ * (the real CLI 2.1.330 prints both: __fixtures__/cli-rate-limit-overage.jsonl), `overageDisabledReason`.
+ */
+export function parseCliOverage(info: unknown, observedAt: number): OverageState | null {
+  if (!isObject(info)) return null;
+  const status = statusWord(info.overageStatus);
+  const inUse = info.overageInUse === true || info.isUsingOverage === true ? true : info.overageInUse === false || info.isUsingOverage === false ? false : null;
+  const disabledReason = statusWord(info.overageDisabledReason);
+  if (status === null && inUse === null && disabledReason === null) return null;
+  return { source: 'cli', status, inUse, disabledReason, observedAt };
 }

@@ -12,6 +12,18 @@ import type { ModeName } from '../../shared/modes.js';
  */
 export type Outcome = 'ok' | 'rejected' | 'upstream_error' | 'client_gone' | 'timeout' | 'error';
 
+/**
+ * Which lane paid (docs/usage.md "Lanes"): the subscription's `plan`; `extra_usage` when the provider said overage
+ * was in use; `api_key` when the client's own provider key carried a direct-mode request; `response_api` for the
+ * response API. null when no signal said (never guessed).
+ */
+export type BillingLane = 'plan' | 'extra_usage' | 'api_key' | 'response_api';
+export const billingLanes: readonly BillingLane[] = ['plan', 'extra_usage', 'api_key', 'response_api'];
+
+/** The provider's two billing refusals: third-party use while extra usage is off; a CLI-only login used elsewhere. */
+export type BillingRefusal = 'extra_usage_off' | 'cli_only_credential';
+export const billingRefusals: readonly BillingRefusal[] = ['extra_usage_off', 'cli_only_credential'];
+
 /** Token counts exactly as the provider or the CLI reported them; null when not reported (never estimated). */
 export interface TokenCounts {
   input: number | null;
@@ -42,6 +54,16 @@ export interface UsageRecord {
   /** The error type in the route family's wire shape (SPEC.md §7), null on success. */
   errorType: string | null;
   tokens: TokenCounts;
+  /**
+   * True when the answer ended before its final usage: output_tokens is then null (the provider's first figure is
+   * a placeholder, not a count) and input and cache counts are those the start of the answer reported.
+   */
+  tokensPartial?: boolean;
+  /** Which lane paid; null when no upstream signal said. */
+  billingLane?: BillingLane | null;
+  /** The provider's billing refusal this request met, if any. (The three fields above are optional for records
+   * written by older code; a record read back from the ledger always has them.) */
+  refusal?: BillingRefusal | null;
   /** Time to the first content delta, ms; null when none came (or the route does not stream content). */
   ttftMs: number | null;
   durationMs: number;
@@ -65,10 +87,42 @@ export interface QuotaWindow {
   observedAt: number;
 }
 
-export type SummaryBy = 'day' | 'model' | 'mode' | 'client';
+/** The overage (extra usage) state a source last reported (docs/usage.md "GET /usage/limits"). */
+export interface OverageState {
+  source: QuotaSource;
+  /** `allowed`, `allowed_warning`, `rejected` (off or exhausted), or what the source said; null when not said. */
+  status: string | null;
+  /** Whether the last answer was billed to extra usage; null when not said. */
+  inUse: boolean | null;
+  /** Why extra usage is off (`out_of_credits`, `org_level_disabled`...), when said. */
+  disabledReason: string | null;
+  /** ms since the epoch. */
+  observedAt: number;
+}
+
+/** How much each client family used of a time span (the current 5-hour window): requests and tokens as reported. */
+export interface ClientShare {
+  client: string;
+  requests: number;
+  /** Input, output and cache tokens together, as reported (unreported counts add nothing). */
+  tokens: number;
+  /** This client's share of the span's tokens (0-1); of its requests when no tokens were reported at all. */
+  share: number;
+}
+
+/** Requests billed to extra usage since a time. */
+export interface ExtraUsageUse {
+  since: number;
+  requests: number;
+  tokens: number;
+  /** ms since the epoch of the first such request in the span, or null. */
+  firstAt: number | null;
+}
+
+export type SummaryBy = 'day' | 'model' | 'mode' | 'client' | 'lane';
 
 export interface SummaryRow {
-  /** The day (YYYY-MM-DD, local time of the proxy), the model, the mode or the client; `unknown` for null. */
+  /** The day (YYYY-MM-DD, local time of the proxy), the model, the mode, the client or the lane; `unknown` for null. */
   key: string;
   requests: number;
   errors: number;
@@ -93,6 +147,8 @@ export interface RequestQuery {
   before?: number;
   mode?: ModeName;
   outcome?: Outcome;
+  /** Only rows of this lane; `unknown` for rows without one. */
+  lane?: BillingLane | 'unknown';
 }
 
 export interface RequestPage {
@@ -120,6 +176,18 @@ export interface UsageSink {
   record(row: UsageRecord): void;
   /** The response headers of an upstream answer (direct mode: the provider; respapi: the response API). */
   upstreamHeaders(source: QuotaSource, headers: Record<string, string | string[] | undefined>): void;
-  /** The `rate_limit_info` object of a CLI `rate_limit_event` line, as printed (not yet validated). */
+  /** The `rate_limit_info` object of a CLI `rate_limit_event` line, as printed (not yet validated). The lane of the
+   * request it came with is read from it separately (usage/billing-lane.ts). */
+  cliRateLimit(info: unknown): void;
+}
+
+/**
+ * What one request's upstream reports about who pays, handed to that request's observer as it arrives
+ * (upstream/chat-observer.ts): the provider's answer headers in direct mode, the CLI's rate_limit_event in tool mode.
+ */
+export interface BillingFacts {
+  /** The headers of a provider answer, and whether the client's own key or a subscription login carried it. */
+  providerAnswer(headers: Record<string, string | string[] | undefined>, credential: 'api-key' | 'oauth'): void;
+  /** The `rate_limit_info` of a CLI `rate_limit_event` line, as printed. */
   cliRateLimit(info: unknown): void;
 }

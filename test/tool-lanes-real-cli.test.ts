@@ -1,0 +1,96 @@
+// Which lane paid, and the provider's billing refusals, in tool mode with the real assistant CLI pointed at the
+// provider simulator (docs/usage.md "Lanes"): the CLI prints the provider's overage state in its rate_limit_event,
+// and reports a billing refusal as its `<synthetic>` assistant line with `API Error: 400 …` and an error result (exit
+// code 1). Skipped with the reason when the real CLI is not installed (npm run test:setup).
+
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createProfile } from '../src/proxy/profile.js';
+import { UsageLedger } from '../src/proxy/usage/ledger.js';
+import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { billingRefusalText, startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+
+const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
+const present = existsSync(cliPath);
+if (!present) console.warn(`[tool-lanes-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+
+describe.skipIf(!present)('billing lanes in tool mode with the real assistant CLI', () => {
+  let sim: Simulator;
+  let proxy: TestProxy;
+  let home: string;
+  let ledger: UsageLedger;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ knobs: { answerTools: false } });
+    home = await mkdtemp(join(tmpdir(), 'lanes-real-cli-'));
+    await mkdir(join(home, '.claude'), { recursive: true });
+    await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-lanes-cli', refreshToken: 'sk-ant-ort01-lanes-cli', expiresAt: Date.now() + 3_600_000 });
+    const profile = createProfile();
+    ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
+    proxy = await startProxy(
+      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliMaxRetries: 0 },
+      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } }, usage: ledger },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.close();
+    ledger?.close();
+    await sim?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+  beforeEach(() => sim.reset());
+
+  const ask = (path: string, body: unknown) => fetch(`${proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const native = { model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'say hi' }] };
+  const compat = { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] };
+  const last = () => {
+    proxy.proxy.settle();
+    return ledger.requests({ limit: 1 }).rows[0];
+  };
+
+  it('records the plan, then extra usage, as the CLI reports the provider overage state', async () => {
+    sim.knobs.overage = { inUse: false };
+    const plan = await ask('/v1/messages', native);
+    expect(plan.status).toBe(200);
+    await plan.text();
+    expect(last()).toMatchObject({ mode: 'tool', billingLane: 'plan', outcome: 'ok', tokensPartial: false });
+
+    sim.knobs.overage = { inUse: true, utilization: 0.02 };
+    const extra = await ask('/compat/v1/chat/completions', { ...compat, stream: true });
+    expect(extra.status).toBe(200);
+    await extra.text();
+    expect(last()).toMatchObject({ mode: 'tool', billingLane: 'extra_usage', outcome: 'ok' });
+  }, 60_000);
+
+  it('explains the extra-usage refusal the CLI met, with its status, lane and refusal on the row', async () => {
+    sim.knobs.billingRefusal = { reason: 'extra_usage_off' };
+    const res = await ask('/compat/v1/chat/completions', compat);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string; type: string } };
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.message).toMatch(/^The provider billed or refused this as third-party use of a subscription/);
+    expect(body.error.message).toContain(billingRefusalText.extra_usage_off);
+    expect(last()).toMatchObject({ mode: 'tool', status: 400, refusal: 'extra_usage_off', billingLane: 'extra_usage', outcome: 'upstream_error' });
+
+    const streamed = await ask('/v1/messages', { ...native, stream: true });
+    expect(streamed.status).toBe(400);
+    const nativeBody = (await streamed.json()) as { type: string; error: { message: string } };
+    expect(nativeBody.type).toBe('error');
+    expect(nativeBody.error.message).toMatch(/^The provider billed or refused this as third-party use/);
+    expect(proxy.logs().filter((l) => l.msg === 'billing refusal: extra_usage_off' && l.mode === 'tool').length).toBe(2);
+  }, 60_000);
+
+  it('explains the CLI-only login refusal the same way', async () => {
+    sim.knobs.billingRefusal = { reason: 'cli_only_credential' };
+    const res = await ask('/v1/messages', native);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/^This login only works through the CLI/);
+    expect(last()).toMatchObject({ refusal: 'cli_only_credential', billingLane: 'plan' });
+  }, 60_000);
+});
