@@ -99,7 +99,7 @@ describe('a follow-up turn', () => {
     expect(view.conversations[0]).toMatchObject({ state: 'idle', turns: 3, model: 'claude-sonnet-4-20250514' });
   });
 
-  it('matches an answer re-sent with other whitespace, as text blocks, with thinking blocks dropped or added', async () => {
+  it('matches an answer re-sent as text blocks, trimmed, with thinking blocks dropped or added', async () => {
     const b = await start({ reply: 'Hello   Ada,\nnice to meet you.' });
     const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
     await ask(b, first);
@@ -107,7 +107,7 @@ describe('a follow-up turn', () => {
       role: 'assistant',
       content: [
         { type: 'thinking', thinking: 'the user said a name', signature: 'sig' },
-        { type: 'text', text: 'Hello Ada, ' },
+        { type: 'text', text: 'Hello   Ada,\n' },
         { type: 'text', text: 'nice to meet you.\n' },
       ],
     };
@@ -115,6 +115,17 @@ describe('a follow-up turn', () => {
     const records = await chatRecords(b);
     expect(records).toHaveLength(1);
     expect(records[0].turns).toEqual(['My name is Ada.', 'Again?']);
+  });
+
+  it('starts fresh when an earlier message changed only in whitespace: the process never saw the new text', async () => {
+    const b = await start();
+    const first: Msg[] = [{ role: 'user', content: 'Clean with rm -rf /tmp/build' }];
+    const answer = await ask(b, first);
+    await ask(b, [{ role: 'user', content: 'Clean with rm -rf / tmp/build' }, { role: 'assistant', content: answer.text }, { role: 'user', content: 'Sure?' }]);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[1].turns[0]).toContain('rm -rf / tmp/build');
+    expect(records[0].turns).toEqual(['Clean with rm -rf /tmp/build']);
   });
 
   it('streams a continued turn like any other', async () => {

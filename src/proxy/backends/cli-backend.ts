@@ -33,7 +33,7 @@ import type { FindResult } from '../health/find-cli.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
-import { historyAfterTurn } from '../translate/conversation-history.js';
+import { AnswerRecorder, historyAfterTurn } from '../translate/conversation-history.js';
 import { ChatDeadlines, endError, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
@@ -46,6 +46,7 @@ import { nativeRequestToCliInput, type CliInput } from '../translate/native-requ
 import type { UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
+import { cliInputs, type CliInputs } from './cli-inputs.js';
 
 export interface CliBackendOptions {
   config: Pick<
@@ -209,20 +210,20 @@ export class CliBackend implements Backend {
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply. The input
       // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
-      const input = () =>
-        nativeRequestToCliInput(req, { profile: this.opts.profile, allowedTools: [], disallowedTools: [], userSetup: this.opts.config.cliUserSetup });
+      const input = (r: NativeRequest) =>
+        nativeRequestToCliInput(r, { profile: this.opts.profile, allowedTools: [], disallowedTools: [], userSetup: this.opts.config.cliUserSetup });
       return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
     }
-    const input = nativeRequestToCliInput(req, {
+    const options = {
       profile: this.opts.profile,
       allowedTools: this.opts.config.cliAllowedTools,
       disallowedTools: this.opts.config.cliDisallowedTools,
       userSetup: this.opts.config.cliUserSetup,
-    });
-    return this.run(req, input, signal, context.logger ?? this.opts.logger);
+    };
+    return this.run(req, cliInputs(req, (r) => nativeRequestToCliInput(r, options), (head) => head.turn !== undefined && this.live.canContinue(this.keyOf(head), req.messages)), signal, context.logger ?? this.opts.logger);
   }
 
-  private async *run(req: NativeRequest, input: CliInput, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  private async *run(req: NativeRequest, inputs: CliInputs, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
     const { profile } = this.opts;
     const deadlines = this.deadlines(signal);
     let release: (() => void) | undefined;
@@ -236,10 +237,11 @@ export class CliBackend implements Backend {
       if (deadlines.signal.aborted) throw deadlines.signal.reason;
       deadlines.markRunning();
 
-      const spec = toSpec(input);
+      const { head } = inputs;
+      const spec = toSpec(head);
       const key = keyOf(spec);
       // A live conversation this request continues: only the new user turn is written to it.
-      let continued = input.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
+      let continued = head.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
       // At most two tries: the live process, and when it turns out to have died between turns before it answered
       // anything (docs/tool-mode.md "Live conversations"), one fresh process with the whole conversation.
       for (;;) {
@@ -248,8 +250,11 @@ export class CliBackend implements Backend {
         let how: 'continued' | 'warm' | 'cold' = 'continued';
         if (continued) {
           conv = continued;
-          conv.write(input.turn!);
+          conv.write(head.turn!);
         } else {
+          // The whole conversation for a fresh process (its input errors were thrown before anything started, unless
+          // a live conversation could continue the request).
+          const input = inputs.full();
           // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
           const warm = this.pool.take(spec);
           conv = warm ?? this.startProcess(cliPath, input, key);
@@ -275,7 +280,7 @@ export class CliBackend implements Backend {
             notLoggedInPattern: profile.cli.notLoggedInPattern,
             loginHint: profile.cli.loginHint,
           }),
-          answer: [] as string[],
+          answer: new AnswerRecorder(),
         };
         running.turn = turn;
         let answered = false;
@@ -309,14 +314,14 @@ export class CliBackend implements Backend {
           for (const event of step.events) {
             answered = true;
             deadlines.markAnswering();
-            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
+            turn.answer.add(event);
             yield event;
           }
           if (step.done) {
             finished = true;
             offStop();
             // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
-            if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
+            if (head.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.record()));
             if (kept) slot();
             return;
           }

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
 import type { CliTranslateState } from '../translate/cli-events-to-native-events.js';
-import type { HistoryEntry } from '../translate/conversation-history.js';
+import type { AnswerRecorder, HistoryEntry } from '../translate/conversation-history.js';
 import { exitOf, terminate } from './end-child.js';
 
 /**
@@ -40,8 +40,8 @@ export type ConversationItem = { kind: 'line'; line: string } | { kind: 'end'; e
 /** The turn being read: kept on the conversation so that a turn can be resumed by another request. */
 export interface ConversationTurn {
   translate: CliTranslateState;
-  /** The answer's text so far (text deltas), for the history kept after the turn. */
-  answer: string[];
+  /** The answer as the client receives it (text, tool calls), for the history kept after the turn. */
+  answer: AnswerRecorder;
 }
 
 export interface CliConversationOptions {

@@ -1,9 +1,11 @@
 // Chats that carry the client's own tools (docs/tool-mode.md "The client's own tools"). The CLI is run with its
 // built-in tools off and the client's tools offered as MCP tools of a per-conversation server (client-tool-server.ts).
 // When the model calls them, the client's answer ends with those calls (stop_reason tool_use) and the CLI process
-// stays alive, its MCP calls waiting: the conversation is parked under the calls' tool_use ids. The client's next
-// request that carries results for those ids answers the waiting calls and reads what the CLI says next from the
-// same process. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
+// stays alive, its MCP calls waiting: the conversation is parked with its key and the history it has seen (its answer
+// with the calls included). The client's next request that is that same conversation (same key, every earlier
+// message byte for byte, plus one user message with the results; conversation-history.ts) answers the waiting calls,
+// once it holds a child slot, and reads what the CLI says next from the same process. A tool_use id alone reaches
+// nothing. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
 // a fresh process with the whole conversation written as a transcript, as every other chat does; so does one whose
 // waiting or live process is found dead before it printed anything of the answer (docs/tool-mode.md "Live
 // conversations").
@@ -25,7 +27,8 @@ import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolRe
 import { addUsage } from '../translate/map-usage.js';
 import type { Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
-import { historyAfterTurn } from '../translate/conversation-history.js';
+import { AnswerRecorder, continuesHistory, historyAfterTurn, type AnswerRecord } from '../translate/conversation-history.js';
+import { cliInputs } from './cli-inputs.js';
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import { lingerAfterResultMs, stepLine } from './chat-deadlines.js';
@@ -107,46 +110,50 @@ export class CliToolConversations {
    */
   stream(
     req: NativeRequest,
-    makeInput: () => CliInput,
+    makeInput: (req: NativeRequest) => CliInput,
     plan: ClientToolPlan,
     signal: AbortSignal,
     log: Logger,
     resultsReturn = true,
   ): AsyncGenerator<NativeStreamEvent> {
     const { results, others, index } = lastToolResults(req);
-    const conv = results.length > 0 ? this.takeParked(results.map((r) => r.tool_use_id)) : undefined;
+    // A process continues only what is really its conversation: the same spawn-time settings (model, system prompt,
+    // tools, max_tokens, thinking: the key) and every earlier message byte for byte (conversation-history.ts). Tool
+    // results that match no waiting process by both, forged or from an edited history, start a fresh process.
+    const inputs = cliInputs(req, makeInput, (head) => {
+      const key = this.keyFor(head, plan);
+      return (results.length > 0 && this.findParked(key, req.messages) !== undefined) || (head.turn !== undefined && this.host.live.canContinue(key, req.messages));
+    });
+    const key = this.keyFor(inputs.head, plan);
+    const fresh = () => this.open(req, inputs.full(), plan, key, log);
+    const conv = results.length > 0 ? this.findParked(key, req.messages) : undefined;
     if (conv) {
       // Convert every result first: a bad one is the client's 400, and the conversation stays parked for a retry.
-      let answers: Array<[string, McpCallResult]>;
-      try {
-        answers = this.answersFor(conv, results, others, index);
-      } catch (err) {
-        this.park(conv, conv.waitingFor, log);
-        throw err;
-      }
-      for (const [id, result] of answers) conv.server.answer(id, result);
-      conv.cli.resume(Date.now());
-      log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
-      // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
-      // in the transcript, as results no process waits for do.
-      const fresh = () => {
-        const input = makeInput();
-        return this.open(req, input, plan, this.keyFor(input, plan), log);
+      const answers = this.answersFor(conv, results, others, index);
+      this.parked.delete(conv);
+      clearTimeout(conv.deadline);
+      // The results are handed over only once the turn holds a child slot: the CLI calls the provider as soon as it
+      // has them, and an answer nobody can read must not be billed (drive re-parks it when no slot comes).
+      const resume = () => {
+        for (const [id, result] of answers) conv.server.answer(id, result);
+        conv.cli.resume(Date.now());
+        log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
+        return Promise.resolve(conv);
       };
-      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv, { fresh, continued: false });
+      // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
+      // with the whole conversation, as results no process waits for do.
+      return this.drive(req, resume, signal, log, resultsReturn, conv, { fresh, continued: false, parked: conv.waitingFor });
     }
-    const input = makeInput();
-    const key = this.keyFor(input, plan);
-    const fresh = () => this.open(req, input, plan, key, log);
     // A finished tool loop kept as a live conversation, which this request continues by one user turn.
-    const continued = input.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
+    const continued = inputs.head.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
     const tool = continued && this.byCli.get(continued);
     if (continued && tool) {
-      continued.write(input.turn!);
+      continued.write(inputs.head.turn!);
       log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
       return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool, { fresh, continued: true });
     }
     continued?.end();
+    inputs.full();
     return this.drive(req, fresh, signal, log, resultsReturn);
   }
 
@@ -174,14 +181,9 @@ export class CliToolConversations {
     return out;
   }
 
-  private takeParked(ids: string[]): ToolConversation | undefined {
-    for (const conv of this.parked) {
-      if (conv.waitingFor.some((id) => ids.includes(id))) {
-        this.parked.delete(conv);
-        clearTimeout(conv.deadline);
-        return conv;
-      }
-    }
+  /** The parked conversation this request's tool results belong to: same key, same history plus the results. */
+  private findParked(key: string, messages: NativeRequest['messages']): ToolConversation | undefined {
+    for (const conv of this.parked) if (conv.cli.key === key && !conv.exited && continuesHistory(conv.cli.history, messages)) return conv;
     return undefined;
   }
 
@@ -255,7 +257,7 @@ export class CliToolConversations {
   }
 
   /** After a final answer: kept for a follow-up user turn when the request ended on a user turn (not a prefill). */
-  private keep(conv: ToolConversation, req: NativeRequest, answer: string): boolean {
+  private keep(conv: ToolConversation, req: NativeRequest, answer: AnswerRecord): boolean {
     if (this.host.isClosing || req.messages.at(-1)?.role !== 'user') return false;
     return this.host.live.keep(conv.cli, historyAfterTurn(req.messages, answer));
   }
@@ -274,7 +276,7 @@ export class CliToolConversations {
     log: Logger,
     resultsReturn: boolean,
     taken?: ToolConversation,
-    fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean },
+    fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean; parked?: string[] },
   ): AsyncGenerator<NativeStreamEvent> {
     const { profile, usage } = this.host.options;
     const deadlines = this.host.deadlines(signal);
@@ -283,7 +285,7 @@ export class CliToolConversations {
     let outcome: 'failed' | 'finished' | 'paused' = 'failed';
     let pausedFor: string[] = [];
     let pauseUsage: NativeUsage | undefined;
-    const answer: string[] = [];
+    const answer = new AnswerRecorder();
     try {
       let open = getConv;
       for (;;) {
@@ -331,7 +333,7 @@ export class CliToolConversations {
             for (const event of step.events) {
               answered = true;
               deadlines.markAnswering();
-              if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
+              answer.add(event);
               if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
               yield event;
             }
@@ -354,15 +356,22 @@ export class CliToolConversations {
       release?.();
       // A request that failed before it read anything (no slot within the deadline, the client gone, a full queue)
       // must not leave the conversation it took running unowned.
-      if (!conv && taken) taken.end();
+      // A parked one whose results were not handed over yet (no slot came) is parked again for the client's retry.
+      if (!conv && taken) {
+        if (fallback?.parked && !taken.exited && !this.host.isClosing) this.park(taken, fallback.parked, log);
+        else taken.end();
+      }
       if (conv) {
         // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
         // this turn's earlier answers reported is forgotten when it finishes.
         if (outcome === 'finished') conv.reported = undefined;
         if (outcome === 'paused' && !deadlines.signal.aborted && resultsReturn) {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
+          // What it has seen: the request's messages and this answer with its tool calls; only a request with
+          // exactly this history plus the results may resume it.
+          conv.cli.history = historyAfterTurn(req.messages, answer.record());
           this.park(conv, pausedFor, log);
-        } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {
+        } else if (outcome === 'finished' && this.keep(conv, req, answer.record())) {
           // Kept as a live conversation (docs/tool-mode.md "Live conversations"): idle, its slot free, its MCP server
           // up for the tools of the next turn.
           conv.releaseSlot();

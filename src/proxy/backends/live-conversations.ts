@@ -108,6 +108,13 @@ export class LiveConversations<C extends LiveConversation> {
     return undefined;
   }
 
+  /** True when an idle conversation started with `key` could continue `messages` (takeContinuation would give it). */
+  canContinue(key: string, messages: NativeMessageParam[]): boolean {
+    if (!this.enabled) return false;
+    for (const c of this.all) if (c.state === 'idle' && c.key === key && c.alive && continuesHistory(c.history, messages)) return true;
+    return false;
+  }
+
   /**
    * An idle conversation started with `key` whose history `messages` continue by one user message, marked busy for
    * the caller; or undefined (the caller starts a fresh process).
