@@ -218,6 +218,34 @@ describe('a live process ends', () => {
     expect(await live(b)).toMatchObject({ live: 2, evicted: 1 });
   });
 
+  it('CLI_LIVE_MAX bounds every process: warm, busy, idle and waiting for tools; a pending tool call never keeps a new chat from being kept', async () => {
+    const b = await start({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 3, cliPoolSize: 1, cliMaxConcurrent: 4 });
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const counts: number[] = [];
+    const sample = async () => counts.push((await b.cli.alivePids()).length);
+    await ask(b, [{ role: 'user', content: 'a' }]);
+    await sample();
+    await ask(b, [{ role: 'user', content: 'b' }]);
+    await sample();
+    // Two tool loops stop at their calls: their processes wait for the results.
+    for (const q of ['w1', 'w2']) {
+      const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, tools, messages: [{ role: 'user', content: q }] });
+      expect(((await res.json()) as { stop_reason: string }).stop_reason).toBe('tool_use');
+      await sample();
+    }
+    // A new chat at the cap ends the least recently used process nobody reads, and is kept itself.
+    await ask(b, [{ role: 'user', content: 'c' }]);
+    await sample();
+    await new Promise((r) => setTimeout(r, 500)); // the pool's refill, had it been allowed, would have started by now
+    await sample();
+    expect(Math.max(...counts)).toBeLessThanOrEqual(3);
+    const view = await live(b);
+    expect(view.live).toBeLessThanOrEqual(3);
+    expect(view.conversations.some((c) => c.state === 'idle' && c.turns === 1)).toBe(true);
+    const c = (await chatRecords(b)).find((r) => r.turns.includes('c'))!;
+    expect(alive(c.pid)).toBe(true);
+  });
+
   it('when its idle lifetime passes', async () => {
     const b = await start({}, { cliLiveIdleMs: 1000 });
     await ask(b, [{ role: 'user', content: 'a' }]);

@@ -125,8 +125,11 @@ export class CliBackend implements Backend {
   private readonly toolConversations = new CliToolConversations(this);
 
   constructor(private readonly opts: CliBackendOptions) {
-    this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
     const { config, profile } = opts;
+    // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
+    // request can always make room by ending a process nobody is reading (live-conversations.ts makeRoom).
+    const running = config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
+    this.slots = new ChildSlots(running, config.cliQueueSize);
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
     const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
@@ -141,6 +144,7 @@ export class CliBackend implements Backend {
       maxRssBytes,
       rssOf: procRss,
       modelFlag: profile.cli.modelFlag,
+      room: () => this.live.hasRoom(),
     });
     this.live = new LiveConversations<CliConversation>({
       max: config.cliLiveMax,
@@ -149,6 +153,7 @@ export class CliBackend implements Backend {
       rssOf: procRss,
       otherRssBytes: () => this.pool.snapshot().rssBytes ?? 0,
       fingerprint,
+      others: { count: () => this.pool.warmCount(), endOldest: () => this.pool.endOldest() },
     });
   }
 
@@ -257,6 +262,7 @@ export class CliBackend implements Backend {
           const input = inputs.full();
           // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
           const warm = this.pool.take(spec);
+          if (!warm) this.makeRoom();
           conv = warm ?? this.startProcess(cliPath, input, key);
           how = warm ? 'warm' : 'cold';
           this.live.track(conv);
@@ -426,6 +432,13 @@ export class CliBackend implements Backend {
       promptFile,
       now: Date.now,
     });
+  }
+
+  /** Room for one more CLI process under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), or a 503 saying why not. */
+  makeRoom(): void {
+    if (this.live.makeRoom()) return;
+    const max = this.opts.config.cliLiveMax;
+    throw new ProxyError('unavailable', `All ${max} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`, { retryAfter: 5 });
   }
 
   /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */

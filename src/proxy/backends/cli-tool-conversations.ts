@@ -233,6 +233,7 @@ export class CliToolConversations {
       else args.push(iso.mcpConfigFlag, configFile);
       args.push(profile.cli.allowedToolsFlag, [...plan.clientToolNames.keys()].join(','));
       if (plan.instruction) args.push(t.appendSystemPromptFlag, plan.instruction);
+      this.host.makeRoom();
       const cli = this.host.startTracked(cliPath, { ...input, args }, key);
       cli.write(input.stdin);
       this.host.live.track(cli);
