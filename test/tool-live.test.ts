@@ -349,6 +349,36 @@ describe('a live process that died between turns', () => {
     await answeredAfresh(b);
   });
 
+  it('dying right after message_start on a non-streamed follow-up, before anything of the answer: still replaced', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash-start' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    await expect.poll(async () => (await live(b)).idle).toBe(1);
+    expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+    await answeredAfresh(b);
+  });
+
+  it('stopped (SIGSTOP) while idle: the follow-up notices it hung, ends it, and a fresh process answers', async () => {
+    // The first-event deadline is far away: only the hang watch can answer this request with a fresh process.
+    const b = await start({}, { cliFirstTokenTimeoutMs: 60_000 });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    const [rec] = await chatRecords(b);
+    process.kill(rec.pid, 'SIGSTOP');
+    try {
+      expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+      // The stopped one never read the follow-up; a second process got the whole conversation.
+      const records = await chatRecords(b);
+      expect(records).toHaveLength(2);
+      expect(records[0].turns).toEqual(['My name is Ada.']);
+      expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(await live(b)).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
+      const warned = b.proxy.logs().find((l) => String(l.msg).includes('had died between turns'));
+      expect(warned).toMatchObject({ pid: rec.pid, hung: expect.stringMatching(/stopped/) });
+      await expect.poll(() => alive(rec.pid), { timeout: 5000 }).toBe(false);
+    } finally {
+      if (alive(rec.pid)) process.kill(rec.pid, 'SIGKILL');
+    }
+  }, 30_000);
+
   it('killed while idle, its exit seen: dropped at once, and the follow-up starts afresh like any other', async () => {
     const b = await start();
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
@@ -398,6 +428,45 @@ describe('a live process that died between turns', () => {
     const compat = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, messages: follow });
     expect(compat.status).toBe(500);
     expect(((await compat.json()) as { error: { code: string } }).error.code).toBe('internal_server_error');
+  });
+});
+
+describe('a warm process found dead when it is taken', () => {
+  it('is replaced by a new process with the whole conversation, not answered with an error', async () => {
+    const cli = await makeFakeCli();
+    const base = await mkdtemp(join(tmpdir(), 'warm-dead-'));
+    const profile = createProfile({});
+    const config = validateSettings({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), cliLiveMax: 4, cliPoolSize: 1, logLevel: 'debug' }, profile);
+    let logText = '';
+    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }));
+    const backend = new CliBackend({ config, profile, logger, findCli: () => ({ path: cli.path, searched: [] }), childEnv });
+    const cliModel = 'claude-sonnet-4-20250514';
+    const text = async (events: AsyncIterable<NativeStreamEvent>) => {
+      let out = '';
+      for await (const e of events) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') out += e.delta.text;
+      return out;
+    };
+    try {
+      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'warm-up' }] }, new AbortController().signal))).toBe(reply);
+      await expect.poll(() => backend.poolSnapshot().warm, { timeout: 5000 }).toBe(1);
+      const chats = async () => (await cli.records()).filter((r) => r.argv.includes('-p'));
+      await expect.poll(async () => (await chats()).length, { timeout: 5000 }).toBe(2);
+      const warm = (await chats()).find((r) => r.turns.length === 0)!;
+      // Killed, and not yet reaped: the pool still holds it as alive.
+      process.kill(warm.pid, 'SIGKILL');
+      const until = Date.now() + 5000;
+      while (readFileSync(`/proc/${warm.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] }, new AbortController().signal))).toBe(reply);
+      const answeredBy = (await chats()).filter((r) => r.turns.includes('hello'));
+      expect(answeredBy).toHaveLength(1);
+      expect(answeredBy[0].pid).not.toBe(warm.pid);
+      expect(logText).toContain('the warm assistant CLI had died before its turn');
+      expect(backend.liveSnapshot()).toMatchObject({ lost: 1, continued: 0 });
+    } finally {
+      await backend.close();
+      await cli.cleanup();
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });
 

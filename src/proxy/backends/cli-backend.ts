@@ -247,8 +247,10 @@ export class CliBackend implements Backend {
       const key = keyOf(spec);
       // A live conversation this request continues: only the new user turn is written to it.
       let continued = head.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
-      // At most two tries: the live process, and when it turns out to have died between turns before it answered
-      // anything (docs/tool-mode.md "Live conversations"), one fresh process with the whole conversation.
+      // At most two tries: the live or warm process, and when it turns out to have died (or hung) before anything of
+      // its answer reached the client (docs/tool-mode.md "Live conversations"), one new process with the whole
+      // conversation.
+      let retried = false;
       for (;;) {
         // The fallback's fresh process takes a slot of its own before it starts (the dead one's was freed at its exit).
         release ??= await this.slots.acquire(deadlines.signal);
@@ -261,7 +263,7 @@ export class CliBackend implements Backend {
           // a live conversation could continue the request).
           const input = inputs.full();
           // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
-          const warm = this.pool.take(spec);
+          const warm = retried ? undefined : this.pool.take(spec);
           if (!warm) this.makeRoom();
           conv = warm ?? this.startProcess(cliPath, input, key);
           how = warm ? 'warm' : 'cold';
@@ -290,23 +292,30 @@ export class CliBackend implements Backend {
         };
         running.turn = turn;
         let answered = false;
+        // The answer's opening (message_start, pings) is held until its first content, so that a process that dies
+        // right after it has still sent the client nothing and can be replaced.
+        const held: NativeStreamEvent[] = [];
         for (;;) {
           const item = await running.next(deadlines.signal);
           if (item.kind === 'end') {
-            if (how === 'continued' && !answered) {
+            if (how !== 'cold' && !answered) {
               // Nothing reached the client yet: the request is answered as one that continues no live conversation.
               offStop();
               log.warn(
-                { pid: running.pid, conversation: running.id, exitCode: item.end.exitCode, signal: item.end.signal },
-                'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
+                { pid: running.pid, conversation: running.id, how, exitCode: item.end.exitCode, signal: item.end.signal, hung: running.hung },
+                how === 'warm'
+                  ? 'the warm assistant CLI had died before its turn; a new one answers with the whole conversation'
+                  : 'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
               );
               // Its slot is freed when it has exited (`slot` above runs first): the fresh process takes one anew.
               await running.exited;
-              this.live.lost(running);
+              this.live.lost(running, how === 'continued');
               continued = undefined;
+              retried = true;
               break;
             }
             finished = true;
+            if (running.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.hung}) and was ended`, { retryAfter: 1 });
             throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
           }
           const stepped = stepLine(item.line, turn.translate, deadlines, log, this.opts.usage);
@@ -318,12 +327,20 @@ export class CliBackend implements Backend {
             throw step.error;
           }
           for (const event of step.events) {
-            answered = true;
-            deadlines.markAnswering();
+            if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
+              held.push(event);
+              continue;
+            }
+            if (!answered) {
+              answered = true;
+              deadlines.markAnswering();
+              for (const opening of held.splice(0)) yield opening;
+            }
             turn.answer.add(event);
             yield event;
           }
           if (step.done) {
+            for (const opening of held.splice(0)) yield opening;
             finished = true;
             offStop();
             // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).

@@ -18,7 +18,8 @@ import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
 import type { CliTranslateState } from '../translate/cli-events-to-native-events.js';
 import type { AnswerRecorder, HistoryEntry } from '../translate/conversation-history.js';
-import { exitOf, terminate } from './end-child.js';
+import { exitOf, killNow, terminate } from './end-child.js';
+import { watchHang } from './hang-watch.js';
 
 /**
  * idle: alive between turns (or warm, with no history), waiting for a request;
@@ -73,6 +74,9 @@ export class CliConversation {
   lastUsedAt: number;
   turn: ConversationTurn | undefined;
   stderrTail = '';
+  /** Why the process was ended as hung (hang-watch.ts), when it was. */
+  hung: string | undefined;
+  private unwatch: (() => void) | undefined;
   /** Resolves when the process has exited (its prompt file is gone by then). */
   readonly exited: Promise<void>;
   private readonly items: ConversationItem[] = [];
@@ -100,6 +104,7 @@ export class CliConversation {
       this.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
     });
     this.exited = exitOf(child).then(() => {
+      this.stopWatch();
       this.state = 'ended';
       if (opts.promptFile) rmSync(opts.promptFile, { force: true });
     });
@@ -157,6 +162,19 @@ export class CliConversation {
   begin(now: number): void {
     this.state = 'busy';
     this.lastUsedAt = now;
+    // While a request reads it, a process stopped by the OS is ended within seconds: its end reaches the reader.
+    if (!this.unwatch && this.child.pid !== undefined) {
+      this.unwatch = watchHang(this.child.pid, (why) => {
+        this.hung = why;
+        this.unwatch = undefined;
+        killNow(this.child);
+      });
+    }
+  }
+
+  private stopWatch(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   /**
@@ -164,6 +182,7 @@ export class CliConversation {
    * the request that brings the results calls `resume` and goes on reading with `next`.
    */
   suspend(now: number): void {
+    this.stopWatch();
     if (this.state === 'busy') this.state = 'waiting-for-tools';
     this.lastUsedAt = now;
   }
@@ -174,6 +193,7 @@ export class CliConversation {
 
   /** The turn finished and the process waits for the next one. */
   idle(history: HistoryEntry[], now: number): void {
+    this.stopWatch();
     this.history = history;
     this.turns++;
     this.turn = undefined;
@@ -188,6 +208,7 @@ export class CliConversation {
 
   /** Ends the process for good: SIGTERM to its process group, SIGKILL after a grace period (end-child.ts). */
   end(): void {
+    this.stopWatch();
     this.state = 'ended';
     terminate(this.child);
   }

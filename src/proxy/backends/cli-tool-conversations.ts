@@ -24,6 +24,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
+import { ProxyError } from '../errors.js';
 import { addUsage } from '../translate/map-usage.js';
 import type { Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
@@ -308,6 +309,9 @@ export class CliToolConversations {
           ...(running.reported ? { usageBase: running.reported } : {}),
         });
         let answered = false;
+        // The answer's opening is held until its first content (as in cli-backend.ts), so that a process found dead
+        // right after it has sent the client nothing and can be replaced.
+        const held: NativeStreamEvent[] = [];
         try {
           for (;;) {
             const item = await running.cli.next(deadlines.signal);
@@ -325,6 +329,7 @@ export class CliToolConversations {
                 open = fallback.fresh;
                 break;
               }
+              if (running.cli.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.cli.hung}) and was ended`, { retryAfter: 1 });
               const end = finishCliLines(state);
               throw this.host.endError(end.error, item.end, running.cli.stderrTail);
             }
@@ -332,12 +337,20 @@ export class CliToolConversations {
             if (!step) continue;
             if (step.error) throw step.error;
             for (const event of step.events) {
-              answered = true;
-              deadlines.markAnswering();
+              if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
+                held.push(event);
+                continue;
+              }
+              if (!answered) {
+                answered = true;
+                deadlines.markAnswering();
+                for (const opening of held.splice(0)) yield opening;
+              }
               answer.add(event);
               if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
               yield event;
             }
+            if (step.pause || step.done) for (const opening of held.splice(0)) yield opening;
             if (step.pause) {
               outcome = 'paused';
               pausedFor = step.pause;
