@@ -4,7 +4,8 @@
 // (a client that never comes back, results no conversation waits for, a client that leaves, tools the CLI cannot
 // offer) each get their test.
 
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -106,6 +107,9 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     expect(secret).toMatch(/^Bearer .{40,}$/);
     expect(argv.join(' ')).not.toContain(secret.slice(7));
     expect((await stat(configFile)).mode & 0o777).toBe(0o600);
+    // In the data directory, never a shared temporary one.
+    expect(configFile.startsWith(join(bed.dataDir, 'cli-mcp'))).toBe(true);
+    expect((await stat(join(bed.dataDir, 'cli-mcp'))).mode & 0o777).toBe(0o700);
     // Reachable only with the secret.
     const anonymous = await postJson(config.mcpServers.c.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(anonymous.status).toBe(401);
@@ -402,6 +406,37 @@ describe('edges of a tool loop', () => {
     const records = await chats(bed);
     expect(records).toHaveLength(1);
     expect(records[0].turns.at(-1)).toBe('thanks');
+  });
+
+  it('MCP configs a killed proxy left behind are swept at the next start; the server refuses a foreign Host', async () => {
+    const leftover = await mkdtemp(join(tmpdir(), 'mcp-sweep-'));
+    const dataDir = join(leftover, 'data');
+    // A proxy that no longer runs (pid far above any real one) left its directory with a secret in it.
+    const dead = join(dataDir, 'cli-mcp', String(2 ** 22 + 777));
+    await mkdir(dead, { recursive: true, mode: 0o700 });
+    await writeFile(join(dead, 'old.json'), '{"secret":"s"}', { mode: 0o600 });
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { dataDir });
+    expect(existsSync(dead)).toBe(false);
+    await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] });
+    const [record] = await chats(bed);
+    const configFile = record.argv[record.argv.indexOf('--mcp-config') + 1];
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as { mcpServers: { c: { url: string; headers: Record<string, string> } } };
+    const url = new URL(config.mcpServers.c.url);
+    // A web page reaching the port through DNS rebinding sends its own Host: refused even with the secret.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', ...config.mcpServers.c.headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    });
+    expect(status).toBe(403);
+    await bed.close();
+    bed = undefined;
+    expect(existsSync(configFile)).toBe(false);
+    await rm(leftover, { recursive: true, force: true });
   });
 
   it('a result for an id no conversation waits for (after a restart) starts a fresh process with the transcript', async () => {

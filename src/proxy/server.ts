@@ -193,6 +193,18 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
     });
+    // The per-conversation MCP servers of tool mode count in MAX_CONNECTIONS too (docs/tool-mode.md "The client's own
+    // tools"): one of their sockets is refused when the cap is reached, and each open one lowers this server's room.
+    let toolSockets = 0;
+    components.cli.admitSockets(() => {
+      if (sockets.size + toolSockets >= config.maxConnections) return false;
+      toolSockets++;
+      s.maxConnections = config.maxConnections - toolSockets;
+      return () => {
+        toolSockets--;
+        s.maxConnections = config.maxConnections - toolSockets;
+      };
+    });
     await new Promise<void>((resolve, reject) => {
       s.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') reject(new PortInUseError(config.port, config.host));

@@ -22,9 +22,10 @@
 // SIGTERM, then SIGKILL after a grace period, to its whole process group. The slot is held until the turn ends and
 // the process is kept, or until it has really exited.
 
+import { rmSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
@@ -119,6 +120,7 @@ export class CliBackend implements Backend {
   /** Processes kept between turns (live-conversations.ts); CLI_LIVE_MAX=0 turns them off. */
   readonly live: LiveConversations<CliConversation>;
   private readonly prompts: PromptFiles;
+  private readonly mcpConfigs: PromptFiles;
   /** The login and settings a process starts under; a different value ends idle and warm processes. */
   private readonly fingerprint: () => string;
   /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
@@ -131,6 +133,11 @@ export class CliBackend implements Backend {
     const running = config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
     this.slots = new ChildSlots(running, config.cliQueueSize);
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
+    // The MCP configs of tool conversations hold a secret: owner-only in the data directory, never a shared temporary
+    // one, each removed with its conversation; what a killed proxy left is swept at the next start, below.
+    this.mcpConfigs = new PromptFiles(join(config.dataDir, 'cli-mcp'), '.json');
+    this.prompts.sweep();
+    this.mcpConfigs.sweep();
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
     const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
     this.fingerprint = fingerprint;
@@ -155,6 +162,26 @@ export class CliBackend implements Backend {
       fingerprint,
       others: { count: () => this.pool.warmCount(), endOldest: () => this.pool.endOldest() },
     });
+  }
+
+  private socketAdmission: (() => (() => void) | false) | undefined;
+
+  /**
+   * How the per-conversation MCP servers' sockets are counted in the proxy's connection cap (server.ts): each socket
+   * asks, and is refused when the answer is false; otherwise the returned function is called when it closes.
+   */
+  admitSockets(admit: () => (() => void) | false): void {
+    this.socketAdmission = admit;
+  }
+
+  /** The admission of one MCP socket (always admitted when no cap was given). */
+  admitSocket(): (() => void) | false {
+    return this.socketAdmission ? this.socketAdmission() : () => undefined;
+  }
+
+  /** Owner-only files for secrets (MCP configs) in the data directory, for cli-tool-conversations.ts. */
+  get secretFiles(): PromptFiles {
+    return this.mcpConfigs;
   }
 
   /** The warm pool's counts and memory, for /health/detailed and the window. */
@@ -199,6 +226,7 @@ export class CliBackend implements Backend {
     const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), pooled, live]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
     this.prompts.close();
+    this.mcpConfigs.close();
   }
 
   childEnv(): NodeJS.ProcessEnv {
@@ -429,18 +457,14 @@ export class CliBackend implements Backend {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ProxyError('internal', `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
     }
-    const child = execa(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], {
-      stdin: 'pipe',
-      cwd: this.opts.config.cliWorkDir,
-      env: { ...this.childEnv(), ...input.env },
-      extendEnv: false,
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-      forceKillAfterDelay: killGraceMs,
-      windowsHide: true,
-      detached: processGroups,
-    });
+    let child: ResultPromise;
+    try {
+      child = this.spawn(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], input.env);
+    } catch (err) {
+      rmSync(promptFile, { force: true });
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+    }
     const modelAt = input.args.indexOf(profile.cli.modelFlag);
     return new CliConversation(child, {
       key,
@@ -449,6 +473,26 @@ export class CliBackend implements Backend {
       promptFile,
       now: Date.now,
     });
+  }
+
+  /** execa with the child's options; a spawn failure (EMFILE, EAGAIN...) is reported, never thrown as an event. */
+  private spawn(cliPath: string, args: string[], env: Record<string, string>): ResultPromise {
+    const child = execa(cliPath, args, {
+      stdin: 'pipe',
+      cwd: this.opts.config.cliWorkDir,
+      env: { ...this.childEnv(), ...env },
+      extendEnv: false,
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+      forceKillAfterDelay: killGraceMs,
+      windowsHide: true,
+      detached: processGroups,
+    });
+    // Node emits a failed spawn (EMFILE, ENOENT...) as an `error` event: with no listener at that moment it would end
+    // the whole proxy. The failure itself reaches the reader through the result (cli-conversation.ts).
+    child.on('error', () => undefined);
+    return child;
   }
 
   /** Room for one more CLI process under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), or a 503 saying why not. */

@@ -91,14 +91,22 @@ export class CliConversation {
     this.fingerprint = opts.fingerprint;
     this.startedAt = opts.now();
     this.lastUsedAt = this.startedAt;
-    // A child that died has a closed stdin; a write then must not throw out of the event loop.
+    // A child that died has a closed stdin; a write then must not throw out of the event loop. A failed spawn is an
+    // `error` event (more than one in some cases): never unhandled, the result says what failed.
+    child.on('error', () => undefined);
     child.stdin?.on('error', () => undefined);
+    child.stdout?.on('error', () => undefined);
+    child.stderr?.on('error', () => undefined);
     child.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
     });
-    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-    lines.on('line', (line) => this.push({ kind: 'line', line }));
-    const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    // Out of file descriptors (EMFILE), node gives the child no pipes at all: it is a failed start, read as its end.
+    let linesClosed = Promise.resolve();
+    if (child.stdout) {
+      const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+      lines.on('line', (line) => this.push({ kind: 'line', line }));
+      linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    }
     void Promise.all([child, linesClosed]).then(([result]) => {
       const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
       this.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });

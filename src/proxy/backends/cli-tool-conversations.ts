@@ -12,7 +12,7 @@
 //
 // The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
 // 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
-// in a private temporary directory, removed when the conversation ends; the secret never goes in argv). It is never
+// owner-only in the data directory, removed when the conversation ends; the secret never goes in argv). It is never
 // pooled; after its final answer it is kept in the live-conversation registry like any chat, under a key that names
 // its tools instead of its own config file, so the agent's next user turn with the same tools continues it.
 // A parked conversation holds no child slot; it ends when the client does not come back within
@@ -20,9 +20,7 @@
 // process exits. A client that leaves while its answer is being written ends the process, as any chat does.
 
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
 import { ProxyError } from '../errors.js';
 import { addUsage } from '../translate/map-usage.js';
@@ -51,7 +49,7 @@ class ToolConversation {
   constructor(
     readonly cli: CliConversation,
     readonly server: ClientToolServer,
-    readonly dir: string,
+    readonly configFile: string,
     readonly plan: ClientToolPlan,
   ) {}
 
@@ -72,7 +70,7 @@ class ToolConversation {
     clearTimeout(this.deadline);
     if (!this.exited) this.cli.end();
     void this.server.close();
-    void rm(this.dir, { recursive: true, force: true });
+    rmSync(this.configFile, { force: true });
   }
 }
 
@@ -219,13 +217,29 @@ export class CliToolConversations {
     const t = profile.cli.clientTools;
     const iso = profile.cli.isolation;
     const cliPath = await this.host.prepareSpawn();
-    const server = await ClientToolServer.start({ tools: plan.tools, secretHeader: t.secretHeader, toolUseIdMeta: t.toolUseIdMeta });
-    let dir: string | undefined;
+    let server: ClientToolServer;
     try {
-      dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-mcp-'));
-      const configFile = join(dir, 'mcp.json');
-      // The CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
-      await writeFile(configFile, mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000), { mode: 0o600 });
+      server = await ClientToolServer.start({
+        tools: plan.tools,
+        secretHeader: t.secretHeader,
+        toolUseIdMeta: t.toolUseIdMeta,
+        admit: () => this.host.admitSocket(),
+      });
+    } catch (err) {
+      // Out of descriptors or ports: the machine's limit, not the request's fault (a clear 503, never a crash).
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('unavailable', `The client tools' server for the assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+    }
+    let configFile: string | undefined;
+    try {
+      // Owner-only in the data directory (prompt-files.ts), removed with the conversation, swept after a crash. The
+      // CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
+      try {
+        configFile = this.host.secretFiles.write(mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        throw new ProxyError('internal', `Cannot write the MCP config file under ${config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+      }
       // Isolation gave the CLI an empty MCP config; this conversation's server takes its place (with CLI_USER_SETUP on,
       // it comes beside the user's own servers). Built-in tools are already off (`--tools ""`).
       const args = [...input.args];
@@ -238,7 +252,7 @@ export class CliToolConversations {
       const cli = this.host.startTracked(cliPath, { ...input, args }, key);
       cli.write(input.stdin);
       this.host.live.track(cli);
-      const conv = new ToolConversation(cli, server, dir, plan);
+      const conv = new ToolConversation(cli, server, configFile, plan);
       this.byCli.set(cli, conv);
       this.live.add(conv);
       void cli.exited.then(() => {
@@ -253,7 +267,7 @@ export class CliToolConversations {
       return conv;
     } catch (err) {
       void server.close();
-      if (dir) void rm(dir, { recursive: true, force: true });
+      if (configFile) rmSync(configFile, { force: true });
       throw err;
     }
   }
