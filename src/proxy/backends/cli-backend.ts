@@ -48,6 +48,7 @@ import type { UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
 import { cliInputs, type CliInputs } from './cli-inputs.js';
+import { dyingWithParent } from './death-signal.js';
 
 export interface CliBackendOptions {
   config: Pick<
@@ -477,7 +478,9 @@ export class CliBackend implements Backend {
 
   /** execa with the child's options; a spawn failure (EMFILE, EAGAIN...) is reported, never thrown as an event. */
   private spawn(cliPath: string, args: string[], env: Record<string, string>): ResultPromise {
-    const child = execa(cliPath, args, {
+    // It dies with the proxy where the system allows (death-signal.ts): a killed proxy leaves no CLI calling on.
+    const [file, argv] = dyingWithParent(cliPath, args);
+    const child = execa(file, argv, {
       stdin: 'pipe',
       cwd: this.opts.config.cliWorkDir,
       env: { ...this.childEnv(), ...env },
