@@ -30,10 +30,14 @@ import { AnswerRecorder, continuesHistory, historyAfterTurn, type AnswerRecord }
 import { cliInputs } from './cli-inputs.js';
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
-import { lingerAfterResultMs, stepLine } from './chat-deadlines.js';
+import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
-import type { CliBackend } from './cli-backend.js';
-import type { CliConversation } from './cli-conversation.js';
+import type { LiveConversations } from './live-conversations.js';
+import type { PromptFiles } from './prompt-files.js';
+import type { Profile } from '../profile.js';
+import type { Config } from '../config.js';
+import type { UsageSink } from '../usage/types.js';
+import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 
 /** One CLI process serving one client's tool loop. */
 class ToolConversation {
@@ -84,13 +88,32 @@ function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]
   return { results, others, index };
 }
 
+/**
+ * What the tool conversations need of the CLI backend (cli-backend.ts implements it): declared here, so this file
+ * does not import the backend that imports it.
+ */
+export interface ToolConversationHost {
+  readonly options: { config: Pick<Config, 'cliToolResultTimeoutMs' | 'cliMaxConcurrent' | 'dataDir'>; profile: Profile; usage?: Pick<UsageSink, 'cliRateLimit'> };
+  readonly live: LiveConversations<CliConversation>;
+  readonly isClosing: boolean;
+  readonly secretFiles: PromptFiles;
+  keyOf(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string;
+  makeRoom(): void;
+  prepareSpawn(): Promise<string>;
+  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation;
+  acquireSlot(signal: AbortSignal): Promise<() => void>;
+  deadlines(signal: AbortSignal): ChatDeadlines;
+  endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError;
+  admitSocket(): (() => void) | false;
+}
+
 export class CliToolConversations {
   private readonly parked = new Set<ToolConversation>();
   private readonly live = new Set<ToolConversation>();
   /** The tool conversation of each CLI process (a live one comes back from the registry as its CliConversation). */
   private readonly byCli = new WeakMap<CliConversation, ToolConversation>();
 
-  constructor(private readonly host: CliBackend) {}
+  constructor(private readonly host: ToolConversationHost) {}
 
   /** Parked conversations (for health and tests). */
   parkedCount(): number {
