@@ -20,8 +20,8 @@ export interface BenchConfig {
   warmupSec: number;
   /**
    * Seconds of load at the start of every interleaved round before its measurement, counted only in the lead-in
-   * CPU row: a burst's first seconds pay once for what a hop gave back while idle (docs/benchmarks.md "Eighth
-   * pass"). 0: no lead-in.
+   * CPU row: a burst's first seconds pay once for what a hop gave back while idle (docs/performance.md "First
+   * rounds"). 0: no lead-in.
    */
   leadInSec: number;
   /** Concurrency levels of workload (a). */

@@ -16,7 +16,7 @@ export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
 /**
  * The order of the targets within an interleaved round: the proxy and the Node hop, the pair the CPU and
  * added-latency goals compare, back to back. The machine itself slows for tens of seconds at a time, for every
- * process alike (docs/benchmarks.md "Tenth pass": in back-to-back rounds the two hops' CPU per request moved
+ * process alike (docs/benchmarks.md "Reading the figures": in back-to-back rounds the two hops' CPU per request moved
  * together between 124 and 273 µs); with direct and nginx between them, one such stretch could fall on one of the
  * pair and not the other.
  */

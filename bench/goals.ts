@@ -105,7 +105,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
 }
 
 /**
- * The provider's answer framed both ways (docs/benchmarks.md "The chunked answer"): at 32 spread clients the
+ * The provider's answer framed both ways (docs/performance.md "The chunked answer"): at 32 spread clients the
  * proxy's added latency (over direct) at most 1.25× the Node hop's, median and p99, for each framing; and a chunked
  * answer's CPU per request within 1.1× that of an answer with a length (native route, 32 connections, closed loop).
  */

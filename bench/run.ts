@@ -131,7 +131,7 @@ async function main(): Promise<number> {
       await runLoad(nativeSpec(b, t, false), { connections: 32, durationSec: cfg.warmupSec });
     }
     // The translated route runs code the native one never does (validation, both translations): warmed too, so no
-    // round of (c) times its compilation (docs/benchmarks.md "Seventh pass").
+    // round of (c) times its compilation (docs/performance.md "First rounds").
     if (on('c')) {
       log('warm-up: proxy, translated route');
       await runLoad(compatSpec(b, false), { connections: 32, durationSec: cfg.warmupSec });

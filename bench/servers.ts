@@ -161,8 +161,6 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
     CLI_WORKDIR: join(o.home, 'cli-workdir'),
     RESPAPI_CREDENTIALS_PATH: join(o.home, 'no-respapi-auth.json'),
     SHUTDOWN_GRACE_MS: '1000',
-    // The settings of the bench's own preloads (bench/alloc-profile.mjs, bench/loop-monitor.mjs) reach the proxy.
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ALLOC_PROFILE_') || k.startsWith('LOOP_MONITOR_'))),
     ...o.env,
   };
 }

@@ -1,5 +1,5 @@
-// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers (docs/benchmarks.md,
-// "Weighted input tokens"). The simulator bills like the provider (docs/testing.md): prompt-cache reads and writes
+// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers (docs/performance.md,
+// "Tool mode's bill"). The simulator bills like the provider (docs/testing.md): prompt-cache reads and writes
 // from the prefixes it has seen, 4 bytes a token. Weighted input tokens = uncached input + 5-minute writes × 1.25 +
 // 1-hour writes × 2 + cache reads × 0.1. Measured, each from an empty cache:
 // - one "hello" on an empty cache (cold), then another "hello" on the cache the first left (warm: what a client's

@@ -94,7 +94,7 @@ export async function interleavedLoad(
         const m = merged.get(key) ?? { samples: new Samples(), rounds: [], cpu: 0, leadInCpu: 0, leadInAnswered: 0 };
         // The lead-in: the round's first seconds of the same load, timed and counted in nothing but its own CPU
         // figure. A hop idle through the other targets' rounds may have given memory back to the system (the
-        // proxy's V8 shrinks its young generation when idle, docs/benchmarks.md "Eighth pass"); the first seconds
+        // proxy's V8 shrinks its young generation when idle, docs/performance.md "First rounds"); the first seconds
         // of a burst then pay for growing it again, a cost per burst, not per request, which would otherwise land
         // in the round's per-request figures in proportion to how short the round is.
         let leadInCpuPerRequestUs = NaN;

@@ -22,11 +22,41 @@ function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
   return port;
 }
 
+/** A chat that offers one client tool: the demo's fake CLI calls it (README "Quick start"). */
+const demoToolRequest = {
+  model: 'assistant-sonnet-4-6',
+  messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+  tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+};
+
+const help = `Usage: npm run demo -- [--port N]
+
+A DEMONSTRATION: the proxy wired to a local provider simulator and a fake assistant CLI, so that every mode answers
+with no CLI login and no subscription. Nothing reaches a real provider.
+
+  --port N   listening port (also PORT; default 8000; 0 = any free port)
+  --help     this text
+
+The fake CLI calls a client's tool when the request offers one (the banner shows a curl line). For the real proxy:
+npm run serve -- --help.
+`;
+
 async function main() {
-  const port = demoPort(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(help);
+    return;
+  }
+  const port = demoPort(argv, process.env);
   const dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-demo-'));
   const sim = await startSimulator({ knobs: { chunkIntervalMs: 40, replyText: 'Hello from the demo simulator! Every word arrives as its own chunk.' } });
-  const cli = await makeFakeCli({ tokenDelayMs: 40, reply: 'Hello from the demo CLI! Tool mode streams token by token.' });
+  // FAKE_CLI_TOOL_CALLS: offered a client's tools, the fake CLI calls the first one with {"city":"Paris"} and answers
+  // with what the client sent back, so tool mode's hand-off of tool calls can be seen without a login.
+  const cli = await makeFakeCli({
+    tokenDelayMs: 40,
+    reply: 'Hello from the demo CLI! Tool mode streams token by token.',
+    env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_INPUT: '{"city":"Paris"}' },
+  });
   const cleanup = async () => {
     await sim.close();
     await cli.cleanup();
@@ -67,11 +97,14 @@ async function main() {
     'Try (in another terminal):',
     `  curl -s ${url}/health/detailed`,
     `  curl -s ${url}/compat/v1/chat/completions -H 'content-type: application/json' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","messages":[{"role":"user","content":"hi"}]}'`,
     `  curl -sN ${url}/v1/messages -H 'content-type: application/json' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}'`,
+    '  # tool mode hands the CLI\'s tool call to the client (answer with a "tool" message to continue):',
+    `  curl -s ${url}/compat/v1/chat/completions -H 'content-type: application/json' \\`,
+    `    -d '${JSON.stringify(demoToolRequest)}'`,
     `  curl -s ${url}/api/v1/messages -H 'content-type: application/json' -H 'x-api-key: dummy' \\`,
-    `    -d '{"model":"assistant-sonnet-4-20250514","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}'`,
+    `    -d '{"model":"assistant-sonnet-4-6","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}'`,
     `  curl -s ${url}/respapi/responses -H 'content-type: application/json' \\`,
     `    -d '{"model":"rm-4","messages":[{"role":"user","content":"hi"}]}'`,
     '',

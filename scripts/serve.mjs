@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run serve`: starts the headless proxy from the built JavaScript (dist/proxy/cli.js), not by compiling the
-// TypeScript sources at every start. It builds first (tsc -p tsconfig.build.json, which compiles src/proxy,
-// src/shared and src/main into dist/) only when dist/proxy/cli.js is missing or older than a file under src/proxy
-// or src/shared, so a fresh clone and an edited checkout both start what their sources say.
+// TypeScript sources at every start. It builds first (tsc -p tsconfig.serve.json, which compiles src/proxy and
+// src/shared into dist/ without a type check) only when dist/proxy/cli.js is missing or older than a file under
+// src/proxy or src/shared, so a fresh clone and an edited checkout both start what their sources say. Everything it
+// needs (typescript, the project's Node) is a dependency, so `npm install --omit=dev` is enough to serve
+// (docs/install.md).
 //
 // The proxy runs in this very process (an import, not a child), so SIGINT and SIGTERM reach its handlers directly,
 // with no compiler or wrapper process in between; command-line options pass through unchanged.
@@ -35,10 +37,10 @@ function needsBuild() {
 
 const reason = needsBuild();
 if (reason) {
-  process.stderr.write(`assistant-proxy: building (${reason}): tsc -p tsconfig.build.json\n`);
+  process.stderr.write(`assistant-proxy: building (${reason}): tsc -p tsconfig.serve.json\n`);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  // tsc still writes its output when it finds a type error; start that output only if it is really new.
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.serve.json'], { cwd: root, stdio: 'inherit' });
+  // tsc still writes its output when it reports an error; start that output only if it is really new.
   if (built.status !== 0) {
     if (!existsSync(entry) || needsBuild()) {
       process.stderr.write('assistant-proxy: the build failed (see above); fix it or run `npm run build`\n');

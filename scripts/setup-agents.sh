@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the six coding agents that `npm run test:agents` runs (test/agents), pinned, each into its own prefix
+# Installs the seven coding agents that `npm run test:agents` runs (test/agents), pinned, each into its own prefix
 # under the git-ignored .cache/agents. Nothing here is a dependency of the project. The agents run on the Node that
 # runs the suite (under npm, the project's own Node 24). Safe to run again: an agent whose pinned version is present
 # is left alone. What cannot be installed is reported, and its tests skip and say why. AGENTS_ONLY=opencode,pi
@@ -17,6 +17,7 @@ agents=(
   "cline|cline@3.0.65|node_modules/.bin/cline"
   "qwen|@qwen-code/qwen-code@0.15.10|node_modules/.bin/qwen"
   "pi|@mariozechner/pi-coding-agent@0.73.1|node_modules/.bin/pi"
+  "codex|@openai/codex@0.171.0|node_modules/.bin/codex"
 )
 
 install_into() { # dir spec

@@ -7,6 +7,9 @@ import { ProxyController } from '../src/proxy/controller.js';
 import { createLogger } from '../src/proxy/logger.js';
 import { freePort } from './helpers/free-port.js';
 
+// A closed local port as the provider: the catalog's read at start never leaves this machine (docs/testing.md).
+const noProvider = 'http://127.0.0.1:9';
+
 let controller: ProxyController | undefined;
 let blocker: Server | undefined;
 afterEach(async () => {
@@ -23,7 +26,7 @@ describe('ProxyController', () => {
   it('starts, reports running with base URL, stops', async () => {
     const port = await freePort();
     const persisted: unknown[] = [];
-    controller = new ProxyController({ settings: { port, cliPath: '/nonexistent/cli' }, logger: quiet, persist: (s) => void persisted.push(s) });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port, cliPath: '/nonexistent/cli' }, logger: quiet, persist: (s) => void persisted.push(s) });
     const events: string[] = [];
     controller.on('status', (s: { state: string }) => events.push(s.state));
     const status = await controller.start();
@@ -39,7 +42,7 @@ describe('ProxyController', () => {
   it('moves to a new port on a settings change and persists it', async () => {
     const [a, b] = [await freePort(), await freePort()];
     const persisted: Array<Record<string, unknown>> = [];
-    controller = new ProxyController({ settings: { port: a }, logger: quiet, persist: (s) => void persisted.push(s) });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: a }, logger: quiet, persist: (s) => void persisted.push(s) });
     await controller.start();
     const result = await controller.updateSettings({ port: b });
     expect(result.ok).toBe(true);
@@ -51,7 +54,7 @@ describe('ProxyController', () => {
 
   it('rejects an invalid setting inline without touching the running server', async () => {
     const port = await freePort();
-    controller = new ProxyController({ settings: { port }, logger: quiet });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port }, logger: quiet });
     await controller.start();
     const result = await controller.updateSettings({ port: 70000 });
     expect(result.ok).toBe(false);
@@ -65,7 +68,7 @@ describe('ProxyController', () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as { port: number }).port;
-    controller = new ProxyController({ settings: { port }, logger: quiet });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port }, logger: quiet });
     await controller.start();
     expect(await controller.checkPort(taken)).toMatchObject({ free: false, message: expect.stringContaining(`Port ${taken} already in use`) });
     const result = await controller.updateSettings({ port: taken });
@@ -80,7 +83,7 @@ describe('ProxyController', () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as { port: number }).port;
-    controller = new ProxyController({ settings: { port: taken }, logger: quiet });
+    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: taken }, logger: quiet });
     await expect(controller.start()).rejects.toThrow(/already in use/);
     expect(controller.status()).toMatchObject({ state: 'error', error: expect.stringContaining(`Port ${taken}`) });
   });

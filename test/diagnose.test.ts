@@ -63,8 +63,8 @@ describe('diagnose', () => {
     expect(ok).toBe(true);
     expect(report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
     expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(/^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/);
-    // The tiny request uses the smallest model of the list.
-    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-3-5-haiku-20241022 answered in \d+ ms: "OK"/);
+    // The tiny request uses the smallest current model of the catalog the proxy lists.
+    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-haiku-4-5-20251001 answered in \d+ ms: "OK"/);
     expect(report.target).toMatch(/^a temporary proxy on http:\/\/127\.0\.0\.1:\d+/);
     expect(text).toContain('[PASS] A tiny request through tool mode (tool)');
     expect(text.trim().endsWith('All checks passed.')).toBe(true);
@@ -96,13 +96,13 @@ describe('diagnose', () => {
       const by = Object.fromEntries(report.checks.map((c) => [c.id, c]));
       expect(by.cli.status).toBe('pass');
       expect(by.login).toMatchObject({ status: 'fail', detail: 'the CLI is not logged in' });
-      expect(by.login.remedy).toMatch(/Log in again with the CLI: run `claude auth login`/);
+      expect(by.login.remedy).toMatch(/Log in with the CLI: run `claude auth login`/);
       expect(by['tool-request']).toMatchObject({ status: 'skip', remedy: 'needs the CLI found and logged in (see above)' });
       expect(by['respapi-credentials'].status).toBe('unset');
       expect(by['respapi-credentials'].remedy).toMatch(/Log in with the response-API CLI/);
       expect(by['respapi-request']).toBeUndefined();
       expect(text).toContain('[FAIL] CLI logged in (tool): the CLI is not logged in');
-      expect(text).toMatch(/\n {7}Remedy: Log in again with the CLI/);
+      expect(text).toMatch(/\n {7}Remedy: Log in with the CLI/);
       expect(text).toContain('1 check failed. (not set up: respapi)');
     } finally {
       await loggedOut.cleanup();
@@ -126,7 +126,7 @@ describe('diagnose', () => {
       const { report } = await runDiagnose(validateSettings({ ...base, modes: ['direct'] }));
       const direct = report.checks.find((c) => c.id === 'direct-models');
       expect(direct?.status).toBe('fail');
-      expect(direct?.remedy).toMatch(/Log in again with the CLI/);
+      expect(direct?.remedy).toMatch(/Log in with the CLI/);
       expect(secretsIn(JSON.stringify(report))).toEqual([]);
     } finally {
       sim.reset();
@@ -138,12 +138,15 @@ describe('diagnose', () => {
     const proxy = createProxy({ config, logger: createLogger('silent') });
     const { url } = await proxy.listen();
     try {
+      // The running proxy has read the provider's model list (docs/configuration.md "Models").
+      await proxy.catalog.refresh();
       const before = proxy.services.metrics.requestsTotal;
       const { report, text, ok } = await runDiagnose(config, { proxyUrl: url });
       expect(ok).toBe(true);
       expect(report.target).toBe(url);
       proxy.settle(); // the bookkeeping of the answered test requests (src/proxy/http/after-answer.ts)
-      expect(proxy.services.metrics.requestsTotal - before).toBe(2);
+      // Its model list (for the smallest model), the tiny request, and direct mode's model list.
+      expect(proxy.services.metrics.requestsTotal - before).toBe(3);
       expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);
     } finally {
       await proxy.close(0);

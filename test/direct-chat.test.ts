@@ -295,26 +295,30 @@ describe('logs', () => {
 });
 
 describe('GET /api/models', () => {
-  it("lists the provider's models with public ids when the credentials work", async () => {
+  it("lists the provider's models with public ids, read through the CLI login (live)", async () => {
+    await proxy.proxy.catalog.refresh();
     const res = await fetch(`${proxy.url}/api/models`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-proxy-models-source')).toBe('provider');
+    expect(res.headers.get('x-proxy-models-source')).toBe('live');
     const list = (await res.json()) as { object: string; data: Array<{ id: string; object: string; owned_by: string; created: number }> };
     expect(list.object).toBe('list');
-    expect(list.data.map((m) => m.id)).toContain('assistant-sonnet-4-20250514');
+    expect(list.data.map((m) => m.id)).toContain('assistant-sonnet-4-6');
+    // A model the provider lists and the built-in list does not have.
+    expect(list.data.map((m) => m.id)).toContain('assistant-sonnet-4-7');
     expect(list.data[0]).toMatchObject({ object: 'model', owned_by: 'anthropic', created: expect.any(Number) });
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
   });
 
-  it("falls back to the profile's list, marked as such, when the provider cannot be asked", async () => {
+  it('falls back to the built-in list, marked as such, when the provider cannot be asked', async () => {
     const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: join(dir, 'missing.json'), oauthTokenUrl: sim.cliTokenUrl });
     try {
+      await p.proxy.catalog.refresh();
       const res = await fetch(`${p.url}/api/models`);
       expect(res.status).toBe(200);
-      expect(res.headers.get('x-proxy-models-source')).toBe('profile');
+      expect(res.headers.get('x-proxy-models-source')).toBe('fallback');
       const list = (await res.json()) as { data: Array<{ id: string }> };
-      expect(list.data.map((m) => m.id)).toContain('assistant-opus-4-20250514');
-      expect(sim.requests('/v1/models')).toHaveLength(0);
+      expect(list.data.map((m) => m.id)).toContain('assistant-opus-4-6');
+      expect(list.data.map((m) => m.id)).not.toContain('assistant-sonnet-4-7');
     } finally {
       await p.close();
     }

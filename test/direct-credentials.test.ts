@@ -86,14 +86,14 @@ describe('direct mode credential refresh', () => {
     expect(res.status).toBe(401);
     const answer = (await res.json()) as { type: string; error: { type: string; message: string } };
     expect(answer).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    expect(answer.error.message).toContain('Log in again with the CLI');
+    expect(answer.error.message).toContain('Log in with the CLI');
     expect(sim.requests('/v1/messages')).toHaveLength(0);
     expect((await readFile(path)).equals(before)).toBe(true);
 
     // The compatible route says the same in its own shape (SPEC.md §7.1).
     const compat = await post(p, '/api/v1/chat/completions', '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"hi"}]}');
     expect(compat.status).toBe(401);
-    expect(await compat.json()).toMatchObject({ error: { code: 'invalid_api_key', message: expect.stringContaining('Log in again') } });
+    expect(await compat.json()).toMatchObject({ error: { code: 'invalid_api_key', message: expect.stringContaining('Log in with the CLI') } });
     expect((await readFile(path)).equals(before)).toBe(true);
   });
 
@@ -130,7 +130,7 @@ describe('direct mode credential refresh', () => {
     const { proxy: p } = await withCredentials(Date.now() + 3_600_000);
     const res = await post(p);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('Log in again');
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('Log in with the CLI');
     expect(sim.requests('/v1/messages')).toHaveLength(2);
     expect(sim.tokenRefreshes).toBe(1);
   });

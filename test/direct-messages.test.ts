@@ -58,7 +58,8 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(seen.headers['x-api-key']).toBeUndefined();
     expect(seen.headers['x-app']).toBe('cli');
     expect(seen.headers['anthropic-beta'].split(',')).toEqual(['my-feature-2025-01-01', 'oauth-2025-04-20']);
-    expect(seen.headers['anthropic-version']).toBe('2023-06-01');
+    // The API version the SDK (1.x) names, passed on as sent.
+    expect(seen.headers['anthropic-version']).toBe('2026-10-21');
     expect(seen.json).toEqual({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
   });
 
@@ -84,14 +85,18 @@ describe('POST /api/v1/messages with the native SDK', () => {
   it('forwards a real provider key as sent instead of the OAuth token', async () => {
     const message = await sdk(realKey).messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
     expect(message.type).toBe('message');
+    // The SDK (1.x) sends its key as a bearer token.
     const [seen] = sim.requests('/v1/messages');
-    expect(seen.headers['x-api-key']).toBe(realKey);
-    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers.authorization).toBe(`Bearer ${realKey}`);
+    expect(seen.headers['x-api-key']).toBeUndefined();
     expect(seen.headers['anthropic-beta']).toBeUndefined();
 
-    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}', { authorization: `Bearer ${realKey}` });
+    // Older SDKs and curl send it as x-api-key: passed on the same way.
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}', { 'x-api-key': realKey });
     await res.text();
-    expect(sim.requests('/v1/messages')[1].headers.authorization).toBe(`Bearer ${realKey}`);
+    const second = sim.requests('/v1/messages')[1];
+    expect(second.headers['x-api-key']).toBe(realKey);
+    expect(second.headers.authorization).toBeUndefined();
   });
 
   it('drops hop-by-hop and browser headers and keeps the rest', async () => {
@@ -273,9 +278,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(sim.requests('/v1/messages')).toHaveLength(0);
   });
 
-  it('forwards count_tokens and the native model list', async () => {
+  it('forwards count_tokens and lists the model catalog read through the CLI login', async () => {
+    await proxy.proxy.catalog.refresh();
     const models = await sdk().models.list();
-    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-20250514');
+    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-6');
+    expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-7');
     expect(models.data.map((m) => m.id)).not.toContain('claude-sonnet-4-20250514');
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
     const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');

@@ -1,7 +1,7 @@
 // Direct mode's compatible route for a client that does not stream (docs/direct-mode.md "`/api/v1/chat/completions`:
 // DirectBackend"): a max_tokens within profile.api.nonStreamingMaxTokens asks the provider for one message, without
-// `stream`, under its own deadline (the larger of the first-byte deadline and profile.api.nonStreamingTimeoutMs);
-// a larger one is streamed upstream and collected. Both answer the same completion; the one-message answer's
+// `stream` when the provider's estimate of its time (max_tokens × profile.api.nonStreamingMsPerToken) fits the
+// first-byte deadline, which then bounds the whole wait; any other is streamed upstream and collected. Both answer the same completion; the one-message answer's
 // failures (a body that is not a message, the provider's error object, a cut or oversized body, the deadline) are
 // errors in the compatible shape; a client that leaves frees the upstream request and is still recorded, and the
 // ledger row carries the usage and the served model. The deadlines are made small here; nothing asserts speed.
@@ -20,7 +20,8 @@ const model = 'assistant-sonnet-4-20250514';
 // undici keeps its header deadlines on a timer of about a second's resolution: deadlines of whole seconds, and
 // waits that clear them by more than a second.
 const firstByteMs = 1000;
-const nonStreamingMs = 4000;
+/** Small, so that max_tokens up to 8,192 fit the 1 s first-byte deadline: the bound by tokens is what is tested. */
+const msPerToken = 0.1;
 
 const rows: UsageRecord[] = [];
 const sink: UsageSink = { record: (r) => void rows.push(r), upstreamHeaders: () => undefined, cliRateLimit: () => undefined };
@@ -35,7 +36,7 @@ beforeAll(async () => {
   credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-nonstream-abcdef123456', refreshToken: 'sk-ant-ort01-nonstream-abcdef123456', expiresAt: Date.now() + 3_600_000 });
   proxy = await startProxy(
     { apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, modes: ['direct'], upstreamFirstByteTimeoutMs: firstByteMs, upstreamIdleTimeoutMs: 400 },
-    { usage: sink, profile: { api: { nonStreamingTimeoutMs: nonStreamingMs } } },
+    { usage: sink, profile: { api: { nonStreamingMsPerToken: msPerToken } } },
   );
 });
 
@@ -105,21 +106,14 @@ describe('a non-streaming compatible chat', () => {
     expect(sim.requests('/v1/messages')[0].json).not.toHaveProperty('stream');
   });
 
-  it('waits past the first-byte deadline for a message, within its own deadline', async () => {
-    sim.knobs.latencyMs = firstByteMs + 1500;
-    const res = await chat(proxy.url, {});
-    expect(res.status, await res.clone().text()).toBe(200);
-    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe(sim.knobs.replyText);
-    expect(sim.requests('/v1/messages')[0].json).not.toHaveProperty('stream');
-  });
-
-  it('answers 504 in the compatible shape past the non-streaming deadline, and ends the upstream request', async () => {
-    sim.knobs.latencyMs = nonStreamingMs + 3000;
+  it('answers 504 in the compatible shape at the first-byte deadline, and ends the upstream request', async () => {
+    sim.knobs.latencyMs = firstByteMs + 3000;
     const res = await chat(proxy.url, {});
     expect(res.status).toBe(504);
     const body = (await res.json()) as { error: { message: string; type: string; code: string } };
     expect(body).toMatchObject({ error: { type: expect.any(String), code: expect.any(String) } });
-    expect(body.error.message).toContain('nonStreamingTimeoutMs');
+    expect(body.error.message).toContain('UPSTREAM_FIRST_BYTE_TIMEOUT_MS');
+    expect(sim.requests('/v1/messages')[0].json).not.toHaveProperty('stream');
     await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
   });
 

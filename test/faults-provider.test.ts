@@ -56,11 +56,11 @@ const knownOpen: Record<string, string> = {};
 let bed: Bed;
 
 beforeAll(async () => {
-  // The non-streamed request's own deadline (the larger of it and the first-byte one) short too, so a stall before
-  // the headers ends in time on that path as well.
+  // A per-token estimate small enough that the non-streamed request (max_tokens 50) fits the first-byte deadline,
+  // so the one-message path meets every fault too.
   bed = await startBed({
     settings: { modes: ['direct', 'respapi'], upstreamFirstByteTimeoutMs: 500, upstreamIdleTimeoutMs: 400, requestTimeoutMs: 10_000 },
-    profile: { api: { nonStreamingTimeoutMs: 800 } },
+    profile: { api: { nonStreamingMsPerToken: 1 } },
   });
 });
 

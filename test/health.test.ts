@@ -69,7 +69,7 @@ describe('health', () => {
     expect(status).toBe(503);
     expect(body.error).toBe('CLI authentication failed');
     expect(body.details['claude-cli']).toBe('not_authenticated');
-    expect(body.details.remedy).toMatch(/log in again/i);
+    expect(body.details.remedy).toMatch(/log in with the CLI/i);
     const detailed = await get('/health/detailed');
     expect(detailed.body.components.authentication).toMatchObject({ status: 'unauthenticated', logged_in: false });
   });

@@ -1,4 +1,4 @@
-// The project's runtime (README "Which Node runs it"): npm puts node_modules/.bin first on PATH, so the tests run
+// The project's runtime (docs/install.md "Which Node runs it"): npm puts node_modules/.bin first on PATH, so the tests run
 // on the Node the project brings (the devDependency `node`) even where the machine's own Node is older, and so do
 // the child processes they start, by process.execPath or by the name `node`.
 

@@ -31,19 +31,19 @@ describe('failures before the answer starts keep their HTTP status', () => {
     expect(compat.status).toBe(401);
     const cbody = (await compat.json()) as CompatError;
     expect(cbody.error.code).toBe('invalid_api_key');
-    expect(cbody.error.message).toMatch(/log in again/i);
+    expect(cbody.error.message).toMatch(/log in with the CLI/i);
     const nat = await postJson(`${b.url}/v1/messages`, { ...native, stream: true });
     expect(nat.status).toBe(401);
     const nbody = (await nat.json()) as NativeError;
     expect(nbody.error.type).toBe('authentication_error');
-    expect(nbody.error.message).toMatch(/log in again/i);
+    expect(nbody.error.message).toMatch(/log in with the CLI/i);
   });
 
   it('nokey (not logged in at all): 401 with the login remedy', async () => {
     const b = await start({ scenario: 'nokey' });
     const res = await postJson(`${b.url}/v1/chat/completions`, native);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as NativeError).error.message).toMatch(/log in again/i);
+    expect(((await res.json()) as NativeError).error.message).toMatch(/log in with the CLI/i);
   });
 
   it('e429: 429 with Retry-After, streaming or not', async () => {

@@ -1,4 +1,4 @@
-// The warm CLI pool through the proxy (docs/benchmarks.md "Warm CLI pool"): after a request, a process started
+// The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"): after a request, a process started
 // with the same arguments waits; the next such request takes it; stopping the proxy ends every warm process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';

@@ -143,7 +143,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     sim.knobs.failWith = { status: 401 };
     const unauthorized = await ask();
     expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect((unauthorized as Error).message).toMatch(/log in again/i);
+    expect((unauthorized as Error).message).toMatch(/log in with the CLI/i);
     sim.knobs.failWith = { status: 529 };
     const overloaded = await ask();
     expect(overloaded).toBeInstanceOf(OpenAI.APIError);

@@ -42,6 +42,9 @@ export const windowSettingKeys = [
   'metricsEnabled',
   'logLevel',
   'cliPath',
+  // The Ollama listener (docs/ollama.md): its port (cleared: off) and the mode of its chats.
+  'ollamaPort',
+  'ollamaMode',
 ] as const;
 
 function emptyMetrics(): Awaited<ReturnType<ControlApi['getMetrics']>> {

@@ -1,5 +1,5 @@
 // IPC between the window and the main process: one channel per ControlApi method, all named here (the preload
-// builds the same names; test/main/ipc.test.ts checks the two agree). Every call is checked to come from our own
+// builds the same names; src/main/ipc.test.ts checks the two agree). Every call is checked to come from our own
 // window before it reaches the controller: a stray webContents (a devtools extension, a future second window
 // showing remote content) must not be able to restart the proxy or read settings.
 

@@ -19,7 +19,8 @@ export function loginStateOf(status: ControlStatus, now: number, expiringSoonMs:
   if (status.state !== 'running') return 'unknown';
   if (status.cli.status === 'unhealthy') return 'cli-missing';
   if (status.auth.status === 'unauthenticated') return 'logged-out';
-  if (status.auth.loggedIn && status.auth.expires) {
+  // A token that renews by itself (a refresh token beside it) is not a login about to end.
+  if (status.auth.loggedIn && status.auth.expires && !status.auth.renews) {
     const left = Date.parse(status.auth.expires) - now;
     if (Number.isFinite(left)) {
       if (left <= 0) return 'expired';

@@ -1,7 +1,7 @@
 // The window's only door to the main process: `window.control`, a ControlApi over ipcRenderer.invoke.
 // CommonJS (.cts -> .cjs) because a sandboxed preload cannot be an ES module, and self-contained because a
 // sandboxed preload can require only `electron`: the channel names repeat ipc.ts's (`control:<method>`), and
-// test/main/ipc.test.ts checks the two lists agree.
+// src/main/ipc.test.ts checks the two lists agree.
 
 import { contextBridge, ipcRenderer } from 'electron';
 import type { ControlApi, ControlStatus } from '../proxy/control-api.js';

@@ -2,7 +2,7 @@
 // user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
-import { clientBaseUrl } from '../shared/endpoints.js';
+import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';
 import { modeLabels, modeNames, type ModeName } from '../shared/modes.js';
 
 export type TrayIconState = 'running' | 'stopped' | 'attention';
@@ -69,7 +69,6 @@ export function statusLine(status: ControlStatus): string {
 export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: TrayExtras = {}): TrayMenuItem[] {
   const busy = status.state === 'starting' || status.state === 'stopping';
   const running = status.state === 'running';
-  const base = clientBaseUrl(status);
   const items: TrayMenuItem[] = [{ kind: 'label', label: statusLine(status) }];
   // Attention items other than the server error (already the status line): CLI missing, logged out, expiring.
   for (const item of status.attention) if (item !== status.error) items.push({ kind: 'label', label: `⚠ ${item}` });
@@ -82,8 +81,8 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
       ? { kind: 'action', label: 'Stop proxy', action: 'stop', enabled: !busy }
       : { kind: 'action', label: 'Start proxy', action: 'start', enabled: !busy },
     { kind: 'separator' },
-    { kind: 'action', label: `Copy compat base URL (${base}/compat/v1)`, action: 'copy-compat-url', enabled: true },
-    { kind: 'action', label: `Copy native base URL (${base}/v1)`, action: 'copy-native-url', enabled: true },
+    { kind: 'action', label: `Copy OpenAI SDK base URL (${copyTextFor('copy-compat-url', status)})`, action: 'copy-compat-url', enabled: true },
+    { kind: 'action', label: `Copy native SDK base URL (${copyTextFor('copy-native-url', status)})`, action: 'copy-native-url', enabled: true },
     { kind: 'separator' },
     { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
     { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
@@ -105,10 +104,11 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
   return items;
 }
 
-/** The text a copy action puts on the clipboard. */
+/** The text a copy action puts on the clipboard: the tool-mode base URL each SDK takes as it is (the native SDK
+ * adds /v1 itself), from the list the window shows too (src/shared/endpoints.ts). */
 export function copyTextFor(action: 'copy-compat-url' | 'copy-native-url', status: ControlStatus): string {
-  const base = clientBaseUrl(status);
-  return action === 'copy-compat-url' ? `${base}/compat/v1` : `${base}/v1`;
+  const [native, compat] = sdkBaseUrls(clientBaseUrl(status), ['tool']);
+  return action === 'copy-compat-url' ? compat.url : native.url;
 }
 
 /** The modes after toggling one from the tray. */

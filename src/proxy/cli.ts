@@ -15,9 +15,10 @@ import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
 import { loadProfile, openUsageLedger } from './compose.js';
-import { createModelCatalog } from './models/model-catalog.js';
+import { LiveModelCatalog } from './models/live-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
+import type { OllamaListenerStatus } from './ollama/listener.js';
 import { createProxy, PortInUseError } from './server.js';
 
 const name = 'assistant-proxy';
@@ -27,17 +28,28 @@ const name = 'assistant-proxy';
 function loadSettings(): { config: Config; profile: Profile; help: boolean; diagnose: boolean } {
   const profile = loadProfile(process.env);
   const loaded = loadConfig({ argv: process.argv.slice(2), env: process.env, profile });
-  // An alias of an unknown model (MODEL_ALIASES) shows only against the profile's models, when a catalog is built.
-  // Checked here, so --diagnose refuses it like serving does: its temporary proxy used to turn it into a failed
-  // check (exit 1), and with no mode on it was never built at all.
-  createModelCatalog(profile, loaded.config.modelAliases);
+  // An alias of an unknown model (MODEL_ALIASES) shows only against the catalog (the cached provider list and the
+  // built-in fallback), when one is built. Checked here, so --diagnose refuses it like serving does: its temporary
+  // proxy used to turn it into a failed check (exit 1), and with no mode on it was never built at all. Reading the
+  // cache is this check's only I/O: the provider is asked once the proxy listens.
+  const quiet = createLogger('silent');
+  new LiveModelCatalog({
+    profile,
+    userAliases: loaded.config.modelAliases,
+    dataDir: loaded.config.dataDir,
+    fetchModels: () => Promise.reject(new Error('not read while checking settings')),
+    logger: quiet,
+  });
   return { ...loaded, profile };
 }
 
 /** The CLI's state in plain words, and the one thing to do next when something is missing. */
 function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): { line: string; next?: string } {
   const install = `install the assistant CLI: npm install -g ${profile.clientSupport.cliPackage} (or set ASSISTANT_CLI_PATH to where it is)`;
-  const login = profile.cli.loginHint.replace(/^Log in again with the CLI: run /, '');
+  const login = profile.cli.loginHint.replace(/^Log in(?: again)? with the CLI: run /, '');
+  // No check has finished yet (a CLI that is slow to answer on a busy machine): saying "not found" here sent
+  // users to install a CLI they had; the banner says "checking" and prints the result when the check ends.
+  if (!snap.lastCheck) return { line: 'checking… (the result follows when the check ends)' };
   if (snap.cli.status === 'unhealthy' || (snap.cli.status === 'unknown' && !snap.cli.path)) {
     if (cliPath) return { line: `not found at ${cliPath} (ASSISTANT_CLI_PATH)`, next: 'point ASSISTANT_CLI_PATH (--cli-path) at the CLI, or unset it to search PATH' };
     return { line: 'not found on PATH', next: `${install}, then log in: ${login}` };
@@ -49,10 +61,29 @@ function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefin
   return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
 }
 
-function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string): string {
+function usesCli(config: Config): boolean {
+  return config.modes.includes('tool') || config.modes.includes('direct');
+}
+
+/** The banner's CLI line again, once the first check has ended after the banner was printed. */
+function cliUpdate(snap: CliSnapshot, profile: Profile, cliPath: string | undefined): string {
+  const cli = cliLines(snap, profile, cliPath);
+  return `${name}: assistant CLI: ${cli.line}\n${cli.next ? `Next: ${cli.next}.\n` : ''}`;
+}
+
+/** The Ollama listener's one line (docs/ollama.md): where it listens, or why it does not. */
+function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): string | undefined {
+  if (status.state === 'off') return undefined;
+  if (status.state === 'listening') return `  Ollama API: ${status.url} (chats in ${mode} mode)`;
+  return `  Ollama API: ${status.message}`;
+}
+
+function startupSummary(url: string, config: Config, profile: Profile, snap: CliSnapshot, version: string, ollama: OllamaListenerStatus): string {
   const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`];
+  const ollamaText = ollamaLine(ollama, config.ollamaMode);
+  if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
-  if (config.modes.includes('tool') || config.modes.includes('direct')) {
+  if (usesCli(config)) {
     const cli = cliLines(snap, profile, config.cliPath);
     lines.push(`  assistant CLI: ${cli.line}`);
     if (cli.next) next.push(cli.next);
@@ -60,7 +91,8 @@ function startupSummary(url: string, config: Config, profile: Profile, snap: Cli
   if (config.modes.includes('respapi') && !existsSync(config.respapiCredentialsPath)) {
     lines.push(`  response API: no login found at ${config.respapiCredentialsPath}`);
     // Only the one thing to do next: the response API is experimental and matters less than the CLI.
-    if (next.length === 0) next.push(profile.respapi.loginHint);
+    // While the CLI check runs, its own next step may still come, and it matters more.
+    if (next.length === 0 && (snap.lastCheck || !usesCli(config))) next.push(profile.respapi.loginHint);
   }
   if (next.length > 0) lines.push('', `Next: ${next[0]}.`);
   lines.push('', 'Logs follow as JSON lines on stdout. Stop with Ctrl-C.', '');
@@ -109,7 +141,14 @@ async function main(): Promise<number> {
   try {
     const { url } = await proxy.listen();
     const snap = proxy.services.probe.snapshot();
-    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version));
+    process.stderr.write(startupSummary(url, config, profile, snap, proxy.services.version, proxy.ollama()));
+    if (!snap.lastCheck && usesCli(config)) {
+      // The first check is still running (listen() waits for it only a few seconds): its result follows, once.
+      void proxy.services.probe.refresh().then(
+        (done) => process.stderr.write(cliUpdate(done, profile, config.cliPath)),
+        () => undefined,
+      );
+    }
     logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
   } catch (err) {
     await proxy.close(0).catch(() => undefined);

@@ -5,19 +5,22 @@
 //   provider   ProviderClient: the keep-alive pool to the provider API and the CLI's OAuth login (direct mode, and
 //              tool mode's token counts)
 //   direct     DirectBackend over it: direct mode's translated route (each request brings its own credential)
-//   catalog    the model ids clients may send (docs/clients.md "Model ids"), the proxy's one catalog
+//   catalog    the model ids clients may send (docs/clients.md "Model ids"), the proxy's one catalog: the provider's
+//              live list read through the CLI's login, cached in the data directory (docs/configuration.md "Models")
 //   respapi    the response API client, its OAuth2 login, the instruction prompt and the session registry
-// None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it.
+// None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it; the
+// catalog reads its cache file here and the provider's list once the proxy listens (startCatalog).
 
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './backends/cli-backend.js';
 import { DirectBackend } from './backends/direct-backend.js';
 import { findCli } from './health/find-cli.js';
-import { createModelCatalog, type ModelCatalog } from './models/model-catalog.js';
+import { LiveModelCatalog } from './models/live-catalog.js';
 import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
 import { SessionRegistry } from './respapi/session-registry.js';
 import type { Services } from './services.js';
 import { ProviderClient } from './upstream/provider-client.js';
+import { fetchProviderModels } from './upstream/provider-models.js';
 import { RespapiClient } from './upstream/respapi-client.js';
 
 export interface RespapiParts {
@@ -30,8 +33,10 @@ export interface Components {
   cli: CliBackend;
   provider: ProviderClient;
   direct: DirectBackend;
-  catalog: ModelCatalog;
+  catalog: LiveModelCatalog;
   respapi: RespapiParts;
+  /** Reads the provider's model list now and daily, when a mode that uses it (tool, direct) is on. */
+  startCatalog(): void;
   /** The components' own figures for /health/detailed. */
   health(): Record<string, unknown>;
   /** Ends every CLI child and closes the upstream pools (after in-flight requests had their grace period). */
@@ -40,8 +45,17 @@ export interface Components {
 
 export function buildComponents(services: Services): Components {
   const { config, profile, logger, deps } = services;
-  // Built first: an alias of an unknown model is a bad setting (ConfigError) before anything else is made.
-  const catalog = createModelCatalog(profile, config.modelAliases);
+  const provider = new ProviderClient(services);
+  // Built before the rest: an alias of an unknown model is a bad setting (ConfigError) before anything else is made.
+  const catalog = new LiveModelCatalog({
+    profile,
+    userAliases: config.modelAliases,
+    dataDir: config.dataDir,
+    // Through the CLI's login, as direct mode's requests without a key of their own.
+    fetchModels: (signal) => fetchProviderModels(services, provider, { kind: 'cli-oauth' }, signal),
+    logger,
+    now: deps.now,
+  });
   const cli = new CliBackend({
     config,
     profile,
@@ -51,7 +65,6 @@ export function buildComponents(services: Services): Components {
     usage: services.usage,
     findCli: () => findCli({ cliPath: config.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: deps.envPath }),
   });
-  const provider = new ProviderClient(services);
   const credential = createRespapiCredential({
     path: config.respapiCredentialsPath,
     tokenUrl: config.respapiOauthTokenUrl,
@@ -72,18 +85,37 @@ export function buildComponents(services: Services): Components {
       client: provider,
       messagesPath: profile.api.messagesPath,
       nonStreamingMaxTokens: profile.api.nonStreamingMaxTokens,
-      nonStreamingTimeoutMs: profile.api.nonStreamingTimeoutMs,
+      nonStreamingMsPerToken: profile.api.nonStreamingMsPerToken,
     }),
     catalog,
     respapi,
+    startCatalog: () => {
+      if (deps.readModelsAtStart !== false && (services.modeOn('tool') || services.modeOn('direct'))) catalog.start();
+    },
     health: () => ({
+      model_catalog: catalogHealth(catalog),
       cli_children: { children: cli.childCount(), slots: cli.slotCounts(), waitingForTools: cli.toolWaitingCount() },
       cli_pool: cli.poolSnapshot(),
       cli_conversations: cli.liveSnapshot(),
       respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },
     }),
     close: async () => {
+      catalog.close();
       await Promise.allSettled([cli.close(), provider.close(), respapi.client.close()]);
     },
+  };
+}
+
+/** /health/detailed's view of the catalog: which list is in use (live, cached, fallback) and when it was read. */
+function catalogHealth(catalog: LiveModelCatalog): Record<string, unknown> {
+  const s = catalog.snapshot();
+  return {
+    source: s.source,
+    read_at: s.readAt ?? null,
+    models: s.count,
+    cache_file: catalog.cachePath,
+    default_model: catalog.defaultModel,
+    ...(s.lastAttemptAt ? { last_attempt_at: s.lastAttemptAt } : {}),
+    ...(s.lastError ? { last_error: s.lastError } : {}),
   };
 }

@@ -3,7 +3,6 @@
 // docs/configuration.md), and the usage ledger opened with that profile's quota header names (docs/usage.md).
 // The desktop app adds its data directory, the app's user-data folder, beneath the user's own settings.
 
-import { join } from 'node:path';
 import { ConfigError, type Config, type Settings } from './config.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
 import { openLedger, type LedgerLog, type UsageLedger } from './usage/index.js';
@@ -25,8 +24,9 @@ export function openUsageLedger(config: Config, logger: LedgerLog, profile: Prof
   return openLedger(config, logger, profile.quota);
 }
 
-/** Where an app keeps its data when the user has not chosen (docs/usage.md "Where"): the usage database and the
- * CLI's working directory under one folder. Defaults only: a stored DATA_DIR or CLI work directory wins. */
+/** Where an app keeps its data when the user has not chosen (docs/usage.md "Where"): the usage database, and the
+ * CLI's working directory, which follows the data directory unless CLI_WORKDIR is set. A default only: a stored
+ * DATA_DIR wins. */
 export function dataDirDefaults(dir: string): Settings {
-  return { dataDir: dir, cliWorkDir: join(dir, 'cli-workdir') };
+  return { dataDir: dir };
 }

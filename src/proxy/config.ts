@@ -39,7 +39,9 @@ export function configSchema(profile: Profile = defaultProfile) {
     bodyLimitBytes: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
     modes: z.array(z.enum(modeNames)).default([...modeNames]),
     cliPath: z.string().min(1).optional(),
-    cliWorkDir: z.string().min(1).default(join(dataDir(), 'cli-workdir')),
+    // Unset: `cli-workdir` inside the data directory, whichever that is (validateSettings fills it in), so that
+    // DATA_DIR moves everything the proxy keeps.
+    cliWorkDir: z.string().min(1).optional(),
     cliAllowedTools: z.array(z.string().min(1)).default([]),
     cliDisallowedTools: z.array(z.string().min(1)).default([]),
     cliMaxRetries: int(0, 10).default(2),
@@ -74,10 +76,14 @@ export function configSchema(profile: Profile = defaultProfile) {
     cliLiveMax: int(0, 256).default(4),
     cliLiveIdleMs: int(1000, 24 * 3_600_000).default(600_000),
     cliLiveMaxMb: int(16, 1_000_000).default(2048),
+    // The Ollama listener (docs/ollama.md): off unless a port is set; 11434 is Ollama's own.
+    ollamaPort: int(0, 65535).optional(),
+    ollamaMode: z.enum(['tool', 'direct']).default('tool'),
   });
 }
 
-export type Config = z.infer<ReturnType<typeof configSchema>>;
+type ParsedConfig = z.infer<ReturnType<typeof configSchema>>;
+export type Config = Omit<ParsedConfig, 'cliWorkDir'> & { cliWorkDir: string };
 export type ConfigKey = keyof Config;
 export type Settings = Partial<Config>;
 
@@ -89,6 +95,8 @@ interface SettingSource {
   flag?: string;
   kind: Kind;
   help: string;
+  /** The default in words, where the value itself depends on the machine or on another setting. */
+  shownDefault?: string;
 }
 
 /** How each setting is named outside the code (`--help` prints this list; docs/configuration.md mirrors it). */
@@ -106,9 +114,9 @@ export const settingSources: SettingSource[] = [
   { key: 'maxConnectionsPerClient', env: 'MAX_CONNECTIONS_PER_CLIENT', kind: 'int', help: 'open connections at once from one client address' },
   { key: 'bodyLimitBytes', env: 'BODY_LIMIT_BYTES', kind: 'int', help: 'largest accepted request body' },
   { key: 'modes', env: 'MODES', flag: '--modes', kind: 'list', help: `modes that are on: ${modeNames.join(', ')}` },
-  { key: 'cliPath', env: 'ASSISTANT_CLI_PATH', flag: '--cli-path', kind: 'string', help: 'the assistant CLI executable (default: searched on PATH)' },
-  { key: 'cliWorkDir', env: 'CLI_WORKDIR', kind: 'string', help: 'working directory of CLI children (default: an empty app-owned directory)' },
-  { key: 'cliAllowedTools', env: 'CLI_ALLOWED_TOOLS', kind: 'list', help: "tools the CLI may use without asking (default: none; the CLI's own rules apply)" },
+  { key: 'cliPath', env: 'ASSISTANT_CLI_PATH', flag: '--cli-path', kind: 'string', help: 'the assistant CLI executable', shownDefault: 'searched on PATH' },
+  { key: 'cliWorkDir', env: 'CLI_WORKDIR', kind: 'string', help: 'working directory of CLI children, created empty and owner-only', shownDefault: 'DATA_DIR/cli-workdir' },
+  { key: 'cliAllowedTools', env: 'CLI_ALLOWED_TOOLS', kind: 'list', help: "tools the CLI may use without asking (none: the CLI's own rules apply)" },
   { key: 'cliDisallowedTools', env: 'CLI_DISALLOWED_TOOLS', kind: 'list', help: 'tools the CLI may never use' },
   { key: 'cliMaxRetries', env: 'CLI_MAX_RETRIES', kind: 'int', help: "bound on the CLI's own retries of failed provider calls" },
   { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
@@ -125,7 +133,7 @@ export const settingSources: SettingSource[] = [
   { key: 'respapiBaseUrl', env: 'RESPAPI_BASE_URL', kind: 'string', help: 'the response API base' },
   { key: 'respapiCredentialsPath', env: 'RESPAPI_CREDENTIALS_PATH', kind: 'string', help: "the response API's OAuth2 credential file" },
   { key: 'respapiOauthTokenUrl', env: 'RESPAPI_OAUTH_TOKEN_URL', kind: 'string', help: 'token endpoint for refreshing it' },
-  { key: 'respapiInstructionsPath', env: 'RESPAPI_INSTRUCTIONS_PATH', kind: 'string', help: 'instruction prompt file (default: assets/respapi-instructions.md)' },
+  { key: 'respapiInstructionsPath', env: 'RESPAPI_INSTRUCTIONS_PATH', kind: 'string', help: 'instruction prompt file', shownDefault: 'assets/respapi-instructions.md' },
   { key: 'respapiSessionIdleMs', env: 'RESPAPI_SESSION_IDLE_MS', kind: 'int', help: 'idle lifetime of a response-API session' },
   { key: 'healthRefreshMs', env: 'HEALTH_REFRESH_MS', kind: 'int', help: 'how often the CLI probe runs in the background' },
   { key: 'shutdownGraceMs', env: 'SHUTDOWN_GRACE_MS', kind: 'int', help: 'how long in-flight streams may finish on shutdown' },
@@ -135,13 +143,15 @@ export const settingSources: SettingSource[] = [
   { key: 'usageMaxMb', env: 'USAGE_MAX_MB', kind: 'int', help: 'size cap of the usage database; oldest rows pruned past it' },
   { key: 'captureBodies', env: 'CAPTURE_BODIES', flag: '--capture-bodies', kind: 'bool', help: 'keep redacted request/response bodies of recent requests for the inspector' },
   { key: 'captureBodiesCount', env: 'CAPTURE_BODIES_COUNT', kind: 'int', help: 'how many recent requests keep captured bodies' },
-  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-20250514' },
+  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-6' },
   { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
   { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },
   { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
   { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
   { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
+  { key: 'ollamaPort', env: 'OLLAMA_PORT', flag: '--ollama-port', kind: 'int', help: "also serve the Ollama API on this port (11434 is Ollama's own; unset = off)" },
+  { key: 'ollamaMode', env: 'OLLAMA_MODE', kind: 'string', help: 'which mode answers the Ollama listener\'s chats: tool or direct' },
 ];
 
 export class ConfigError extends Error {
@@ -276,12 +286,15 @@ export function validateSettings(settings: Settings, profile: Profile = defaultP
     if (issue.code === 'unrecognized_keys') throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`, issue.keys[0]);
     throw new ConfigError(describeIssue(issue), String(issue.path[0] ?? ''));
   }
-  const config = result.data;
+  const config: Config = { ...result.data, cliWorkDir: result.data.cliWorkDir ?? join(result.data.dataDir, 'cli-workdir') };
   if (!isLoopbackHost(config.host) && !config.accessKey) {
     throw new ConfigError(
       `Refusing to listen on ${config.host} without an access key: set PROXY_ACCESS_KEY (16+ characters) that clients must send as their API key, or bind 127.0.0.1`,
       'accessKey',
     );
+  }
+  if (config.ollamaPort !== undefined && config.ollamaPort !== 0 && config.ollamaPort === config.port) {
+    throw new ConfigError(`Invalid setting OLLAMA_PORT (--ollama-port): ${config.ollamaPort} is the main port (PORT); choose another, e.g. 11434`, 'ollamaPort');
   }
   return config;
 }
@@ -314,7 +327,7 @@ export function usage(): string {
   const defaults = configSchema().parse({}) as Record<string, unknown>;
   const lines = ['Usage: npm run serve -- [options]', '', 'Options (each also an environment variable):'];
   for (const s of settingSources) {
-    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help} (default: ${shownDefault(defaults[s.key])})`);
+    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help} (default: ${s.shownDefault ?? shownDefault(defaults[s.key])})`);
   }
   lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`);
   lines.push(`  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`);

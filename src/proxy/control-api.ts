@@ -26,14 +26,26 @@ export interface ControlStatus {
   cliPool?: { enabled: boolean; size: number; warm: number; hits: number; misses: number; rssBytes?: number };
   /** Live conversations of tool mode (CLI_LIVE_MAX; docs/tool-mode.md): absent while the proxy is not running. */
   cliLive?: { enabled: boolean; max: number; live: number; busy: number; idle: number; waitingForTools: number; continued: number; rssBytes?: number };
-  auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string };
+  /** `renews`: `expires` is an access token's that renews by itself (src/proxy/health/cli-probe.ts), not a login's end. */
+  auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string; renews?: boolean };
   uptime?: string;
   requestsProcessed: number;
   errors: number;
   /** Informational messages for the window (e.g. "stored settings were unreadable; defaults in use"). */
   notices: string[];
-  /** Public model ids, for the copy-ready client snippets. */
+  /** Public model ids, for the copy-ready client snippets: the catalog's, newest first, then the rm- ids. */
   models: string[];
+  /**
+   * The Ollama listener (docs/ollama.md): off, listening (its port), or its port taken (a real Ollama running) with
+   * the one line that says so; `mode` answers its chats.
+   */
+  ollama: { state: 'off' | 'listening' | 'port-in-use' | 'failed'; port?: number; message?: string; mode: 'tool' | 'direct' };
+  /** The catalog's models with their context length when known (docs/configuration.md "Models"). */
+  modelDetails?: Array<{ id: string; contextLength?: number }>;
+  /** The mid-priced model snippets default to (the newest of its family), not the most expensive one. */
+  defaultModel?: string;
+  /** Which catalog is listed: the provider's (live), its cached copy, or the built-in fallback; and when read. */
+  modelCatalog?: { source: string; readAt?: string };
   /** The provider's official client library names, for the native SDK snippet. */
   sdk: { providerName: string; jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
 }

@@ -15,6 +15,7 @@ import { createProfile, type Profile } from './profile.js';
 import type { SessionView } from './respapi/session-registry.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
+import { createModelCatalog } from './models/model-catalog.js';
 import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 
@@ -101,6 +102,7 @@ export class ProxyController extends EventEmitter {
     this.proxy = proxy;
     this.lastError = undefined;
     proxy.services.probe.on('change', () => this.emit('status', this.status()));
+    proxy.catalog.onChange(() => this.emit('status', this.status()));
     this.setState('running');
     return this.status();
   }
@@ -217,13 +219,17 @@ export class ProxyController extends EventEmitter {
     if (snap && this.config.modes.includes('tool')) {
       if (snap.cli.status === 'unhealthy') attention.push('Assistant CLI not found: install it or set its path in Settings');
       else if (snap.cli.status === 'error') attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
-      if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is logged out: log in again with the CLI');
-      if (snap.auth.expires) {
+      if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is not logged in: log in with the CLI');
+      // An access token that a refresh token renews ends every few hours as a matter of course: only a login's own
+      // end needs the user (the window sat amber all day for a routine renewal).
+      if (snap.auth.expires && !snap.auth.renews) {
         const left = Date.parse(snap.auth.expires) - (this.opts.deps?.now ?? Date.now)();
         if (left < 0) attention.push('The CLI login token has expired: log in again with the CLI');
         else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
       }
     }
+    const ollama = this.ollamaView(proxy);
+    if (ollama.message) attention.push(ollama.message);
     return {
       state: this.state,
       host,
@@ -235,13 +241,40 @@ export class ProxyController extends EventEmitter {
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
       cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
       cliLive: proxy && this.state === 'running' ? liveView(proxy.cliLive()) : undefined,
-      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires } : { status: 'unknown', loggedIn: false },
+      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires, renews: snap.auth.renews } : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,
       notices: [...this.notices],
-      models: [...this.profile.models, ...this.profile.respapiModels].map((m) => m.id),
+      ...this.modelView(proxy),
       sdk: { providerName: this.profile.providerName, ...this.profile.sdk },
+      ollama,
+    };
+  }
+
+  /** The Ollama listener's state for the window: off unless the proxy runs with OLLAMA_PORT set. */
+  private ollamaView(proxy: ProxyServer | undefined): ControlStatus['ollama'] {
+    const mode = this.config.ollamaMode;
+    const listener = proxy && this.state === 'running' ? proxy.ollama() : { state: 'off' as const };
+    if (listener.state === 'off') return { state: 'off', mode };
+    if (listener.state === 'listening') return { state: 'listening', port: listener.port, mode };
+    // The window's words: the remedy is a setting there, not a flag.
+    const message =
+      listener.state === 'port-in-use'
+        ? `Ollama port ${listener.port} is already in use (is Ollama itself running?): the Ollama API is off, the proxy runs on. Choose another Ollama port in Settings.`
+        : listener.message;
+    return { state: listener.state, port: listener.port, message, mode };
+  }
+
+  /** The running proxy's catalog; before a start, the built-in fallback (the same one a proxy starts from). */
+  private modelView(proxy: ProxyServer | undefined): Pick<ControlStatus, 'models' | 'modelDetails' | 'defaultModel' | 'modelCatalog'> {
+    const catalog = proxy?.catalog ?? createModelCatalog(this.profile, []);
+    const snap = proxy?.catalog.snapshot();
+    return {
+      models: [...catalog.ids, ...this.profile.respapiModels.map((m) => m.id)],
+      modelDetails: catalog.models.map((m) => ({ id: m.id, ...(m.contextLength ? { contextLength: m.contextLength } : {}) })),
+      defaultModel: catalog.defaultModel,
+      modelCatalog: snap ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) } : { source: 'fallback' },
     };
   }
 

@@ -45,7 +45,15 @@ export interface ProxyErrorOptions {
   headers?: Record<string, string>;
   /** Overrides the HTTP status derived from the kind (e.g. a faithful upstream 529 -> 503 stays 503). */
   status?: number;
+  /** Whether sending the same request again could succeed; defaults from the status (retryableStatus). False for a
+   * 5xx that only the user can fix (no CLI installed): the answer then tells SDKs not to retry. */
+  retryable?: boolean;
   cause?: unknown;
+}
+
+/** The statuses the official SDKs retry on their own (408, 409, 429, 5xx): every other error is final as sent. */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 export class ProxyError extends Error {
@@ -55,6 +63,7 @@ export class ProxyError extends Error {
   readonly issue?: string;
   readonly retryAfter?: number;
   readonly headers: Record<string, string>;
+  readonly retryable: boolean;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -67,6 +76,7 @@ export class ProxyError extends Error {
     this.issue = options.issue;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
+    this.retryable = options.retryable ?? retryableStatus(this.status);
   }
 }
 

@@ -23,8 +23,19 @@ export interface ModelInfo {
   id: string;
   created: number;
   remark?: string;
-  /** The smallest, cheapest model of the list: diagnose's tiny request uses it. */
+  /** The smallest, cheapest model of the list: diagnose's tiny request uses it when no model of
+   * clientSupport.smallestFamily is listed. */
   smallest?: boolean;
+  /** Input context window in tokens, when the provider's list or the profile says it. */
+  contextLength?: number;
+}
+
+/** A model the provider has deprecated or retired, and what it says to use instead (docs/configuration.md "Models"). */
+export interface ModelDeprecation {
+  /** The neutral id of the replacement. */
+  replacement: string;
+  /** The provider's end-of-life date (YYYY-MM-DD), when it has said one. */
+  endOfLife?: string;
 }
 
 /** The compatible format's reasoning_effort values (formats/compat.ts). */
@@ -124,15 +135,16 @@ export interface Profile {
     /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
     minThinkingBudget: number;
     /**
-     * Direct mode asks the provider for a non-streamed message when the client does not stream and the request's
-     * max_tokens is at most this (docs/direct-mode.md): the provider's official SDKs refuse a non-streamed request
-     * expected to take over 10 minutes, and some models allow only 8,192 non-streamed output tokens. Above it the
-     * answer is streamed upstream and collected. 0: always streamed.
+     * Direct mode asks the provider for a non-streamed message when the client does not stream, the request's
+     * max_tokens is at most this, and the answer fits the first-byte deadline (below; docs/direct-mode.md): some
+     * models allow only 8,192 non-streamed output tokens. Otherwise the answer is streamed upstream and collected.
+     * 0: always streamed.
      */
     nonStreamingMaxTokens: number;
-    /** The deadline (ms) of such a non-streamed request: nothing arrives until its answer is whole (the official
-     * SDKs' non-streaming timeout). The larger of this and UPSTREAM_FIRST_BYTE_TIMEOUT_MS applies. */
-    nonStreamingTimeoutMs: number;
+    /** How long a non-streamed answer may take per output token, by the provider's own estimate (its official
+     * SDKs: an hour per 128,000 tokens). Nothing arrives until such an answer is whole, so it is asked for only when
+     * max_tokens times this fits UPSTREAM_FIRST_BYTE_TIMEOUT_MS: that deadline holds on every route. */
+    nonStreamingMsPerToken: number;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -170,7 +182,11 @@ export interface Profile {
   };
   /** Public model ids carry `neutral`; the provider's own ids carry `provider` (SPEC.md intro). */
   modelIdPrefix: { neutral: string; provider: string };
+  /** The offline fallback catalog: what is listed and accepted when the provider's own model list was never read
+   * (docs/configuration.md "Models"). The live list adds to it; these ids stay accepted. */
   models: ModelInfo[];
+  /** Deprecated and retired models, by neutral id, as the provider announces them (its SDKs warn the same way). */
+  modelDeprecations: Record<string, ModelDeprecation>;
   respapiModels: ModelInfo[];
   /** The provider's official client libraries, named in the desktop window's copy-ready snippets. */
   sdk: { jsPackage: string; jsClass: string; pyPackage: string; pyClass: string };
@@ -182,6 +198,10 @@ export interface Profile {
     cliPackage: string;
     /** Model family words the CLI accepts as its model (it picks that family's current model). */
     cliModelAliases: string[];
+    /** The family of the mid-priced model that snippets, docs and the Connect tab default to (its newest). */
+    defaultFamily: string;
+    /** The family of the smallest model: diagnose's test request uses its newest. */
+    smallestFamily: string;
     /** Environment variable the CLI reads as the output-token limit of each answer (max_tokens in tool mode). */
     maxOutputTokensEnv: string;
   };
@@ -229,7 +249,7 @@ export const defaultProfile: Profile = {
     notLoggedInPattern: 'Not logged in',
     healthDetailsKey: 'claude-cli',
     installHint: 'Install the assistant CLI (npm install -g @anthropic-ai/claude-code) or set ASSISTANT_CLI_PATH',
-    loginHint: 'Log in again with the CLI: run `claude auth login` (or `claude` then /login)',
+    loginHint: 'Log in with the CLI: run `claude auth login` (or `claude` then /login)',
   },
   api: {
     baseUrl: 'https://api.anthropic.com',
@@ -246,7 +266,7 @@ export const defaultProfile: Profile = {
     thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
     minThinkingBudget: 1024,
     nonStreamingMaxTokens: 8192,
-    nonStreamingTimeoutMs: 600_000,
+    nonStreamingMsPerToken: 3_600_000 / 128_000,
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),
@@ -275,14 +295,31 @@ export const defaultProfile: Profile = {
     accountClaim: { claim: 'https://api.openai.com/auth', key: 'chatgpt_account_id' },
   },
   modelIdPrefix: { neutral: 'assistant-', provider: 'claude-' },
+  // The offline fallback: today's models, then the SPEC's 2025 list (kept accepted, each deprecated below). The live
+  // list (models/live-catalog.ts) replaces what is shown as soon as the provider's own list has been read once.
   models: [
-    { id: 'assistant-opus-4-20250514', created: 1747180800, remark: 'most capable' },
-    { id: 'assistant-sonnet-4-20250514', created: 1747180800, remark: 'latest' },
-    { id: 'assistant-3-7-sonnet-20250219', created: 1739923200 },
-    { id: 'assistant-3-5-sonnet-20241022', created: 1729555200 },
-    { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy' },
-    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, smallest: true },
+    { id: 'assistant-opus-4-6', created: 1770249600, remark: 'most capable', contextLength: 200_000 },
+    { id: 'assistant-sonnet-4-6', created: 1771286400, remark: 'latest', contextLength: 200_000 },
+    { id: 'assistant-haiku-4-5-20251001', created: 1759276800, contextLength: 200_000, smallest: true },
+    { id: 'assistant-opus-4-5-20251101', created: 1761955200, contextLength: 200_000 },
+    { id: 'assistant-sonnet-4-5-20250929', created: 1759104000, contextLength: 200_000 },
+    { id: 'assistant-opus-4-1-20250805', created: 1754352000, contextLength: 200_000 },
+    { id: 'assistant-opus-4-20250514', created: 1747180800, contextLength: 200_000 },
+    { id: 'assistant-sonnet-4-20250514', created: 1747180800, contextLength: 200_000 },
+    { id: 'assistant-3-7-sonnet-20250219', created: 1739923200, contextLength: 200_000 },
+    { id: 'assistant-3-5-sonnet-20241022', created: 1729555200, contextLength: 200_000 },
+    { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy', contextLength: 200_000 },
+    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, contextLength: 200_000 },
   ],
+  // The provider's published deprecations (its Python SDK warns on the same ids).
+  modelDeprecations: {
+    'assistant-opus-4-20250514': { replacement: 'assistant-opus-4-6' },
+    'assistant-sonnet-4-20250514': { replacement: 'assistant-sonnet-4-6', endOfLife: '2026-06-15' },
+    'assistant-3-7-sonnet-20250219': { replacement: 'assistant-sonnet-4-6', endOfLife: '2026-02-19' },
+    'assistant-3-5-sonnet-20241022': { replacement: 'assistant-sonnet-4-6', endOfLife: '2025-10-22' },
+    'assistant-3-5-sonnet-20240620': { replacement: 'assistant-sonnet-4-6', endOfLife: '2025-10-22' },
+    'assistant-3-5-haiku-20241022': { replacement: 'assistant-haiku-4-5-20251001', endOfLife: '2026-02-19' },
+  },
   sdk: { jsPackage: '@anthropic-ai/sdk', jsClass: 'Anthropic', pyPackage: 'anthropic', pyClass: 'Anthropic' },
   respapiModels: [
     { id: 'rm-4', created: 1715367600 },
@@ -299,6 +336,8 @@ export const defaultProfile: Profile = {
   clientSupport: {
     cliPackage: '@anthropic-ai/claude-code',
     cliModelAliases: ['sonnet', 'opus', 'haiku'],
+    defaultFamily: 'sonnet',
+    smallestFamily: 'haiku',
     maxOutputTokensEnv: 'CLAUDE_CODE_MAX_OUTPUT_TOKENS',
   },
 };

@@ -7,9 +7,10 @@ import { createLogger } from './logger.js';
 
 describe('the route table', () => {
   it('is exactly what the proxy registers, every route once', async () => {
-    const proxy = createProxy({ config: validateSettings({ port: 0, cliPoolSize: 0 }), logger: createLogger('silent'), usage: undefined });
-    const router = proxy.app.middleware.map((m) => (m as { router?: { stack: Array<{ path: string; methods: string[] }> } }).router).find((r) => r !== undefined);
-    const registered = router!.stack.map((l) => `${l.methods.filter((m) => m !== 'HEAD').join(',')} ${l.path}`).sort();
+    const proxy = createProxy({ config: validateSettings({ port: 0, cliPoolSize: 0, ollamaPort: 0 }), logger: createLogger('silent'), usage: undefined });
+    // Both listeners' routers: the main one and the Ollama listener's (docs/ollama.md).
+    const routers = [proxy.app, proxy.ollamaApp!].map((app) => app.middleware.map((m) => (m as { router?: { stack: Array<{ path: string; methods: string[] }> } }).router).find((r) => r !== undefined)!);
+    const registered = routers.flatMap((router) => router.stack.map((l) => `${l.methods.filter((m) => m !== 'HEAD').join(',')} ${l.path}`)).sort();
     // /usage/* is served only with a readable ledger; this proxy has none.
     const declared = routeTable.filter((r) => !r.path.startsWith('/usage/')).map((r) => `${r.method} ${r.path}`).sort();
     expect(registered).toEqual(declared);
@@ -44,6 +45,11 @@ describe('the route table', () => {
     expect(familyOf('/health')).toBe('general');
     expect(familyOf('/nowhere')).toBe('general');
     expect(familyOf('/v1x')).toBe('general');
+    // The Ollama listener's routes, under its internal prefix: Ollama's shape, and the compatible one on its /v1.
+    expect(familyOf('/ollama/api/chat')).toBe('ollama');
+    expect(familyOf('/ollama/api/unknown')).toBe('ollama');
+    expect(familyOf('/ollama/v1/chat/completions')).toBe('compat');
+    expect(familyOf('/ollama/v1/unknown')).toBe('compat');
   });
 
   it('derives the limiter exemptions, the probe filter and the ledger scope', () => {
@@ -59,5 +65,9 @@ describe('the route table', () => {
     expect(inLedgerScope('unmatched', 'native')).toBe(true);
     expect(inLedgerScope('unmatched', 'general')).toBe(false);
     expect(routeOf('/respapi/:session_id/responses')).toMatchObject({ mode: 'respapi', ledger: true });
+    // Every request of the Ollama listener is a client's traffic, its model lists included.
+    expect(inLedgerScope('/ollama/api/tags', 'ollama')).toBe(true);
+    expect(inLedgerScope('/ollama/v1/models', 'compat')).toBe(true);
+    expect(routeOf('/ollama/api/chat')).toMatchObject({ mode: 'tool', modeBySetting: true });
   });
 });

@@ -9,11 +9,11 @@
 
 import type { ModeName } from '../shared/modes.js';
 
-export type Family = 'compat' | 'native' | 'general';
+export type Family = 'compat' | 'native' | 'general' | 'ollama';
 export type RouteMode = ModeName | 'none';
 
 export interface RouteDecl {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The router pattern (also the metrics label and the ledger's route). */
   path: string;
   family: Family;
@@ -25,9 +25,14 @@ export interface RouteDecl {
   /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
    * and does no work (docs/security.md). */
   open: boolean;
+  /** A chat route: the client wire format it speaks (a folder under wire/; routes/wire-routes.ts registers the
+   * formats on the contract, wire/wire-format.ts). The answer path is the same for every format and mode. */
+  format?: string;
+  /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
+  modeBySetting: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean }];
+type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string; modeBySetting?: boolean }];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
@@ -53,22 +58,27 @@ const rows: Row[] = [
   ['GET', '/sdk/models/:id', 'compat', 'none'],
   // Tool mode (docs/tool-mode.md). /messages answers as /v1/messages: SDKs that append /messages to a base URL
   // reach it from the proxy's root (docs/clients.md).
-  ['POST', '/v1/chat/completions', 'native', 'tool'],
-  ['POST', '/cc/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/sdk/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/compat/v1/chat/completions', 'compat', 'tool'],
-  ['POST', '/v1/messages', 'native', 'tool'],
-  ['POST', '/messages', 'native', 'tool'],
-  ['POST', '/cc/v1/messages', 'native', 'tool'],
+  ['POST', '/v1/chat/completions', 'native', 'tool', { format: 'native-chat' }],
+  ['POST', '/cc/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/sdk/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/compat/v1/chat/completions', 'compat', 'tool', { format: 'compat' }],
+  ['POST', '/v1/messages', 'native', 'tool', { format: 'messages' }],
+  ['POST', '/messages', 'native', 'tool', { format: 'messages' }],
+  ['POST', '/cc/v1/messages', 'native', 'tool', { format: 'messages' }],
   ['POST', '/v1/messages/count_tokens', 'native', 'tool'],
   ['POST', '/messages/count_tokens', 'native', 'tool'],
   ['POST', '/cc/v1/messages/count_tokens', 'native', 'tool'],
+  // The Responses API (docs/clients.md "Codex and the Responses API"): OpenAI-shaped errors on every base URL.
+  ['POST', '/compat/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  ['POST', '/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  ['POST', '/cc/v1/responses', 'compat', 'tool', { format: 'responses' }],
   // Direct mode (docs/direct-mode.md). /api/messages answers as /api/v1/messages, for the same SDKs.
   ['POST', '/api/v1/messages', 'native', 'direct'],
   ['POST', '/api/messages', 'native', 'direct'],
   ['POST', '/api/v1/messages/count_tokens', 'native', 'direct'],
   ['POST', '/api/messages/count_tokens', 'native', 'direct'],
-  ['POST', '/api/v1/chat/completions', 'compat', 'direct'],
+  ['POST', '/api/v1/chat/completions', 'compat', 'direct', { format: 'compat' }],
+  ['POST', '/api/v1/responses', 'compat', 'direct', { format: 'responses' }],
   ['GET', '/api/v1/models', 'native', 'direct'],
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
@@ -76,6 +86,28 @@ const rows: Row[] = [
   // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
+  // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
+  // /ollama (ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
+  // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
+  // says direct; routes/define.ts takes the registrar's mode for these rows).
+  ['GET', '/ollama', 'ollama', 'none', { open: true, ledger: true }],
+  ['GET', '/ollama/api/version', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/tags', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/show', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/api/ps', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/chat', 'ollama', 'tool', { format: 'ollama-chat', modeBySetting: true }],
+  ['POST', '/ollama/api/generate', 'ollama', 'tool', { format: 'ollama-generate', modeBySetting: true }],
+  ['POST', '/ollama/api/pull', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/push', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/create', 'ollama', 'none', { ledger: true }],
+  ['DELETE', '/ollama/api/delete', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/copy', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embed', 'ollama', 'none', { ledger: true }],
+  ['POST', '/ollama/api/embeddings', 'ollama', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models', 'compat', 'none', { ledger: true }],
+  ['GET', '/ollama/v1/models/:id', 'compat', 'none', { ledger: true }],
+  ['POST', '/ollama/v1/chat/completions', 'compat', 'tool', { format: 'compat', modeBySetting: true }],
 ];
 
 export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family, mode, extra]) => ({
@@ -86,6 +118,8 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
   probe: extra?.probe ?? false,
   ledger: extra?.ledger ?? mode !== 'none',
   open: extra?.open ?? false,
+  ...(extra?.format ? { format: extra.format } : {}),
+  modeBySetting: extra?.modeBySetting ?? false,
 }));
 
 /**
@@ -93,6 +127,8 @@ export const routeTable: readonly RouteDecl[] = rows.map(([method, path, family,
  * declared route's own family wins: /api/v1/chat/completions is compat inside the native /api/v1 area.
  */
 const familyAreas: ReadonlyArray<readonly [prefix: string, family: Family]> = [
+  ['/ollama/v1', 'compat'],
+  ['/ollama', 'ollama'],
   ['/compat', 'compat'],
   ['/respapi', 'compat'],
   ['/v1', 'native'],
@@ -138,6 +174,13 @@ export function familyOf(path: string): Family {
     if (lower === prefix || lower.startsWith(`${prefix}/`)) return family;
   }
   return 'general';
+}
+
+export type Listener = 'main' | 'ollama';
+
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (ollama/listener.ts). */
+export function listenerOf(path: string): Listener {
+  return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }
 
 /** Request paths of the probes, exact (the rate limiter's exemptions). */

@@ -36,15 +36,19 @@ import { ProxyMetrics } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
+import type { LiveModelCatalog } from './models/live-catalog.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli-pool.js';
 import type { LiveConversationsSnapshot } from './backends/live-conversations.js';
+import { createOllamaApp, type OllamaListenerStatus } from './ollama/listener.js';
+import type { ProxyMiddleware } from './http/types.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
 import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
+import { registerWireRoutes } from './routes/wire-routes.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
 import { noopUsageSink } from './usage/index.js';
@@ -67,6 +71,8 @@ export interface CreateProxyOptions {
 
 export interface ProxyServer {
   app: Koa<ProxyState>;
+  /** The Ollama listener's app, when OLLAMA_PORT is set (docs/ollama.md). */
+  ollamaApp: Koa<ProxyState> | undefined;
   services: Services;
   /** Binds the port; rejects with PortInUseError when it is taken. Waits for the first CLI probe (bounded). */
   listen(): Promise<{ host: string; port: number; url: string }>;
@@ -77,12 +83,16 @@ export interface ProxyServer {
   readonly server: Server | undefined;
   /** The port actually bound (differs from config.port when that is 0); undefined when not listening. */
   readonly port: number | undefined;
+  /** The Ollama listener's state (docs/ollama.md): off, listening, or its port taken. */
+  ollama(): OllamaListenerStatus;
   /** The response-API sessions of this instance, for the desktop window. */
   readonly respapiSessions: SessionRegistry;
   /** The warm CLI pool's counts and memory, for the desktop window. */
   cliPool(): CliPoolSnapshot;
   /** The live conversations' counts and memory, for the desktop window. */
   cliLive(): LiveConversationsSnapshot;
+  /** The model catalog every list shows (models/live-catalog.ts), for the desktop window. */
+  readonly catalog: LiveModelCatalog;
 }
 
 export class PortInUseError extends Error {
@@ -134,11 +144,13 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
-  registerHealth(router, services, { port: () => boundPort, extras: components.health });
+  // The Ollama listener's state beside the components' figures (docs/ollama.md): off, listening, or its port taken.
+  registerHealth(router, services, { port: () => boundPort, extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }) });
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
-  registerDirect(router, services, { provider: components.provider, backend: components.direct, catalog: components.catalog });
+  registerDirect(router, services, { provider: components.provider, catalog: components.catalog });
+  registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);
@@ -150,18 +162,27 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     });
   }
 
-  app.use(requestId());
-  app.use(requestLog(logger, metrics, inFlight, deps.now, services.usage, services.afterAnswer));
-  app.use(errorRenderer(logger));
   // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
   const refusals = new RefusalLog(deps.now);
-  app.use(hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }));
-  app.use(crossSiteGuard(config.corsOrigins, metrics, refusals));
-  app.use(cors(config.corsOrigins));
-  app.use(accessKey(config.accessKey));
-  app.use(rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now));
+  // The chain every listener runs before its routes; the Ollama listener runs the same function objects, so the
+  // two ports share one rate limit per client and one refusal log (ollama/listener.ts).
+  const chain: ProxyMiddleware[] = [
+    requestId(),
+    requestLog(logger, metrics, inFlight, deps.now, services.usage, services.afterAnswer),
+    errorRenderer(logger),
+    hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }),
+    crossSiteGuard(config.corsOrigins, metrics, refusals),
+    cors(config.corsOrigins),
+    accessKey(config.accessKey),
+    rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now),
+  ];
+  for (const middleware of chain) app.use(middleware);
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
+  const ollamaApp =
+    config.ollamaPort === undefined ? undefined : createOllamaApp(services, { cli: components.cli, direct: components.direct, catalog: components.catalog }, chain);
+  let ollamaServer: Server | undefined;
+  let ollamaStatus: OllamaListenerStatus = { state: 'off' };
 
   let server: Server | undefined;
   const sockets = new Set<Socket>();
@@ -172,29 +193,30 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     // cut; it closes a connection that drips a body to a path that never reads it (docs/security.md). A connection
     // that has not sent a whole request head within headersTimeout, or sits idle between requests for
     // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
-    const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
-    // requireHostHeader off: node's own 400 for an HTTP/1.1 request without Host would have no nosniff and no body;
-    // the host guard answers it instead, in the family's shape (docs/http.md "Requests node refuses").
-    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000, requireHostHeader: false }, app.callback());
-    s.keepAliveTimeout = keepAliveTimeoutMs;
-    attachConnectionCaps(s, {
-      total: config.maxConnections,
-      perClient: config.maxConnectionsPerClient,
-      warn: (fields, message) => logger.warn(fields, message),
-      refused: (reason) => metrics.refusedConnections.labels(reason).inc(),
-      now: deps.now,
-    });
-    // An unknown Expect value would otherwise get node's bare 417; through Koa it gets a family-shaped answer.
-    s.on('checkExpectation', app.callback());
-    // What node's parser refuses (a malformed request, a head over the size limit, a receive deadline) is answered
-    // with node's status but with nosniff and a body (http/client-error.ts).
-    s.on('clientError', onClientError({ log: (level, fields, message) => logger[level](fields, message), refusals }));
-    s.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    });
-    // The per-conversation MCP servers of tool mode count in MAX_CONNECTIONS too (docs/tool-mode.md "The client's own
-    // tools"): one of their sockets is refused when the cap is reached, and each open one lowers this server's room.
+    const s = makeServer(app);
+    admitToolSockets(s);
+    await bind(s, config.port, { flag: '--port', env: 'PORT' });
+    server = s;
+    const addr = s.address() as AddressInfo;
+    boundPort = addr.port;
+    if (ollamaApp) await listenOllama(ollamaApp, config.ollamaPort ?? 0);
+    probe.start(config.healthRefreshMs);
+    components.startCatalog();
+    await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
+    return { host: addr.address, port: addr.port, url: urlOf(addr) };
+  }
+
+  function urlOf(addr: AddressInfo): string {
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return `http://${shownHost}:${addr.port}`;
+  }
+
+  /**
+   * The per-conversation MCP servers of tool mode count in MAX_CONNECTIONS of the main listener too (docs/tool-mode.md
+   * "The client's own tools"): one of their sockets is refused when the cap is reached, and each open one lowers this
+   * server's room.
+   */
+  function admitToolSockets(s: Server): void {
     let toolSockets = 0;
     components.cli.admitSockets(() => {
       if (sockets.size + toolSockets >= config.maxConnections) return false;
@@ -205,29 +227,78 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
         s.maxConnections = config.maxConnections - toolSockets;
       };
     });
+  }
+
+  /** An HTTP server for one listener's app, with the deadlines, connection caps and refusals every listener has. */
+  function makeServer(listenerApp: Koa<ProxyState>): Server {
+    const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
+    // requireHostHeader off: node's own 400 for an HTTP/1.1 request without Host would have no nosniff and no body;
+    // the host guard answers it instead, in the family's shape (docs/http.md "Requests node refuses").
+    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000, requireHostHeader: false }, listenerApp.callback());
+    s.keepAliveTimeout = keepAliveTimeoutMs;
+    attachConnectionCaps(s, {
+      total: config.maxConnections,
+      perClient: config.maxConnectionsPerClient,
+      warn: (fields, message) => logger.warn(fields, message),
+      refused: (reason) => metrics.refusedConnections.labels(reason).inc(),
+      now: deps.now,
+    });
+    // An unknown Expect value would otherwise get node's bare 417; through Koa it gets a family-shaped answer.
+    s.on('checkExpectation', listenerApp.callback());
+    // What node's parser refuses (a malformed request, a head over the size limit, a receive deadline) is answered
+    // with node's status but with nosniff and a body (http/client-error.ts).
+    s.on('clientError', onClientError({ log: (level, fields, message) => logger[level](fields, message), refusals }));
+    s.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    return s;
+  }
+
+  async function bind(s: Server, port: number, names: { flag: string; env: string }): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       s.once('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EADDRINUSE') reject(new PortInUseError(config.port, config.host));
-        else if (err.code === 'EACCES') reject(new Error(`Not allowed to listen on ${config.host}:${config.port} (${err.code}); choose a port above 1024 with --port or PORT`));
+        if (err.code === 'EADDRINUSE') reject(new PortInUseError(port, config.host));
+        else if (err.code === 'EACCES') reject(new Error(`Not allowed to listen on ${config.host}:${port} (${err.code}); choose a port above 1024 with ${names.flag} or ${names.env}`));
         else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`Address ${config.host} is not available on this machine; choose another --host`));
         else reject(err);
       });
-      s.listen(config.port, config.host, () => resolve());
+      s.listen(port, config.host, () => resolve());
     });
     s.on('error', (err) => logger.error({ err }, 'server error'));
-    server = s;
+  }
+
+  /**
+   * The Ollama port is an extra: when it cannot be bound (a real Ollama already has 11434) the proxy says so in
+   * one line and runs on without it; the state is shown by health, the start-up summary and the window.
+   */
+  async function listenOllama(ollama: Koa<ProxyState>, port: number): Promise<void> {
+    const s = makeServer(ollama);
+    try {
+      await bind(s, port, { flag: '--ollama-port', env: 'OLLAMA_PORT' });
+    } catch (err) {
+      const inUse = err instanceof PortInUseError;
+      const message = inUse
+        ? `Ollama port ${port} is already in use on ${config.host} (is Ollama itself running?); the Ollama API is off, the proxy runs on. Choose another port with --ollama-port or OLLAMA_PORT.`
+        : `The Ollama API could not listen on ${config.host}:${port}: ${(err as Error).message}`;
+      ollamaStatus = { state: inUse ? 'port-in-use' : 'failed', port, message };
+      logger.warn({ port, host: config.host }, message);
+      return;
+    }
+    ollamaServer = s;
     const addr = s.address() as AddressInfo;
-    boundPort = addr.port;
-    probe.start(config.healthRefreshMs);
-    await Promise.race([firstProbe, new Promise((r) => setTimeout(r, 3000).unref())]);
-    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    return { host: addr.address, port: addr.port, url: `http://${shownHost}:${addr.port}` };
+    ollamaStatus = { state: 'listening', port: addr.port, url: urlOf(addr) };
   }
 
   async function close(graceMs = config.shutdownGraceMs) {
     probe.stop();
     const s = server;
     server = undefined;
+    const o = ollamaServer;
+    ollamaServer = undefined;
+    if (ollamaApp) ollamaStatus = { state: 'off' };
+    const ollamaClosed = o ? new Promise<void>((resolve) => o.close(() => resolve())) : Promise.resolve();
+    o?.closeIdleConnections();
     if (s) {
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
@@ -243,6 +314,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
       for (const socket of sockets) socket.destroy();
       await closed;
     }
+    for (const socket of sockets) socket.destroy();
+    await ollamaClosed;
     // Every answered request is recorded before the ledger's last write (a close hook).
     services.afterAnswer.settle();
     for (const hook of closeHooks.splice(0)) {
@@ -256,6 +329,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
 
   return {
     app,
+    ollamaApp,
     services,
     listen,
     close,
@@ -266,8 +340,10 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     get port() {
       return server ? boundPort : undefined;
     },
+    ollama: () => ollamaStatus,
     respapiSessions: components.respapi.sessions,
     cliPool: () => components.cli.poolSnapshot(),
     cliLive: () => components.cli.liveSnapshot(),
+    catalog: components.catalog,
   };
 }

@@ -20,6 +20,9 @@ export interface ProxyDeps {
   envPath?: string;
   /** Environment given to CLI children (defaults to process.env). */
   childEnv?: NodeJS.ProcessEnv;
+  /** false: the model catalog is not read from the provider when the proxy starts, nor daily, only on an unknown
+   * id or when asked (test beds that count every provider call). Default true. */
+  readModelsAtStart?: boolean;
 }
 
 export interface Services {

@@ -3,22 +3,39 @@
 // clipboard); a short "Copied" note is announced to screen readers.
 
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
+import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';
 import { byId, el, setText } from './dom.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
 import { clientBase } from './views.js';
 
+/** 200000 -> "200K", 1000000 -> "1M". */
+export function contextText(tokens: number): string {
+  return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(1)}M` : `${Math.round(tokens / 1000)}K`;
+}
+
+/** Where the model list came from, in words (docs/configuration.md "Models"). */
+export function catalogLine(catalog: ControlStatus['modelCatalog']): string {
+  if (!catalog) return '';
+  const when = catalog.readAt ? ` read ${catalog.readAt.slice(0, 16).replace('T', ' ')} UTC` : '';
+  if (catalog.source === 'live') return `From the provider's model list,${when}.`;
+  if (catalog.source === 'cached') return `From the provider's model list as last saved,${when}; not read since this start.`;
+  return "Built-in list: the provider's model list has not been read yet (log in with the CLI).";
+}
+
 export interface BaseUrl {
   what: string;
   url: string;
+  note?: string;
 }
 
-/** Base URLs a client sets (SPEC.md §2: native {base}/v1, compatible {base}/compat/v1), for the modes that are on. */
+/** Base URLs to copy, each labelled with the SDK it works in as it is (src/shared/endpoints.ts), for the modes that
+ * are on. */
 export function baseUrls(status: ControlStatus): BaseUrl[] {
-  const base = clientBase(status);
-  const out: BaseUrl[] = [];
-  if (status.modes.includes('tool')) out.push({ what: 'Native (tool mode)', url: `${base}/v1` }, { what: 'Compatible (tool mode)', url: `${base}/compat/v1` });
-  if (status.modes.includes('direct')) out.push({ what: 'Direct API', url: `${base}/api/v1` });
-  if (status.modes.includes('respapi')) out.push({ what: 'Response API', url: `${base}/respapi` });
+  const out: BaseUrl[] = sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
+  // The Ollama API's own address: IDE plugins with an Ollama provider take the address without a path.
+  if (status.ollama.state === 'listening' && status.ollama.port !== undefined) {
+    out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }), note: 'for IDE plugins with an Ollama provider (docs/ollama.md)' });
+  }
   return out;
 }
 
@@ -57,8 +74,16 @@ export class ConnectPanel {
     if (settings) this.settings = settings;
     if (!this.status) return;
     byId('base-urls-stopped').hidden = this.status.state === 'running';
-    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
-    this.renderList('model-list', this.status.models.map((id) => ({ text: id, label: `Copy model id ${id}` })));
+    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.note ? `${b.what} (${b.note})` : b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
+    const context = new Map((this.status.modelDetails ?? []).map((m) => [m.id, m.contextLength]));
+    this.renderList(
+      'model-list',
+      this.status.models.map((id) => {
+        const tokens = context.get(id);
+        return { text: id, label: `Copy model id ${id}`, ...(tokens ? { note: `${contextText(tokens)} context` } : {}) };
+      }),
+    );
+    setText('model-catalog', catalogLine(this.status.modelCatalog));
     this.renderSnippets();
   }
 
@@ -69,7 +94,7 @@ export class ConnectPanel {
     setTimeout(() => setText('copy-message', ''), 2500);
   }
 
-  private renderList(id: string, items: Array<{ what?: string; text: string; label: string }>): void {
+  private renderList(id: string, items: Array<{ what?: string; text: string; label: string; note?: string }>): void {
     const list = byId(id);
     const key = JSON.stringify(items);
     if (list.dataset.key === key) return;
@@ -82,7 +107,9 @@ export class ConnectPanel {
         button.type = 'button';
         button.setAttribute('aria-label', item.label);
         button.addEventListener('click', () => void this.copy(item.text, 'Copied.'));
-        li.append(el('code', item.text), button);
+        li.append(el('code', item.text));
+        if (item.note) li.append(el('span', item.note, 'note'));
+        li.append(button);
         return li;
       }),
     );
@@ -100,7 +127,7 @@ export class ConnectPanel {
       if (modes.some((m) => m.mode === chosen)) modeSelect.value = chosen;
     }
     const mode = modeSelect.value as SnippetMode;
-    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models), sdk: this.status.sdk, mode });
+    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models, this.status.defaultModel), sdk: this.status.sdk, mode });
     const select = byId<HTMLSelectElement>('snippet-select');
     if (select.options.length !== this.snippets.length) {
       select.replaceChildren(...this.snippets.map((s) => Object.assign(el('option', s.title), { value: s.id })));

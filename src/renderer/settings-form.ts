@@ -26,7 +26,14 @@ export interface FormValues {
   metricsEnabled: boolean;
   logLevel: LogLevel;
   cliPath: string;
+  /** The Ollama listener (docs/ollama.md): on with a port, and which mode answers its chats. */
+  ollamaOn: boolean;
+  ollamaPort: string;
+  ollamaMode: SettingsView['ollamaMode'];
 }
+
+/** Ollama's own port: what IDE plugins try first. */
+export const ollamaDefaultPort = 11434;
 
 export type SettingsPatch = Partial<SettingsView>;
 
@@ -46,6 +53,9 @@ export function valuesFromSettings(s: SettingsView): FormValues {
     metricsEnabled: s.metricsEnabled,
     logLevel: s.logLevel,
     cliPath: s.cliPath ?? '',
+    ollamaOn: s.ollamaPort !== undefined,
+    ollamaPort: String(s.ollamaPort ?? ollamaDefaultPort),
+    ollamaMode: s.ollamaMode,
   };
 }
 
@@ -88,6 +98,17 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   next.metricsEnabled = v.metricsEnabled;
   next.logLevel = v.logLevel;
   next.cliPath = v.cliPath.trim() === '' ? undefined : v.cliPath.trim();
+
+  if (v.ollamaOn) {
+    const ollamaPort = wholeNumber(v.ollamaPort);
+    // As for the main port, a stored 0 (any free port, from the command line) is kept while unchanged.
+    if (ollamaPort === undefined || ((ollamaPort < 1 || ollamaPort > 65535) && ollamaPort !== current.ollamaPort)) errors.ollamaPort = portRangeMessage;
+    else if (ollamaPort === (port ?? current.port)) errors.ollamaPort = 'Choose a port other than the proxy\'s own, such as 11434';
+    else next.ollamaPort = ollamaPort;
+  } else {
+    next.ollamaPort = undefined;
+  }
+  next.ollamaMode = v.ollamaMode;
 
   const patch: SettingsPatch = {};
   for (const [key, value] of Object.entries(next) as Array<[keyof SettingsView, unknown]>) {

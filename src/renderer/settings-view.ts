@@ -82,6 +82,9 @@ export class SettingsPanel {
     input('metricsEnabled').checked = v.metricsEnabled;
     byId<HTMLSelectElement>('logLevel').value = v.logLevel;
     input('cliPath').value = v.cliPath;
+    input('ollamaOn').checked = v.ollamaOn;
+    input('ollamaPort').value = v.ollamaPort;
+    byId<HTMLSelectElement>('ollamaMode').value = v.ollamaMode;
     this.setHint('');
     this.syncFormState();
   }
@@ -100,6 +103,9 @@ export class SettingsPanel {
       metricsEnabled: input('metricsEnabled').checked,
       logLevel: byId<HTMLSelectElement>('logLevel').value as FormValues['logLevel'],
       cliPath: input('cliPath').value,
+      ollamaOn: input('ollamaOn').checked,
+      ollamaPort: input('ollamaPort').value,
+      ollamaMode: byId<HTMLSelectElement>('ollamaMode').value === 'direct' ? 'direct' : 'tool',
     };
   }
 
@@ -107,6 +113,8 @@ export class SettingsPanel {
     const v = this.read();
     byId('lan-warning').hidden = v.network !== 'lan';
     byId<HTMLTextAreaElement>('corsOrigins').disabled = !v.corsOn;
+    input('ollamaPort').disabled = !v.ollamaOn;
+    byId<HTMLSelectElement>('ollamaMode').disabled = !v.ollamaOn;
   }
 
   private showErrors(errors: Record<string, string>): void {

@@ -172,6 +172,22 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       ),
     },
     {
+      id: 'codex',
+      title: 'Codex CLI',
+      hint: 'save as ~/.codex/config.toml, then codex (or codex exec "…")',
+      // Codex speaks only the Responses API: wire_api "responses" on the compatible base, which serves /responses.
+      text: [
+        `model = "${model}"`,
+        'model_provider = "assistant-proxy"',
+        '',
+        '[model_providers.assistant-proxy]',
+        'name = "Assistant Proxy"',
+        `base_url = "${compat}"`,
+        'wire_api = "responses"',
+        ...(apiKey === dummyKey ? [] : [`experimental_bearer_token = "${apiKey}"`]),
+      ].join('\n'),
+    },
+    {
       id: 'zed',
       title: 'Zed',
       hint: 'add to settings.json; enter the API key in the Agent panel settings',
@@ -195,7 +211,9 @@ export function maskKey(text: string, apiKey: string): string {
   return apiKey === dummyKey || apiKey.length === 0 ? text : text.split(apiKey).join(`${apiKey.slice(0, 4)}…`);
 }
 
-/** The model suggested in snippets: the profile's first tool-mode model. */
-export function snippetModel(models: string[]): string {
-  return models.find((m) => !m.startsWith('rm-')) ?? models[0] ?? 'assistant-sonnet-4-20250514';
+/** The model suggested in snippets: the catalog's mid-priced default (the newest sonnet-class model, not the most
+ * expensive), else the catalog's first tool-mode model. */
+export function snippetModel(models: string[], preferred?: string): string {
+  if (preferred && models.includes(preferred)) return preferred;
+  return models.find((m) => !m.startsWith('rm-')) ?? models[0] ?? 'assistant-sonnet-4-6';
 }

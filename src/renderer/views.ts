@@ -19,10 +19,22 @@ export function clientBase(status: ControlStatus): string {
   return clientBaseUrl(status);
 }
 
+/** The pill's colour and words: a proxy that runs but cannot answer chats (no CLI, not logged in, anything in the
+ * attention list) is not green "Running". The tray icon follows the same attention list (src/main/tray-model.ts). */
+export function pillOf(status: ControlStatus): { state: string; text: string } {
+  if (status.state !== 'running' || status.attention.length === 0) return { state: status.state, text: stateText[status.state] };
+  const tool = status.modes.includes('tool');
+  // Short: the banner under the top bar says what to do, and a longer pill pushed Stop onto a second line at 800 px.
+  if (tool && status.cli.status === 'unhealthy') return { state: 'attention', text: 'Running · no CLI' };
+  if (tool && status.auth.status === 'unauthenticated') return { state: 'attention', text: 'Running · no login' };
+  return { state: 'attention', text: 'Running · see below' };
+}
+
 export function renderStatus(status: ControlStatus, now: number): void {
   const pill = byId('state');
-  pill.dataset.state = status.state;
-  setText('state', stateText[status.state]);
+  const shown = pillOf(status);
+  pill.dataset.state = shown.state;
+  setText('state', shown.text);
   // The top bar names the address only while something answers there (the Connect tab lists every base URL).
   setText('address', status.state === 'running' ? clientBase(status) : (status.error ?? ''));
   byId('copy-address').hidden = status.state !== 'running';
@@ -33,9 +45,11 @@ export function renderStatus(status: ControlStatus, now: number): void {
   toggle.disabled = status.state === 'starting' || status.state === 'stopping';
 
   const cliText: Record<string, string> = { healthy: 'Found', unhealthy: 'Not found', error: 'Check failed', unknown: 'Not checked yet' };
-  setText('cli-status', `${cliText[status.cli.status] ?? status.cli.status}${status.cli.error ? `: ${status.cli.error}` : ''}`);
+  // "Not found: CLI not found in PATH" said it twice (and named PATH when a path was set); the Path row says where.
+  const cliError = status.cli.error && status.cli.status !== 'unhealthy' ? `: ${status.cli.error}` : '';
+  setText('cli-status', `${cliText[status.cli.status] ?? status.cli.status}${cliError}`);
   byId('cli-status').dataset.status = status.cli.status;
-  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} places` : '–'));
+  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} ${status.cli.searchedPaths.length === 1 ? 'place' : 'places'}` : '–'));
   setText('cli-version', status.cli.version ?? '–');
   setText('cli-pool', poolText(status));
   setText('cli-live', liveText(status));
@@ -47,6 +61,24 @@ export function renderStatus(status: ControlStatus, now: number): void {
   setText('uptime', status.uptime ?? '–');
   setText('requests-total', `${status.requestsProcessed} (${status.errors} errors)`);
   setText('version', status.version);
+  setText('ollama-status', ollamaText(status));
+  byId('ollama-status').dataset.status = status.ollama.state;
+}
+
+/** The Ollama listener in words (docs/ollama.md): where it answers, or why it does not. */
+export function ollamaText(status: ControlStatus): string {
+  const o = status.ollama;
+  const mode = o.mode === 'direct' ? 'direct mode' : 'tool mode';
+  switch (o.state) {
+    case 'off':
+      return 'Off';
+    case 'listening':
+      return `${clientBaseUrl({ host: status.host, port: o.port ?? 0 })} (chats in ${mode})`;
+    case 'port-in-use':
+      return `Off: port ${o.port} is in use (is Ollama itself running?)`;
+    case 'failed':
+      return `Off: ${o.message ?? 'could not listen'}`;
+  }
 }
 
 /** The warm CLI pool in words: how many wait, how many answers they served, their memory (docs/tool-mode.md). */
@@ -77,7 +109,8 @@ export function liveText(status: ControlStatus): string {
 
 /** The login's expiry in words: relative and absolute, or why there is none to show. */
 export function expiryText(status: ControlStatus, now: number): string {
-  if (status.auth.expires) return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})`;
+  // An access token with a refresh token beside it: its end is routine, and the text says so.
+  if (status.auth.expires) return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})${status.auth.renews ? '; renews by itself' : ''}`;
   // Logged in but no expiry: the CLI's status did not say and its credential file has none (a keychain login).
   if (status.auth.loggedIn) return 'Not reported by the CLI';
   return '–';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientBaseUrl, isLoopbackHost, isWildcardHost } from './endpoints.js';
+import { clientBaseUrl, isLoopbackHost, isWildcardHost, sdkBaseUrls } from './endpoints.js';
 import { modeNames } from './modes.js';
 
 describe('endpoints shared by the proxy, the tray and the window', () => {
@@ -21,6 +21,17 @@ describe('endpoints shared by the proxy, the tray and the window', () => {
     expect(clientBaseUrl({ host: '::1', port: 8002 })).toBe('http://[::1]:8002');
     expect(clientBaseUrl({ host: '[::1]', port: 8002 })).toBe('http://[::1]:8002');
     expect(clientBaseUrl({ host: 'localhost', port: 9 })).toBe('http://localhost:9');
+  });
+
+  it('labels each base URL with the SDK that takes it as it is: the native ones without /v1', () => {
+    expect(sdkBaseUrls('http://127.0.0.1:8000', ['tool', 'direct', 'respapi']).map((b) => [b.label, b.url])).toEqual([
+      ['native SDK (tool mode)', 'http://127.0.0.1:8000'],
+      ['OpenAI SDK (tool mode)', 'http://127.0.0.1:8000/compat/v1'],
+      ['native SDK, direct mode', 'http://127.0.0.1:8000/api'],
+      ['OpenAI SDK, direct mode', 'http://127.0.0.1:8000/api/v1'],
+      ['OpenAI SDK, response API', 'http://127.0.0.1:8000/respapi'],
+    ]);
+    expect(sdkBaseUrls('http://[::1]:9', ['direct']).map((b) => b.url)).toEqual(['http://[::1]:9/api', 'http://[::1]:9/api/v1']);
   });
 
   it('lists every mode in menu order', () => {

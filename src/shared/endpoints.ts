@@ -24,3 +24,30 @@ export function clientBaseUrl(at: { host: string; port: number }): string {
   const h = at.host.replace(/^\[|\]$/g, '');
   return `http://${h.includes(':') ? `[${h}]` : h}:${at.port}`;
 }
+
+/** A base URL labelled with the SDK it is for: pasted into that SDK as it is, it reaches the right route. */
+export interface SdkBaseUrl {
+  mode: 'tool' | 'direct' | 'respapi';
+  label: string;
+  url: string;
+  note?: string;
+}
+
+/**
+ * The base URLs to copy, for the modes that are on (README "Point a client at it"). The native SDKs append `/v1`
+ * themselves, so their base has none: copying `…/v1` into one made it call `/v1/v1/messages`, a 404 with no hint.
+ * The OpenAI SDK appends only the route's last part, so its bases keep theirs.
+ */
+export function sdkBaseUrls(base: string, modes: readonly string[]): SdkBaseUrl[] {
+  const out: SdkBaseUrl[] = [];
+  if (modes.includes('tool')) {
+    out.push({ mode: 'tool', label: 'native SDK (tool mode)', url: base, note: 'the SDK adds /v1' });
+    out.push({ mode: 'tool', label: 'OpenAI SDK (tool mode)', url: `${base}/compat/v1` });
+  }
+  if (modes.includes('direct')) {
+    out.push({ mode: 'direct', label: 'native SDK, direct mode', url: `${base}/api`, note: 'the SDK adds /v1' });
+    out.push({ mode: 'direct', label: 'OpenAI SDK, direct mode', url: `${base}/api/v1` });
+  }
+  if (modes.includes('respapi')) out.push({ mode: 'respapi', label: 'OpenAI SDK, response API', url: `${base}/respapi`, note: 'responses.create' });
+  return out;
+}

@@ -1,4 +1,4 @@
-// The agents suite (`npm run test:agents`, opt-in: not part of `npm test`). Each of six coding agents, installed
+// The agents suite (`npm run test:agents`, opt-in: not part of `npm test`). Each of seven coding agents, installed
 // pinned by scripts/setup-agents.sh into .cache/agents and set up as its own docs say (agents.ts), runs in its
 // one-shot mode, in a temporary working directory and HOME, against a real proxy with the provider simulator
 // behind it, through tool mode and through direct mode. The simulator drives a real tool loop

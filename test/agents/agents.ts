@@ -1,10 +1,11 @@
-// The six coding agents of the agents suite, each set up for a custom provider the way its own documentation says,
+// The seven coding agents of the agents suite, each set up for a custom provider the way its own documentation says,
 // in its default configuration (its own tools on), in its one-shot mode. The settings are the window's Connect-tab
 // snippets themselves (src/renderer/snippets.ts), which docs/clients.md ("Coding agents") repeats, so what users
 // copy is what this suite runs. Base URLs follow each agent's SDK (docs/clients.md, "Which base URL"):
 // - AI-SDK agents with a native provider (opencode, Kilo) take a base ending in /v1 and append /messages;
 // - pi's native provider takes the bare base and appends /v1/messages;
-// - OpenAI-format agents (cn, Cline, qwen-code) take the chat-completions base ending in /v1.
+// - OpenAI-format agents (cn, Cline, qwen-code) take the chat-completions base ending in /v1;
+// - Codex speaks only the Responses API and takes the same base, appending /responses.
 
 import { join } from 'node:path';
 import { clientSnippets } from '../../src/renderer/snippets.js';
@@ -39,7 +40,7 @@ export interface Agent {
   /** The binary, relative to the agent's cache directory. */
   bin: string;
   /** Which wire format the agent speaks to the proxy. */
-  format: 'native' | 'openai';
+  format: 'native' | 'openai' | 'responses';
   configure(ctx: RunContext): AgentRun;
 }
 
@@ -105,6 +106,19 @@ export const agents: Agent[] = [
       args: ['--provider', 'assistant-proxy', '--model', ctx.model, '-p', ctx.prompt],
       env: {},
       files: { [join(ctx.home, '.pi/agent/models.json')]: snippet('pi', ctx) },
+    }),
+  },
+  {
+    name: 'codex',
+    pkg: '@openai/codex@0.171.0',
+    bin: 'node_modules/.bin/codex',
+    format: 'responses',
+    // One-shot: `codex exec`, outside a git repository, its default sandbox (reading a file is allowed).
+    configure: (ctx) => ({
+      setup: [],
+      args: ['exec', '--skip-git-repo-check', ctx.prompt],
+      env: {},
+      files: { [join(ctx.home, '.codex/config.toml')]: snippet('codex', ctx) },
     }),
   },
 ];

@@ -40,12 +40,11 @@ describe('model resolution in tool mode', () => {
     expect(last.argv).toContain('claude-sonnet-4-20250514');
   });
 
-  it("passes the CLI's own alias to the CLI", async () => {
+  it("gives the CLI the exact id of the newest model of a family alias's family", async () => {
     const message = await native().messages.create({ model: 'opus', max_tokens: 100, messages });
     expect(message.content).toEqual([{ type: 'text', text: cliReply }]);
-    expect((await bed.cli.records()).at(-1)!.argv).toContain('opus');
-    // The fake CLI echoes the alias as its model; the answer names the model the alias stands for.
-    expect(message.model).toBe('assistant-opus-4-20250514');
+    expect((await bed.cli.records()).at(-1)!.argv).toContain('claude-opus-4-6');
+    expect(message.model).toBe('assistant-opus-4-6');
   });
 
   it('names the served model in streams too', async () => {
@@ -77,8 +76,10 @@ describe('POST /v1/messages/count_tokens in tool mode', () => {
 
   it('maps an alias to the provider id, and refuses an unknown model with 404', async () => {
     bed.sim.reset();
+    // The bed's proxy has read the provider's list, whose newest sonnet the built-in list does not have.
+    await bed.proxy.proxy.catalog.refresh();
     await native().messages.countTokens({ model: 'sonnet', messages });
-    expect((bed.sim.requests('/v1/messages/count_tokens')[0].json as { model: string }).model).toBe('claude-sonnet-4-20250514');
+    expect((bed.sim.requests('/v1/messages/count_tokens')[0].json as { model: string }).model).toBe('claude-sonnet-4-7');
     const err = await native().messages.countTokens({ model: 'gpt-4-turbo', messages }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
   });

@@ -1,6 +1,9 @@
 // Starts a real proxy on 127.0.0.1 with an OS-chosen port for a test, with quiet logs captured in memory so
 // tests can assert on what was logged (and that no secret was).
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { validateSettings, type Settings } from '../../src/proxy/config.js';
 import { createLogger } from '../../src/proxy/logger.js';
@@ -24,7 +27,26 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
   const profile = createProfile(opts.profile ?? {});
   // No warm CLI pool and no live conversations unless a test asks for them: tests count the CLI children a request
   // starts, and expect each to end after its answer.
-  const config = validateSettings({ port: 0, logLevel: 'debug', healthRefreshMs: 60_000, shutdownGraceMs: 1000, cliPoolSize: 0, cliLiveMax: 0, ...settings }, profile);
+  // A data directory of its own unless the test names one: the model catalog's cache (docs/configuration.md
+  // "Models") and other user data never land in the developer's real one, nor leak from one test into another.
+  const ownDataDir = settings.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'proxy-data-')) : undefined;
+  const config = validateSettings(
+    {
+      port: 0,
+      logLevel: 'debug',
+      healthRefreshMs: 60_000,
+      shutdownGraceMs: 1000,
+      cliPoolSize: 0,
+      cliLiveMax: 0,
+      // Never the real provider, even on a machine with a CLI login: a bed that names no upstream gets a closed
+      // local port (an unknown model id re-reads the provider's model list in any mode).
+      apiBaseUrl: 'http://127.0.0.1:9',
+      oauthTokenUrl: 'http://127.0.0.1:9/token',
+      ...(ownDataDir ? { dataDir: ownDataDir } : {}),
+      ...settings,
+    },
+    profile,
+  );
   let text = '';
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -33,7 +55,10 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const proxy = createProxy({ config, profile, logger, deps: opts.deps, usage: opts.usage });
+  // The model catalog is read from the provider when a test asks (proxy.catalog.refresh()) or on an unknown id, not
+  // at start: a bed that counts every provider call and token refresh sees only its own (test/model-catalog.test.ts
+  // covers the read at start).
+  const proxy = createProxy({ config, profile, logger, deps: { readModelsAtStart: false, ...opts.deps }, usage: opts.usage });
   const { port, url } = await proxy.listen();
   return {
     url,
@@ -52,6 +77,9 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
       proxy.settle();
       return text;
     },
-    close: () => proxy.close(500),
+    close: async () => {
+      await proxy.close(500);
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+    },
   };
 }

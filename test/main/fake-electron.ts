@@ -200,7 +200,7 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
     },
     /** The newest tray menu, as labels and items. */
     trayMenu: () => trayMenu,
-    /** Clicks the tray menu item at this path of labels (prefixes match: "Copy compat base URL"). */
+    /** Clicks the tray menu item at this path of labels (prefixes match: "Copy OpenAI SDK base URL"). */
     click(path: string[]): void {
       let items = trayMenu ?? [];
       let item: MenuItem | undefined;

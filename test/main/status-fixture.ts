@@ -18,6 +18,7 @@ export function statusFixture(overrides: Partial<ControlStatus> = {}): ControlSt
     notices: [],
     models: ['assistant-sonnet-4-20250514', 'rm-4'],
     sdk: { providerName: 'Provider', jsPackage: 'provider-sdk', jsClass: 'Provider', pyPackage: 'provider', pyClass: 'Provider' },
+    ollama: { state: 'off', mode: 'tool' },
     ...overrides,
   };
 }

@@ -230,6 +230,32 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await expect.poll(() => page.inputValue('#cliPath')).toBe(h.fake.path);
   });
 
+  it('health states follow real health: a CLI that is missing is amber, never green "Running"', async () => {
+    // Before: a token that renews by itself (a refresh token beside it) and ends in 5 hours is not an attention item.
+    expect(await page.$$eval('#attention li', (lis) => lis.length)).toBe(0);
+    expect(await page.getAttribute('#state', 'data-state')).toBe('running');
+    const applied = await h.controller.updateSettings({ cliPath: join(h.dir, 'no-such-cli') });
+    expect(applied.ok).toBe(true);
+    await h.controller.refreshProbe();
+    await showTab(page, 'overview');
+    await expect.poll(() => page.textContent('#state'), { timeout: 10_000 }).toBe('Running · no CLI');
+    expect(await page.getAttribute('#state', 'data-state')).toBe('attention');
+    expect(await page.textContent('#attention')).toContain('Assistant CLI not found');
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'window-overview-cli-missing-1280x800-light');
+    const small = await h.open({ width: 800, height: 600, colorScheme: 'dark' });
+    try {
+      await expect.poll(() => small.textContent('#state'), { timeout: 10_000 }).toBe('Running · no CLI');
+      expect(await layoutProblems(small)).toEqual([]);
+      await screenshot(small, 'window-overview-cli-missing-800x600-dark');
+    } finally {
+      await small.context().close();
+    }
+    expect((await h.controller.updateSettings({ cliPath: h.fake.path })).ok).toBe(true);
+    await h.controller.refreshProbe();
+    await expect.poll(() => page.textContent('#state'), { timeout: 10_000 }).toBe('Running');
+  }, 40_000);
+
   it('copies snippets, base URLs and model ids; every snippet fits its box at both sizes', async () => {
     await showTab(page, 'connect');
     await page.selectOption('#snippet-select', 'curl');
@@ -238,11 +264,17 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await expect.poll(() => h.copied.at(-1)).toContain(`curl http://127.0.0.1:${port}/compat/v1/chat/completions`);
     // Base URLs of the modes that are on (response API was switched off above), each with its own Copy.
     const urls = await page.$$eval('#base-url-list code', (cs) => cs.map((c) => c.textContent));
-    expect(urls).toEqual([`http://127.0.0.1:${port}/v1`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api/v1`]);
+    // Each as the SDK it is labelled for takes it: the native SDKs add /v1 themselves.
+    expect(urls).toEqual([`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api`, `http://127.0.0.1:${port}/api/v1`]);
     await page.click(`#base-url-list li:has-text("/compat/v1") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(`http://127.0.0.1:${port}/compat/v1`);
+    // The live catalog: the simulator lists a model the built-in list does not have, with its context length.
+    await expect.poll(() => page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? '')), { timeout: 10_000 }).toContain('assistant-sonnet-4-7');
     const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
     expect(models).toEqual(h.controller.status().models);
+    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-7") .note')).toBe('1M context');
+    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-6") .note')).toBe('200K context');
+    expect(await page.textContent('#model-catalog')).toMatch(/^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
     await page.click(`#model-list li:has-text("${models[1]}") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
     // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
@@ -252,7 +284,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.selectOption('#snippet-mode', 'direct');
     expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/api/v1`);
     await page.selectOption('#snippet-select', 'cline');
-    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-\\S+ -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
+    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-sonnet-4-7 -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
     expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
     await page.click('#copy-snippet');
     await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);
@@ -326,7 +358,7 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
         ['direct-models', 'fail'],
       ]);
       expect(await page.textContent('#diagnose-message')).toBe('1 check failed: see what to do below.');
-      expect(checks[3][2]).toContain('What to do: Log in again with the CLI');
+      expect(checks[3][2]).toContain('What to do: Log in with the CLI');
       expect(await layoutProblems(page)).toEqual([]);
       await screenshot(page, 'window-diagnose-report-1280x800-light');
       await page.click('#diagnose-copy');

@@ -1,7 +1,8 @@
 // A model that drives a coding agent's own tool loop, for the agents suite (test/agents). With the knob
 // `agentToolLoop` set, a request that carries tools is answered as a model that reads a file would:
 //   1. no read yet in the conversation: call the agent's read-file tool (found by name among the request's tools,
-//      its path parameter found by schema) on `agentToolLoop.path`;
+//      its path parameter found by schema) on `agentToolLoop.path`, or, for an agent with none (Codex), its shell
+//      tool with `cat` on that path;
 //   2. the read's tool_result is back: answer with text that quotes it, so the agent's final answer shows the file's
 //      content. An agent whose loop only ends through a completion tool (Cline's `attempt_completion`) gets that
 //      tool called with the same text instead, once.
@@ -85,6 +86,23 @@ export function readInput(tool: ToolDef, path: string): Record<string, unknown> 
   return undefined;
 }
 
+const shellNames = ['execcommand', 'shell', 'shellcommand', 'bash', 'runshellcommand'];
+
+/** An agent without a read-file tool (Codex) reads with its shell tool: `cat` on the path, as a model would. */
+export function findShellTool(tools: ToolDef[]): ToolDef | undefined {
+  return tools.find((t) => shellNames.includes(normalise(t.name)) && shellInput(t, '/x') !== undefined);
+}
+
+/** Arguments for a shell tool that print `path`: a command string (`{ cmd }`), or an argv array (`{ command }`). */
+export function shellInput(tool: ToolDef, path: string): Record<string, unknown> | undefined {
+  const schema = tool.input_schema;
+  const props = schema?.properties ?? {};
+  const key = ['cmd', 'command'].find((k) => props[k] !== undefined);
+  if (!key) return undefined;
+  const value = props[key].type === 'array' ? ['cat', path] : `cat '${path.replace(/'/g, `'\\''`)}'`;
+  return { ...requiredDefaults(schema, key), [key]: value };
+}
+
 function completionTool(tools: ToolDef[]): { tool: ToolDef; param: string } | undefined {
   const tool = tools.find((t) => normalise(t.name) === 'attemptcompletion');
   const props = tool?.input_schema?.properties ?? {};
@@ -140,11 +158,11 @@ export function planAgentToolLoop(body: Record<string, unknown>, knobs: Simulato
     outputTokens: blocks.reduce((n, b) => n + b.pieces.length, 0),
   });
 
-  const read = findReadTool(tools);
+  const read = findReadTool(tools) ?? findShellTool(tools);
   const readUse = uses.find((u) => typeof u.name === 'string' && read !== undefined && normalise(u.name) === normalise(read.name));
   if (!readUse) {
     if (!read) return plan([{ type: 'text', pieces: splitText(`No read-file tool among: ${tools.map((t) => t.name).join(', ')}`) }], 'end_turn');
-    return plan([toolUse(nextToolId(), read.name, readInput(read, loop.path)!)], 'tool_use');
+    return plan([toolUse(nextToolId(), read.name, (readInput(read, loop.path) ?? shellInput(read, loop.path))!)], 'tool_use');
   }
   const readResult = results.find((r) => r.tool_use_id === readUse.id);
   if (!readResult) return plan([{ type: 'text', pieces: splitText(`The result of ${readUse.name} did not come back.`) }], 'end_turn');

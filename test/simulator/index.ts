@@ -30,7 +30,7 @@ export type { FailWith, RecordedRequest, SimulatorKnobs, StreamFault, TokenSet }
 export { makeJwt, decodeJwt, makeRespapiAccessToken, makeRespapiIdToken, respapiAuthClaim } from './jwt.js';
 export { writeCliCredentials, writeRespapiCredentials } from './credentials.js';
 export type { CliCredentialOptions, RespapiCredentialOptions } from './credentials.js';
-export { providerModels } from './messages.js';
+export { providerModels, simulatorOnlyModel } from './messages.js';
 export { countWords, splitText } from './reply-plan.js';
 export { minCacheableTokens, promptTokens, tokenCount, type CacheUsage, type TokenRule } from './prompt-cache.js';
 export { readSse, parseSse, type SseEvent } from './sse-client.js';

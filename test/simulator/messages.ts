@@ -235,18 +235,36 @@ function displayName(suffix: string): string {
     .join(' ');
 }
 
-/** The provider's model ids, made from the profile's public list (neutral prefix replaced by the provider's). */
-export function providerModels(): Array<{ type: 'model'; id: string; display_name: string; created_at: string }> {
+/**
+ * A model the provider lists and the profile's built-in list does not have: a model shipped after this build, which
+ * the proxy must learn from the provider's list (docs/configuration.md "Models"). Newest of its family.
+ */
+export const simulatorOnlyModel = { id: 'claude-sonnet-4-7', created: Date.UTC(2026, 10, 2) / 1000, maxInputTokens: 1_000_000 };
+
+type ListedModel = { type: 'model'; id: string; display_name: string; created_at: string; max_input_tokens?: number };
+
+/** The provider's model ids: the simulator-only model, then the profile's public list (neutral prefix replaced by
+ * the provider's), newest first as the provider lists them. */
+export function providerModels(): ListedModel[] {
   const { neutral, provider } = defaultProfile.modelIdPrefix;
-  return defaultProfile.models.map((m) => {
+  const own = defaultProfile.models.map((m): ListedModel => {
     const suffix = m.id.startsWith(neutral) ? m.id.slice(neutral.length) : m.id;
     return {
       type: 'model' as const,
       id: provider + suffix,
       display_name: displayName(suffix),
       created_at: new Date(m.created * 1000).toISOString(),
+      ...(m.contextLength ? { max_input_tokens: m.contextLength } : {}),
     };
   });
+  const extra: ListedModel = {
+    type: 'model',
+    id: simulatorOnlyModel.id,
+    display_name: displayName(simulatorOnlyModel.id.slice(provider.length)),
+    created_at: new Date(simulatorOnlyModel.created * 1000).toISOString(),
+    max_input_tokens: simulatorOnlyModel.maxInputTokens,
+  };
+  return [extra, ...own];
 }
 
 export async function handleModels(ctx: RouteContext): Promise<void> {

@@ -283,10 +283,11 @@ describe('auth and error knobs', () => {
 });
 
 describe('GET /v1/models', () => {
-  it('lists provider model ids made from the profile', async () => {
+  it("lists a model the profile does not have, then provider model ids made from the profile's", async () => {
     const body = await (await fetch(`${sim.url}/v1/models`, { headers: key })).json();
-    expect(body.data[0]).toMatchObject({ type: 'model', id: 'claude-opus-4-20250514', display_name: 'Opus 4' });
-    expect(body).toMatchObject({ has_more: false, first_id: 'claude-opus-4-20250514', last_id: 'claude-3-5-haiku-20241022' });
+    expect(body.data[0]).toMatchObject({ type: 'model', id: 'claude-sonnet-4-7', display_name: 'Sonnet 4 7', max_input_tokens: 1_000_000 });
+    expect(body.data[1]).toMatchObject({ type: 'model', id: 'claude-opus-4-6', display_name: 'Opus 4 6' });
+    expect(body).toMatchObject({ has_more: false, first_id: 'claude-sonnet-4-7', last_id: 'claude-3-5-haiku-20241022' });
   });
 });
 

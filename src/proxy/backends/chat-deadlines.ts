@@ -157,7 +157,7 @@ export function stepLine(
 
 /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
 export function endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string, installHint: string): ProxyError {
-  if (end.spawnError) return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`);
+  if (end.spawnError) return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`, { retryable: false });
   const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
   if (err.kind !== 'internal') return err;
   const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;

@@ -116,7 +116,7 @@ export class CliBackend implements Backend {
   private readonly active = new Set<AbortController>();
   private workDirReady = false;
   private closing = false;
-  /** Warm CLI processes (cli-pool.ts, docs/benchmarks.md "Warm CLI pool"): conversations with no history yet. */
+  /** Warm CLI processes (cli-pool.ts, docs/performance.md "Warm CLI pool"): conversations with no history yet. */
   private readonly pool: CliPool<CliConversation>;
   /** Processes kept between turns (live-conversations.ts); CLI_LIVE_MAX=0 turns them off. */
   readonly live: LiveConversations<CliConversation>;
@@ -514,7 +514,7 @@ export class CliBackend implements Backend {
       if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ProxyError('internal', `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`);
+      throw new ProxyError('internal', `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`, { retryable: false });
     }
     this.workDirReady = true;
   }
@@ -523,7 +523,7 @@ export class CliBackend implements Backend {
     const found = this.opts.findCli();
     if (found.path) return found.path;
     const where = found.searched.length > 0 ? ` (searched ${found.searched.slice(0, 5).join(', ')}${found.searched.length > 5 ? ', ...' : ''})` : '';
-    throw new ProxyError('unavailable', `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`);
+    throw new ProxyError('unavailable', `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`, { retryable: false });
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */

@@ -1,4 +1,4 @@
-// The warm CLI pool (docs/benchmarks.md "Warm CLI pool"): assistant CLI processes started ahead of time with the
+// The warm CLI pool (docs/performance.md "Warm CLI pool"): assistant CLI processes started ahead of time with the
 // spawn-time flags of likely requests, waiting on their still-open stdin. Most of a tool-mode answer's wait is the
 // CLI's own start-up (loading its code, reading its login and settings); a process started earlier has done that
 // by the time the request comes, so the prompt written into it is answered sooner.

@@ -2,8 +2,9 @@
 // the client's auth calls for, streaming, and yields the provider's native stream events as they arrive (stream)
 // or hands each to a callback (forEachEvent). For a client that does not stream, a request whose max_tokens is
 // within profile.api.nonStreamingMaxTokens is sent without `stream` and answered with the one message the provider
-// sends (message): no event to parse or collect, under the provider's own rule for how long such an answer may
-// take (docs/direct-mode.md "`/api/v1/chat/completions`: DirectBackend").
+// sends (message): no event to parse or collect, when the provider's own estimate of how long such an answer may
+// take fits the first-byte deadline, so UPSTREAM_FIRST_BYTE_TIMEOUT_MS holds on this path as on every other
+// (docs/direct-mode.md "`/api/v1/chat/completions`: DirectBackend").
 // The SSE is read by the one upstream reader (upstream/sse-reader.ts, push form); every event is checked to be an object with
 // a `type` before it is handed on. Errors before the first event are thrown as ProxyErrors (the route answers with a
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
@@ -26,8 +27,8 @@ export interface DirectBackendOptions {
   messagesPath: string;
   /** A non-streaming chat with max_tokens up to this is asked for as one message (profile.api.nonStreamingMaxTokens). */
   nonStreamingMaxTokens: number;
-  /** That request's deadline, at least the first-byte deadline (profile.api.nonStreamingTimeoutMs). */
-  nonStreamingTimeoutMs: number;
+  /** ...when max_tokens times this fits the first-byte deadline (profile.api.nonStreamingMsPerToken). */
+  nonStreamingMsPerToken: number;
 }
 
 /**
@@ -106,8 +107,7 @@ export class DirectBackend implements Backend {
     const { client } = this.opts;
     const answer = await this.open(req, signal, context);
     try {
-      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event
-      // (docs/benchmarks.md "What each change bought").
+      // The push reader, fed here, rather than readSse's generator: one async-generator layer less per event.
       const reader = new SseReader();
       try {
         for await (const chunk of answer.body) for (const message of reader.feed(chunk)) yield toEvent(message);
@@ -123,7 +123,7 @@ export class DirectBackend implements Backend {
 
   /**
    * The same upstream stream as stream(), each event handed to `onEvent` as its bytes arrive: a non-streaming
-   * answer is collected without a promise per event (docs/benchmarks.md "What each change bought"). Resolves when
+   * answer is collected without a promise per event. Resolves when
    * the provider's stream ended, rejects with the ProxyError that ended it; an exception of `onEvent` ends the
    * upstream request and rejects with it.
    */
@@ -175,32 +175,25 @@ export class DirectBackend implements Backend {
   }
 
   /**
-   * The whole message, asked for without `stream` when max_tokens is within opts.nonStreamingMaxTokens; undefined
-   * (nothing sent) otherwise, and the route streams and collects as before. The provider sends nothing until such
-   * an answer is complete, so its first-byte deadline is opts.nonStreamingTimeoutMs; the idle deadline still
-   * bounds a body that stalls once it started, and TCP keep-alive (undici's connector) keeps the quiet
-   * connection from being dropped as idle on the way.
+   * The whole message, asked for without `stream` when max_tokens is within opts.nonStreamingMaxTokens and the
+   * provider's estimate of its time (max_tokens × opts.nonStreamingMsPerToken) fits the first-byte deadline;
+   * undefined (nothing sent) otherwise, and the route streams and collects as before. The provider sends nothing
+   * until such an answer is complete, so the first-byte deadline bounds the whole wait: a provider that never
+   * answers gets the same 504 at UPSTREAM_FIRST_BYTE_TIMEOUT_MS as on a streamed request. The idle deadline still
+   * bounds a body that stalls once it started, and TCP keep-alive (undici's connector) keeps the quiet connection
+   * from being dropped as idle on the way.
    */
   message(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): Promise<NativeMessage> | undefined {
-    const bound = this.opts.nonStreamingMaxTokens;
+    const { nonStreamingMaxTokens: bound, nonStreamingMsPerToken: perToken, client } = this.opts;
     if (!(bound > 0 && req.max_tokens <= bound)) return undefined;
+    if (req.max_tokens * perToken > client.timeouts.upstreamFirstByteTimeoutMs) return undefined;
     return this.whole(req, signal, context);
   }
 
   private async whole(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<NativeMessage> {
     const { client } = this.opts;
-    const deadline = Math.max(client.timeouts.upstreamFirstByteTimeoutMs, this.opts.nonStreamingTimeoutMs);
-    let answer: WholeOrStream;
-    try {
-      // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
-      answer = await client.exchange(this.request(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req), firstByteTimeoutMs: deadline }), messageLimitBytes);
-    } catch (err) {
-      // The first-byte deadline of this request is not UPSTREAM_FIRST_BYTE_TIMEOUT_MS alone: say which it was.
-      if (err instanceof ProxyError && err.kind === 'timeout' && (err.cause as { code?: string } | undefined)?.code === 'UND_ERR_HEADERS_TIMEOUT') {
-        throw new ProxyError('timeout', `The provider did not answer a non-streamed request within ${deadline} ms (the larger of UPSTREAM_FIRST_BYTE_TIMEOUT_MS and the provider profile's api.nonStreamingTimeoutMs)`, { cause: err.cause });
-      }
-      throw err;
-    }
+    // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
+    const answer: WholeOrStream = await client.exchange(this.request(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req) }), messageLimitBytes);
     const ok = answer.statusCode >= 200 && answer.statusCode < 300;
     if (answer.whole) {
       if (ok) return toMessage(answer.whole.toString('utf8'));

@@ -5,7 +5,8 @@ import { access } from 'node:fs/promises';
 import { readRespapiCredentials } from '../auth/respapi-credentials.js';
 import type { CliSnapshot } from '../health/cli-probe.js';
 import { redactSecrets } from '../logger.js';
-import type { Profile } from '../profile.js';
+import type { ModelInfo, Profile } from '../profile.js';
+import { createModelCatalog } from '../models/model-catalog.js';
 import type { ModeName } from '../config.js';
 import type { DiagnoseCheck } from './types.js';
 
@@ -59,6 +60,8 @@ export function loginCheck(snap: CliSnapshot, profile: Profile, now: number): Ou
   if (auth.status !== 'healthy') return { status: 'fail', detail: `the login state could not be read: ${auth.error ?? auth.status}`, remedy: `${profile.cli.loginHint}.` };
   const who = [auth.user, auth.subscription].filter(Boolean).join(', ');
   if (!auth.expires) return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token's expiry is not reported by the CLI` };
+  // An access token with a refresh token beside it renews itself: past its time it is routine, not a failure.
+  if (auth.renews) return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token ${Date.parse(auth.expires) > now ? 'expires' : 'expired'} ${relative(auth.expires, now)} (${auth.expires}) and renews itself` };
   if (Date.parse(auth.expires) <= now) return { status: 'fail', detail: `the login token expired ${relative(auth.expires, now)} (${auth.expires})`, remedy: `${profile.cli.loginHint}. The proxy refreshes tokens itself while it can; an expired refresh needs a new login.` };
   return { status: 'pass', detail: `logged in${who ? ` (${who})` : ''}; the token expires ${relative(auth.expires, now)} (${auth.expires})` };
 }
@@ -81,9 +84,9 @@ function errorText(status: number, body: string): string {
   return `HTTP ${status}${body.trim() ? `, ${body.trim().slice(0, 200)}` : ''}`;
 }
 
-async function call(target: ProxyTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; headers: Headers; ms: number }> {
+async function call(target: ProxyTarget, method: 'GET' | 'POST', path: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers; ms: number }> {
   const start = Date.now();
-  const res = await target.fetch(`${target.url}${path}`, { method, headers: headers(target), body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(target.timeoutMs) });
+  const res = await target.fetch(`${target.url}${path}`, { method, headers: { ...headers(target), ...extra }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(target.timeoutMs) });
   const text = await res.text();
   return { status: res.status, text, headers: res.headers, ms: Date.now() - start };
 }
@@ -97,14 +100,27 @@ const remedyFor = (status: number, profile: Profile, mode: 'tool' | 'direct'): s
         ? 'Run the CLI once in a terminal with a short prompt; if that works, include this report in a bug report.'
         : 'Check the network connection to the provider, then run diagnose again.';
 
-/** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
-/** The model of diagnose's tiny request: the smallest of the list (the cheapest to ask), else its last. */
-export function smallestModel(profile: Profile): string {
-  return (profile.models.find((m) => m.smallest) ?? profile.models.at(-1))?.id ?? 'assistant-sonnet-4-20250514';
+/** The model of diagnose's tiny request: the smallest current model of the catalog (the cheapest to ask), from
+ * the list the proxy shows, else from the built-in fallback. */
+export function smallestModel(profile: Profile, listed?: ModelInfo[]): string {
+  return createModelCatalog(profile, [], listed && listed.length > 0 ? { listed } : {}).smallestModel;
 }
 
+/** The proxy's own model list (the live catalog), as ModelInfo; undefined when it cannot be read. */
+async function listedModels(target: ProxyTarget): Promise<ModelInfo[] | undefined> {
+  const r = await call(target, 'GET', '/v1/models').catch(() => undefined);
+  if (!r || r.status !== 200) return undefined;
+  try {
+    const data = (JSON.parse(r.text) as { data?: Array<{ id?: unknown; created?: unknown }> }).data ?? [];
+    return data.filter((m) => typeof m.id === 'string' && typeof m.created === 'number').map((m) => ({ id: m.id as string, created: m.created as number }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tiny real chat request through tool mode: the same route and CLI child a client's request would get. */
 export async function toolRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
-  const model = smallestModel(profile);
+  const model = smallestModel(profile, await listedModels(target));
   const r = await call(target, 'POST', '/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the single word OK.' }] });
   if (r.status !== 200) return { status: 'fail', detail: `POST /v1/messages answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'tool') };
   let reply = '';
@@ -117,26 +133,31 @@ export async function toolRequestCheck(target: ProxyTarget, profile: Profile): P
   return { status: 'pass', detail: `${model} answered in ${r.ms} ms: "${reply.slice(0, 60)}"` };
 }
 
-/** Direct mode's credentials, accepted or not by the provider: its model list through /api/v1/models. */
+/** Direct mode's credentials, accepted or not by the provider: its model list through /api/v1/models, read now
+ * (Cache-Control: no-cache makes the proxy read the provider's list before answering). */
 export async function directModelsCheck(target: ProxyTarget, profile: Profile, credentialsPath: string): Promise<Outcome> {
-  const r = await call(target, 'GET', '/api/v1/models');
+  const r = await call(target, 'GET', '/api/v1/models', undefined, { 'cache-control': 'no-cache' });
   if (r.status !== 200) return { status: 'fail', detail: `GET /api/v1/models answered ${errorText(r.status, r.text)}`, remedy: remedyFor(r.status, profile, 'direct') };
   const source = r.headers.get('x-proxy-models-source');
+  const failed = r.headers.get('x-proxy-models-error');
   let count = 0;
   try {
     count = ((JSON.parse(r.text) as { data?: unknown[] }).data ?? []).length;
   } catch {
     /* counted as 0 */
   }
-  // The route answers the profile's list when the provider cannot be asked (docs/direct-mode.md), and says so.
-  if (source === 'profile') {
+  // Every model list shows the catalog; the header says whether the provider's list was read through the CLI's
+  // login (live) or the proxy shows a saved copy or its built-in list (docs/configuration.md "Models"); an error
+  // header says the read just made failed, whatever list is still shown.
+  if (source !== 'live' || failed) {
+    const shown = source === 'live' ? 'the list it read before' : source === 'cached' ? 'its saved copy of it' : 'its built-in list';
     return {
       status: 'fail',
-      detail: 'the provider did not accept the CLI login token for its model list (the proxy fell back to its built-in list)',
+      detail: `the provider's model list could not be read with the CLI login token${failed ? ` (${failed})` : ''}; the proxy lists ${shown}`,
       remedy: `${profile.cli.loginHint}. Direct mode sends the CLI's OAuth token from ${credentialsPath}; if you are logged in, check the network connection to the provider.`,
     };
   }
-  return { status: 'pass', detail: `the provider listed ${count} models in ${r.ms} ms` };
+  return { status: 'pass', detail: `the provider listed ${count} models` };
 }
 
 /**

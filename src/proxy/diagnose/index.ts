@@ -75,6 +75,8 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
         const proxy = createProxy({ config: { ...config, host: '127.0.0.1', port: 0 }, profile, logger: opts.logger ?? createLogger('silent'), deps: opts.deps });
         const bound = await proxy.listen();
         temporary = proxy;
+        // The provider's model list is read once the proxy listens: the checks below see its outcome.
+        if (on('tool') || on('direct')) await proxy.catalog.refresh();
         targetName = `a temporary proxy on ${bound.url}`;
         target = { url: bound.url.replace(/\/+$/, ''), accessKey: config.accessKey, fetch: opts.fetch ?? fetch, timeoutMs: opts.requestTimeoutMs ?? 90_000 };
       }

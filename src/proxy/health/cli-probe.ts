@@ -21,7 +21,9 @@ export type AuthStatus = 'healthy' | 'unauthenticated' | 'error' | 'unknown';
 
 export interface CliSnapshot {
   cli: { status: CliStatus; path?: string; version?: string; searchedPaths: string[]; error?: string };
-  auth: { status: AuthStatus; loggedIn: boolean; user?: string; method?: string; subscription?: string; expires?: string; error?: string };
+  /** `renews`: `expires` is the access token's, which the CLI (and direct mode) renew by themselves with the
+   * refresh token beside it: its end is routine, not something the user must act on. */
+  auth: { status: AuthStatus; loggedIn: boolean; user?: string; method?: string; subscription?: string; expires?: string; renews?: boolean; error?: string };
   lastCheck?: string;
 }
 
@@ -116,25 +118,30 @@ export class CliProbe extends EventEmitter {
       return { status: 'error', loggedIn: false, error: `\`${this.opts.profile.cli.authStatusArgs.join(' ')}\` ${why}` };
     }
     if (!parsed.loggedIn) return { status: 'unauthenticated', loggedIn: false, method: String(parsed.authMethod ?? 'none') };
-    const expires = typeof parsed.loginExpiresAt === 'string' ? parsed.loginExpiresAt : await this.credentialExpiry();
+    // The CLI's own loginExpiresAt is the login's end (the user must log in again then); else the credential
+    // file's access-token expiry, renewed by itself when a refresh token sits beside it.
+    const expiry = typeof parsed.loginExpiresAt === 'string' ? { expires: parsed.loginExpiresAt } : await this.credentialExpiry();
     return {
       status: 'healthy',
       loggedIn: true,
       user: typeof parsed.email === 'string' ? parsed.email : undefined,
       method: typeof parsed.authMethod === 'string' ? parsed.authMethod : undefined,
       subscription: typeof parsed.subscriptionType === 'string' ? parsed.subscriptionType : undefined,
-      expires,
+      ...expiry,
     };
   }
 
-  /** The OAuth access token's expiry from the credential file (the time only; the token is never read out). */
-  private async credentialExpiry(): Promise<string | undefined> {
+  /** The OAuth access token's expiry from the credential file, and whether a refresh token renews it (the time and
+   * the presence only; no token is read out). */
+  private async credentialExpiry(): Promise<{ expires?: string; renews?: boolean }> {
     try {
-      const data = JSON.parse(await readFile(this.opts.credentialsPath, 'utf8')) as Record<string, { expiresAt?: unknown }>;
-      const exp = data[this.opts.profile.credentials.rootKey]?.expiresAt;
-      return typeof exp === 'number' ? new Date(exp).toISOString() : undefined;
+      const data = JSON.parse(await readFile(this.opts.credentialsPath, 'utf8')) as Record<string, { expiresAt?: unknown; refreshToken?: unknown }>;
+      const entry = data[this.opts.profile.credentials.rootKey];
+      const exp = entry?.expiresAt;
+      if (typeof exp !== 'number') return {};
+      return { expires: new Date(exp).toISOString(), renews: typeof entry?.refreshToken === 'string' && entry.refreshToken.length > 0 };
     } catch {
-      return undefined;
+      return {};
     }
   }
 }

@@ -20,6 +20,12 @@ function isExecutableFile(p: string): boolean {
   }
 }
 
+/** `npm run` puts its own node-gyp shim folder on PATH; no CLI lives there, and listing it in "searched" only
+ * puzzled users reading why the CLI was not found. */
+function isNpmInternal(dir: string): boolean {
+  return /[\\/]node-gyp-bin[\\/]?$/.test(dir);
+}
+
 export function findCli(opts: { cliPath?: string; names: string[]; extraPaths: string[]; envPath?: string; platform?: NodeJS.Platform }): FindResult {
   if (opts.cliPath) {
     return isExecutableFile(opts.cliPath) ? { path: opts.cliPath, searched: [opts.cliPath] } : { searched: [opts.cliPath] };
@@ -27,7 +33,7 @@ export function findCli(opts: { cliPath?: string; names: string[]; extraPaths: s
   const platform = opts.platform ?? process.platform;
   const exts = platform === 'win32' ? ['.exe', '.cmd', '.bat', ''] : [''];
   const searched: string[] = [];
-  const dirs = [...new Set((opts.envPath ?? process.env.PATH ?? '').split(delimiter).filter(Boolean))];
+  const dirs = [...new Set((opts.envPath ?? process.env.PATH ?? '').split(delimiter).filter((d) => d && !isNpmInternal(d)))];
   for (const dir of dirs) {
     for (const name of opts.names) {
       for (const ext of exts) {

@@ -2,13 +2,11 @@
 // request's log line, metrics and ledger row) runs a moment later, in batches, instead of in the same burst of work
 // as the answer's write. On a machine whose cores the clients and the provider share, a process that keeps working
 // after a write holds a core the client it just woke may need, and the request that arrives next waits behind that
-// work; one that goes back to waiting lets both run (docs/benchmarks.md "Sixth pass": at 32 spread clients the added
-// median fell by 0.1–0.5 ms in every interleaved run).
+// work; one that goes back to waiting lets both run (docs/performance.md "The bookkeeping after the answer").
 //
 // The batch waits AFTER_ANSWER_MS, long enough to gather the answers of a light load into one run: each run is a
-// wake-up of its own, and on a virtual machine a wake-up costs about as much as the bookkeeping of several requests
-// (docs/benchmarks.md "Twelfth pass": with 1 ms, every answer of 32 spread clients had its own run, and the proxy's
-// main thread spent about 25 µs a request more). Under heavy load AFTER_ANSWER_BATCH answers start a run at once, so
+// wake-up of its own, and on a virtual machine a wake-up costs about as much as the bookkeeping of several
+// requests. Under heavy load AFTER_ANSWER_BATCH answers start a run at once, so
 // a batch stays short and holds little memory.
 //
 // Nothing reads a half-written account: whatever reads what this work records (the /metrics, /usage and health

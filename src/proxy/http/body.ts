@@ -81,9 +81,8 @@ function unreadable(cause?: unknown): ProxyError {
 }
 
 /**
- * The whole body, read with plain 'data' and 'end' listeners: one promise and one timer per request. This runs on
- * every request's path before anything goes upstream; a general body reader raced against a deadline made about
- * eight promises of it and a dozen steps around them (docs/benchmarks.md "Fifth pass"). Rejects with a ProxyError:
+ * The whole body, read with plain 'data' and 'end' listeners: one promise and one timer per request, because this
+ * runs on every request's path before anything goes upstream. Rejects with a ProxyError:
  * 413 as soon as the declared or received length passes the limit, 408 when the deadline passes first (the
  * connection is then closed, because unread bytes may still be on their way), 400 when the client aborts or the
  * body does not match its declared length. After a refusal the request is paused; Node's server drains or closes

@@ -7,7 +7,7 @@ import type { ProxyMiddleware } from './types.js';
 
 const allowMethods = 'GET, POST, OPTIONS';
 const defaultAllowHeaders = 'authorization, content-type, x-api-key, x-request-id, anthropic-version, anthropic-beta';
-const exposeHeaders = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-proxy-ignored-params, x-proxy-session-id, x-proxy-models-source';
+const exposeHeaders = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-proxy-ignored-params, x-proxy-session-id, x-proxy-models-source, x-proxy-models-error, warning';
 
 export function cors(origins: string[]): ProxyMiddleware {
   const allowed = new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase()));

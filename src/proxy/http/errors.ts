@@ -1,5 +1,5 @@
 // The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in the request family's wire
-// shape (SPEC.md §7); Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
+// shape (SPEC.md §7), or in its route's own shape when a wire format has one (ctx.state.errorShape); Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
 // anything else is our own bug: logged with its stack, answered 500 without it. After headers are sent nothing
 // can be rendered: the error is logged and the stream route has already written an in-stream error.
 
@@ -38,7 +38,8 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         logger.debug({ requestId: ctx.state.requestId, kind: err.kind }, 'client gone before the answer');
         return;
       }
-      ctx.state.errorType = errorTypeName(err, ctx.state.family);
+      const shape = ctx.state.errorShape;
+      ctx.state.errorType = shape ? shape.type(err) : errorTypeName(err, ctx.state.family);
       if (err.status < 500) {
         // The request log's line says what was wrong, as the client's error body does (docs/http.md).
         ctx.state.errorField = err.field;
@@ -51,8 +52,13 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       if (err.retryAfter !== undefined) ctx.set('retry-after', String(Math.max(0, Math.ceil(err.retryAfter))));
+      // The official SDKs honour this header before their own status rules: an answer that only the user can fix
+      // (no CLI, not logged in, a bad request) fails at once instead of after retries and back-off
+      // (docs/http.md "Retries").
+      if (!err.retryable) ctx.set('x-should-retry', 'false');
       ctx.type = 'application/json';
-      ctx.body = renderError(new ProxyError(err.kind, redactSecrets(err.message), { field: err.field, issue: err.issue, status: err.status }), ctx.state.family, ctx.state.requestId);
+      const safe = new ProxyError(err.kind, redactSecrets(err.message), { field: err.field, issue: err.issue, status: err.status });
+      ctx.body = shape ? shape.body(safe, ctx.state.requestId) : renderError(safe, ctx.state.family, ctx.state.requestId);
     }
   };
 }

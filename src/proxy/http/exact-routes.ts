@@ -1,7 +1,7 @@
 // The router, with the routes that have no parameters found by one lookup of method and path (docs/http.md
 // "Finding the route"). @koa/router finds a request's route by testing the request's path against every route's
 // pattern (about forty here), and then builds a middleware chain for it on every request: work on every chat
-// request's way to its upstream request that grows with the route table (docs/benchmarks.md "Ninth pass").
+// request's way to its upstream request that grows with the route table.
 // The result is the router's own: a path that is not exactly a declared pattern (a trailing slash, another
 // letter case, a parameter) or a pattern another route's pattern also matches goes to the router as before.
 

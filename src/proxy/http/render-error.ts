@@ -78,26 +78,45 @@ export interface NativeErrorBody {
   error: { type: string; message: string; details?: { field: string; issue: string } };
   request_id?: string;
 }
+/** The Ollama API's error body: one string (docs/ollama.md). */
+export interface OllamaErrorBody {
+  error: string;
+}
 export interface GeneralErrorBody {
   error: { type: string; message: string; details?: { field: string; issue: string } };
+}
+
+/** Provider wording of a prompt over the context window (the native API and the CLI say it this way). */
+const contextLength = /prompt is too long|context (?:length|window)|too many (?:input )?tokens/i;
+
+/**
+ * SPEC.md §7.1's code, or context_length_exceeded for a prompt over the context window: the code compatible and
+ * Responses clients act on (Codex ends the turn instead of retrying).
+ */
+function compatCodeOf(err: ProxyError): string {
+  if (err.kind === 'invalid_request' && contextLength.test(err.message)) return 'context_length_exceeded';
+  return compatCode[err.kind];
 }
 
 function details(err: ProxyError): { field: string; issue: string } | undefined {
   return err.field !== undefined ? { field: err.field, issue: err.issue ?? err.message } : undefined;
 }
 
-export function renderError(err: ProxyError, family: Family, requestId?: string): CompatErrorBody | NativeErrorBody | GeneralErrorBody {
+export function renderError(err: ProxyError, family: Family, requestId?: string): CompatErrorBody | NativeErrorBody | GeneralErrorBody | OllamaErrorBody {
   switch (family) {
     case 'compat':
-      return { error: { message: err.message, type: compatType[err.kind], param: err.field ?? null, code: compatCode[err.kind] } };
+      return { error: { message: err.message, type: compatType[err.kind], param: err.field ?? null, code: compatCodeOf(err) } };
     case 'native':
       return { type: 'error', error: { type: nativeType[err.kind], message: err.message, details: details(err) }, request_id: requestId };
     case 'general':
       return { error: { type: generalType[err.kind], message: err.message, details: details(err) } };
+    case 'ollama':
+      return { error: err.message };
   }
 }
 
 /** The type string a stream error event or a metrics label uses for this error. */
 export function errorTypeName(err: ProxyError, family: Family): string {
-  return family === 'compat' ? compatCode[err.kind] : nativeType[err.kind];
+  // The Ollama shape has no type of its own; the log, metrics and ledger name its errors by the compatible codes.
+  return family === 'compat' || family === 'ollama' ? compatCodeOf(err) : nativeType[err.kind];
 }

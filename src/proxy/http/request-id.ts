@@ -9,9 +9,8 @@ import type { ProxyMiddleware } from './types.js';
 const sane = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * 32 random hex digits: a random UUID without its dashes (cut out by position: a third cheaper than a regex
- * replace). randomUUID draws from a buffered entropy pool; a small randomBytes() call fills a new buffer each
- * time and showed up in the translated route's CPU profile (docs/benchmarks.md).
+ * 32 random hex digits: a random UUID without its dashes, cut out by position. randomUUID draws from a buffered
+ * entropy pool, where a small randomBytes() call fills a new buffer each time.
  */
 export function randomHex(): string {
   const u = randomUUID();
@@ -21,8 +20,8 @@ export function randomHex(): string {
 /**
  * `req_` and 32 hex digits: the time in milliseconds (12 digits), then the last 20 digits of a random UUID (74
  * random bits). Ids made in order sort in order, as UUIDv7s do, so the usage ledger's index on them is written at
- * its end: with wholly random ids every insert landed on a random page of that index, which more than doubled a
- * ledger write's time per row and put 10 ms writes in its tail (docs/usage.md "Request ids", docs/benchmarks.md).
+ * its end: with wholly random ids every insert landed on a random page of that index, and writes slowed as the
+ * ledger grew (docs/usage.md "Request ids").
  */
 export function newRequestId(now: number = Date.now()): string {
   const u = randomUUID();

@@ -1,6 +1,5 @@
-// A response header on the hot path. Koa 3's ctx.set builds an entries array, a mapped array and a pair per call;
-// with the dozen headers a forwarded answer carries that was the largest allocation site per request in the
-// sampling heap profile (docs/benchmarks.md "What each change bought"). Same rule as ctx.set: nothing once the
+// A response header on the hot path. Koa 3's ctx.set builds an entries array, a mapped array and a pair per call,
+// for each of the dozen headers a forwarded answer carries. Same rule as ctx.set: nothing once the
 // headers are sent. A header node would repeat is passed to Koa, which keeps one value of a single-value header.
 
 import type { ProxyContext } from './types.js';

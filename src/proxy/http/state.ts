@@ -34,6 +34,9 @@ export interface ProxyState {
   outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
+  /** A route's own error shape (a wire format's, wire/wire-format.ts ErrorShape), used by http/errors.ts instead of
+   * the family's once the request reached that route. */
+  errorShape?: { body(err: import('../errors.js').ProxyError, requestId: string): unknown; type(err: import('../errors.js').ProxyError): string };
   /** A refused request's field and reason (what its error body says), for its log line. */
   errorField?: string;
   errorReason?: string;

@@ -16,6 +16,12 @@ import type { ProxyState } from './state.js';
 
 export type StreamFraming = 'named-events' | 'data-only' | 'respapi';
 
+/** A wire format's own error writer (wire/wire-format.ts StreamWriter): its events and its error's type name. */
+export interface FormatErrorWriter {
+  fail(err: ProxyError, requestId: string): SseEvent[];
+  errorType(err: ProxyError): string;
+}
+
 /** The events that report `err` inside a stream of the given framing (the message is already safe to show). */
 export function streamErrorEvents(err: ProxyError, framing: StreamFraming, family: Family, requestId?: string): SseEvent[] {
   if (framing === 'respapi') return [{ event: 'error', data: { type: 'error', code: errorTypeName(err, 'compat'), message: err.message, param: err.field ?? null } }];
@@ -28,7 +34,7 @@ export function streamErrorEvents(err: ProxyError, framing: StreamFraming, famil
  * and returns the events to write. Anything that is not a ProxyError is our own bug: logged with its stack,
  * reported without details.
  */
-export function failAfterHeaders(caught: unknown, state: ProxyState, framing: StreamFraming, logger: Logger): SseEvent[] {
+export function failAfterHeaders(caught: unknown, state: ProxyState, framing: StreamFraming | FormatErrorWriter, logger: Logger): SseEvent[] {
   let err: ProxyError;
   if (isProxyError(caught)) {
     err = new ProxyError(caught.kind, redactSecrets(caught.message), { field: caught.field, issue: caught.issue });
@@ -36,6 +42,10 @@ export function failAfterHeaders(caught: unknown, state: ProxyState, framing: St
   } else {
     logger.error({ requestId: state.requestId, err: caught }, 'unexpected error inside a started answer');
     err = new ProxyError('internal', 'Internal server error: the proxy hit an unexpected condition; see its log for details');
+  }
+  if (typeof framing === 'object') {
+    state.errorType = framing.errorType(err);
+    return framing.fail(err, state.requestId);
   }
   const family = framing === 'respapi' ? 'compat' : state.family;
   state.errorType = errorTypeName(err, family);

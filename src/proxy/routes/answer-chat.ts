@@ -6,44 +6,36 @@
 //   A client that does not stream gets the stream collected into one message, or the backend's whole message
 //   when it asked its upstream for one (Backend.message, direct mode: docs/direct-mode.md); the model is named
 //   and the observer told the same way, and the output code is the same.
-// Output shapes:
-//   messages     native message JSON, or the native event stream WITH `event:` lines (message_start ...
-//                message_stop) so the official native SDK's stream helper consumes it
-//   native-chat  completion JSON (SPEC.md §2.4), or §6.2 data-only events ending with [DONE]
-//   compat       completion JSON (§2.4), or §6.1 chunks ending with [DONE]
+// The answer's shape is the wire format's (wire/wire-format.ts AnswerWriter): the whole answer's JSON, or a stream
+// translator with the format's own error events; this file has no list of formats.
 // A failure before the first event is an ordinary HTTP error (the status is still free: a 429 keeps Retry-After, a
 // 401 its remedy). After that it is written by the one error writer (http/stream-error.ts) and the stream ends.
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
 // into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
 
 import type { Backend, BackendContext } from '../backends/backend.js';
-import { ProxyError } from '../errors.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
-import { randomHex } from '../http/request-id.js';
 import type { SseEvent } from '../http/sse.js';
 import { sendJson } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
+import { sendNdjson } from '../http/ndjson.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../translate/map-native-error.js';
-import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from '../translate/native-events-to-compat-chunks.js';
-import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream } from '../translate/native-events-to-chat-stream.js';
 import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
-import { nativeMessageToCompletion } from '../translate/native-message-to-completion.js';
-import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from '../translate/completion-to-legacy-function-call.js';
-
-export type ChatOutput = 'messages' | 'native-chat' | 'compat';
+import type { AnswerMeta, AnswerWriter } from '../wire/wire-format.js';
 
 /** What a route hands to the answer path. */
 export interface Chat {
   /** The translated request, without `stream` (the backend decides how it talks to its upstream). */
   request: NativeRequest;
-  output: ChatOutput;
+  /** The answer's shape (the route's wire format, given what it needs of the request). */
+  answer: (meta: AnswerMeta) => AnswerWriter;
   stream: boolean;
   /** The model as the client named it (the log's and the ledger's "requested"). */
   requestedModel: string;
@@ -55,12 +47,12 @@ export interface Chat {
   ignored: string[];
   /** Lossy translation notes, logged. */
   warnings: string[];
-  /** Compatible streams only: stream_options.include_usage. */
-  includeUsage: boolean;
-  /** Compatible only: the request used the legacy `functions`, so the answer uses `function_call`. */
-  legacyFunctions?: boolean;
+  /** False when the client cannot send tool results back by id (the legacy `functions` form). */
+  toolResultsReturn?: boolean;
   /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
+  /** The request asks nothing (wire/wire-format.ts WireRequest.asksNothing): no backend call. */
+  asksNothing?: boolean;
 }
 
 /**
@@ -87,10 +79,6 @@ function seeEvent(chat: Chat, observer: ChatObserver, event: NativeStreamEvent):
   observer.native(event);
 }
 
-function completionMeta(chat: Chat, services: Services) {
-  return { id: `chatcmpl-${randomHex()}`, model: chat.publicModel, created: Math.floor(services.deps.now() / 1000) };
-}
-
 export async function answerChat(ctx: ProxyContext, services: Services, backend: Backend, chat: Chat): Promise<void> {
   const state = ctx.state;
   // Made when something is logged: a pino child (bindings, redaction) cost more per request than the translation.
@@ -111,11 +99,18 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     get logger() {
       return logger();
     },
-    toolResultsReturn: chat.legacyFunctions !== true,
+    toolResultsReturn: chat.toolResultsReturn !== false,
     auth: chat.upstream?.auth,
     headers: chat.upstream?.headers,
   };
   const observer = new ChatObserver(state, { now: services.deps.now });
+  const answer = chat.answer({ model: chat.publicModel, created: Math.floor(services.deps.now() / 1000), startedAt: state.startedAt, now: services.deps.now });
+  // A request that asks nothing (Ollama's "load the model": no message at all; the model was resolved as for any
+  // chat) is answered by the format's whole answer of an empty message, without a backend call.
+  if (chat.asksNothing) {
+    sendJson(ctx, answer.whole({ id: '', type: 'message', role: 'assistant', model: chat.publicModel, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } }));
+    return;
+  }
   if (!chat.stream) {
     const whole = backend.message?.(chat.request, state.signal, context);
     let message: NativeMessage;
@@ -130,11 +125,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
         : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
     }
     // Written the moment it is ready (http/send-now.ts), not after the middleware chain unwinds.
-    if (chat.output === 'messages') sendJson(ctx, message);
-    else {
-      const completion = nativeMessageToCompletion(message, completionMeta(chat, services));
-      sendJson(ctx, chat.legacyFunctions ? completionToLegacyFunctionCall(completion) : completion);
-    }
+    sendJson(ctx, answer.whole(message));
     return;
   }
 
@@ -151,7 +142,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     await iterator.return?.(undefined);
     throw err;
   }
-  const translate = translatorOf(chat, services);
+  const translate = answer.stream();
 
   async function* sse(): AsyncGenerator<SseEvent> {
     try {
@@ -165,65 +156,14 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       const end = translate.finish();
       yield* end.events;
       if (end.error) throw end.error;
-      if (translate.sentinel) yield { data: '[DONE]' };
     } catch (caught) {
       if (state.signal.aborted) return; // the client is gone: nobody to tell; the request log records the 499
-      yield* failAfterHeaders(caught, state, translate.sentinel ? 'data-only' : 'named-events', logger());
+      yield* failAfterHeaders(caught, state, translate, logger());
     } finally {
       // Ends the CLI child, or the upstream request, when the client went away or the stream stopped early.
       await iterator.return?.(undefined);
     }
   }
-  sendSse(ctx, sse(), headers);
-}
-
-interface Translator {
-  step(event: NativeStreamEvent): SseEvent[];
-  /** True once an error event arrived: the stream ends with it. */
-  failed(): boolean;
-  finish(): { events: SseEvent[]; error?: ProxyError };
-  /** Data-only streams end with the [DONE] sentinel (SPEC.md §6); the native event stream does not. */
-  sentinel: boolean;
-}
-
-function translatorOf(chat: Chat, services: Services): Translator {
-  if (chat.output === 'messages') {
-    let stopped = false;
-    return {
-      sentinel: false,
-      step: (event) => {
-        if (event.type === 'message_stop') stopped = true;
-        return [{ event: event.type, data: event }];
-      },
-      failed: () => false,
-      finish: () => ({ events: [], error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop') }),
-    };
-  }
-  const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
-  if (chat.output === 'native-chat') {
-    const { id, created } = completionMeta(chat, services);
-    const state = createNativeChatStreamState({ model: chat.publicModel, id, created });
-    return {
-      sentinel: true,
-      step: (event) => data(stepNativeChatStream(event, state)),
-      failed: () => state.error !== undefined,
-      finish: () => {
-        const end = finishNativeChatStream(state);
-        return { events: data(end.events), error: end.error };
-      },
-    };
-  }
-  const state = createCompatChunkState({ ...completionMeta(chat, services), includeUsage: chat.includeUsage });
-  return {
-    sentinel: true,
-    step: (event) => {
-      const chunks = stepCompatChunks(event, state);
-      return data(chat.legacyFunctions ? chunks.flatMap((c) => chunkToLegacyFunctionCall(c) ?? []) : chunks);
-    },
-    failed: () => state.error !== undefined,
-    finish: () => {
-      const end = finishCompatChunks(state);
-      return { events: data(end.chunks), error: end.error };
-    },
-  };
+  if (translate.framing === 'ndjson') sendNdjson(ctx, sse(), headers);
+  else sendSse(ctx, sse(), headers);
 }

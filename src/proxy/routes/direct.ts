@@ -4,80 +4,20 @@
 //   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts); also
 //                                        /api/messages, for SDKs that append /messages to a base URL of /api
 //   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first (and /api/messages/…)
-//   GET  /api/v1/models                  the provider's model list, shown with neutral ids
-//   POST /api/v1/chat/completions        compatible format, answered by the one answer path (answer-chat.ts) over
-//                                        DirectBackend (full translation both ways)
-//   GET  /api/models                     the provider's list with public ids, or the profile's (header says which)
+//   POST /api/v1/chat/completions,       the compatible format and the Responses API: route-table rows that name
+//        /api/v1/responses               a format, registered over DirectBackend by routes/wire-routes.ts
+// The model lists of /api/models and /api/v1/models are routes/models.ts's: the one live catalog every route shows.
 
-import type { Backend } from '../backends/backend.js';
-import { isProxyError } from '../errors.js';
-import { compatChatRequestSchema } from '../formats/compat.js';
-import { validate } from '../formats/validate.js';
 import type { ProxyContext } from '../http/types.js';
-import { redactSecrets } from '../logger.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { Services } from '../services.js';
-import { compatRequestToNative } from '../translate/compat-request-to-native.js';
-import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
 import { forwardToProvider } from '../upstream/forward.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
-import { fetchProviderModels, modelsSourceHeader } from '../upstream/provider-models.js';
-import { answerChat } from './answer-chat.js';
 import { addRoute, type ProxyRouter } from './define.js';
-import { modelList } from './models.js';
-
-/** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
-function asProviderKey(auth: ClientAuth): ClientAuth {
-  return auth.kind === 'api-key' ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') } : auth;
-}
 
 export interface DirectParts {
   provider: ProviderClient;
-  backend: Backend;
   catalog: ModelCatalog;
-}
-
-async function chatCompletions(ctx: ProxyContext, services: Services, parts: DirectParts): Promise<void> {
-  const { profile, config } = services;
-  const body = validate(compatChatRequestSchema, ctx.state.body);
-  const { request, warnings, ignored } = compatRequestToNative(body, {
-    defaultMaxTokens: profile.api.defaultMaxTokens,
-    thinking: { budgets: profile.api.thinkingBudgets, min: profile.api.minThinkingBudget },
-  });
-  const { stream, ...nativeRequest } = request;
-  nativeRequest.model = parts.catalog.providerModel(body.model);
-  const clientFlags = ctx.get(profile.api.oauthBetaHeader);
-  await answerChat(ctx, services, parts.backend, {
-    request: nativeRequest,
-    output: 'compat',
-    stream: stream === true,
-    requestedModel: body.model,
-    // Completions and chunks name the model as the client sent it.
-    publicModel: body.model,
-    servedName: (served) => parts.catalog.publicName(served),
-    ignored,
-    warnings,
-    includeUsage: body.stream_options?.include_usage === true,
-    upstream: {
-      auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
-      headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
-    },
-  });
-}
-
-async function listModels(ctx: ProxyContext, services: Services, client: ProviderClient): Promise<void> {
-  const { profile, config, logger } = services;
-  try {
-    const models = await fetchProviderModels(services, client, asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)), ctx.state.signal);
-    ctx.set(modelsSourceHeader, 'provider');
-    ctx.body = modelList(profile, models);
-  } catch (err) {
-    if (ctx.state.signal.aborted) throw err;
-    const reason = isProxyError(err) ? redactSecrets(err.message) : String(err);
-    logger.info({ requestId: ctx.state.requestId, reason }, "provider model list unavailable; answering the profile's list");
-    ctx.set(modelsSourceHeader, 'profile');
-    ctx.body = modelList(profile);
-  }
 }
 
 export function registerDirect(router: ProxyRouter, services: Services, parts: DirectParts): void {
@@ -97,18 +37,4 @@ export function registerDirect(router: ProxyRouter, services: Services, parts: D
     addRoute(router, services, { method: 'POST', path: `${base}/messages`, json: true, handler: forwardPost(api.messagesPath) });
     addRoute(router, services, { method: 'POST', path: `${base}/messages/count_tokens`, json: true, handler: forwardPost(`${api.messagesPath}/count_tokens`) });
   }
-  addRoute(router, services, {
-    method: 'GET',
-    path: '/api/v1/models',
-    // One naming scheme for users (docs/clients.md "Model ids"): the provider's list, shown with neutral ids, in
-    // objects both SDK families read; provider ids stay accepted as input.
-    handler: (ctx) => listModels(ctx, services, client),
-  });
-  addRoute(router, services, {
-    method: 'POST',
-    path: '/api/v1/chat/completions',
-    json: true,
-    handler: (ctx) => chatCompletions(ctx, services, parts),
-  });
-  addRoute(router, services, { method: 'GET', path: '/api/models', handler: (ctx) => listModels(ctx, services, client) });
 }

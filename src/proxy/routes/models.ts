@@ -1,17 +1,22 @@
-// Model lists and single models (SPEC.md §2.6). Every list and answer shows the neutral `assistant-` ids; what a
-// requested id may be (listed id, provider id, CLI alias, user alias) is models/model-catalog.ts's.
-//   GET /v1/models, /compat/v1/models, /cc/v1/models, /sdk/models       the profile's known models
-//   GET the same + /{id}, and /api/v1/models/{id}, /api/models/{id}     one model; unknown ids are 404
-//                                                                         model_not_found in the route's shape
-// /api/models and /api/v1/models (the lists of direct mode) are the direct-mode module's; they ask the provider.
+// Model lists and single models (docs/clients.md "Model ids", docs/configuration.md "Models"). Every list shows the
+// one live catalog (models/live-catalog.ts: the provider's list, else its cached copy, else the built-in fallback),
+// in the neutral `assistant-` ids, so every route's list agrees; a header names which catalog it is.
+//   GET /v1/models, /compat/v1/models, /cc/v1/models, /sdk/models      the catalog (tool mode's paths)
+//   GET /api/models, /api/v1/models                                    the same catalog (direct mode's paths)
+//   GET any of them + /{id}                                            one model; an alias answers the model it
+//                                                                       stands for; unknown ids are 404
+//                                                                       model_not_found in the route's shape
 //
-// A model object carries the fields of both formats (docs/clients.md "Model ids"): the compatible ones of §2.6
-// (id, object, created, owned_by), read by OpenAI-format SDKs, and the native ones (type, display_name,
-// created_at), read by the native SDK's models.retrieve. The names do not collide.
+// A model object carries the fields of both formats (docs/clients.md "Model ids"): the compatible ones (id, object,
+// created, owned_by), read by OpenAI-format SDKs, and the native ones (type, display_name, created_at), read by the
+// native SDK's models.retrieve; plus context_length when the catalog knows it. The names do not collide.
 
+import type { ProxyContext } from '../http/types.js';
+import type { CatalogState } from '../models/live-catalog.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { ModelInfo, Profile } from '../profile.js';
 import type { Services } from '../services.js';
+import { modelsSourceHeader } from '../upstream/provider-models.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
 export interface ModelObject {
@@ -22,6 +27,8 @@ export interface ModelObject {
   type: 'model';
   display_name: string;
   created_at: string;
+  /** The input context window in tokens, when known. */
+  context_length?: number;
 }
 
 export function modelObject(profile: Profile, model: ModelInfo): ModelObject {
@@ -33,10 +40,11 @@ export function modelObject(profile: Profile, model: ModelInfo): ModelObject {
     type: 'model',
     display_name: model.id,
     created_at: new Date(model.created * 1000).toISOString(),
+    ...(model.contextLength ? { context_length: model.contextLength } : {}),
   };
 }
 
-export function modelList(profile: Profile, models = profile.models): { object: 'list'; data: ModelObject[]; has_more: false; first_id: string | null; last_id: string | null } {
+export function modelList(profile: Profile, models: readonly ModelInfo[]): { object: 'list'; data: ModelObject[]; has_more: false; first_id: string | null; last_id: string | null } {
   return {
     object: 'list',
     data: models.map((m) => modelObject(profile, m)),
@@ -47,26 +55,49 @@ export function modelList(profile: Profile, models = profile.models): { object: 
   };
 }
 
-const listPaths = ['/v1/models', '/compat/v1/models', '/sdk/models', '/cc/v1/models'];
+/** The catalog as the routes need it: the models, resolution, and which list is in use. */
+export type ListedCatalog = ModelCatalog & {
+  snapshot(): CatalogState;
+  resolveFresh(requested: string): Promise<ReturnType<ModelCatalog['resolve']>>;
+  refreshUnlessRecent(ms: number): Promise<void>;
+};
 
-export function registerModels(router: ProxyRouter, services: Services, catalog: ModelCatalog): void {
+/** Response header with the reason the last read of the provider's list failed (redacted), when it did. */
+export const modelsErrorHeader = 'x-proxy-models-error';
+
+/** A list asked with Cache-Control: no-cache is read from the provider first, unless a read began this recently. */
+const noCacheFloorMs = 5_000;
+
+export const modelListPaths = ['/v1/models', '/compat/v1/models', '/sdk/models', '/cc/v1/models', '/api/v1/models', '/api/models'];
+
+function sourceHeader(ctx: ProxyContext, catalog: ListedCatalog): void {
+  const state = catalog.snapshot();
+  ctx.set(modelsSourceHeader, state.source);
+  // One printable line: the reason is already redacted, and a header cannot hold a line break.
+  if (state.lastError) ctx.set(modelsErrorHeader, state.lastError.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 300));
+}
+
+export function registerModels(router: ProxyRouter, services: Services, catalog: ListedCatalog): void {
   const { profile } = services;
-  for (const path of listPaths) {
+  for (const path of modelListPaths) {
     addRoute(router, services, {
       method: 'GET',
       path,
       handler: async (ctx) => {
-        ctx.body = modelList(profile);
+        // A client (diagnose, a reload) that asks for no cached answer gets the provider's list read now.
+        if (/no-cache/i.test(ctx.get('cache-control'))) await catalog.refreshUnlessRecent(noCacheFloorMs);
+        sourceHeader(ctx, catalog);
+        ctx.body = modelList(profile, catalog.models);
       },
     });
-  }
-  for (const path of [...listPaths, '/api/v1/models', '/api/models']) {
     addRoute(router, services, {
       method: 'GET',
       path: `${path}/:id`,
       handler: async (ctx) => {
-        // An alias answers with the model it stands for, so a client sees the id that will serve it.
-        const resolved = catalog.resolve(String(ctx.params.id));
+        // An alias answers with the model it stands for, so a client sees the id that will serve it; an unknown id
+        // re-reads the provider's list first (at most once a minute).
+        const resolved = await catalog.resolveFresh(String(ctx.params.id));
+        sourceHeader(ctx, catalog);
         ctx.body = modelObject(profile, resolved.info);
       },
     });

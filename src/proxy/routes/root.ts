@@ -4,6 +4,7 @@
 
 import type { ModeName } from '../config.js';
 import type { Services } from '../services.js';
+import { sdkBaseUrls } from '../../shared/endpoints.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
 export interface BaseUrl {
@@ -12,18 +13,10 @@ export interface BaseUrl {
   note?: string;
 }
 
-/** The base URLs a client is pointed at, for the modes that are on (README "Point a client at it"). */
+/** The base URLs a client is pointed at, for the modes that are on, each labelled with the SDK it is for (the same
+ * list the window and the tray copy: src/shared/endpoints.ts). */
 export function baseUrls(origin: string, modes: readonly ModeName[]): BaseUrl[] {
-  const out: BaseUrl[] = [];
-  if (modes.includes('tool')) {
-    out.push({ label: 'native format (tool mode)', url: `${origin}/v1`, note: 'native SDKs take the base without /v1' });
-    out.push({ label: 'compatible format (tool mode)', url: `${origin}/compat/v1`, note: 'OpenAI-format clients and SDKs' });
-  }
-  if (modes.includes('direct')) {
-    out.push({ label: 'direct mode, native', url: `${origin}/api`, note: 'tools and every model setting' });
-    out.push({ label: 'direct mode, compatible', url: `${origin}/api/v1` });
-  }
-  if (modes.includes('respapi')) out.push({ label: 'response-API mode', url: `${origin}/respapi` });
+  const out: BaseUrl[] = sdkBaseUrls(origin, modes).map(({ label, url, note }) => ({ label, url, note }));
   out.push({ label: 'health', url: `${origin}/health/detailed` });
   return out;
 }

@@ -55,23 +55,30 @@ function toolChoiceOf(body: CompatChatRequest): NativeToolChoice | undefined {
   return undefined;
 }
 
+/** A JSON output format as the compatible and Responses formats both describe it. */
+export type JsonFormat = { type: 'json_object' } | { type: 'json_schema'; name?: string | null; description?: string | null; schema?: Record<string, unknown> | null };
+
 /**
- * response_format has no native parameter. It is emulated with an instruction appended to the system prompt;
- * the model usually complies but the output is not guaranteed to parse, so a warning says so.
+ * A JSON output format has no native parameter. It is emulated with an instruction appended to the system prompt;
+ * the model usually complies but the output is not guaranteed to parse, so the caller warns.
  */
-function formatInstructionOf(body: CompatChatRequest): string | undefined {
-  const format = body.response_format;
-  if (!format || format.type === 'text') return undefined;
+export function jsonFormatInstruction(format: JsonFormat): string {
   if (format.type === 'json_object') {
     return 'Respond only with a single valid JSON object. Do not add any text before or after it.';
   }
-  const { name, description, schema } = format.json_schema;
+  const { name, description, schema } = format;
   return [
-    `Respond only with a single valid JSON value that conforms to the JSON schema "${name}" below.`,
+    `Respond only with a single valid JSON value that conforms to the JSON schema${name ? ` "${name}"` : ''} below.`,
     ...(description ? [description] : []),
     'Do not add any text before or after it.',
     JSON.stringify(schema ?? {}),
   ].join('\n');
+}
+
+function formatInstructionOf(body: CompatChatRequest): string | undefined {
+  const format = body.response_format;
+  if (!format || format.type === 'text') return undefined;
+  return jsonFormatInstruction(format.type === 'json_object' ? format : { type: 'json_schema', ...format.json_schema });
 }
 
 function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): string[] | undefined {
@@ -88,26 +95,26 @@ function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): s
  * requires it). The provider refuses sampling settings with thinking on, so temperature and top_p are then named
  * as ignored. A budget that cannot fit (max_tokens too small) leaves thinking off, named as ignored.
  */
-function applyReasoningEffort(effort: ReasoningEffort, request: NativeMessagesRequest, options: CompatRequestToNativeOptions, warnings: string[], ignored: string[]): void {
+export function applyReasoningEffort(effort: ReasoningEffort, request: Pick<NativeMessagesRequest, 'max_tokens' | 'thinking' | 'temperature' | 'top_p'>, options: Pick<CompatRequestToNativeOptions, 'thinking'>, warnings: string[], ignored: string[], field = 'reasoning_effort'): void {
   if (!options.thinking) {
-    ignored.push('reasoning_effort');
+    ignored.push(field);
     return;
   }
   const wanted = options.thinking.budgets[effort];
   if (wanted <= 0) return; // none, minimal: no thinking, as asked
   const budget = Math.min(wanted, request.max_tokens - 1);
   if (budget < options.thinking.min) {
-    ignored.push('reasoning_effort');
-    warnings.push(`reasoning_effort ${effort} was ignored: thinking needs max_tokens above ${options.thinking.min}`);
+    ignored.push(field);
+    warnings.push(`${field} ${effort} was ignored: thinking needs max_tokens above ${options.thinking.min}`);
     return;
   }
-  if (budget < wanted) warnings.push(`reasoning_effort ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
+  if (budget < wanted) warnings.push(`${field} ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
   request.thinking = { type: 'enabled', budget_tokens: budget };
   for (const key of ['temperature', 'top_p'] as const) {
     if (request[key] === undefined) continue;
     delete request[key];
     ignored.push(key);
-    warnings.push(`${key} cannot be combined with reasoning_effort (thinking) and was ignored`);
+    warnings.push(`${key} cannot be combined with ${field} (thinking) and was ignored`);
   }
 }
 

@@ -27,7 +27,7 @@ export function missingMaxTokensError() {
   return invalidField(
     'max_tokens',
     'is required',
-    'Invalid request: max_tokens is required on /v1/chat/completions (the native chat format, SPEC.md §2.1). ' +
+    'Invalid request: max_tokens is required on /v1/chat/completions (the native chat format, docs/interface.md "Native chat request"). ' +
       'OpenAI-format clients and SDKs should use the base URL /compat/v1 instead, where max_tokens is optional.',
   );
 }

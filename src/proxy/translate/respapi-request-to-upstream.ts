@@ -61,7 +61,7 @@ export function respapiRequestToUpstream(raw: unknown, profile: Profile, ourInst
     throw new ProxyError('model_not_found', `The model '${model}' does not exist in response-API mode; use one of: ${known}`, { field: 'model', issue: 'not available' });
   }
   if (parsed.messages !== undefined && parsed.input !== undefined) {
-    throw invalidField('messages', 'cannot be combined with input', 'Send either messages (SPEC §2.7 chat form) or input (the response API form), not both');
+    throw invalidField('messages', 'cannot be combined with input', 'Send either messages (the chat form, docs/interface.md "Response-API request") or input (the response API form), not both');
   }
   if (parsed.messages === undefined && parsed.input === undefined) {
     throw invalidField('messages', 'is required', 'Invalid request: messages is required (or input, in the response API form)');

@@ -108,8 +108,7 @@ interface HeaderRules {
   betaFlagsJoined: string;
 }
 
-// Worked out once per profile: lower-casing, listing and joining these on every request cost more than the rest
-// of the header work (docs/benchmarks.md "What each change bought").
+// Worked out once per profile, not lower-cased, listed and joined again on every request.
 const rulesByApi = new WeakMap<Profile['api'], HeaderRules>();
 
 function rulesOf(api: Profile['api']): HeaderRules {

@@ -76,10 +76,9 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const raw = ctx.state.rawBody;
   // A non-streamed answer of modest size is not a stream, whether it carries a content-length or comes chunked (a
   // CDN in front of the provider may re-chunk it): it arrives whole (upstream/whole-or-stream.ts) and goes out as
-  // one Buffer, with a Content-Length, in one write, instead of piping a stream (chunked framing, a write per chunk
-  // and one for the terminator, a pipeline and an async-generator step per chunk): `npm run bench` measured the
-  // piped path at about a third more CPU per request and its last byte reaching the client later
-  // (docs/benchmarks.md, "The chunked answer"). Nothing has been sent yet then, so a provider that breaks off
+  // one Buffer, with a Content-Length, in one write, instead of piping a stream, whose terminator reached the client
+  // several event-loop turns after the provider's last byte (docs/performance.md "The chunked answer"). Nothing has
+  // been sent yet then, so a provider that breaks off
   // mid-answer still gets a proper error status. An event stream, or a longer answer, is streamed through.
   const answer = await client.exchange(
     {

@@ -1,5 +1,6 @@
-// GET /api/models (SPEC.md §4, §2.6): the provider's own model list when the credentials work, with the provider's
-// ids mapped to the public (neutral) ones; otherwise the profile's list. A header says which one the client got,
+// The provider's own model list (GET /v1/models on the provider API), with the provider's ids mapped to the public
+// (neutral) ones: what models/live-catalog.ts reads through the CLI's login at start, daily and on an unknown id.
+// Every route's model list shows that catalog; a header says which catalog a client got (live, cached, fallback),
 // so a missing login is visible without turning the model list into an error (clients ask it at start-up).
 
 import { z } from 'zod';
@@ -11,11 +12,20 @@ import type { ProviderClient } from './provider-client.js';
 import { fromErrorAnswer } from './upstream-error.js';
 import { ProxyError } from '../errors.js';
 
-/** Response header naming where the list came from: `provider` or `profile`. */
+/** Response header naming where the list came from: `live`, `cached` or `fallback` (docs/configuration.md "Models"). */
 export const modelsSourceHeader = 'x-proxy-models-source';
 
 const providerListSchema = z.looseObject({
-  data: z.array(z.looseObject({ id: z.string().min(1), created_at: z.string().optional() })),
+  data: z.array(
+    z.looseObject({
+      id: z.string().min(1),
+      created_at: z.string().optional(),
+      // The input window, under the names providers use for it; absent on older lists.
+      max_input_tokens: z.number().int().positive().optional(),
+      context_window: z.number().int().positive().optional(),
+      context_length: z.number().int().positive().optional(),
+    }),
+  ),
 });
 
 /** Longest wait for the provider's list before answering the profile's (clients ask it at start-up). */
@@ -40,10 +50,11 @@ export async function fetchProviderModels(services: Services, client: ProviderCl
   } catch {
     throw new ProxyError('upstream', 'The provider answered the model list in an unexpected shape');
   }
-  const known = new Map(profile.models.map((m) => [m.id, m.created]));
+  const known = new Map(profile.models.map((m) => [m.id, m]));
   return parsed.data.map((m) => {
     const id = toNeutralModel(profile, m.id);
     const at = m.created_at ? Date.parse(m.created_at) : Number.NaN;
-    return { id, created: Number.isNaN(at) ? (known.get(id) ?? 0) : Math.floor(at / 1000) };
+    const contextLength = m.max_input_tokens ?? m.context_window ?? m.context_length ?? known.get(id)?.contextLength;
+    return { id, created: Number.isNaN(at) ? (known.get(id)?.created ?? 0) : Math.floor(at / 1000), ...(contextLength ? { contextLength } : {}) };
   });
 }

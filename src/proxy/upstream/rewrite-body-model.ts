@@ -25,8 +25,7 @@ function plain(buf: Buffer, start: number, end: number): boolean {
 
 /** The JSON string between `start` and `end` (its quotes included); undefined when it is not a valid one. */
 function stringAt(buf: Buffer, start: number, end: number): string | undefined {
-  // Most keys and model ids have no escape: their text is their bytes, without JSON.parse's copy and checks
-  // (docs/benchmarks.md "Twelfth pass").
+  // Most keys and model ids have no escape: their text is their bytes, without JSON.parse's copy and checks.
   if (end - start >= 2 && buf[end - 1] === QUOTE && plain(buf, start, end)) return buf.toString('utf8', start + 1, end - 1);
   try {
     const value: unknown = JSON.parse(buf.toString('utf8', start, end));

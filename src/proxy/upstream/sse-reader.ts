@@ -1,8 +1,8 @@
 // The one reader of upstream server-sent events (STYLE.md habit 5: eventsource-parser, never a hand-rolled split).
 // Bytes arrive in arbitrary pieces: a UTF-8 character or a `\r\n` line end may be cut between two reads, so the
 // bytes go through one streaming decoder and the parser keeps partial lines until they are complete. Node's
-// StringDecoder rather than TextDecoder: the same UTF-8 handling (an invalid sequence becomes U+FFFD), and a new
-// one per request costs a third (TextDecoder sets up an ICU converter each time).
+// StringDecoder rather than TextDecoder: the same UTF-8 handling (an invalid sequence becomes U+FFFD), without an
+// ICU converter set up for every request.
 // Push form (SseReader) for code that is handed chunks as they pass (the direct backend, and the chat observer
 // reading a copy of the byte-level forwarder's answer); pull form (readSse) for the response-API client, which
 // consumes its upstream body event by event.

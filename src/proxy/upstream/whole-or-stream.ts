@@ -2,8 +2,7 @@
 // (backends/direct-backend.ts): through one undici dispatch handler instead of `request()`'s body stream. A
 // non-streamed answer of modest size is collected as it arrives and handed over as one Buffer when it ends: no
 // Readable, no 'data' and 'end' listeners, no ticks of a stream's own, and no promise between the last byte and the
-// caller. On a light load those steps were a tenth of what the proxy's main thread did for a forwarded request
-// (docs/benchmarks.md "Twelfth pass"). An event stream, an answer announced larger than the bound, and one that
+// caller (docs/performance.md "The chunked answer"). An event stream, an answer announced larger than the bound, and one that
 // grows past it while it is read are handed over as a Readable instead (what was read so far first), with undici's
 // pause and resume as its back-pressure, so they pass on chunk by chunk as before.
 // The request's AbortSignal (the client went away) aborts the upstream request at any point; the upstream's own

@@ -17,17 +17,16 @@ import type { CapturedBodies, QuotaSource, QuotaWindow, RequestPage, RequestQuer
 /**
  * How long queued rows wait for their write. Each write has a fixed cost (its transaction, and the pages of the
  * table and of each index it rewrites in the WAL), paid again for every few rows when writes come often: on a light
- * load, writes every 250 ms cost the proxy's main thread measurably more per request than fewer, larger ones
- * (docs/benchmarks.md "Twelfth pass"). Short enough that a kill -9 loses under a second of rows, with the
+ * load, frequent small writes cost the proxy's main thread more per request than fewer, larger ones
+ * (docs/performance.md "The usage ledger"). Short enough that a kill -9 loses under a second of rows, with the
  * bookkeeping's own short wait before a row is queued (docs/usage.md "Durability").
  */
 export const FLUSH_MS = 500;
 /**
- * A write holds the event loop for as long as its rows take (about 6 µs each in a large write, more in a small one:
- * `node bench/ledger-flush.mjs`, docs/benchmarks.md), and every request with a step due meanwhile waits for it. At
- * thousands of requests a second a FLUSH_MS batch is thousands of rows, tens of ms in one piece; capped, a write stays
- * under about 2 ms. The cap is not lower because each write has a fixed cost: with a cap of 32 rows, a CPU profile
- * of the translated route at 32 connections put the ledger at about 30 µs a request instead of 9.
+ * A write holds the event loop for as long as its rows take, and every request with a step due meanwhile waits for
+ * it. At thousands of requests a second a FLUSH_MS batch is thousands of rows, tens of ms in one piece; capped, a
+ * write stays under about 2 ms. The cap is not lower because each write has a fixed cost (docs/performance.md "The
+ * usage ledger").
  */
 export const FLUSH_ROWS = 256;
 const PRUNE_MS = 60 * 60 * 1000;

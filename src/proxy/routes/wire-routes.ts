@@ -1,0 +1,79 @@
+// The chat routes of the formats on the wire-format contract (wire/formats.ts), registered from their rows in the
+// route table: a row names a format and a mode, and its handler is parse (the format's, once) -> the mode's
+// additions (chat-modes.ts) -> the one answer path (answer-chat.ts). No list of routes lives here.
+
+import type { Backend } from '../backends/backend.js';
+import type { ListedCatalog } from './models.js';
+import { listenerOf, routeTable, type Listener } from '../route-table.js';
+import type { Services } from '../services.js';
+import { wireFormats } from '../wire/formats.js';
+import { answerChat } from './answer-chat.js';
+import { directChat, directUpstream, toolChat } from './chat-modes.js';
+import { addRoute, type ProxyRouter } from './define.js';
+
+export interface WireParts {
+  cli: Backend;
+  direct: Backend;
+  catalog: ListedCatalog;
+}
+
+export function registerWireRoutes(router: ProxyRouter, services: Services, parts: WireParts, listener: Listener = 'main'): void {
+  const { api } = services.profile;
+  for (const decl of routeTable) {
+    // Each listener registers its own rows (the Ollama listener's: ollama/listener.ts).
+    if (listenerOf(decl.path) !== listener) continue;
+    const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
+    // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
+    if (!format) continue;
+    if (format.family !== decl.family)
+      throw new Error(
+        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`,
+      );
+    const answer = format.answer.bind(format);
+    const { errorShape } = format;
+    // A row whose mode is a setting's (the Ollama listener's chats) is answered by the mode OLLAMA_MODE names.
+    const setting = decl.modeBySetting ? services.config.ollamaMode : undefined;
+    const mode = setting ?? decl.mode;
+    const chosen = setting ? { mode: setting } : {};
+    if (mode === 'tool') {
+      addRoute(router, services, {
+        ...chosen,
+        method: decl.method,
+        path: decl.path,
+        json: true,
+        errorShape,
+        handler: async (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.cli,
+            await toolChat(ctx, format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+          ),
+      });
+    } else if (mode === 'direct') {
+      addRoute(router, services, {
+        ...chosen,
+        method: decl.method,
+        path: decl.path,
+        json: true,
+        errorShape,
+        handler: (ctx) =>
+          answerChat(
+            ctx,
+            services,
+            parts.direct,
+            directChat(
+              format.parse(ctx.state.body, { mode: 'direct', api }),
+              answer,
+              parts.catalog,
+              directUpstream(ctx, services),
+            ),
+          ),
+      });
+    } else {
+      throw new Error(
+        `route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`,
+      );
+    }
+  }
+}

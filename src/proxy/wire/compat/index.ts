@@ -1,0 +1,37 @@
+// The compatible format (OpenAI chat completions, SPEC.md §2.2): POST /compat|/cc|/sdk /v1/chat/completions in
+// tool mode and /api/v1/chat/completions in direct mode, with one parse for both. The legacy `functions` form is
+// taken as `tools` and answered in its own form (docs/tool-mode.md), in either mode.
+
+import { compatChatRequestSchema, type CompatChatRequest } from '../../formats/compat.js';
+import { validate } from '../../formats/validate.js';
+import { compatRequestToNative } from '../../translate/compat-request-to-native.js';
+import { legacyFunctionsToTools } from '../../translate/legacy-functions-to-tools.js';
+import { refuseProviderTools } from '../request-checks.js';
+import type { WireFormat } from '../wire-format.js';
+import { compatAnswer, type CompatAnswerOptions } from './answer.js';
+
+export const compatFormat: WireFormat<CompatAnswerOptions> = {
+  name: 'compat',
+  family: 'compat',
+  parse(raw, { mode, api }) {
+    if (mode === 'tool') refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
+    const { body, legacy } = legacyFunctionsToTools(raw);
+    const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
+    // reasoning_effort becomes a thinking budget by the same table in both modes (profile.api.thinkingBudgets).
+    const { request, warnings, ignored } = compatRequestToNative(parsed, {
+      defaultMaxTokens: api.defaultMaxTokens,
+      thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
+    });
+    const { stream, ...native } = request;
+    return {
+      request: native,
+      stream: stream === true,
+      ignored,
+      warnings,
+      clientNames: { stop_sequences: 'stop', thinking: 'reasoning_effort' },
+      ...(legacy ? { toolResultsReturn: false } : {}),
+      answer: { includeUsage: parsed.stream_options?.include_usage === true, legacyFunctions: legacy },
+    };
+  },
+  answer: (meta, options) => compatAnswer(meta, options),
+};
