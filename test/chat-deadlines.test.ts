@@ -24,6 +24,8 @@ const bodies: Record<string, (maxTokens: number) => Record<string, unknown>> = {
   messages: (n) => ({ model, messages, max_tokens: n }),
   compat: (n) => ({ model, messages, max_tokens: n }),
   responses: (n) => ({ model, input: 'Say hello', max_output_tokens: n }),
+  'ollama-chat': (n) => ({ model, messages, options: { num_predict: n } }),
+  'ollama-generate': (n) => ({ model, prompt: 'Say hello', options: { num_predict: n } }),
 };
 
 const chatRows = (mode: 'tool' | 'direct') =>
@@ -105,8 +107,15 @@ describe('direct mode: the provider never answers', () => {
 describe('tool mode: the CLI never starts answering', () => {
   let bed: ToolBed;
   beforeAll(async () => {
-    bed = await startToolBed({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 500 });
+    bed = await startToolBed({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 500, ollamaPort: 0 });
   });
+  /** Rows under /ollama are served on the Ollama listener's own port, without that internal prefix. */
+  const urlOf = (path: string) => {
+    if (!path.startsWith('/ollama/')) return `${bed.url}${path}`;
+    const status = bed.proxy.proxy.ollama();
+    if (status.state !== 'listening') throw new Error(`the Ollama listener is ${status.state}`);
+    return `${status.url}${path.slice('/ollama'.length)}`;
+  };
   afterAll(async () => {
     await bed?.close();
   });
@@ -116,7 +125,7 @@ describe('tool mode: the CLI never starts answering', () => {
     '$path ($format), stream $stream: 504 at CLI_FIRST_TOKEN_TIMEOUT_MS',
     async ({ path, format, family, stream }) => {
       const res = await postJson(
-        `${bed.url}${path}`,
+        urlOf(path),
         { ...bodies[format](64), stream },
         { signal: AbortSignal.timeout(20_000) },
       );

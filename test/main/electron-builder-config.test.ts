@@ -2,7 +2,7 @@
 // JSON-schema validation (app-builder-lib), the same step `electron-builder` runs before it packages anything.
 // Packaging itself needs the Electron binary and per-OS tools, which this environment does not have.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,26 @@ describe('electron-builder.yml', () => {
     for (const dep of Object.keys(root.dependencies)) visit(dep, repo.replace(/\/$/, ''));
     expect(seen.size).toBeGreaterThan(Object.keys(root.dependencies).length);
     expect(native).toEqual([]);
+  });
+
+  it('leaves out of the app what only the headless first run needs (the project\'s Node, typescript, tsx), and packs the rest', async () => {
+    // The filter electron-builder itself applies to each dependency's files (app-builder-lib's
+    // getNodeModuleFileMatcher: every file, minus the config's exclusions), asked about one file of each package.
+    const { getNodeModuleFileMatcher } = require('app-builder-lib/out/fileMatcher.js') as {
+      getNodeModuleFileMatcher(appDir: string, destination: string, expand: (s: string) => string, platformOptions: object, packager: object): {
+        createFilter(): (file: string, stat: Stats & { moduleFullFilePath?: string }) => boolean;
+      };
+    };
+    const config = await getConfig(repo, `${repo}electron-builder.yml`, null);
+    const matcher = getNodeModuleFileMatcher(repo, '/app', (s) => s, {}, { config, debugLogger: new DebugLogger(false) });
+    const packed = (name: string): boolean => {
+      const file = join(repo, 'node_modules', name, 'package.json');
+      const stat: Stats & { moduleFullFilePath?: string } = lstatSync(file);
+      stat.moduleFullFilePath = join('node_modules', name, 'package.json');
+      return matcher.createFilter()(file, stat);
+    };
+    for (const name of ['node', 'typescript', 'tsx', 'esbuild']) expect(packed(name), name).toBe(false);
+    for (const name of ['koa', 'undici', 'zod', 'pino', 'electron-store']) expect(packed(name), name).toBe(true);
   });
 
   it('the validation is real: a misspelt option is rejected', async () => {

@@ -54,8 +54,8 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
       if (err.retryAfter !== undefined) ctx.set('retry-after', String(Math.max(0, Math.ceil(err.retryAfter))));
       // The official SDKs honour this header before their own status rules: an answer that only the user can fix
       // (no CLI, not logged in, a bad request) fails at once instead of after retries and back-off
-      // (docs/http.md "Retries").
-      if (!err.retryable) ctx.set('x-should-retry', 'false');
+      // (docs/http.md "Retries"). A provider's own x-should-retry, passed on in err.headers, is its word and stays.
+      if (!err.retryable && !ctx.response.get('x-should-retry')) ctx.set('x-should-retry', 'false');
       ctx.type = 'application/json';
       const safe = new ProxyError(err.kind, redactSecrets(err.message), { field: err.field, issue: err.issue, status: err.status });
       ctx.body = shape ? shape.body(safe, ctx.state.requestId) : renderError(safe, ctx.state.family, ctx.state.requestId);
