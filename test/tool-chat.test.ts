@@ -2,11 +2,15 @@
 // whole conversation reaching the CLI, and what the child process is given.
 
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageRecord, UsageSink } from '../src/proxy/usage/types.js';
+import { makeFakeCli } from './fixtures/fake-cli.js';
+import { startProxy } from './helpers/proxy.js';
 import { childEnv, postJson, readSse, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
 
 let bed: ToolBed;
@@ -246,5 +250,26 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
     const res = await postJson(`${bed.url}/sdk/v1/chat/completions`, { model, tool_choice: 'auto', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toContain('tool_choice');
+  });
+});
+
+describe('what served the answer', () => {
+  it('the answer and the ledger name the model the provider really received, not the one asked for', async () => {
+    const cli = await makeFakeCli({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } });
+    const base = await mkdtemp(join(tmpdir(), 'served-'));
+    const rows: UsageRecord[] = [];
+    const usage: UsageSink = { record: (row) => rows.push(row), upstreamHeaders: () => undefined, cliRateLimit: () => undefined };
+    const proxy = await startProxy({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), modes: ['tool'] }, { deps: { childEnv }, usage });
+    try {
+      const res = await postJson(`${proxy.url}/v1/messages`, { model: 'assistant-opus-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { model: string }).model).toBe('assistant-opus-4-1-20250805');
+      await expect.poll(() => rows.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(rows[0]).toMatchObject({ modelRequested: 'assistant-opus-4-20250514', modelServed: 'assistant-opus-4-1-20250805' });
+    } finally {
+      await proxy.close();
+      await cli.cleanup();
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });

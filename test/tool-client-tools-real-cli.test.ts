@@ -29,6 +29,7 @@ const model = 'assistant-sonnet-4-20250514';
 const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 interface UpstreamBody {
+  max_tokens?: number;
   tools?: Array<{ name: string }>;
   messages: Array<{ role: string; content: unknown }>;
 }
@@ -167,4 +168,28 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     expect(JSON.stringify(results[1].content)).toContain('tool output 42');
     expect(Array.isArray(results[1].content) && results[1].content.some((b) => b.type === 'image' && b.source?.data === png)).toBe(true);
   }, 120_000);
+
+  it('results sent with another max_tokens reach a fresh process, never the waiting one (the same conversation only)', async () => {
+    Object.assign(sim.knobs, { toolCalls: 1 });
+    const tools = [{ name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+    const asked = { model, max_tokens: 300, tools, messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] };
+    const first = (await (await fetch(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(asked) })).json()) as { stop_reason: string; content: Array<{ type: string; id?: string }> };
+    expect(first.stop_reason).toBe('tool_use');
+    const id = first.content.find((b) => b.type === 'tool_use')!.id!;
+    const before = chatCalls().length;
+    const res = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ...asked,
+        max_tokens: 4000,
+        messages: [...asked.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }] }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const after = chatCalls().slice(before);
+    // Every provider call for that answer carried the new limit: none came from the process started with 300.
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.map((b) => b.max_tokens)).toEqual(after.map(() => 4000));
+  }, 60_000);
 });

@@ -4,7 +4,8 @@
 // (a client that never comes back, results no conversation waits for, a client that leaves, tools the CLI cannot
 // offer) each get their test.
 
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -108,6 +109,9 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     expect(secret).toMatch(/^Bearer .{40,}$/);
     expect(argv.join(' ')).not.toContain(secret.slice(7));
     expect((await stat(configFile)).mode & 0o777).toBe(0o600);
+    // In the data directory, never a shared temporary one.
+    expect(configFile.startsWith(join(bed.dataDir, 'cli-mcp'))).toBe(true);
+    expect((await stat(join(bed.dataDir, 'cli-mcp'))).mode & 0o777).toBe(0o700);
     // Reachable only with the secret.
     const anonymous = await postJson(config.mcpServers.c.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(anonymous.status).toBe(401);
@@ -236,6 +240,7 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(results[0]).toMatchObject({ id: uses[0].id, isError: true, content: [{ type: 'text', text: 'no weather service' }] });
     expect(results[1]).toMatchObject({ id: uses[1].id, isError: false, content: [{ type: 'text', text: 'noon' }, { type: 'image', data: png, mimeType: 'image/png' }] });
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
+
   });
 
   it('a result the CLI cannot take (an image URL) is a 400, and the CLI still waits for a usable one', async () => {
@@ -354,6 +359,93 @@ describe('edges of a tool loop', () => {
     expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
   });
 
+  it('results reach a waiting CLI only from the same conversation: another model, max_tokens, system prompt, tool list, an edited or whitespace-edited earlier message, or a forged history start fresh', async () => {
+    const logDir = await mkdtemp(join(tmpdir(), 'mcp-same-'));
+    const log = join(logDir, 'mcp.log');
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_MCP_LOG: log } }, { cliToolResultTimeoutMs: 60_000 });
+    const ask = { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather in  Paris?' }] };
+    const first = (await (await postJson(`${bed.url}/v1/messages`, ask)).json()) as { content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }> };
+    const [waiting] = await chats(bed);
+    const results = (over: Record<string, unknown>, firstMessage: unknown = ask.messages[0]) => ({
+      ...ask,
+      messages: [firstMessage, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] }],
+      ...over,
+    });
+    const variants = [
+      results({ model: 'assistant-opus-4-20250514' }),
+      results({ max_tokens: 4000 }),
+      results({ system: 'You are terse.' }),
+      results({ tools: nativeTools.slice(0, 1) }),
+      results({}, { role: 'user', content: 'weather in Paris?' }),
+      results({}, { role: 'user', content: 'weather in Rome?' }),
+    ];
+    for (const body of variants) {
+      const res = await postJson(`${bed.url}/v1/messages`, body);
+      expect(res.status).toBe(200);
+    }
+    // None of those reached the waiting process; each was a fresh one with the whole conversation.
+    const toWaiting = (await mcpLog(log)).filter((e) => e.at === 'result' && e.pid === waiting.pid);
+    expect(toWaiting).toEqual([]);
+    const records = await chats(bed);
+    expect(records).toHaveLength(1 + variants.length);
+    expect(records.slice(1).map((r) => r.argv[r.argv.indexOf('--model') + 1])[0]).toBe('claude-opus-4-20250514');
+    expect(await cliCounts(bed)).toMatchObject({ waiting: 1 });
+    // The conversation itself still continues in its waiting process.
+    const same = await postJson(`${bed.url}/v1/messages`, results({}));
+    expect(same.status).toBe(200);
+    expect((await mcpLog(log)).filter((e) => e.at === 'result' && e.pid === waiting.pid)).toHaveLength(1);
+    await rm(logDir, { recursive: true, force: true });
+  });
+
+  it('a tool result holding an image does not refuse the later user turns the same process continues', async () => {
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 4 });
+    const png = Buffer.from('fake png').toString('base64');
+    const asked = { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'look' }] };
+    const first = (await (await postJson(`${bed.url}/v1/messages`, asked)).json()) as { content: Array<{ id: string; type: string }> };
+    const withImage = [
+      ...asked.messages,
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] },
+    ];
+    const second = (await (await postJson(`${bed.url}/v1/messages`, { ...asked, messages: withImage })).json()) as { content: unknown[] };
+    const next = await postJson(`${bed.url}/v1/messages`, { ...asked, messages: [...withImage, { role: 'assistant', content: second.content }, { role: 'user', content: 'thanks' }] });
+    expect(next.status, await next.clone().text()).toBe(200);
+    const records = await chats(bed);
+    expect(records).toHaveLength(1);
+    expect(records[0].turns.at(-1)).toBe('thanks');
+  });
+
+  it('MCP configs a killed proxy left behind are swept at the next start; the server refuses a foreign Host', async () => {
+    const leftover = await mkdtemp(join(tmpdir(), 'mcp-sweep-'));
+    const dataDir = join(leftover, 'data');
+    // A proxy that no longer runs (pid far above any real one) left its directory with a secret in it.
+    const dead = join(dataDir, 'cli-mcp', String(2 ** 22 + 777));
+    await mkdir(dead, { recursive: true, mode: 0o700 });
+    await writeFile(join(dead, 'old.json'), '{"secret":"s"}', { mode: 0o600 });
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { dataDir });
+    expect(existsSync(dead)).toBe(false);
+    await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] });
+    const [record] = await chats(bed);
+    const configFile = record.argv[record.argv.indexOf('--mcp-config') + 1];
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as { mcpServers: { c: { url: string; headers: Record<string, string> } } };
+    const url = new URL(config.mcpServers.c.url);
+    // A web page reaching the port through DNS rebinding sends its own Host: refused even with the secret.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', ...config.mcpServers.c.headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    });
+    expect(status).toBe(403);
+    await bed.close();
+    bed = undefined;
+    expect(existsSync(configFile)).toBe(false);
+    await rm(leftover, { recursive: true, force: true });
+  });
+
   it('a result for an id no conversation waits for (after a restart) starts a fresh process with the transcript', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } });
     const client = new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
@@ -463,17 +555,32 @@ describe('edges of a tool loop', () => {
     expect(await bed.cli.alivePids()).toEqual([]);
   });
 
-  it('results that cannot get a CLI slot (a full queue) are refused, and the CLI that waited for them ends', async () => {
-    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500' } }, { cliMaxConcurrent: 1, cliQueueSize: 0 });
+  it('results that cannot get a CLI slot (a full queue) are refused before the CLI gets them, and it waits for the retry', async () => {
+    const logDir = await mkdtemp(join(tmpdir(), 'mcp-slot-'));
+    const log = join(logDir, 'mcp.log');
+    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500', FAKE_CLI_MCP_LOG: log } }, { cliMaxConcurrent: 1, cliQueueSize: 0 });
     const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
     const [toolCli] = await chats(bed);
     // Another chat takes the only slot for a few seconds.
     const busy = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const refused = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
     expect(refused.status).toBe(429);
+    // The CLI never saw the results, so it made no provider call for an answer nobody could read.
+    expect((await mcpLog(log)).filter((e) => e.at === 'result')).toEqual([]);
     await readSse(busy);
-    expect(await waitFor(async () => !(await bed!.cli.alivePids()).includes(toolCli.pid), 5000)).toBe(true);
-    expect((await cliCounts(bed)).waiting).toBe(0);
+    expect((await bed.cli.alivePids()).includes(toolCli.pid)).toBe(true);
+    expect((await cliCounts(bed)).waiting).toBe(1);
+    // The busy chat's slot frees as its turn is put away, a moment after its last event.
+    let retriedRes = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
+    for (let i = 0; i < 50 && retriedRes.status === 429; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      retriedRes = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
+    }
+    const retried = (await retriedRes.json()) as { content: Array<{ text?: string }> };
+    expect(retried).toMatchObject({ content: expect.any(Array) });
+    expect(retried.content[0].text).toMatch(/sunny/);
+    expect(new Set((await mcpLog(log)).filter((e) => e.at === 'result').map((e) => e.pid))).toEqual(new Set([toolCli.pid]));
+    await rm(logDir, { recursive: true, force: true });
   });
 
   it('tools the provider runs itself and tool names the CLI cannot take are a 400 in the route\'s shape', async () => {

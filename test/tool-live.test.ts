@@ -99,7 +99,7 @@ describe('a follow-up turn', () => {
     expect(view.conversations[0]).toMatchObject({ state: 'idle', turns: 3, model: 'claude-sonnet-4-20250514' });
   });
 
-  it('matches an answer re-sent with other whitespace, as text blocks, with thinking blocks dropped or added', async () => {
+  it('matches an answer re-sent as text blocks, trimmed, with thinking blocks dropped or added', async () => {
     const b = await start({ reply: 'Hello   Ada,\nnice to meet you.' });
     const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
     await ask(b, first);
@@ -107,7 +107,7 @@ describe('a follow-up turn', () => {
       role: 'assistant',
       content: [
         { type: 'thinking', thinking: 'the user said a name', signature: 'sig' },
-        { type: 'text', text: 'Hello Ada, ' },
+        { type: 'text', text: 'Hello   Ada,\n' },
         { type: 'text', text: 'nice to meet you.\n' },
       ],
     };
@@ -115,6 +115,17 @@ describe('a follow-up turn', () => {
     const records = await chatRecords(b);
     expect(records).toHaveLength(1);
     expect(records[0].turns).toEqual(['My name is Ada.', 'Again?']);
+  });
+
+  it('starts fresh when an earlier message changed only in whitespace: the process never saw the new text', async () => {
+    const b = await start();
+    const first: Msg[] = [{ role: 'user', content: 'Clean with rm -rf /tmp/build' }];
+    const answer = await ask(b, first);
+    await ask(b, [{ role: 'user', content: 'Clean with rm -rf / tmp/build' }, { role: 'assistant', content: answer.text }, { role: 'user', content: 'Sure?' }]);
+    const records = await chatRecords(b);
+    expect(records).toHaveLength(2);
+    expect(records[1].turns[0]).toContain('rm -rf / tmp/build');
+    expect(records[0].turns).toEqual(['Clean with rm -rf /tmp/build']);
   });
 
   it('streams a continued turn like any other', async () => {
@@ -205,6 +216,34 @@ describe('a live process ends', () => {
     const [a] = await chatRecords(b);
     await expect.poll(() => alive(a.pid), { timeout: 5000 }).toBe(false);
     expect(await live(b)).toMatchObject({ live: 2, evicted: 1 });
+  });
+
+  it('CLI_LIVE_MAX bounds every process: warm, busy, idle and waiting for tools; a pending tool call never keeps a new chat from being kept', async () => {
+    const b = await start({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 3, cliPoolSize: 1, cliMaxConcurrent: 4 });
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const counts: number[] = [];
+    const sample = async () => counts.push((await b.cli.alivePids()).length);
+    await ask(b, [{ role: 'user', content: 'a' }]);
+    await sample();
+    await ask(b, [{ role: 'user', content: 'b' }]);
+    await sample();
+    // Two tool loops stop at their calls: their processes wait for the results.
+    for (const q of ['w1', 'w2']) {
+      const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, tools, messages: [{ role: 'user', content: q }] });
+      expect(((await res.json()) as { stop_reason: string }).stop_reason).toBe('tool_use');
+      await sample();
+    }
+    // A new chat at the cap ends the least recently used process nobody reads, and is kept itself.
+    await ask(b, [{ role: 'user', content: 'c' }]);
+    await sample();
+    await new Promise((r) => setTimeout(r, 500)); // the pool's refill, had it been allowed, would have started by now
+    await sample();
+    expect(Math.max(...counts)).toBeLessThanOrEqual(3);
+    const view = await live(b);
+    expect(view.live).toBeLessThanOrEqual(3);
+    expect(view.conversations.some((c) => c.state === 'idle' && c.turns === 1)).toBe(true);
+    const c = (await chatRecords(b)).find((r) => r.turns.includes('c'))!;
+    expect(alive(c.pid)).toBe(true);
   });
 
   it('when its idle lifetime passes', async () => {
@@ -310,6 +349,36 @@ describe('a live process that died between turns', () => {
     await answeredAfresh(b);
   });
 
+  it('dying right after message_start on a non-streamed follow-up, before anything of the answer: still replaced', async () => {
+    const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash-start' } });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    await expect.poll(async () => (await live(b)).idle).toBe(1);
+    expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+    await answeredAfresh(b);
+  });
+
+  it('stopped (SIGSTOP) while idle: the follow-up notices it hung, ends it, and a fresh process answers', async () => {
+    // The first-event deadline is far away: only the hang watch can answer this request with a fresh process.
+    const b = await start({}, { cliFirstTokenTimeoutMs: 60_000 });
+    expect(await ask(b, first)).toEqual({ status: 200, text: reply });
+    const [rec] = await chatRecords(b);
+    process.kill(rec.pid, 'SIGSTOP');
+    try {
+      expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
+      // The stopped one never read the follow-up; a second process got the whole conversation.
+      const records = await chatRecords(b);
+      expect(records).toHaveLength(2);
+      expect(records[0].turns).toEqual(['My name is Ada.']);
+      expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(await live(b)).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
+      const warned = b.proxy.logs().find((l) => String(l.msg).includes('had died between turns'));
+      expect(warned).toMatchObject({ pid: rec.pid, hung: expect.stringMatching(/stopped/) });
+      await expect.poll(() => alive(rec.pid), { timeout: 5000 }).toBe(false);
+    } finally {
+      if (alive(rec.pid)) process.kill(rec.pid, 'SIGKILL');
+    }
+  }, 30_000);
+
   it('killed while idle, its exit seen: dropped at once, and the follow-up starts afresh like any other', async () => {
     const b = await start();
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
@@ -359,6 +428,45 @@ describe('a live process that died between turns', () => {
     const compat = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, messages: follow });
     expect(compat.status).toBe(500);
     expect(((await compat.json()) as { error: { code: string } }).error.code).toBe('internal_server_error');
+  });
+});
+
+describe('a warm process found dead when it is taken', () => {
+  it('is replaced by a new process with the whole conversation, not answered with an error', async () => {
+    const cli = await makeFakeCli();
+    const base = await mkdtemp(join(tmpdir(), 'warm-dead-'));
+    const profile = createProfile({});
+    const config = validateSettings({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), cliLiveMax: 4, cliPoolSize: 1, logLevel: 'debug' }, profile);
+    let logText = '';
+    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }));
+    const backend = new CliBackend({ config, profile, logger, findCli: () => ({ path: cli.path, searched: [] }), childEnv });
+    const cliModel = 'claude-sonnet-4-20250514';
+    const text = async (events: AsyncIterable<NativeStreamEvent>) => {
+      let out = '';
+      for await (const e of events) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') out += e.delta.text;
+      return out;
+    };
+    try {
+      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'warm-up' }] }, new AbortController().signal))).toBe(reply);
+      await expect.poll(() => backend.poolSnapshot().warm, { timeout: 5000 }).toBe(1);
+      const chats = async () => (await cli.records()).filter((r) => r.argv.includes('-p'));
+      await expect.poll(async () => (await chats()).length, { timeout: 5000 }).toBe(2);
+      const warm = (await chats()).find((r) => r.turns.length === 0)!;
+      // Killed, and not yet reaped: the pool still holds it as alive.
+      process.kill(warm.pid, 'SIGKILL');
+      const until = Date.now() + 5000;
+      while (readFileSync(`/proc/${warm.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] }, new AbortController().signal))).toBe(reply);
+      const answeredBy = (await chats()).filter((r) => r.turns.includes('hello'));
+      expect(answeredBy).toHaveLength(1);
+      expect(answeredBy[0].pid).not.toBe(warm.pid);
+      expect(logText).toContain('the warm assistant CLI had died before its turn');
+      expect(backend.liveSnapshot()).toMatchObject({ lost: 1, continued: 0 });
+    } finally {
+      await backend.close();
+      await cli.cleanup();
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });
 

@@ -207,6 +207,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     // that has not sent a whole request head within headersTimeout, or sits idle between requests for
     // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
     const s = makeServer(app);
+    admitToolSockets(s);
     await bind(s, config.port, { flag: '--port', env: 'PORT' });
     server = s;
     const addr = s.address() as AddressInfo;
@@ -221,6 +222,24 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   function urlOf(addr: AddressInfo): string {
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     return `http://${shownHost}:${addr.port}`;
+  }
+
+  /**
+   * The per-conversation MCP servers of tool mode count in MAX_CONNECTIONS of the main listener too (docs/tool-mode.md
+   * "The client's own tools"): one of their sockets is refused when the cap is reached, and each open one lowers this
+   * server's room.
+   */
+  function admitToolSockets(s: Server): void {
+    let toolSockets = 0;
+    components.cli.admitSockets(() => {
+      if (sockets.size + toolSockets >= config.maxConnections) return false;
+      toolSockets++;
+      s.maxConnections = config.maxConnections - toolSockets;
+      return () => {
+        toolSockets--;
+        s.maxConnections = config.maxConnections - toolSockets;
+      };
+    });
   }
 
   /** An HTTP server for one listener's app, with the deadlines, connection caps and refusals every listener has. */

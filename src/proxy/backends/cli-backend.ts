@@ -22,9 +22,10 @@
 // SIGTERM, then SIGKILL after a grace period, to its whole process group. The slot is held until the turn ends and
 // the process is kept, or until it has really exited.
 
+import { rmSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import type { Config } from '../config.js';
 import { ProxyError } from '../errors.js';
 import type { Backend, BackendContext } from './backend.js';
@@ -33,7 +34,7 @@ import type { FindResult } from '../health/find-cli.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
-import { historyAfterTurn } from '../translate/conversation-history.js';
+import { AnswerRecorder, historyAfterTurn } from '../translate/conversation-history.js';
 import { ChatDeadlines, endError, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
@@ -47,6 +48,8 @@ import { toolRulesToCliPermissions, type CliPermissions } from '../translate/too
 import type { BillingFacts, UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
+import { cliInputs, type CliInputs } from './cli-inputs.js';
+import { dyingWithParent } from './death-signal.js';
 
 export interface CliBackendOptions {
   config: Pick<
@@ -124,6 +127,7 @@ export class CliBackend implements Backend {
   /** What the built-in tools may do (docs/security.md "The CLI's own tools"), and its settings file once written. */
   private readonly permissions: CliPermissions;
   private permissionsFile: string | undefined;
+  private readonly mcpConfigs: PromptFiles;
   /** The login and settings a process starts under; a different value ends idle and warm processes. */
   private readonly fingerprint: () => string;
   /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
@@ -132,8 +136,11 @@ export class CliBackend implements Backend {
   private readonly billing = new WeakMap<AbortSignal, BillingFacts>();
 
   constructor(private readonly opts: CliBackendOptions) {
-    this.slots = new ChildSlots(opts.config.cliMaxConcurrent, opts.config.cliQueueSize);
     const { config, profile } = opts;
+    // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
+    // request can always make room by ending a process nobody is reading (live-conversations.ts makeRoom).
+    const running = config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
+    this.slots = new ChildSlots(running, config.cliQueueSize);
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
     this.permissions = toolRulesToCliPermissions({
       profile,
@@ -150,6 +157,11 @@ export class CliBackend implements Backend {
         'CLI_ALLOWED_TOOLS names tools that run commands as you, past every file rule; they are not offered unless CLI_UNCONFINED_SHELL=true (docs/security.md)',
       );
     }
+    // The MCP configs of tool conversations hold a secret: owner-only in the data directory, never a shared temporary
+    // one, each removed with its conversation; what a killed proxy left is swept at the next start, below.
+    this.mcpConfigs = new PromptFiles(join(config.dataDir, 'cli-mcp'), '.json');
+    this.prompts.sweep();
+    this.mcpConfigs.sweep();
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
     const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
     this.fingerprint = fingerprint;
@@ -163,6 +175,7 @@ export class CliBackend implements Backend {
       maxRssBytes,
       rssOf: procRss,
       modelFlag: profile.cli.modelFlag,
+      room: () => this.live.hasRoom(),
     });
     this.live = new LiveConversations<CliConversation>({
       max: config.cliLiveMax,
@@ -171,7 +184,28 @@ export class CliBackend implements Backend {
       rssOf: procRss,
       otherRssBytes: () => this.pool.snapshot().rssBytes ?? 0,
       fingerprint,
+      others: { count: () => this.pool.warmCount(), endOldest: () => this.pool.endOldest() },
     });
+  }
+
+  private socketAdmission: (() => (() => void) | false) | undefined;
+
+  /**
+   * How the per-conversation MCP servers' sockets are counted in the proxy's connection cap (server.ts): each socket
+   * asks, and is refused when the answer is false; otherwise the returned function is called when it closes.
+   */
+  admitSockets(admit: () => (() => void) | false): void {
+    this.socketAdmission = admit;
+  }
+
+  /** The admission of one MCP socket (always admitted when no cap was given). */
+  admitSocket(): (() => void) | false {
+    return this.socketAdmission ? this.socketAdmission() : () => undefined;
+  }
+
+  /** Owner-only files for secrets (MCP configs) in the data directory, for cli-tool-conversations.ts. */
+  get secretFiles(): PromptFiles {
+    return this.mcpConfigs;
   }
 
   /** The warm pool's counts and memory, for /health/detailed and the window. */
@@ -184,7 +218,6 @@ export class CliBackend implements Backend {
     return this.live.snapshot();
   }
 
-  /** The options this backend was built with (for cli-tool-conversations.ts). */
   /** Where a request's rate_limit_event lines go: the ledger's quota windows, and the request's own observer. */
   rateLimitSink(signal: AbortSignal): Pick<UsageSink, 'cliRateLimit'> | undefined {
     const billing = this.billing.get(signal);
@@ -198,6 +231,7 @@ export class CliBackend implements Backend {
     };
   }
 
+  /** The options this backend was built with (for cli-tool-conversations.ts). */
   get options(): CliBackendOptions {
     return this.opts;
   }
@@ -229,6 +263,7 @@ export class CliBackend implements Backend {
     const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), pooled, live]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
     this.prompts.close();
+    this.mcpConfigs.close();
   }
 
   childEnv(): NodeJS.ProcessEnv {
@@ -246,14 +281,14 @@ export class CliBackend implements Backend {
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply. The input
       // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
-      const input = () => nativeRequestToCliInput(req, { profile: this.opts.profile, userSetup: this.opts.config.cliUserSetup });
+      const input = (r: NativeRequest) => nativeRequestToCliInput(r, { profile: this.opts.profile, userSetup: this.opts.config.cliUserSetup });
       return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
     }
-    const input = nativeRequestToCliInput(req, { profile: this.opts.profile, builtInTools: this.builtInTools(), userSetup: this.opts.config.cliUserSetup });
-    return this.run(req, input, signal, context.logger ?? this.opts.logger);
+    const options: CliInputOptions = { profile: this.opts.profile, builtInTools: this.builtInTools(), userSetup: this.opts.config.cliUserSetup };
+    return this.run(req, cliInputs(req, (r) => nativeRequestToCliInput(r, options), (head) => head.turn !== undefined && this.live.canContinue(this.keyOf(head), req.messages)), signal, context.logger ?? this.opts.logger);
   }
 
-  private async *run(req: NativeRequest, input: CliInput, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  private async *run(req: NativeRequest, inputs: CliInputs, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
     const { profile } = this.opts;
     const deadlines = this.deadlines(signal);
     let release: (() => void) | undefined;
@@ -267,22 +302,29 @@ export class CliBackend implements Backend {
       if (deadlines.signal.aborted) throw deadlines.signal.reason;
       deadlines.markRunning();
 
-      const spec = toSpec(input);
+      const { head } = inputs;
+      const spec = toSpec(head);
       const key = keyOf(spec);
       // A live conversation this request continues: only the new user turn is written to it.
-      let continued = input.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
-      // At most two tries: the live process, and when it turns out to have died between turns before it answered
-      // anything (docs/tool-mode.md "Live conversations"), one fresh process with the whole conversation.
+      let continued = head.turn !== undefined ? this.live.takeContinuation(key, req.messages) : undefined;
+      // At most two tries: the live or warm process, and when it turns out to have died (or hung) before anything of
+      // its answer reached the client (docs/tool-mode.md "Live conversations"), one new process with the whole
+      // conversation.
+      let retried = false;
       for (;;) {
         // The fallback's fresh process takes a slot of its own before it starts (the dead one's was freed at its exit).
         release ??= await this.slots.acquire(deadlines.signal);
         let how: 'continued' | 'warm' | 'cold' = 'continued';
         if (continued) {
           conv = continued;
-          conv.write(input.turn!);
+          conv.write(head.turn!);
         } else {
+          // The whole conversation for a fresh process (its input errors were thrown before anything started, unless
+          // a live conversation could continue the request).
+          const input = inputs.full();
           // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
-          const warm = this.pool.take(spec);
+          const warm = retried ? undefined : this.pool.take(spec);
+          if (!warm) this.makeRoom();
           conv = warm ?? this.startProcess(cliPath, input, key);
           how = warm ? 'warm' : 'cold';
           this.live.track(conv);
@@ -306,27 +348,34 @@ export class CliBackend implements Backend {
             notLoggedInPattern: profile.cli.notLoggedInPattern,
             loginHint: profile.cli.loginHint,
           }),
-          answer: [] as string[],
+          answer: new AnswerRecorder(),
         };
         running.turn = turn;
         let answered = false;
+        // The answer's opening (message_start, pings) is held until its first content, so that a process that dies
+        // right after it has still sent the client nothing and can be replaced.
+        const held: NativeStreamEvent[] = [];
         for (;;) {
           const item = await running.next(deadlines.signal);
           if (item.kind === 'end') {
-            if (how === 'continued' && !answered) {
+            if (how !== 'cold' && !answered) {
               // Nothing reached the client yet: the request is answered as one that continues no live conversation.
               offStop();
               log.warn(
-                { pid: running.pid, conversation: running.id, exitCode: item.end.exitCode, signal: item.end.signal },
-                'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
+                { pid: running.pid, conversation: running.id, how, exitCode: item.end.exitCode, signal: item.end.signal, hung: running.hung },
+                how === 'warm'
+                  ? 'the warm assistant CLI had died before its turn; a new one answers with the whole conversation'
+                  : 'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
               );
               // Its slot is freed when it has exited (`slot` above runs first): the fresh process takes one anew.
               await running.exited;
-              this.live.lost(running);
+              this.live.lost(running, how === 'continued');
               continued = undefined;
+              retried = true;
               break;
             }
             finished = true;
+            if (running.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.hung}) and was ended`, { retryAfter: 1 });
             throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
           }
           const stepped = stepLine(item.line, turn.translate, deadlines, log, this.rateLimitSink(signal));
@@ -338,16 +387,24 @@ export class CliBackend implements Backend {
             throw step.error;
           }
           for (const event of step.events) {
-            answered = true;
-            deadlines.markAnswering();
-            if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') turn.answer.push(event.delta.text);
+            if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
+              held.push(event);
+              continue;
+            }
+            if (!answered) {
+              answered = true;
+              deadlines.markAnswering();
+              for (const opening of held.splice(0)) yield opening;
+            }
+            turn.answer.add(event);
             yield event;
           }
           if (step.done) {
+            for (const opening of held.splice(0)) yield opening;
             finished = true;
             offStop();
             // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
-            if (input.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.join('')));
+            if (head.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.record()));
             if (kept) slot();
             return;
           }
@@ -432,18 +489,14 @@ export class CliBackend implements Backend {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ProxyError('internal', `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
     }
-    const child = execa(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], {
-      stdin: 'pipe',
-      cwd: this.opts.config.cliWorkDir,
-      env: { ...this.childEnv(), ...input.env },
-      extendEnv: false,
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-      forceKillAfterDelay: killGraceMs,
-      windowsHide: true,
-      detached: processGroups,
-    });
+    let child: ResultPromise;
+    try {
+      child = this.spawn(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], input.env);
+    } catch (err) {
+      rmSync(promptFile, { force: true });
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+    }
     const modelAt = input.args.indexOf(profile.cli.modelFlag);
     return new CliConversation(child, {
       key,
@@ -466,6 +519,35 @@ export class CliBackend implements Backend {
       }
     }
     return { tools: this.permissions.tools, settingsFile: this.permissionsFile };
+  }
+
+  /** execa with the child's options; a spawn failure (EMFILE, EAGAIN...) is reported, never thrown as an event. */
+  private spawn(cliPath: string, args: string[], env: Record<string, string>): ResultPromise {
+    // It dies with the proxy where the system allows (death-signal.ts): a killed proxy leaves no CLI calling on.
+    const [file, argv] = dyingWithParent(cliPath, args);
+    const child = execa(file, argv, {
+      stdin: 'pipe',
+      cwd: this.opts.config.cliWorkDir,
+      env: { ...this.childEnv(), ...env },
+      extendEnv: false,
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+      forceKillAfterDelay: killGraceMs,
+      windowsHide: true,
+      detached: processGroups,
+    });
+    // Node emits a failed spawn (EMFILE, ENOENT...) as an `error` event: with no listener at that moment it would end
+    // the whole proxy. The failure itself reaches the reader through the result (cli-conversation.ts).
+    child.on('error', () => undefined);
+    return child;
+  }
+
+  /** Room for one more CLI process under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), or a 503 saying why not. */
+  makeRoom(): void {
+    if (this.live.makeRoom()) return;
+    const max = this.opts.config.cliLiveMax;
+    throw new ProxyError('unavailable', `All ${max} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`, { retryAfter: 5 });
   }
 
   /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */

@@ -17,8 +17,9 @@ import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
 import type { CliTranslateState } from '../translate/cli-events-to-native-events.js';
-import type { HistoryEntry } from '../translate/conversation-history.js';
-import { exitOf, terminate } from './end-child.js';
+import type { AnswerRecorder, HistoryEntry } from '../translate/conversation-history.js';
+import { exitOf, killNow, terminate } from './end-child.js';
+import { watchHang } from './hang-watch.js';
 
 /**
  * idle: alive between turns (or warm, with no history), waiting for a request;
@@ -40,8 +41,8 @@ export type ConversationItem = { kind: 'line'; line: string } | { kind: 'end'; e
 /** The turn being read: kept on the conversation so that a turn can be resumed by another request. */
 export interface ConversationTurn {
   translate: CliTranslateState;
-  /** The answer's text so far (text deltas), for the history kept after the turn. */
-  answer: string[];
+  /** The answer as the client receives it (text, tool calls), for the history kept after the turn. */
+  answer: AnswerRecorder;
 }
 
 export interface CliConversationOptions {
@@ -73,6 +74,9 @@ export class CliConversation {
   lastUsedAt: number;
   turn: ConversationTurn | undefined;
   stderrTail = '';
+  /** Why the process was ended as hung (hang-watch.ts), when it was. */
+  hung: string | undefined;
+  private unwatch: (() => void) | undefined;
   /** Resolves when the process has exited (its prompt file is gone by then). */
   readonly exited: Promise<void>;
   private readonly items: ConversationItem[] = [];
@@ -87,19 +91,28 @@ export class CliConversation {
     this.fingerprint = opts.fingerprint;
     this.startedAt = opts.now();
     this.lastUsedAt = this.startedAt;
-    // A child that died has a closed stdin; a write then must not throw out of the event loop.
+    // A child that died has a closed stdin; a write then must not throw out of the event loop. A failed spawn is an
+    // `error` event (more than one in some cases): never unhandled, the result says what failed.
+    child.on('error', () => undefined);
     child.stdin?.on('error', () => undefined);
+    child.stdout?.on('error', () => undefined);
+    child.stderr?.on('error', () => undefined);
     child.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailChars);
     });
-    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-    lines.on('line', (line) => this.push({ kind: 'line', line }));
-    const linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    // Out of file descriptors (EMFILE), node gives the child no pipes at all: it is a failed start, read as its end.
+    let linesClosed = Promise.resolve();
+    if (child.stdout) {
+      const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+      lines.on('line', (line) => this.push({ kind: 'line', line }));
+      linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
+    }
     void Promise.all([child, linesClosed]).then(([result]) => {
       const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
       this.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
     });
     this.exited = exitOf(child).then(() => {
+      this.stopWatch();
       this.state = 'ended';
       if (opts.promptFile) rmSync(opts.promptFile, { force: true });
     });
@@ -157,6 +170,19 @@ export class CliConversation {
   begin(now: number): void {
     this.state = 'busy';
     this.lastUsedAt = now;
+    // While a request reads it, a process stopped by the OS is ended within seconds: its end reaches the reader.
+    if (!this.unwatch && this.child.pid !== undefined) {
+      this.unwatch = watchHang(this.child.pid, (why) => {
+        this.hung = why;
+        this.unwatch = undefined;
+        killNow(this.child);
+      });
+    }
+  }
+
+  private stopWatch(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   /**
@@ -164,6 +190,7 @@ export class CliConversation {
    * the request that brings the results calls `resume` and goes on reading with `next`.
    */
   suspend(now: number): void {
+    this.stopWatch();
     if (this.state === 'busy') this.state = 'waiting-for-tools';
     this.lastUsedAt = now;
   }
@@ -174,6 +201,7 @@ export class CliConversation {
 
   /** The turn finished and the process waits for the next one. */
   idle(history: HistoryEntry[], now: number): void {
+    this.stopWatch();
     this.history = history;
     this.turns++;
     this.turn = undefined;
@@ -188,6 +216,7 @@ export class CliConversation {
 
   /** Ends the process for good: SIGTERM to its process group, SIGKILL after a grace period (end-child.ts). */
   end(): void {
+    this.stopWatch();
     this.state = 'ended';
     terminate(this.child);
   }

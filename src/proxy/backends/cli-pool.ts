@@ -49,6 +49,11 @@ export interface CliPoolOptions<C extends PoolChild> {
   rssOf?: (pid: number) => number | undefined;
   /** How many recent requests the pool learns from. */
   recentWindow?: number;
+  /**
+   * Whether one more process may start under the proxy's cap on every CLI process (CLI_LIVE_MAX, counted by the
+   * live-conversation registry): a warm process never ends another process to make its own room.
+   */
+  room?: () => boolean;
   /** The model flag, to show the model of each key in the snapshot (never the system prompt). */
   modelFlag?: string;
   now?: () => number;
@@ -80,6 +85,8 @@ export interface CliPoolSnapshot {
   died: number;
   /** Not started because of the memory cap. */
   skippedForMemory: number;
+  /** Not started because the cap on every CLI process (CLI_LIVE_MAX) was reached. */
+  skippedForCap: number;
   /** Set while the pool pauses after repeated early exits. */
   pausedUntil?: number;
   /** Resident memory of the warm processes together and of the largest one seen, bytes (when measurable). */
@@ -97,7 +104,7 @@ export class CliPool<C extends PoolChild> {
   private readonly warmByKey = new Map<string, Array<Entry<C>>>();
   private readonly argsByKey = new Map<string, string[]>();
   private recent: string[] = [];
-  private readonly counts = { hits: 0, misses: 0, started: 0, expired: 0, replaced: 0, died: 0, skippedForMemory: 0 };
+  private readonly counts = { hits: 0, misses: 0, started: 0, expired: 0, replaced: 0, died: 0, skippedForMemory: 0, skippedForCap: 0 };
   private lastFingerprint: string | undefined;
   private earlyDeaths = 0;
   private pausedUntil = 0;
@@ -138,6 +145,19 @@ export class CliPool<C extends PoolChild> {
     else this.counts.misses++;
     this.scheduleRefill();
     return found?.child;
+  }
+
+  /** Warm processes right now. */
+  warmCount(): number {
+    return this.allEntries().length;
+  }
+
+  /** Ends the oldest warm process to make room for a request's own; false when there is none. */
+  endOldest(): boolean {
+    const oldest = this.allEntries().sort((a, b) => a.startedAt - b.startedAt)[0];
+    if (!oldest) return false;
+    this.discard(oldest);
+    return true;
   }
 
   /** Ends every warm process (stop and quit) and waits until they have exited. */
@@ -242,6 +262,10 @@ export class CliPool<C extends PoolChild> {
         if (this.allEntries().length >= this.opts.size && !this.evictSurplus(want)) return;
         if (!this.roomInMemory()) {
           this.counts.skippedForMemory++;
+          return;
+        }
+        if (this.opts.room && !this.opts.room()) {
+          this.counts.skippedForCap++;
           return;
         }
         if (!this.start(key)) return;

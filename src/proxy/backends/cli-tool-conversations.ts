@@ -1,16 +1,18 @@
 // Chats that carry the client's own tools (docs/tool-mode.md "The client's own tools"). The CLI is run with its
 // built-in tools off and the client's tools offered as MCP tools of a per-conversation server (client-tool-server.ts).
 // When the model calls them, the client's answer ends with those calls (stop_reason tool_use) and the CLI process
-// stays alive, its MCP calls waiting: the conversation is parked under the calls' tool_use ids. The client's next
-// request that carries results for those ids answers the waiting calls and reads what the CLI says next from the
-// same process. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
+// stays alive, its MCP calls waiting: the conversation is parked with its key and the history it has seen (its answer
+// with the calls included). The client's next request that is that same conversation (same key, every earlier
+// message byte for byte, plus one user message with the results; conversation-history.ts) answers the waiting calls,
+// once it holds a child slot, and reads what the CLI says next from the same process. A tool_use id alone reaches
+// nothing. A request whose results no parked conversation waits for (after a restart, a deadline, a cap) starts
 // a fresh process with the whole conversation written as a transcript, as every other chat does; so does one whose
 // waiting or live process is found dead before it printed anything of the answer (docs/tool-mode.md "Live
 // conversations").
 //
 // The process is a CliConversation (cli-conversation.ts), which owns its stdout stream across requests: its state is
 // 'waiting-for-tools' while parked. Beside it, a tool conversation owns its MCP server and its config file (owner-only,
-// in a private temporary directory, removed when the conversation ends; the secret never goes in argv). It is never
+// owner-only in the data directory, removed when the conversation ends; the secret never goes in argv). It is never
 // pooled; after its final answer it is kept in the live-conversation registry like any chat, under a key that names
 // its tools instead of its own config file, so the agent's next user turn with the same tools continues it.
 // A parked conversation holds no child slot; it ends when the client does not come back within
@@ -18,20 +20,24 @@
 // process exits. A client that leaves while its answer is being written ends the process, as any chat does.
 
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
+import { ProxyError } from '../errors.js';
 import { addUsage } from '../translate/map-usage.js';
 import type { Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
-import { historyAfterTurn } from '../translate/conversation-history.js';
+import { AnswerRecorder, continuesHistory, historyAfterTurn, type AnswerRecord } from '../translate/conversation-history.js';
+import { cliInputs } from './cli-inputs.js';
 import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
-import { lingerAfterResultMs, stepLine } from './chat-deadlines.js';
+import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
-import type { CliBackend } from './cli-backend.js';
-import type { CliConversation } from './cli-conversation.js';
+import type { LiveConversations } from './live-conversations.js';
+import type { PromptFiles } from './prompt-files.js';
+import type { Profile } from '../profile.js';
+import type { Config } from '../config.js';
+import type { UsageSink } from '../usage/types.js';
+import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 
 /** One CLI process serving one client's tool loop. */
 class ToolConversation {
@@ -47,7 +53,7 @@ class ToolConversation {
   constructor(
     readonly cli: CliConversation,
     readonly server: ClientToolServer,
-    readonly dir: string,
+    readonly configFile: string,
     readonly plan: ClientToolPlan,
   ) {}
 
@@ -68,7 +74,7 @@ class ToolConversation {
     clearTimeout(this.deadline);
     if (!this.exited) this.cli.end();
     void this.server.close();
-    void rm(this.dir, { recursive: true, force: true });
+    rmSync(this.configFile, { force: true });
   }
 }
 
@@ -82,13 +88,34 @@ function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]
   return { results, others, index };
 }
 
+/**
+ * What the tool conversations need of the CLI backend (cli-backend.ts implements it): declared here, so this file
+ * does not import the backend that imports it.
+ */
+export interface ToolConversationHost {
+  readonly options: { config: Pick<Config, 'cliToolResultTimeoutMs' | 'cliMaxConcurrent' | 'dataDir'>; profile: Profile; usage?: Pick<UsageSink, 'cliRateLimit'> };
+  readonly live: LiveConversations<CliConversation>;
+  readonly isClosing: boolean;
+  readonly secretFiles: PromptFiles;
+  keyOf(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string;
+  makeRoom(): void;
+  prepareSpawn(): Promise<string>;
+  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation;
+  acquireSlot(signal: AbortSignal): Promise<() => void>;
+  deadlines(signal: AbortSignal): ChatDeadlines;
+  endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError;
+  admitSocket(): (() => void) | false;
+  /** Where this request's CLI rate-limit events go: the ledger and the request's own billing facts. */
+  rateLimitSink(signal: AbortSignal): Pick<UsageSink, 'cliRateLimit'> | undefined;
+}
+
 export class CliToolConversations {
   private readonly parked = new Set<ToolConversation>();
   private readonly live = new Set<ToolConversation>();
   /** The tool conversation of each CLI process (a live one comes back from the registry as its CliConversation). */
   private readonly byCli = new WeakMap<CliConversation, ToolConversation>();
 
-  constructor(private readonly host: CliBackend) {}
+  constructor(private readonly host: ToolConversationHost) {}
 
   /** Parked conversations (for health and tests). */
   parkedCount(): number {
@@ -107,46 +134,50 @@ export class CliToolConversations {
    */
   stream(
     req: NativeRequest,
-    makeInput: () => CliInput,
+    makeInput: (req: NativeRequest) => CliInput,
     plan: ClientToolPlan,
     signal: AbortSignal,
     log: Logger,
     resultsReturn = true,
   ): AsyncGenerator<NativeStreamEvent> {
     const { results, others, index } = lastToolResults(req);
-    const conv = results.length > 0 ? this.takeParked(results.map((r) => r.tool_use_id)) : undefined;
+    // A process continues only what is really its conversation: the same spawn-time settings (model, system prompt,
+    // tools, max_tokens, thinking: the key) and every earlier message byte for byte (conversation-history.ts). Tool
+    // results that match no waiting process by both, forged or from an edited history, start a fresh process.
+    const inputs = cliInputs(req, makeInput, (head) => {
+      const key = this.keyFor(head, plan);
+      return (results.length > 0 && this.findParked(key, req.messages) !== undefined) || (head.turn !== undefined && this.host.live.canContinue(key, req.messages));
+    });
+    const key = this.keyFor(inputs.head, plan);
+    const fresh = () => this.open(req, inputs.full(), plan, key, log);
+    const conv = results.length > 0 ? this.findParked(key, req.messages) : undefined;
     if (conv) {
       // Convert every result first: a bad one is the client's 400, and the conversation stays parked for a retry.
-      let answers: Array<[string, McpCallResult]>;
-      try {
-        answers = this.answersFor(conv, results, others, index);
-      } catch (err) {
-        this.park(conv, conv.waitingFor, log);
-        throw err;
-      }
-      for (const [id, result] of answers) conv.server.answer(id, result);
-      conv.cli.resume(Date.now());
-      log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
-      // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
-      // in the transcript, as results no process waits for do.
-      const fresh = () => {
-        const input = makeInput();
-        return this.open(req, input, plan, this.keyFor(input, plan), log);
+      const answers = this.answersFor(conv, results, others, index);
+      this.parked.delete(conv);
+      clearTimeout(conv.deadline);
+      // The results are handed over only once the turn holds a child slot: the CLI calls the provider as soon as it
+      // has them, and an answer nobody can read must not be billed (drive re-parks it when no slot comes).
+      const resume = () => {
+        for (const [id, result] of answers) conv.server.answer(id, result);
+        conv.cli.resume(Date.now());
+        log.debug({ pid: conv.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
+        return Promise.resolve(conv);
       };
-      return this.drive(req, () => Promise.resolve(conv), signal, log, resultsReturn, conv, { fresh, continued: false });
+      // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
+      // with the whole conversation, as results no process waits for do.
+      return this.drive(req, resume, signal, log, resultsReturn, conv, { fresh, continued: false, parked: conv.waitingFor });
     }
-    const input = makeInput();
-    const key = this.keyFor(input, plan);
-    const fresh = () => this.open(req, input, plan, key, log);
     // A finished tool loop kept as a live conversation, which this request continues by one user turn.
-    const continued = input.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
+    const continued = inputs.head.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
     const tool = continued && this.byCli.get(continued);
     if (continued && tool) {
-      continued.write(input.turn!);
+      continued.write(inputs.head.turn!);
       log.debug({ pid: tool.pid }, 'a live assistant CLI with the client tools continues');
       return this.drive(req, () => Promise.resolve(tool), signal, log, resultsReturn, tool, { fresh, continued: true });
     }
     continued?.end();
+    inputs.full();
     return this.drive(req, fresh, signal, log, resultsReturn);
   }
 
@@ -174,14 +205,9 @@ export class CliToolConversations {
     return out;
   }
 
-  private takeParked(ids: string[]): ToolConversation | undefined {
-    for (const conv of this.parked) {
-      if (conv.waitingFor.some((id) => ids.includes(id))) {
-        this.parked.delete(conv);
-        clearTimeout(conv.deadline);
-        return conv;
-      }
-    }
+  /** The parked conversation this request's tool results belong to: same key, same history plus the results. */
+  private findParked(key: string, messages: NativeRequest['messages']): ToolConversation | undefined {
+    for (const conv of this.parked) if (conv.cli.key === key && !conv.exited && continuesHistory(conv.cli.history, messages)) return conv;
     return undefined;
   }
 
@@ -216,13 +242,29 @@ export class CliToolConversations {
     const t = profile.cli.clientTools;
     const iso = profile.cli.isolation;
     const cliPath = await this.host.prepareSpawn();
-    const server = await ClientToolServer.start({ tools: plan.tools, secretHeader: t.secretHeader, toolUseIdMeta: t.toolUseIdMeta });
-    let dir: string | undefined;
+    let server: ClientToolServer;
     try {
-      dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-mcp-'));
-      const configFile = join(dir, 'mcp.json');
-      // The CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
-      await writeFile(configFile, mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000), { mode: 0o600 });
+      server = await ClientToolServer.start({
+        tools: plan.tools,
+        secretHeader: t.secretHeader,
+        toolUseIdMeta: t.toolUseIdMeta,
+        admit: () => this.host.admitSocket(),
+      });
+    } catch (err) {
+      // Out of descriptors or ports: the machine's limit, not the request's fault (a clear 503, never a crash).
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ProxyError('unavailable', `The client tools' server for the assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+    }
+    let configFile: string | undefined;
+    try {
+      // Owner-only in the data directory (prompt-files.ts), removed with the conversation, swept after a crash. The
+      // CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
+      try {
+        configFile = this.host.secretFiles.write(mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        throw new ProxyError('internal', `Cannot write the MCP config file under ${config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+      }
       // Isolation gave the CLI an empty MCP config; this conversation's server takes its place (with CLI_USER_SETUP on,
       // it comes beside the user's own servers). Built-in tools are already off (`--tools ""`).
       const args = [...input.args];
@@ -234,10 +276,11 @@ export class CliToolConversations {
       // tool_choice instruction (it names a tool) goes into the system prompt file.
       args.push(profile.cli.allowedToolsFlag, `${t.toolPrefix}${t.serverName}`);
       const systemPrompt = plan.instruction ? `${input.systemPrompt}\n\n${plan.instruction}` : input.systemPrompt;
+      this.host.makeRoom();
       const cli = this.host.startTracked(cliPath, { ...input, args, systemPrompt }, key);
       cli.write(input.stdin);
       this.host.live.track(cli);
-      const conv = new ToolConversation(cli, server, dir, plan);
+      const conv = new ToolConversation(cli, server, configFile, plan);
       this.byCli.set(cli, conv);
       this.live.add(conv);
       void cli.exited.then(() => {
@@ -252,13 +295,13 @@ export class CliToolConversations {
       return conv;
     } catch (err) {
       void server.close();
-      if (dir) void rm(dir, { recursive: true, force: true });
+      if (configFile) rmSync(configFile, { force: true });
       throw err;
     }
   }
 
   /** After a final answer: kept for a follow-up user turn when the request ended on a user turn (not a prefill). */
-  private keep(conv: ToolConversation, req: NativeRequest, answer: string): boolean {
+  private keep(conv: ToolConversation, req: NativeRequest, answer: AnswerRecord): boolean {
     if (this.host.isClosing || req.messages.at(-1)?.role !== 'user') return false;
     return this.host.live.keep(conv.cli, historyAfterTurn(req.messages, answer));
   }
@@ -277,7 +320,7 @@ export class CliToolConversations {
     log: Logger,
     resultsReturn: boolean,
     taken?: ToolConversation,
-    fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean },
+    fallback?: { fresh: () => Promise<ToolConversation>; continued: boolean; parked?: string[] },
   ): AsyncGenerator<NativeStreamEvent> {
     const { profile } = this.host.options;
     const usage = this.host.rateLimitSink(signal);
@@ -287,7 +330,7 @@ export class CliToolConversations {
     let outcome: 'failed' | 'finished' | 'paused' = 'failed';
     let pausedFor: string[] = [];
     let pauseUsage: NativeUsage | undefined;
-    const answer: string[] = [];
+    const answer = new AnswerRecorder();
     try {
       let open = getConv;
       for (;;) {
@@ -309,6 +352,9 @@ export class CliToolConversations {
           ...(running.reported ? { usageBase: running.reported } : {}),
         });
         let answered = false;
+        // The answer's opening is held until its first content (as in cli-backend.ts), so that a process found dead
+        // right after it has sent the client nothing and can be replaced.
+        const held: NativeStreamEvent[] = [];
         try {
           for (;;) {
             const item = await running.cli.next(deadlines.signal);
@@ -326,6 +372,7 @@ export class CliToolConversations {
                 open = fallback.fresh;
                 break;
               }
+              if (running.cli.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.cli.hung}) and was ended`, { retryAfter: 1 });
               const end = finishCliLines(state);
               throw this.host.endError(end.error, item.end, running.cli.stderrTail);
             }
@@ -333,12 +380,20 @@ export class CliToolConversations {
             if (!step) continue;
             if (step.error) throw step.error;
             for (const event of step.events) {
-              answered = true;
-              deadlines.markAnswering();
-              if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') answer.push(event.delta.text);
+              if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
+                held.push(event);
+                continue;
+              }
+              if (!answered) {
+                answered = true;
+                deadlines.markAnswering();
+                for (const opening of held.splice(0)) yield opening;
+              }
+              answer.add(event);
               if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
               yield event;
             }
+            if (step.pause || step.done) for (const opening of held.splice(0)) yield opening;
             if (step.pause) {
               outcome = 'paused';
               pausedFor = step.pause;
@@ -358,15 +413,22 @@ export class CliToolConversations {
       release?.();
       // A request that failed before it read anything (no slot within the deadline, the client gone, a full queue)
       // must not leave the conversation it took running unowned.
-      if (!conv && taken) taken.end();
+      // A parked one whose results were not handed over yet (no slot came) is parked again for the client's retry.
+      if (!conv && taken) {
+        if (fallback?.parked && !taken.exited && !this.host.isClosing) this.park(taken, fallback.parked, log);
+        else taken.end();
+      }
       if (conv) {
         // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
         // this turn's earlier answers reported is forgotten when it finishes.
         if (outcome === 'finished') conv.reported = undefined;
         if (outcome === 'paused' && !deadlines.signal.aborted && resultsReturn) {
           if (pauseUsage) conv.reported = addUsage(conv.reported, pauseUsage);
+          // What it has seen: the request's messages and this answer with its tool calls; only a request with
+          // exactly this history plus the results may resume it.
+          conv.cli.history = historyAfterTurn(req.messages, answer.record());
           this.park(conv, pausedFor, log);
-        } else if (outcome === 'finished' && this.keep(conv, req, answer.join(''))) {
+        } else if (outcome === 'finished' && this.keep(conv, req, answer.record())) {
           // Kept as a live conversation (docs/tool-mode.md "Live conversations"): idle, its slot free, its MCP server
           // up for the tools of the next turn.
           conv.releaseSlot();

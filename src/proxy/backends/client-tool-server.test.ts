@@ -1,3 +1,4 @@
+import { connect as netConnect, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,5 +58,69 @@ describe('ClientToolServer', () => {
     const outcome = await Promise.race([pending.then((r) => r, (e: unknown) => e), new Promise((r) => setTimeout(() => r('still pending'), 5000))]);
     expect(outcome).not.toBe('still pending');
     if (!(outcome instanceof Error)) expect(outcome).toMatchObject({ isError: true, content: [{ type: 'text', text: 'The client did not send a result for this call.' }] });
+  });
+
+  /** A raw request to the server: status of the answer, or 'closed' when the connection is closed without one. */
+  async function raw(head: string): Promise<number | 'closed'> {
+    const { port } = new URL(server!.url);
+    return new Promise((resolve) => {
+      const socket = netConnect(Number(port), '127.0.0.1', () => socket.write(head));
+      let data = '';
+      socket.on('data', (d) => (data += d.toString()));
+      socket.on('close', () => resolve(data.startsWith('HTTP/1.1 ') ? Number(data.slice(9, 12)) : 'closed'));
+      socket.on('error', () => undefined);
+      setTimeout(() => socket.end(), 300);
+    });
+  }
+
+  it('refuses a foreign Host or Origin before the secret is compared (DNS rebinding)', async () => {
+    server = await ClientToolServer.start({ tools, secretHeader: 'Authorization', toolUseIdMeta: meta });
+    const { port } = new URL(server.url);
+    const auth = `Authorization: Bearer ${server.secret}\r\n`;
+    const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+    const req = (headers: string) =>
+      `POST /mcp HTTP/1.1\r\n${headers}${auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    expect(await raw(req('Host: evil.example\r\n'))).toBe(403);
+    expect(await raw(req(`Host: 127.0.0.1:${port}\r\nOrigin: http://evil.example\r\n`))).toBe(403);
+    expect(await raw(req(`Host: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\n`))).not.toBe(403);
+    expect(await raw(req(`Host: localhost:${port}\r\n`))).not.toBe(403);
+  });
+
+  it('holds at most its connection cap, counts each socket with the proxy (admit), and closes a head that never completes', async () => {
+    let admitted = 0;
+    let open = 0;
+    server = await ClientToolServer.start({
+      tools,
+      secretHeader: 'Authorization',
+      toolUseIdMeta: meta,
+      maxConnections: 3,
+      headTimeoutMs: 500,
+      admit: () => {
+        if (open >= 2) return false;
+        admitted++;
+        open++;
+        return () => open--;
+      },
+    });
+    const { port } = new URL(server.url);
+    const sockets: Socket[] = [];
+    const closed: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      const socket = netConnect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      const at = i;
+      closed[at] = false;
+      socket.on('close', () => (closed[at] = true));
+      socket.resume(); // read what the server says, so its close is seen
+      sockets.push(socket);
+      await new Promise((r) => socket.once('connect', r));
+      socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // a head that never ends
+    }
+    // The third was refused by the proxy's cap; the first two are closed by the head deadline.
+    await expect.poll(() => closed[2], { timeout: 3000 }).toBe(true);
+    expect(admitted).toBe(2);
+    await expect.poll(() => closed[0] && closed[1], { timeout: 5000 }).toBe(true);
+    expect(open).toBe(0);
+    for (const s of sockets) s.destroy();
   });
 });

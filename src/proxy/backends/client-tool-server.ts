@@ -9,9 +9,14 @@
 //   _meta) waits until `answer(id, result)` gives the client's result, or the server closes (then the call fails).
 //   A result may arrive before the call does (the CLI calls a turn's tools one after the other): it is kept and
 //   given to the call when it comes.
+// - It is hardened against other local processes (docs/tool-mode.md "The client's own tools"): at most
+//   `maxConnections` open connections (the CLI uses one or two), a request head must arrive within 5 s, the Host
+//   must be the loopback address it listens on and a browser's Origin, if any, must be that same address (so a web
+//   page cannot reach it through DNS rebinding); everything else is refused before the secret is even compared.
 
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -25,7 +30,17 @@ export interface ClientToolServerOptions {
   toolUseIdMeta: string;
   /** Called when the CLI calls a tool (for logs and tests). */
   onCall?: (call: { id: string; name: string }) => void;
+  /** How soon a request head must arrive (default mcpHeadTimeoutMs). */
+  headTimeoutMs?: number;
+  /** Open connections at most (default 8); more are closed on arrival. */
+  maxConnections?: number;
+  /** Called for each accepted socket, returning its release; false refuses it (the proxy's own connection cap). */
+  admit?: () => (() => void) | false;
 }
+
+/** A request head must arrive this soon: only the CLI talks to this server, and it sends at once. */
+export const mcpHeadTimeoutMs = 5000;
+const defaultMaxConnections = 8;
 
 interface Waiting {
   resolve: (result: McpCallResult) => void;
@@ -61,7 +76,16 @@ export class ClientToolServer {
     await mcp.connect(transport);
     const header = opts.secretHeader.toLowerCase();
     let expected = Buffer.alloc(0);
-    const http = createServer((req, res) => {
+    let port = 0;
+    // The head deadline is checked every second, not at node's default of 30 s.
+    const http = createServer({ connectionsCheckingInterval: 1000, requestTimeout: 0, headersTimeout: opts.headTimeoutMs ?? mcpHeadTimeoutMs }, (req, res) => {
+      // Loopback Host and no foreign Origin: refused before the secret is compared.
+      const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+      const origin = req.headers.origin;
+      if (!hosts.includes(String(req.headers.host ?? '').toLowerCase()) || (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`))) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
+        return;
+      }
       const got = Buffer.from(String(req.headers[header] ?? ''));
       // Compared in constant time, as the proxy's own access key is (docs/security.md).
       if (expected.length === 0 || got.length !== expected.length || !timingSafeEqual(got, expected)) {
@@ -74,13 +98,23 @@ export class ClientToolServer {
       });
     });
     // A call waits for a client as long as CLI_TOOL_RESULT_TIMEOUT_MS allows; Node's default request limits must not end it first.
-    http.requestTimeout = 0;
-    http.headersTimeout = 60_000;
+    http.maxConnections = opts.maxConnections ?? defaultMaxConnections;
+    if (opts.admit) {
+      const admit = opts.admit;
+      http.prependListener('connection', (socket: Socket) => {
+        const release = admit();
+        if (release === false) {
+          socket.destroy();
+          return;
+        }
+        socket.once('close', release);
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(0, '127.0.0.1', () => resolve());
     });
-    const { port } = http.address() as { port: number };
+    port = (http.address() as { port: number }).port;
     const server = new ClientToolServer(http, mcp, `http://127.0.0.1:${port}/mcp`);
     ref.server = server;
     expected = Buffer.from(`Bearer ${server.secret}`);

@@ -29,6 +29,12 @@ export function terminate(child: ResultPromise): void {
   setTimeout(() => signalChild(child, 'SIGKILL'), killGraceMs).unref();
 }
 
+/** SIGKILL to the child's process group at once: for a process that cannot act on SIGTERM (a stopped one). */
+export function killNow(child: ResultPromise): void {
+  if (child.pid === undefined) return;
+  signalChild(child, 'SIGKILL');
+}
+
 /** Resolves when the process has exited, even when a grandchild still holds its stdout open. */
 export function exitOf(child: ResultPromise): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

@@ -105,6 +105,37 @@ describe('LiveConversations', () => {
     expect(reg.snapshot().evicted).toBe(1);
   });
 
+  it('makes room for a new process under the cap on every process: a warm one first, then the least recently used one nobody reads', () => {
+    let warm = 1;
+    const others = { count: () => warm, endOldest: () => (warm > 0 ? (warm--, true) : false) };
+    const { reg, tick } = registry({ max: 3, others });
+    const idle = kept(reg);
+    tick(10);
+    const waiting = new FakeConversation('t');
+    reg.track(waiting);
+    waiting.state = 'waiting-for-tools';
+    tick(10);
+    expect(reg.processCount()).toBe(3);
+    expect(reg.hasRoom()).toBe(false);
+    // The warm process goes first.
+    expect(reg.makeRoom()).toBe(true);
+    expect([warm, idle.ended, waiting.ended]).toEqual([0, false, false]);
+    const busy = new FakeConversation('b');
+    reg.track(busy);
+    // Then the least recently used of idle and waiting: here the idle one.
+    expect(reg.makeRoom()).toBe(true);
+    expect([idle.ended, waiting.ended]).toEqual([true, false]);
+    const busy2 = new FakeConversation('b2');
+    reg.track(busy2);
+    expect(reg.makeRoom()).toBe(true);
+    expect(waiting.ended).toBe(true);
+    const busy3 = new FakeConversation('b3');
+    reg.track(busy3);
+    // Only busy ones left: no room.
+    expect(reg.makeRoom()).toBe(false);
+    expect(reg.snapshot().evicted).toBe(2);
+  });
+
   it('keeps nothing when off (max 0)', () => {
     const { reg } = registry({ max: 0 });
     const c = new FakeConversation('k');

@@ -51,6 +51,11 @@ export interface LiveConversationsOptions {
   otherRssBytes?: () => number;
   fingerprint?: () => string;
   now?: () => number;
+  /**
+   * The warm pool's processes, which count against `max` too: how many there are, and ending the oldest (true when
+   * one was ended).
+   */
+  others?: { count(): number; endOldest(): boolean };
   /** How often idle conversations are checked for a changed login. */
   checkEveryMs?: number;
 }
@@ -108,6 +113,13 @@ export class LiveConversations<C extends LiveConversation> {
     return undefined;
   }
 
+  /** True when an idle conversation started with `key` could continue `messages` (takeContinuation would give it). */
+  canContinue(key: string, messages: NativeMessageParam[]): boolean {
+    if (!this.enabled) return false;
+    for (const c of this.all) if (c.state === 'idle' && c.key === key && c.alive && continuesHistory(c.history, messages)) return true;
+    return false;
+  }
+
   /**
    * An idle conversation started with `key` whose history `messages` continue by one user message, marked busy for
    * the caller; or undefined (the caller starts a fresh process).
@@ -123,6 +135,39 @@ export class LiveConversations<C extends LiveConversation> {
       return c;
     }
     return undefined;
+  }
+
+  /** Every CLI process this registry counts: its conversations in any state, and the warm pool's. */
+  processCount(): number {
+    return this.all.size + (this.opts.others?.count() ?? 0);
+  }
+
+  /** True when one more process may start without ending another (the warm pool asks before it starts one). */
+  hasRoom(): boolean {
+    return this.opts.max <= 0 || this.processCount() < this.opts.max;
+  }
+
+  /**
+   * Makes room for one more process under `max`, which bounds every CLI process of the proxy: warm, busy, idle and
+   * waiting for tools (docs/tool-mode.md "Caps"). A warm process goes first (it holds no conversation), then the
+   * least recently used conversation that nobody is reading: idle, or waiting for a client's tool results. A busy one
+   * is never ended (busy ones are at most the child slots, which are at most `max`). False when nothing could go.
+   * With live conversations off (`max` 0) there is no such cap: processes are the busy ones, the waiting ones (at
+   * most CLI_MAX_CONCURRENT) and the warm pool's.
+   */
+  makeRoom(): boolean {
+    if (this.opts.max <= 0) return true;
+    this.checkFingerprint();
+    while (this.processCount() >= this.opts.max) {
+      if (this.opts.others?.endOldest()) continue;
+      const victim = [...this.all]
+        .filter((o) => o.state === 'idle' || o.state === 'waiting-for-tools')
+        .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+      if (!victim) return false;
+      this.counts.evicted++;
+      this.endOne(victim);
+    }
+    return true;
   }
 
   /**

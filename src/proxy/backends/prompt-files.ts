@@ -1,3 +1,4 @@
+// Secret files for CLI children: system prompts, and the MCP configs of tool conversations (their bearer secret).
 // System prompt files for CLI children (docs/tool-mode.md "Isolation"): a system prompt given as a command-line
 // argument is readable by every local user through /proc/<pid>/cmdline, so it goes into a file instead, readable
 // only by the owner (0600), in a directory only the owner may enter (0700) under the app's data directory, never a
@@ -23,14 +24,29 @@ export class PromptFiles {
   private ready = false;
   private readonly shared = new Set<string>();
 
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    private readonly extension = '.txt',
+  ) {
     this.dir = join(root, String(process.pid));
+  }
+
+  /**
+   * Removes what proxy processes that no longer run left behind (killed before they could clean up), at start; a
+   * directory that cannot be used yet is left for the first write to report.
+   */
+  sweep(): void {
+    try {
+      this.prepare();
+    } catch {
+      // reported by write()
+    }
   }
 
   /** Writes `text` to a new owner-only file and returns its path. Throws when the directory cannot be used. */
   write(text: string): string {
     if (!this.ready) this.prepare();
-    const path = join(this.dir, `${randomBytes(12).toString('hex')}.txt`);
+    const path = join(this.dir, `${randomBytes(12).toString('hex')}${this.extension}`);
     writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
     return path;
   }

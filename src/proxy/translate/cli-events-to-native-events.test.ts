@@ -65,7 +65,7 @@ describe('CLI lines -> native events, replayed from the recordings', () => {
           id: 'msg_fake_4',
           type: 'message',
           role: 'assistant',
-          model: 'assistant-opus-4-20250514',
+          model: 'claude-opus-5-5', // as the CLI reported it: the model the provider received
           content: [],
           stop_reason: null,
           stop_sequence: null,

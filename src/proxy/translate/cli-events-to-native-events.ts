@@ -23,7 +23,11 @@ import { addUsage, overUsage, subtractUsage } from './map-usage.js';
 import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
 
 export interface CliTranslateOptions extends CliErrorOptions {
-  /** Shown as message.model in message_start instead of the CLI's provider id (the neutral id the client used). */
+  /**
+   * The model named in message_start when the CLI's own events name none (a failure before any message, a synthetic
+   * one). Otherwise the answer names the model the provider really received, as the CLI reports it: a CLI may send
+   * another model than the one asked for (docs/tool-mode.md "Answers").
+   */
   model?: string;
   /** The CLI's name of each client tool (mcp__<server>__<name>) -> the client's name; unset: no client tools. */
   clientToolNames?: ReadonlyMap<string, string>;
@@ -121,7 +125,7 @@ function messageStart(state: CliTranslateState, id: string, model: string, usage
     id,
     type: 'message' as const,
     role: 'assistant' as const,
-    model: state.options.model ?? model,
+    model: model && model !== '<synthetic>' ? model : (state.options.model ?? model),
     content: [],
     stop_reason: null,
     stop_sequence: null,

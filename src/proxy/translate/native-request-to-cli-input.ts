@@ -15,8 +15,9 @@
 //   first, then the latest user message in a `<turn role="user">` of its own after a line that asks the model to
 //   answer it; a conversation that ends with an assistant message (a prefill) asks the model to continue that
 //   message instead;
-// - text is copied verbatim except that a literal `</turn>` inside a message is written `<\/turn>`, so a message
-//   cannot close its own element;
+// - text is copied verbatim except that a literal `</turn>` inside a message is written `<\/turn>` and a literal
+//   `<turn ...>` is written `<\turn ...>`, so a message can neither close its own element nor open one of another
+//   role (a tool result holding `<turn role="user">` stays inside the tool result);
 // - tool_use and tool_result blocks of earlier turns are written as readable `[tool call ...]` / `[tool result ...]`
 //   lines; thinking blocks are left out (the model's own scratch work, and the CLI could not verify signatures);
 // - images cannot be given to the CLI's text input: they are refused (400) with a pointer to direct mode.
@@ -72,7 +73,8 @@ export function thinkingBudget(req: Pick<NativeRequest, 'thinking' | 'max_tokens
 }
 
 function escapeTurn(text: string): string {
-  return text.replace(/<\/turn>/gi, (m) => `<\\/${m.slice(2)}`);
+  // Both tags: a message (a tool result above all) must neither close its own element nor open one of another role.
+  return text.replace(/<(\/?)turn(?=[\s>/])/gi, (m, slash: string) => `<\\${slash}${m.slice(1 + slash.length)}`);
 }
 
 function blockText(block: NativeContentBlock, field: string): string | undefined {
