@@ -56,7 +56,8 @@ describe('POST /api/v1/messages with the native SDK', () => {
     const [seen] = sim.requests('/v1/messages');
     expect(seen.headers.authorization).toBe(`Bearer ${fileToken}`);
     expect(seen.headers['x-api-key']).toBeUndefined();
-    expect(seen.headers['x-app']).toBe('cli');
+    // The proxy does not present itself as the CLI (docs/direct-mode.md "Who the provider sees").
+    expect(seen.headers['x-app']).toBeUndefined();
     expect(seen.headers['anthropic-beta'].split(',')).toEqual(['my-feature-2025-01-01', 'oauth-2025-04-20']);
     // The API version the SDK (1.x) names, passed on as sent.
     expect(seen.headers['anthropic-version']).toBe('2026-10-21');

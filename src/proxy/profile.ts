@@ -323,7 +323,9 @@ export const defaultProfile: Profile = {
     baseUrl: 'https://api.anthropic.com',
     messagesPath: '/v1/messages',
     modelsPath: '/v1/models',
-    oauthHeaders: { 'x-app': 'cli' },
+    // None by default: a request the proxy sends is the proxy's, and it does not claim to come from the CLI (the
+    // provider decides how it is billed; docs/direct-mode.md "Who the provider sees").
+    oauthHeaders: {},
     oauthBetaHeader: 'anthropic-beta',
     oauthBetaFlags: ['oauth-2025-04-20'],
     versionHeader: 'anthropic-version',

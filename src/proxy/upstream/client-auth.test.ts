@@ -59,8 +59,10 @@ describe('upstream headers', () => {
       'anthropic-beta': 'x,oauth-2025-04-20',
       'anthropic-version': '2023-06-01',
       authorization: 'Bearer sk-ant-oat01-t',
-      'x-app': 'cli',
     });
+    // A profile may name headers of its own for OAuth requests; they are added as given.
+    const withHeader = { ...profile, api: { ...profile.api, oauthHeaders: { 'X-Example': 'yes' } } };
+    expect(upstreamHeaders({}, { kind: 'cli-oauth' }, withHeader, 'sk-ant-oat01-t')).toMatchObject({ 'x-example': 'yes' });
     expect(upstreamHeaders({ 'anthropic-version': '2099-01-01' }, { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-k' }, profile)).toEqual({
       'anthropic-version': '2099-01-01',
       'x-api-key': 'sk-ant-api03-k',
