@@ -17,7 +17,6 @@ import type { Backend, BackendContext } from '../backends/backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
-import { sendJson } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
 import { sendNdjson } from '../http/ndjson.js';
@@ -53,6 +52,15 @@ export interface Chat {
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
   /** The request asks nothing (wire/wire-format.ts WireRequest.asksNothing): no backend call. */
   asksNothing?: boolean;
+}
+
+/**
+ * A JSON answer as Koa would serialise and type it (no indentation, `application/json; charset=utf-8`), held as
+ * bytes so the request log's body inspector sees the same bytes the client does.
+ */
+function sendJson(ctx: ProxyContext, value: unknown): void {
+  setHeader(ctx, 'content-type', 'application/json; charset=utf-8');
+  ctx.body = Buffer.from(JSON.stringify(value), 'utf8');
 }
 
 /**
@@ -124,7 +132,6 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
         ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
         : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
     }
-    // Written the moment it is ready (http/send-now.ts), not after the middleware chain unwinds.
     sendJson(ctx, answer.whole(message));
     return;
   }
