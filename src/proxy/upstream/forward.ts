@@ -113,14 +113,13 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
   const whole = answer.whole;
   if (whole) {
     copyAnswerHeaders(ctx, answer);
-    ctx.body = whole;
-    // Read once the client has its answer, with the rest of its bookkeeping (http/after-answer.ts): the usage,
-    // served model and stop the request log records are not on the client's path. Queued before the request
-    // log's record of this request, so the record sees them.
-    services.afterAnswer.later(() => {
+    // Read before the request log's record of this request (when the response ends), so the record has the
+    // usage, served model and stop.
+    if (reads) {
       observer.bytes(whole);
       observer.end();
-    });
+    }
+    ctx.body = whole;
     return;
   }
 
