@@ -26,7 +26,7 @@ import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../translate/map-native-error.js';
-import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
+import { collectNativeMessage } from '../translate/native-events-to-message.js';
 import type { AnswerMeta, AnswerWriter } from '../wire/wire-format.js';
 
 /** What a route hands to the answer path. */
@@ -127,10 +127,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       nameServedModelOf(chat, message);
       observer.message(message as unknown as Record<string, unknown>);
     } else {
-      const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
-      message = backend.forEachEvent
-        ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
-        : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
+      message = await collectNativeMessage(backend.stream(chat.request, state.signal, context), (event) => seeEvent(chat, observer, event));
     }
     sendJson(ctx, answer.whole(message));
     return;
