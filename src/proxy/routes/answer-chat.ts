@@ -80,7 +80,7 @@ function nameServedModelOf(chat: Chat, message: NativeMessage): void {
 /**
  * Names the served model, then hands the event to the observer. A plain call in the consuming loop, not a
  * generator layer: each async-generator hop costs a few promises per event, and a chat's events pass through this
- * path by the thousand (docs/benchmarks.md "What each change bought").
+ * path by the thousand (docs/performance.md "Where the added latency sits": fewer steps, fewer promises).
  */
 function seeEvent(chat: Chat, observer: ChatObserver, event: NativeStreamEvent): void {
   nameServedModel(chat, event);
