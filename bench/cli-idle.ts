@@ -106,8 +106,8 @@ async function main(): Promise<void> {
     const work = join(home, 'work');
     await mkdir(work, { recursive: true });
     const input = nativeRequestToCliInput(
-      { model: 'claude-sonnet-4-20250514', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] },
-      { profile, allowedTools: [], disallowedTools: [] },
+      { model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] },
+      { profile },
     );
     const promptFile = join(home, 'system.txt');
     await writeFile(promptFile, input.systemPrompt, { mode: 0o600 });

@@ -156,7 +156,6 @@ describe('diagnose', () => {
       const { report, text, ok } = await runDiagnose(config, { proxyUrl: url });
       expect(ok).toBe(true);
       expect(report.target).toBe(url);
-      proxy.settle(); // the bookkeeping of the answered test requests (src/proxy/http/after-answer.ts)
       // Its model list (for the smallest model), the tiny request, and direct mode's model list.
       expect(proxy.services.metrics.requestsTotal - before).toBe(3);
       expect(secretsIn(JSON.stringify(report) + text)).toEqual([]);

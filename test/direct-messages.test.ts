@@ -191,15 +191,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
 
   it('records model, stream, usage and time to first byte for metrics', async () => {
     sim.knobs.replyText = 'three words here';
-    // Read in-process, as the proxy's own readers do: after the bookkeeping of answered requests has run
-    // (src/proxy/http/after-answer.ts), the earlier tests' requests included.
-    proxy.proxy.settle();
     const before = proxy.proxy.services.metrics.recentRequests().length;
     const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"one two"}]}');
     await res.text();
     const json = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
     await json.text();
-    proxy.proxy.settle();
     expect(proxy.proxy.services.metrics.recentRequests().length).toBe(before + 2);
     const [plain, streamed] = proxy.proxy.services.metrics.recentRequests();
     expect(streamed).toMatchObject({ mode: 'direct', model: 'claude-sonnet-4-20250514', stream: true, inputTokens: 2, outputTokens: 3, ttftMs: expect.any(Number) });
@@ -220,7 +216,6 @@ describe('POST /api/v1/messages with the native SDK', () => {
   it('answers a chunked non-streamed answer whole, with a content-length, and records its usage', async () => {
     sim.knobs.jsonChunks = 3;
     sim.knobs.replyText = 'three words here';
-    proxy.proxy.settle(); // the earlier tests' requests counted before `before` (src/proxy/http/after-answer.ts)
     const before = proxy.proxy.services.metrics.recentRequests().length;
     const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
     expect(res.status).toBe(200);

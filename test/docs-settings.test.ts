@@ -20,8 +20,6 @@ const notSettings: Record<string, string> = {
   ASSISTANT_PROXY_CONFIG: 'the settings file, read before the schema',
   ASSISTANT_PROFILE_FILE: 'provider profile overrides',
   ASSISTANT_PROXY_USER_DATA: "the desktop app's settings directory",
-  AFTER_ANSWER_MS: 'a constant in src/proxy/http/after-answer.ts',
-  AFTER_ANSWER_BATCH: 'a constant in src/proxy/http/after-answer.ts',
   FLUSH_MS: 'a constant of the usage ledger',
   FLUSH_ROWS: 'a constant of the usage ledger',
   AGENTS_ONLY: 'a knob of npm run test:agents',

@@ -150,7 +150,6 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     expect(sim.requests()).toEqual([]);
     expect(sim.tokenRefreshes).toBe(0);
     expect((await fake.records()).filter((r) => !r.argv.includes('--version') && !r.argv.includes('auth'))).toEqual([]);
-    proxy.proxy.settle(); // any answered request's row first (src/proxy/http/after-answer.ts)
     ledger.flush();
     expect(ledger.requests().rows).toEqual([]);
     // A local client (not a browser) still has its whole minute of the shared rate limit.
@@ -198,7 +197,6 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
       }
       expect(sim.requests()).toEqual([]);
       expect(sim.tokenRefreshes).toBe(0);
-      proxy.proxy.settle();
       ledger.flush();
       expect(ledger.requests().rows).toEqual([]);
       // Four requests of the page's, and Chromium's own /favicon.ico, which goes to the proxy too.

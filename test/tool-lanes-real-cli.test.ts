@@ -49,7 +49,6 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
   const native = { model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'say hi' }] };
   const compat = { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] };
   const last = () => {
-    proxy.proxy.settle();
     return ledger.requests({ limit: 1 }).rows[0];
   };
 

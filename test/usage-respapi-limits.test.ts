@@ -41,7 +41,6 @@ describe('response-API quota windows', () => {
         ['seven_day', 0.075, null],
       ]),
     );
-    bed.proxy.proxy.settle(); // the answered request's row (src/proxy/http/after-answer.ts)
     expect(ledger.requests().rows[0]).toMatchObject({ mode: 'respapi', outcome: 'ok', status: 200 });
   });
 });

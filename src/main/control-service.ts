@@ -89,7 +89,6 @@ export function createControlService(controller: ProxyController, deps: ControlS
   };
   const ledger = (): UsageReader => {
     if (!deps.usage) throw new Error('The usage ledger is not running, so there is no usage history to show');
-    controller.current()?.settle(); // the rows of answered requests first (src/proxy/http/after-answer.ts)
     return deps.usage;
   };
   const times = (from: unknown, to: unknown): [number, number] => {

@@ -179,7 +179,6 @@ export class ProxyController extends EventEmitter {
   }
 
   metrics(): MetricsSummary | undefined {
-    this.proxy?.settle(); // every answered request counted (http/after-answer.ts)
     return this.proxy?.services.metrics.summary();
   }
 
@@ -194,7 +193,6 @@ export class ProxyController extends EventEmitter {
   }
 
   recentRequests(): RequestRecord[] {
-    this.proxy?.settle();
     return this.proxy?.services.metrics.recentRequests() ?? [];
   }
 
@@ -211,7 +209,6 @@ export class ProxyController extends EventEmitter {
 
   status(): ControlStatus {
     const proxy = this.proxy;
-    proxy?.settle();
     const services = proxy?.services;
     const snap = services?.probe.snapshot();
     const port = proxy?.port ?? this.config.port;

@@ -19,7 +19,6 @@ import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
 import { newOwnerKey } from './auth/owner-key.js';
 import { offersFileTools } from './translate/tool-rules-to-cli-permissions.js';
-import { AfterAnswer } from './http/after-answer.js';
 import { onClientError } from './http/client-error.js';
 import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
@@ -66,9 +65,6 @@ export interface CreateProxyOptions {
   /** The usage ledger (docs/usage.md), opened and closed by the caller (it may outlive this proxy); when it can
    * also be read (a UsageLedger), /usage/* and the usage metrics are served from it. Absent: nothing recorded. */
   usage?: UsageSink | UsageLedger;
-  /** How long an answered request's bookkeeping waits (http/after-answer.ts, default AFTER_ANSWER_MS); tests
-   * stretch it to show that every reader settles it. */
-  afterAnswerMs?: number;
   /**
    * The owner's key (auth/owner-key.ts: the file in the data directory that the headless proxy and the app load);
    * PROXY_ACCESS_KEY wins when set. Absent: a fresh key only this instance knows, so owner data stays closed.
@@ -85,8 +81,6 @@ export interface ProxyServer {
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** Stops accepting, lets in-flight requests finish up to the grace period, then ends them. */
   close(graceMs?: number): Promise<void>;
-  /** Runs the bookkeeping of answered requests now (http/after-answer.ts): before reading metrics or usage. */
-  settle(): void;
   readonly server: Server | undefined;
   /** The port actually bound (differs from config.port when that is 0); undefined when not listening. */
   readonly port: number | undefined;
@@ -144,7 +138,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     startedAt: deps.now(),
     modeOn: (mode: ModeName) => config.modes.includes(mode),
     usage: options.usage ?? noopUsageSink,
-    afterAnswer: new AfterAnswer((err) => logger.warn({ err }, 'bookkeeping after an answer failed'), options.afterAnswerMs),
   };
   const components = buildComponents(services);
   closeHooks.push(() => components.close());
@@ -178,7 +171,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // two ports share one rate limit per client and one refusal log (ollama/listener.ts).
   const chain: ProxyMiddleware[] = [
     requestId(),
-    requestLog(logger, metrics, inFlight, deps.now, services.usage, services.afterAnswer),
+    requestLog(logger, metrics, inFlight, deps.now, services.usage),
     errorRenderer(logger),
     hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }),
     crossSiteGuard(config.corsOrigins, metrics, refusals),
@@ -329,8 +322,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     }
     for (const socket of sockets) socket.destroy();
     await ollamaClosed;
-    // Every answered request is recorded before the ledger's last write (a close hook).
-    services.afterAnswer.settle();
     for (const hook of closeHooks.splice(0)) {
       try {
         await hook();
@@ -346,7 +337,6 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     services,
     listen,
     close,
-    settle: () => services.afterAnswer.settle(),
     get server() {
       return server;
     },

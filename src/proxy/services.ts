@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import type { Config, ModeName } from './config.js';
-import type { AfterAnswer } from './http/after-answer.js';
 import type { CliProbe, RunCommand } from './health/cli-probe.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -37,8 +36,6 @@ export interface Services {
   modeOn(mode: ModeName): boolean;
   /** Where every request in ledger scope is recorded when it ends (docs/usage.md); a no-op sink without a ledger. */
   readonly usage: UsageSink;
-  /** The bookkeeping of answered requests, run a moment after the answer (http/after-answer.ts). */
-  readonly afterAnswer: AfterAnswer;
 }
 
 /**

@@ -29,11 +29,6 @@ export interface Backend {
   /** The chat's events; `signal` fires when the client goes away, and must end the child or upstream request. */
   stream(req: NativeRequest, signal: AbortSignal, context?: BackendContext): AsyncIterable<NativeStreamEvent>;
   /**
-   * Optional: the same events, each handed to `onEvent` as it arrives; resolves when they are all through. A
-   * non-streaming answer is then collected without a promise per event (docs/benchmarks.md).
-   */
-  forEachEvent?(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context?: BackendContext): Promise<void>;
-  /**
    * Optional, for a client that does not stream: the whole native message, asked of the upstream in one piece
    * (no event to parse or collect); rejects with a ProxyError when the chat fails. Returns undefined, at once and
    * without sending anything, when this request should be streamed and collected instead (e.g. an answer that

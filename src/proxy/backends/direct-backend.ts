@@ -1,7 +1,6 @@
 // DirectBackend (DESIGN.md "The flow of one chat"): sends a native request to the provider API with the credential
-// the client's auth calls for, streaming, and yields the provider's native stream events as they arrive (stream)
-// or hands each to a callback (forEachEvent). For a client that does not stream, a request whose max_tokens is
-// within profile.api.nonStreamingMaxTokens is sent without `stream` and answered with the one message the provider
+// the client's auth calls for, streaming, and yields the provider's native stream events as they arrive (stream).
+// For a client that does not stream, a request whose max_tokens is within profile.api.nonStreamingMaxTokens is sent without `stream` and answered with the one message the provider
 // sends (message): no event to parse or collect, when the provider's own estimate of how long such an answer may
 // take fits the first-byte deadline, so UPSTREAM_FIRST_BYTE_TIMEOUT_MS holds on this path as on every other
 // (docs/direct-mode.md "`/api/v1/chat/completions`: DirectBackend").
@@ -124,59 +123,6 @@ export class DirectBackend implements Backend {
       // A consumer that stops early (client gone, error) must not leave the upstream request running.
       if (!answer.body.destroyed) answer.body.destroy();
     }
-  }
-
-  /**
-   * The same upstream stream as stream(), each event handed to `onEvent` as its bytes arrive: a non-streaming
-   * answer is collected without a promise per event. Resolves when
-   * the provider's stream ended, rejects with the ProxyError that ended it; an exception of `onEvent` ends the
-   * upstream request and rejects with it.
-   */
-  async forEachEvent(req: NativeRequest, signal: AbortSignal, onEvent: (event: NativeStreamEvent) => void, context: BackendContext = {}): Promise<void> {
-    const { client } = this.opts;
-    const answer = await this.open(req, signal, context);
-    const body = answer.body;
-    const reader = new SseReader();
-    await new Promise<void>((resolve, reject) => {
-      let settled = false;
-      /** Ends the read: `failure` (a read error, mapped here) or `thrown` (from toEvent or onEvent, kept as it is). */
-      const settle = (outcome?: { failure?: unknown; thrown?: unknown }) => {
-        if (settled) return;
-        settled = true;
-        body.off('data', onData);
-        if (!outcome) return resolve();
-        if (!body.destroyed) body.destroy();
-        reject('failure' in outcome ? fromTransportError(outcome.failure, client.timeouts) : outcome.thrown);
-      };
-      const deliver = (messages: SseMessage[]) => {
-        for (const message of messages) {
-          if (settled) return;
-          onEvent(toEvent(message));
-        }
-      };
-      const onData = (chunk: Buffer) => {
-        try {
-          deliver(reader.feed(chunk));
-        } catch (thrown) {
-          settle({ thrown });
-        }
-      };
-      body.on('data', onData);
-      body.once('end', () => {
-        try {
-          deliver(reader.end());
-          settle();
-        } catch (thrown) {
-          settle({ thrown });
-        }
-      });
-      body.once('error', (failure) => settle({ failure }));
-      // Destroyed without an end or an error: never a silent success.
-      // (Checked first: an Error's stack trace costs more than the rest of a request's collection.)
-      body.once('close', () => {
-        if (!settled) settle({ thrown: new ProxyError('upstream', 'The provider stream closed before it ended') });
-      });
-    });
   }
 
   /**

@@ -1,6 +1,5 @@
 // One log line, one metrics record and one usage-ledger row per request, written when the response really ends
-// (streams outlive `await next()`), in the batch of bookkeeping after the answer when the client has it whole
-// (after-answer.ts); this is the one place a UsageRecord is built (docs/usage.md). Also owns the request's AbortSignal: it fires when the client disconnects before the
+// (streams outlive `await next()`); this is the one place a UsageRecord is built (docs/usage.md). Also owns the request's AbortSignal: it fires when the client disconnects before the
 // response finished, so routes can kill CLI children and abort upstream requests.
 
 import type { Logger } from '../logger.js';
@@ -10,7 +9,6 @@ import { clientFamily } from '../usage/client-family.js';
 import { outcomeOf } from '../usage/outcome-of.js';
 import type { CaptureInput } from '../usage/capture.js';
 import type { BillingLane, UsageSink } from '../usage/types.js';
-import type { AfterAnswer } from './after-answer.js';
 import { RequestAbort } from './request-abort.js';
 import type { ProxyState } from './state.js';
 import type { ProxyMiddleware } from './types.js';
@@ -83,15 +81,12 @@ class RequestState {
   }
 }
 
-export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink, afterAnswer?: AfterAnswer): ProxyMiddleware {
+export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink): ProxyMiddleware {
   return (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
     // What earlier middleware set (requestId: id, family, mode, route) carries over.
     ctx.state = Object.assign(new RequestState(abort, startedAt), ctx.state) as unknown as ProxyState;
-    // A request that may read what answered requests recorded (metrics, usage, health: none of them is in the
-    // ledger's scope) sees every one of them counted (http/after-answer.ts).
-    if (afterAnswer && !inLedgerScope(ctx.state.route, ctx.state.family)) afterAnswer.settle();
     inFlight.add(abort);
     let done = false;
     const finish = () => {
@@ -102,14 +97,7 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
       if (clientGone) abort.abort(new Error('client disconnected'));
       const durationMs = now() - startedAt;
       const status = clientGone && !ctx.headerSent ? 499 : ctx.status;
-      // The client has its whole answer: the rest waits for the next batch, after the reads of this answer that
-      // were queued before it (upstream/forward.ts). A request that ended otherwise (the client left, the
-      // connection broke) is accounted now, with those reads done first.
-      if (afterAnswer && !clientGone) afterAnswer.later(() => account(clientGone, durationMs, status));
-      else {
-        afterAnswer?.settle();
-        account(clientGone, durationMs, status);
-      }
+      account(clientGone, durationMs, status);
     };
     const account = (clientGone: boolean, durationMs: number, status: number) => {
       const s = ctx.state;

@@ -17,7 +17,6 @@ import type { Backend, BackendContext } from '../backends/backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
-import { sendJson } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
 import { sendNdjson } from '../http/ndjson.js';
@@ -27,7 +26,7 @@ import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../translate/map-native-error.js';
-import { collectNativeMessage, collectPushedNativeMessage } from '../translate/native-events-to-message.js';
+import { collectNativeMessage } from '../translate/native-events-to-message.js';
 import type { AnswerMeta, AnswerWriter } from '../wire/wire-format.js';
 
 /** What a route hands to the answer path. */
@@ -56,6 +55,15 @@ export interface Chat {
 }
 
 /**
+ * A JSON answer as Koa would serialise and type it (no indentation, `application/json; charset=utf-8`), held as
+ * bytes so the request log's body inspector sees the same bytes the client does.
+ */
+function sendJson(ctx: ProxyContext, value: unknown): void {
+  setHeader(ctx, 'content-type', 'application/json; charset=utf-8');
+  ctx.body = Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+/**
  * Every answer names the model that really served it, in the neutral naming (docs/clients.md "Model ids"): the
  * one change this path makes to a backend's event (or whole message) before the client's translator and the
  * observer see it.
@@ -72,7 +80,7 @@ function nameServedModelOf(chat: Chat, message: NativeMessage): void {
 /**
  * Names the served model, then hands the event to the observer. A plain call in the consuming loop, not a
  * generator layer: each async-generator hop costs a few promises per event, and a chat's events pass through this
- * path by the thousand (docs/benchmarks.md "What each change bought").
+ * path by the thousand (docs/performance.md "Where the added latency sits": fewer steps, fewer promises).
  */
 function seeEvent(chat: Chat, observer: ChatObserver, event: NativeStreamEvent): void {
   nameServedModel(chat, event);
@@ -120,12 +128,8 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       nameServedModelOf(chat, message);
       observer.message(message as unknown as Record<string, unknown>);
     } else {
-      const seen = (event: NativeStreamEvent) => seeEvent(chat, observer, event);
-      message = backend.forEachEvent
-        ? await collectPushedNativeMessage((onEvent) => backend.forEachEvent!(chat.request, state.signal, onEvent, context), seen)
-        : await collectNativeMessage(backend.stream(chat.request, state.signal, context), seen);
+      message = await collectNativeMessage(backend.stream(chat.request, state.signal, context), (event) => seeEvent(chat, observer, event));
     }
-    // Written the moment it is ready (http/send-now.ts), not after the middleware chain unwinds.
     sendJson(ctx, answer.whole(message));
     return;
   }

@@ -95,19 +95,6 @@ export async function collectNativeMessage(events: AsyncIterable<NativeStreamEve
   return collected(state);
 }
 
-/** The same for a backend that pushes its events (Backend.forEachEvent): `run` hands each one to its callback. */
-export async function collectPushedNativeMessage(
-  run: (onEvent: (event: NativeStreamEvent) => void) => Promise<void>,
-  seen?: (event: NativeStreamEvent) => void,
-): Promise<NativeMessage> {
-  const state = createNativeMessageState();
-  await run((event) => {
-    seen?.(event);
-    stepNativeMessage(event, state);
-  });
-  return collected(state);
-}
-
 function collected(state: NativeMessageState): NativeMessage {
   const { message, error } = finishNativeMessage(state);
   if (error || !message) throw error ?? new ProxyError('internal', 'no message');

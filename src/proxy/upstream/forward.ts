@@ -14,7 +14,6 @@ import type { Services } from '../services.js';
 import { errorTypeName } from '../http/render-error.js';
 import { encodeSse } from '../http/sse.js';
 import { failAfterHeaders } from '../http/stream-error.js';
-import { sendNow } from '../http/send-now.js';
 import { setHeader } from '../http/set-header.js';
 import type { ProxyContext } from '../http/types.js';
 import { redactSecrets } from '../logger.js';
@@ -119,14 +118,13 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
     const refused = answer.statusCode >= 400 && answer.statusCode < 500 && !gzipped ? explainNativeRefusalBody(answer.whole, profile.quota.refusals) : undefined;
     const whole = refused ?? answer.whole;
     copyAnswerHeaders(ctx, answer);
-    sendNow(ctx, whole);
-    // Read once the client has its answer, with the rest of its bookkeeping (http/after-answer.ts): the usage,
-    // served model and stop the request log records are not on the client's path. Queued before the request
-    // log's record of this request, so the record sees them.
-    services.afterAnswer.later(() => {
+    // Read before the request log's record of this request (when the response ends), so the record has the
+    // usage, served model and stop.
+    if (reads) {
       observer.bytes(whole);
       observer.end();
-    });
+    }
+    ctx.body = whole;
     return;
   }
 
