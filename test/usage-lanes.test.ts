@@ -39,7 +39,7 @@ describe('billing lanes in direct mode', () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const last = async () => {
-    const res = await fetch(`${proxy.url}/usage/requests?limit=1`);
+    const res = await fetch(`${proxy.url}/usage/requests?limit=1`, { headers: proxy.owner });
     return ((await res.json()) as { requests: Array<Record<string, unknown>> }).requests[0];
   };
 
@@ -140,7 +140,7 @@ describe('billing lanes in direct mode', () => {
     sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(now + 3 * 3600), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
     sim.knobs.overage = { inUse: true, utilization: 0.1, resetsAt: now + 20 * 86_400 };
     await (await post('/api/v1/messages', native, { 'user-agent': 'curl/8.5.0' })).text();
-    const limits = (await (await fetch(`${proxy.url}/usage/limits`)).json()) as {
+    const limits = (await (await fetch(`${proxy.url}/usage/limits`, { headers: proxy.owner })).json()) as {
       windows: Array<{ source: string; window: string; utilization: number; length_seconds: number | null; pace: { expected_at_reset: number; limit_at: number | null; reaches_limit_before_reset: boolean } | null }>;
       overage: Array<{ source: string; status: string; in_use: boolean }>;
       extra_usage: { requests: number; since: number };
@@ -155,22 +155,22 @@ describe('billing lanes in direct mode', () => {
     expect(limits.overage).toEqual([expect.objectContaining({ source: 'direct', status: 'allowed', in_use: true })]);
     expect(limits.extra_usage.requests).toBeGreaterThanOrEqual(1);
     expect(limits.extra_usage.since).toBe((now + 3 * 3600 - 5 * 3600) * 1000);
-    const summary = (await (await fetch(`${proxy.url}/usage/summary`)).json()) as { five_hour_clients: { window_known: boolean; clients: Array<{ client: string; share: number }> } };
+    const summary = (await (await fetch(`${proxy.url}/usage/summary`, { headers: proxy.owner })).json()) as { five_hour_clients: { window_known: boolean; clients: Array<{ client: string; share: number }> } };
     expect(summary.five_hour_clients.window_known).toBe(true);
     expect(summary.five_hour_clients.clients.map((c) => c.client)).toContain('curl');
     expect(summary.five_hour_clients.clients.reduce((a, c) => a + c.share, 0)).toBeCloseTo(1, 3);
   });
 
   it('serves lanes in the summary by lane, the request filter and the CSV export', async () => {
-    const summary = (await (await fetch(`${proxy.url}/usage/summary?by=lane`)).json()) as { rows: Array<{ key: string; requests: number }> };
+    const summary = (await (await fetch(`${proxy.url}/usage/summary?by=lane`, { headers: proxy.owner })).json()) as { rows: Array<{ key: string; requests: number }> };
     const keys = summary.rows.map((r) => r.key);
     expect(keys).toEqual(expect.arrayContaining(['plan', 'extra_usage', 'api_key', 'unknown']));
-    const extra = (await (await fetch(`${proxy.url}/usage/requests?lane=extra_usage&limit=100`)).json()) as { requests: Array<{ billing_lane: string }> };
+    const extra = (await (await fetch(`${proxy.url}/usage/requests?lane=extra_usage&limit=100`, { headers: proxy.owner })).json()) as { requests: Array<{ billing_lane: string }> };
     expect(extra.requests.length).toBeGreaterThan(0);
     expect(extra.requests.every((r) => r.billing_lane === 'extra_usage')).toBe(true);
-    const bad = await fetch(`${proxy.url}/usage/requests?lane=free`);
+    const bad = await fetch(`${proxy.url}/usage/requests?lane=free`, { headers: proxy.owner });
     expect(bad.status).toBe(400);
-    const csv = await (await fetch(`${proxy.url}/usage/export.csv`)).text();
+    const csv = await (await fetch(`${proxy.url}/usage/export.csv`, { headers: proxy.owner })).text();
     const [header, ...rows] = csv.trim().split('\r\n');
     expect(header.split(',').slice(-3)).toEqual(['billing_lane', 'refusal', 'tokens_partial']);
     expect(rows.some((r) => r.endsWith(',extra_usage,extra_usage_off,false'))).toBe(true);
@@ -196,7 +196,7 @@ describe('billing lane of the response API', () => {
     const now = Math.floor(Date.now() / 1000);
     bed.sim.knobs.respapiQuotaHeaders = { 'x-codex-primary-used-percent': '42', 'x-codex-primary-window-minutes': '300', 'x-codex-primary-reset-at': String(now + 3600) };
     await (await bed.post('/respapi/responses', { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] })).text();
-    const limits = (await (await fetch(`${bed.proxy.url}/usage/limits`)).json()) as { windows: Array<{ source: string; window: string; pace: { expected_at_reset: number } | null }> };
+    const limits = (await (await fetch(`${bed.proxy.url}/usage/limits`, { headers: bed.proxy.owner })).json()) as { windows: Array<{ source: string; window: string; pace: { expected_at_reset: number } | null }> };
     const primary = limits.windows.find((w) => w.source === 'respapi' && w.window === 'five_hour')!;
     // 42 % four hours in: 52.5 % at the reset.
     expect(primary.pace?.expected_at_reset).toBeCloseTo(0.525, 2);
