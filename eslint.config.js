@@ -21,7 +21,10 @@ export default tseslint.config(
     files: ['src/renderer/**/*.ts'],
     ignores: ['src/renderer/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/*', '!**/proxy/control-api*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/*', '!**/proxy/control-api*'] },
+      ],
     },
   },
   {
@@ -29,7 +32,10 @@ export default tseslint.config(
     // address facts, src/shared/endpoints.ts): it imports nothing, so it runs in Node and in the page alike.
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/**', '**/renderer/**'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', 'electron', 'electron/*', '**/main/**', '**/proxy/**', '**/renderer/**'] },
+      ],
     },
   },
   {

@@ -59,12 +59,19 @@ export function ccrConfig(simulatorUrl: string, port: number): Record<string, un
  * Starts ccr against the simulator. Resolves to the running process, or to the reason it cannot be a column
  * (a string to put in its cells as "n/a (...)"); it never throws, so the bench always finishes.
  */
-export async function startCcr(simulatorUrl: string, dir: string, log: (line: string) => void): Promise<CcrProcess | string> {
+export async function startCcr(
+  simulatorUrl: string,
+  dir: string,
+  log: (line: string) => void,
+): Promise<CcrProcess | string> {
   const pkgDir = join(repoRoot, 'node_modules', ...ccrPackage.split('/'));
   let version: string;
   let cli: string;
   try {
-    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string; bin?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+      version: string;
+      bin?: Record<string, string>;
+    };
     version = pkg.version;
     cli = join(pkgDir, pkg.bin?.ccr ?? 'dist/cli.js');
     if (!existsSync(cli)) return `${ccrPackage} ${version} has no ${cli.slice(pkgDir.length + 1)}`;
@@ -76,7 +83,10 @@ export async function startCcr(simulatorUrl: string, dir: string, log: (line: st
   const port = await freePort();
   await mkdir(join(home, '.claude-code-router'), { recursive: true });
   await mkdir(tmp, { recursive: true });
-  await writeFile(join(home, '.claude-code-router', 'config.json'), JSON.stringify(ccrConfig(simulatorUrl, port), null, 2));
+  await writeFile(
+    join(home, '.claude-code-router', 'config.json'),
+    JSON.stringify(ccrConfig(simulatorUrl, port), null, 2),
+  );
   const args = ['--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
   log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')}`);
   const child = spawn(process.execPath, args, {
@@ -111,8 +121,17 @@ export async function startCcr(simulatorUrl: string, dir: string, log: (line: st
     const { status, text } = await probeOnce({
       base: url,
       path: '/v1/messages',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'bench-dummy-key', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model, max_tokens: 64, stream: false, messages: [{ role: 'user', content: 'Say hello.' }] }),
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'bench-dummy-key',
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify({
+        model,
+        max_tokens: 64,
+        stream: false,
+        messages: [{ role: 'user', content: 'Say hello.' }],
+      }),
     });
     if (status !== 200 || !text.includes('"msg_sim_')) {
       await stop();

@@ -17,7 +17,14 @@ export interface CliTurn {
 }
 
 /** Runs `turns` through one CLI process; stops early (and says why) when a turn ends without a successful result. */
-export async function runCliConversation(cliPath: string, model: string, turns: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 120_000): Promise<{ turns: CliTurn[]; error?: string }> {
+export async function runCliConversation(
+  cliPath: string,
+  model: string,
+  turns: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  timeoutMs = 120_000,
+): Promise<{ turns: CliTurn[]; error?: string }> {
   const { printArgs, modelFlag } = defaultProfile.cli;
   const child = spawn(cliPath, [...printArgs, modelFlag, model], { stdio: ['pipe', 'pipe', 'pipe'], env, cwd });
   const out: CliTurn[] = [];
@@ -29,14 +36,20 @@ export async function runCliConversation(cliPath: string, model: string, turns: 
   // readline is a tested line decoder with its own flush (STYLE.md habit 5).
   const lines = createInterface({ input: child.stdout });
   lines.on('line', (line) => {
-    let parsed: { type?: string; subtype?: string; is_error?: boolean; event?: { type?: string; delta?: { type?: string; text?: string } } };
+    let parsed: {
+      type?: string;
+      subtype?: string;
+      is_error?: boolean;
+      event?: { type?: string; delta?: { type?: string; text?: string } };
+    };
     try {
       parsed = JSON.parse(line) as typeof parsed;
     } catch {
       return;
     }
     if (!current) return;
-    const delta = parsed.type === 'stream_event' && parsed.event?.type === 'content_block_delta' ? parsed.event.delta : undefined;
+    const delta =
+      parsed.type === 'stream_event' && parsed.event?.type === 'content_block_delta' ? parsed.event.delta : undefined;
     if (delta?.type === 'text_delta' && typeof delta.text === 'string') {
       current.ttftMs ??= performance.now() - startedAt;
       current.text += delta.text;

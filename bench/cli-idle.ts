@@ -23,7 +23,9 @@ import { createProfile } from '../src/proxy/profile.js';
 import { nativeRequestToCliInput } from '../src/proxy/translate/native-request-to-cli-input.js';
 import { startSimulator, writeCliCredentials } from '../test/simulator/index.js';
 
-const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cached = fileURLToPath(
+  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
 const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
 const seconds = Number(process.env.IDLE_SECONDS ?? 30);
 const settleMs = 10_000;
@@ -96,17 +98,26 @@ async function idle(label: string, pid: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(cliPath)) throw new Error(`no real assistant CLI at ${cliPath} (npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+  if (!existsSync(cliPath))
+    throw new Error(`no real assistant CLI at ${cliPath} (npm run test:setup, or set REAL_ASSISTANT_CLI)`);
   const sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator.', answerTools: false } });
   const home = await mkdtemp(join(tmpdir(), 'cli-idle-'));
   try {
     const profile = createProfile();
     await mkdir(join(home, '.claude'), { recursive: true, mode: 0o700 });
-    await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-idle-bench', refreshToken: 'sk-ant-ort01-idle-bench', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(join(home, '.claude'), {
+      accessToken: 'sk-ant-oat01-idle-bench',
+      refreshToken: 'sk-ant-ort01-idle-bench',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const work = join(home, 'work');
     await mkdir(work, { recursive: true });
     const input = nativeRequestToCliInput(
-      { model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] },
+      {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 1024,
+        messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+      },
       { profile },
     );
     const promptFile = join(home, 'system.txt');
@@ -117,7 +128,11 @@ async function main(): Promise<void> {
       [profile.cli.maxRetriesEnv]: '2',
       ...input.env,
     };
-    const child = spawn(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], { cwd: work, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], {
+      cwd: work,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let answered: () => void = () => {};
     const result = new Promise<void>((r) => (answered = r));
@@ -128,12 +143,19 @@ async function main(): Promise<void> {
     child.stderr.resume();
     const exited = new Promise((r) => child.on('exit', r));
     try {
-      console.log(`real CLI ${cliPath}\n(each figure: ${settleMs / 1000} s to settle, then ${seconds} s measured; CLK_TCK ${ticks})`);
+      console.log(
+        `real CLI ${cliPath}\n(each figure: ${settleMs / 1000} s to settle, then ${seconds} s measured; CLK_TCK ${ticks})`,
+      );
       await idle('warm', child.pid!);
       child.stdin.write(input.stdin);
-      await Promise.race([result, new Promise((_, no) => setTimeout(() => no(new Error('no answer within 60 s')), 60_000))]);
+      await Promise.race([
+        result,
+        new Promise((_, no) => setTimeout(() => no(new Error('no answer within 60 s')), 60_000)),
+      ]);
       await idle('live', child.pid!);
-      console.log(`provider calls during the run: ${sim.requests('/v1/messages').length} (the one turn; no idle traffic)`);
+      console.log(
+        `provider calls during the run: ${sim.requests('/v1/messages').length} (the one turn; no idle traffic)`,
+      );
     } finally {
       child.stdin.end();
       child.kill('SIGTERM');

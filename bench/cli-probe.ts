@@ -29,7 +29,8 @@ export function runCliOnce(cliPath: string, model: string, prompt: string, env: 
     if (ttftMs !== undefined || !line.includes('content_block_delta')) return;
     try {
       const parsed = JSON.parse(line) as { type?: string; event?: { type?: string } };
-      if (parsed.type === 'stream_event' && parsed.event?.type === 'content_block_delta') ttftMs = performance.now() - started;
+      if (parsed.type === 'stream_event' && parsed.event?.type === 'content_block_delta')
+        ttftMs = performance.now() - started;
     } catch {
       // not a JSON line: not a delta
     }
@@ -49,7 +50,10 @@ export interface CliRunner {
 
 /** A child process (cli-runner-process.ts) that spawns the CLI on request and times it. */
 export async function startCliRunner(): Promise<CliRunner> {
-  const child = fork(new URL('./cli-runner-process.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./cli-runner-process.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`CLI runner exited (${code}) at start`)));
     child.once('message', () => resolve());

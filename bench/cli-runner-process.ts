@@ -16,7 +16,9 @@ interface RunMessage {
 
 process.on('message', (msg: RunMessage) => {
   if (msg?.type !== 'run') return;
-  void runCliOnce(msg.cliPath, msg.model, msg.prompt, msg.env).then((run) => process.send?.({ type: 'result', id: msg.id, run }));
+  void runCliOnce(msg.cliPath, msg.model, msg.prompt, msg.env).then((run) =>
+    process.send?.({ type: 'result', id: msg.id, run }),
+  );
 });
 process.on('disconnect', () => process.exit(0));
 process.send?.({ type: 'ready' });

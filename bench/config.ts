@@ -88,13 +88,18 @@ function list(name: string, fallback: number[]): number[] {
   const raw = process.env[name];
   if (!raw) return fallback;
   const out = raw.split(',').map((s) => Number(s.trim()));
-  if (out.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name}: expected a comma list of positive integers, got "${raw}"`);
+  if (out.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`${name}: expected a comma list of positive integers, got "${raw}"`);
   return out;
 }
 
 function framings(raw: string | undefined): Framing[] {
-  const out = (raw || 'length,chunked').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (out.length === 0 || out.some((f) => f !== 'length' && f !== 'chunked')) throw new Error(`BENCH_FRAMINGS: expected length, chunked or both, got "${raw}"`);
+  const out = (raw || 'length,chunked')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (out.length === 0 || out.some((f) => f !== 'length' && f !== 'chunked'))
+    throw new Error(`BENCH_FRAMINGS: expected length, chunked or both, got "${raw}"`);
   return out as Framing[];
 }
 
@@ -135,8 +140,14 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
     proxyLogLevel: process.env.BENCH_PROXY_LOG_LEVEL || 'warn',
     ccrWorkloads: ['none', '0', 'off'].includes((process.env.BENCH_CCR ?? '').trim().toLowerCase())
       ? []
-      : (process.env.BENCH_CCR || 'a,b').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
-    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s,w').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+      : (process.env.BENCH_CCR || 'a,b')
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s,w')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
     proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS || '').split(/\s+/).filter(Boolean),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,
   };

@@ -72,13 +72,23 @@ const headers = {
 
 /** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator, nginx, the Node hop and ccr. */
 export function nativeSpec(b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec {
-  const body = { model: t === 'proxy' ? neutralModel : providerModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
+  const body = {
+    model: t === 'proxy' ? neutralModel : providerModel,
+    max_tokens: 1024,
+    stream,
+    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+  };
   return { base: baseOf(b, t), path: t === 'proxy' ? path : '/v1/messages', headers, body: JSON.stringify(body) };
 }
 
 /** Compatible-format chat request through the proxy's translation route (SPEC.md §2.2). */
 export function compatSpec(b: Bench, stream: boolean): RequestSpec {
-  const body = { model: neutralModel, max_tokens: 1024, stream, messages: [{ role: 'user', content: 'Say hello in a few words.' }] };
+  const body = {
+    model: neutralModel,
+    max_tokens: 1024,
+    stream,
+    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+  };
   return {
     base: b.proxy.url,
     path: '/api/v1/chat/completions',
@@ -89,7 +99,16 @@ export function compatSpec(b: Bench, stream: boolean): RequestSpec {
 
 /** Knobs of a plain, unpaced reply; workloads change only what they need on top. */
 export function baseKnobs(): Partial<SimulatorKnobs> {
-  return { latencyMs: 0, jsonChunks: undefined, chunkIntervalMs: 0, chunkCount: undefined, replyText: 'Hi from the simulator!', ping: true, failWith: undefined, streamFault: undefined };
+  return {
+    latencyMs: 0,
+    jsonChunks: undefined,
+    chunkIntervalMs: 0,
+    chunkCount: undefined,
+    replyText: 'Hi from the simulator!',
+    ping: true,
+    failWith: undefined,
+    streamFault: undefined,
+  };
 }
 
 /**

@@ -46,7 +46,10 @@ export function machineTicks(): { busy: number; total: number } {
  */
 export function mainThreadSched(pid: number): { runNs: number; waitNs: number; slices: number } {
   try {
-    const [run, wait, slices] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    const [run, wait, slices] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
     return { runNs: run, waitNs: wait, slices };
   } catch {
     return { runNs: NaN, waitNs: NaN, slices: NaN };

@@ -24,15 +24,25 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     const p50 = paced.proxy.latency.p50 - paced.direct.latency.p50;
     const p99 = paced.proxy.latency.p99 - paced.direct.latency.p99;
     const inStep = (pick: (x: Aggregate) => number): string =>
-      burst && isNum(burst.proxy) && isNum(burst.direct) ? `; clients in lock step: ${ms(pick(burst.proxy) - pick(burst.direct))}` : '';
+      burst && isNum(burst.proxy) && isNum(burst.direct)
+        ? `; clients in lock step: ${ms(pick(burst.proxy) - pick(burst.direct))}`
+        : '';
     goals.push({
       goal: `added latency p50 ≤ 1 ms at ${cfg.latencyConcurrency} concurrent (clients spread, upstream +${cfg.upstreamLatencyMs} ms)`,
       measured: `${ms(p50)}${inStep((x) => x.latency.p50)}`,
       met: p50 <= 1,
     });
-    goals.push({ goal: `added latency p99 ≤ 5 ms at ${cfg.latencyConcurrency} concurrent (same)`, measured: `${ms(p99)}${inStep((x) => x.latency.p99)}`, met: p99 <= 5 });
+    goals.push({
+      goal: `added latency p99 ≤ 5 ms at ${cfg.latencyConcurrency} concurrent (same)`,
+      measured: `${ms(p99)}${inStep((x) => x.latency.p99)}`,
+      met: p99 <= 5,
+    });
   } else {
-    goals.push({ goal: 'added latency p50 ≤ 1 ms / p99 ≤ 5 ms at 32 concurrent', measured: String(paced?.proxy ?? 'not run'), met: undefined });
+    goals.push({
+      goal: 'added latency p50 ≤ 1 ms / p99 ≤ 5 ms at 32 concurrent',
+      measured: String(paced?.proxy ?? 'not run'),
+      met: undefined,
+    });
   }
 
   const ratios: string[] = [];
@@ -52,7 +62,12 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
 
   // CPU per request against the minimal Node hop measured in the same run: native ≤ 1.25×, translated ≤ 1.6×.
   const cpuGoal = (label: string, agg: PerTarget<Aggregate> | undefined, limit: number): Goal => {
-    if (!agg || !isNum(agg.proxy) || !isNum(agg.node)) return { goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`, measured: agg ? String(agg.proxy) : 'not run', met: undefined };
+    if (!agg || !isNum(agg.proxy) || !isNum(agg.node))
+      return {
+        goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`,
+        measured: agg ? String(agg.proxy) : 'not run',
+        met: undefined,
+      };
     const r = agg.proxy.cpuPerRequestUs / agg.node.cpuPerRequestUs;
     return {
       goal: `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`,
@@ -61,12 +76,17 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     };
   };
   goals.push(cpuGoal('(a) native, 32 conc.', a?.c32, 1.25));
-  goals.push(cpuGoal(`(c) translated, ${cfg.latencyConcurrency} conc.`, raw.cNonStream as PerTarget<Aggregate> | undefined, 1.6));
+  goals.push(
+    cpuGoal(`(c) translated, ${cfg.latencyConcurrency} conc.`, raw.cNonStream as PerTarget<Aggregate> | undefined, 1.6),
+  );
   goals.push(...framingGoals(raw, cfg));
 
   // The simulator's own timer jitter on a busy two-core machine is already a few ms, so the hop is judged by what it
   // adds to it: p99 of |gap − pacing| through the hop minus the same read directly, and the median gap.
-  for (const [key, label] of [['b', '(b) native'], ['cStream', '(c) compat']] as const) {
+  for (const [key, label] of [
+    ['b', '(b) native'],
+    ['cStream', '(c) compat'],
+  ] as const) {
     const s = raw[key] as PerTarget<StreamRunResult> | undefined;
     if (s && isNum(s.proxy) && isNum(s.direct)) {
       const added = s.proxy.deviation.p99 - s.direct.deviation.p99;
@@ -76,7 +96,12 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
         measured: `p99 |gap − pacing| ${ms(s.proxy.deviation.p99)} vs ${ms(s.direct.deviation.p99)} read directly (added ${ms(added)}); median gap ${ms(s.proxy.gap.p50)}; glued deltas ${(s.proxy.coalescedShare * 100).toFixed(1)} %`,
         met: added <= 2 && medianOff <= 2,
       });
-    } else goals.push({ goal: `${label} stream: inter-chunk gaps within 2 ms of pacing`, measured: String(s?.proxy ?? 'not run'), met: undefined });
+    } else
+      goals.push({
+        goal: `${label} stream: inter-chunk gaps within 2 ms of pacing`,
+        measured: String(s?.proxy ?? 'not run'),
+        met: undefined,
+      });
   }
 
   const e = raw.e as { peakRssMB?: PerTarget<number> } | undefined;
@@ -97,7 +122,11 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
       met: growth < 10,
     });
     const growth2 = ((soak.rssEnd - soak.rssHalf) / soak.rssHalf) * 100;
-    goals.push({ goal: 'RSS growth < 10 % in the soak\'s second half (with the usage ledger on when the build opens it)', measured: `${signed(growth2)} %`, met: growth2 < 10 });
+    goals.push({
+      goal: "RSS growth < 10 % in the soak's second half (with the usage ledger on when the build opens it)",
+      measured: `${signed(growth2)} %`,
+      met: growth2 < 10,
+    });
   } else goals.push({ goal: 'RSS growth < 10 % over the soak', measured: 'not measured', met: undefined });
   goals.push(...poolGoals(raw));
   goals.push(...billingGoals(raw));
@@ -120,7 +149,12 @@ function framingGoals(raw: Record<string, unknown>, cfg: BenchConfig): Goal[] {
       continue;
     }
     const added = (t: Aggregate, k: 'p50' | 'p99') => t.latency[k] - (agg.direct as Aggregate).latency[k];
-    const [p50, p99, n50, n99] = [added(agg.proxy, 'p50'), added(agg.proxy, 'p99'), added(agg.node, 'p50'), added(agg.node, 'p99')];
+    const [p50, p99, n50, n99] = [
+      added(agg.proxy, 'p50'),
+      added(agg.proxy, 'p99'),
+      added(agg.node, 'p50'),
+      added(agg.node, 'p99'),
+    ];
     goals.push({
       goal,
       measured: `proxy +${ms(p50)} / +${ms(p99)}, Node hop +${ms(n50)} / +${ms(n99)}: ${(p50 / n50).toFixed(2)}× / ${(p99 / n99).toFixed(2)}×`,
@@ -132,7 +166,11 @@ function framingGoals(raw: Record<string, unknown>, cfg: BenchConfig): Goal[] {
   const goal = 'CPU per request of a chunked answer ≤ 1.1× one with a length (native, 32 conc.)';
   if (withLength && chunked && isNum(withLength.proxy) && isNum(chunked.proxy)) {
     const r = chunked.proxy.cpuPerRequestUs / withLength.proxy.cpuPerRequestUs;
-    goals.push({ goal, measured: `${chunked.proxy.cpuPerRequestUs.toFixed(0)} vs ${withLength.proxy.cpuPerRequestUs.toFixed(0)} µs: ${r.toFixed(2)}×`, met: r <= 1.1 });
+    goals.push({
+      goal,
+      measured: `${chunked.proxy.cpuPerRequestUs.toFixed(0)} vs ${withLength.proxy.cpuPerRequestUs.toFixed(0)} µs: ${r.toFixed(2)}×`,
+      met: r <= 1.1,
+    });
   } else goals.push({ goal, measured: 'not run', met: undefined });
   return goals;
 }
@@ -150,12 +188,18 @@ const medianOf = (v: number[]): number => {
 /** Warm CLI pool: median time to first token through the proxy with the pool on ≤ 0.75× the CLI's own cold one. */
 function poolGoals(raw: Record<string, unknown>): Goal[] {
   const p = raw.p as Record<string, PoolRaw | string> | undefined;
-  if (!p) return [{ goal: 'warm CLI pool: TTFT median ≤ 0.75× the CLI\'s cold TTFT', measured: 'not run', met: undefined }];
+  if (!p)
+    return [{ goal: "warm CLI pool: TTFT median ≤ 0.75× the CLI's cold TTFT", measured: 'not run', met: undefined }];
   return Object.entries(p).map(([name, r]) => {
     const goal = `warm CLI pool (${name} CLI): TTFT median through the proxy ≤ 0.75× the CLI's own cold TTFT`;
-    if (typeof r === 'string' || !r.pooledMs.length || !r.coldMs.length) return { goal, measured: typeof r === 'string' ? r : 'no answers', met: undefined };
+    if (typeof r === 'string' || !r.pooledMs.length || !r.coldMs.length)
+      return { goal, measured: typeof r === 'string' ? r : 'no answers', met: undefined };
     const ratio = medianOf(r.pooledMs) / medianOf(r.coldMs);
-    return { goal, measured: `${ms(medianOf(r.pooledMs))} vs ${ms(medianOf(r.coldMs))} cold: ${ratio.toFixed(2)}×`, met: ratio <= 0.75 };
+    return {
+      goal,
+      measured: `${ms(medianOf(r.pooledMs))} vs ${ms(medianOf(r.coldMs))} cold: ${ratio.toFixed(2)}×`,
+      met: ratio <= 0.75,
+    };
   });
 }
 
@@ -165,7 +209,8 @@ function poolGoals(raw: Record<string, unknown>): Goal[] {
  */
 function billingGoals(raw: Record<string, unknown>): Goal[] {
   const w = raw.w as Record<string, BillingRaw> | undefined;
-  const tokens = (bill: Array<{ usage: Parameters<typeof weighted>[0] }>): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
+  const tokens = (bill: Array<{ usage: Parameters<typeof weighted>[0] }>): number =>
+    bill.reduce((n, e) => n + weighted(e.usage), 0);
   const fmt = (v: number): string => Math.round(v).toLocaleString('en-US');
   const real = w?.real;
   const warmGoal = 'warm "hello" through tool mode (real CLI) ≤ 1,500 weighted input tokens';
@@ -179,8 +224,16 @@ function billingGoals(raw: Record<string, unknown>): Goal[] {
     const t = tokens(real.tool.bills.flat());
     const a = tokens(real.alone.bills.flat());
     out.push({ goal: convGoal, measured: `${fmt(t)} vs ${fmt(a)}: ${(t / a).toFixed(2)}×`, met: t / a <= 0.6 });
-  } else out.push({ goal: convGoal, measured: real?.tool?.firstError ?? real?.alone?.error ?? real?.note ?? 'not run', met: undefined });
-  for (const [name, r] of [['real', real], ['fake', w?.fake]] as const) {
+  } else
+    out.push({
+      goal: convGoal,
+      measured: real?.tool?.firstError ?? real?.alone?.error ?? real?.note ?? 'not run',
+      met: undefined,
+    });
+  for (const [name, r] of [
+    ['real', real],
+    ['fake', w?.fake],
+  ] as const) {
     const goal = `follow-up turn's first token through tool mode ≤ 0.5× a cold start (${name} CLI)`;
     const ttft = r?.tool?.ttft ?? [];
     const follow = ttft.slice(1).filter((x): x is number => x !== undefined);
@@ -189,7 +242,11 @@ function billingGoals(raw: Record<string, unknown>): Goal[] {
       continue;
     }
     const ratio = medianOf(follow) / ttft[0];
-    out.push({ goal, measured: `${ms(medianOf(follow))} (p50 of turns 2-8) vs ${ms(ttft[0])} (turn 1): ${ratio.toFixed(2)}×`, met: ratio <= 0.5 });
+    out.push({
+      goal,
+      measured: `${ms(medianOf(follow))} (p50 of turns 2-8) vs ${ms(ttft[0])} (turn 1): ${ratio.toFixed(2)}×`,
+      met: ratio <= 0.5,
+    });
   }
   return out;
 }

@@ -77,7 +77,12 @@ export async function runLoad(spec: RequestSpec, o: LoadOptions): Promise<LoadRe
 
 /** One request, answered in full: the status and body text (to check a route exists before loading it). */
 export async function probeOnce(spec: RequestSpec): Promise<{ status: number; text: string }> {
-  const res = await fetch(spec.base + spec.path, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(spec.base + spec.path, {
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    signal: AbortSignal.timeout(30_000),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -88,7 +93,10 @@ export async function probeOnce(spec: RequestSpec): Promise<{ status: number; te
  * the hop to process all the others, which measures CPU per request times the burst, not the latency one request
  * gains by passing the hop. Both are reported; this one uses plain node:http with one keep-alive socket per client.
  */
-export async function runStaggered(spec: RequestSpec, o: { connections: number; durationSec: number; periodMs: number }): Promise<LoadResult> {
+export async function runStaggered(
+  spec: RequestSpec,
+  o: { connections: number; durationSec: number; periodMs: number },
+): Promise<LoadResult> {
   const url = new URL(spec.base + spec.path);
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
   const samples = new Samples();
@@ -102,22 +110,25 @@ export async function runStaggered(spec: RequestSpec, o: { connections: number; 
   const once = (): Promise<void> =>
     new Promise((resolve) => {
       const t0 = performance.now();
-      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-          if (code >= 200 && code < 300) {
-            ok++;
-            samples.push(performance.now() - t0);
-          } else non2xx++;
-          resolve();
-        });
-        res.on('error', () => {
-          errors++;
-          resolve();
-        });
-      });
+      const req = request(
+        { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => {
+            const code = res.statusCode ?? 0;
+            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+            if (code >= 200 && code < 300) {
+              ok++;
+              samples.push(performance.now() - t0);
+            } else non2xx++;
+            resolve();
+          });
+          res.on('error', () => {
+            errors++;
+            resolve();
+          });
+        },
+      );
       req.on('error', () => {
         errors++;
         resolve();
@@ -131,5 +142,15 @@ export async function runStaggered(spec: RequestSpec, o: { connections: number; 
   await Promise.all(Array.from({ length: o.connections }, (_, i) => client(i)));
   agent.destroy();
   const seconds = (performance.now() - started) / 1000;
-  return { ok, non2xx, errors, timeouts: 0, statusCodes, seconds, rps: ok / seconds, latency: samples.summary(), samples };
+  return {
+    ok,
+    non2xx,
+    errors,
+    timeouts: 0,
+    statusCodes,
+    seconds,
+    rps: ok / seconds,
+    latency: samples.summary(),
+    samples,
+  };
 }

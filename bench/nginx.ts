@@ -19,7 +19,10 @@ function findNginx(): string | undefined {
 }
 
 function apt(args: string[]): boolean {
-  const r = spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const r = spawnSync('apt-get', args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   return r.status === 0;
 }
 
@@ -30,12 +33,16 @@ function apt(args: string[]): boolean {
 function installNginx(log: (line: string) => void): void {
   const policy = '/usr/sbin/policy-rc.d';
   const ownPolicy = !existsSync(policy);
-  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\n# temporary, written by npm run bench while it installs nginx\nexit 101\n', { mode: 0o755 });
+  if (ownPolicy)
+    writeFileSync(policy, '#!/bin/sh\n# temporary, written by npm run bench while it installs nginx\nexit 101\n', {
+      mode: 0o755,
+    });
   try {
     log('nginx is missing: installing it with apt-get install -y nginx');
     if (!apt(['install', '-y', '--no-install-recommends', 'nginx'])) {
       log('apt-get install failed; running apt-get update and trying again');
-      if (!apt(['update']) || !apt(['install', '-y', '--no-install-recommends', 'nginx'])) throw new Error('apt-get could not install nginx');
+      if (!apt(['update']) || !apt(['install', '-y', '--no-install-recommends', 'nginx']))
+        throw new Error('apt-get could not install nginx');
     }
   } finally {
     if (ownPolicy) rmSync(policy, { force: true });
@@ -114,7 +121,12 @@ export interface NginxProcess {
   stop(): Promise<void>;
 }
 
-export async function startNginx(bin: string, dir: string, upstreamPort: number, workers: number): Promise<NginxProcess> {
+export async function startNginx(
+  bin: string,
+  dir: string,
+  upstreamPort: number,
+  workers: number,
+): Promise<NginxProcess> {
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
@@ -124,7 +136,9 @@ export async function startNginx(bin: string, dir: string, upstreamPort: number,
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`nginx exited (${code}) at start: ${stderr.trim()} (see ${join(dir, 'error.log')})`))),
+    child.once('exit', (code) =>
+      reject(new Error(`nginx exited (${code}) at start: ${stderr.trim()} (see ${join(dir, 'error.log')})`)),
+    ),
   );
   await Promise.race([waitForPort(port, 10_000), exited]);
   return {

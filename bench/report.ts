@@ -57,7 +57,8 @@ export function formatValue(v: Cell, unit: Unit): string {
 }
 
 function ratio(a: Cell, b: Cell): string {
-  if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return '—';
+  if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0)
+    return '—';
   return `${(a / b).toFixed(2)}×`;
 }
 
@@ -75,14 +76,17 @@ export function markdownTable(rows: Row[]): string {
     // Rows written before the Node hop or ccr was a column (or a workload a peer has no equivalent in) leave it out.
     const f = (t: Target) => formatValue(c[t] ?? 'n/a', r.unit);
     const q = (t: Target) => (r.ratios ? ratio(c.proxy, c[t] ?? NaN) : '—');
-    lines.push(`| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${f('ccr')} | ${q('direct')} | ${q('nginx')} | ${q('node')} | ${q('ccr')} |`);
+    lines.push(
+      `| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${f('ccr')} | ${q('direct')} | ${q('nginx')} | ${q('node')} | ${q('ccr')} |`,
+    );
   }
   return lines.join('\n');
 }
 
 export function markdownReport(r: Report): string {
   const goals = ['| goal | measured | met |', '|---|---|---|'];
-  for (const g of r.goals) goals.push(`| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'yes' : '**no**'} |`);
+  for (const g of r.goals)
+    goals.push(`| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'yes' : '**no**'} |`);
   return [
     `# ${r.title}`,
     '',
@@ -110,6 +114,13 @@ export async function writeReport(dir: string, name: string, r: Report): Promise
   const json = join(dir, `${name}.json`);
   await writeAtomic(md, markdownReport(r));
   const replacer = (_k: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
-  await writeAtomic(json, JSON.stringify({ title: r.title, header: r.header, rows: r.rows, goals: r.goals, notes: r.notes, raw: r.raw }, replacer, 2) + '\n');
+  await writeAtomic(
+    json,
+    JSON.stringify(
+      { title: r.title, header: r.header, rows: r.rows, goals: r.goals, notes: r.notes, raw: r.raw },
+      replacer,
+      2,
+    ) + '\n',
+  );
   return [md, json];
 }

@@ -37,7 +37,9 @@ const started = Date.now();
 const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w'];
 const pkgVersion = (name: string): string => {
   try {
-    return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return '?';
   }
@@ -65,7 +67,12 @@ async function main(): Promise<number> {
   let ccr: CcrProcess | string = 'not started';
   let fakeCli: FakeCli | undefined;
   const cleanup = async (): Promise<void> => {
-    await Promise.allSettled([proxy?.stop(), nginx?.stop(), nodeHop?.stop(), typeof ccr === 'string' ? undefined : ccr.stop()]);
+    await Promise.allSettled([
+      proxy?.stop(),
+      nginx?.stop(),
+      nodeHop?.stop(),
+      typeof ccr === 'string' ? undefined : ccr.stop(),
+    ]);
     await sim?.stop().catch(() => undefined);
     await fakeCli?.cleanup().catch(() => undefined);
     await rm(tmp, { recursive: true, force: true });
@@ -88,7 +95,15 @@ async function main(): Promise<number> {
       reply: 'Hello from the fake assistant CLI, streamed one word at a time.',
     });
     const credentialsPath = await writeBenchCredentials(join(tmp, 'credentials'));
-    const proxyOptions = { build, simulator: sim, credentialsPath, cliPath: fakeCli.path, home: join(tmp, 'home'), logLevel: cfg.proxyLogLevel, nodeArgs: cfg.proxyNodeArgs };
+    const proxyOptions = {
+      build,
+      simulator: sim,
+      credentialsPath,
+      cliPath: fakeCli.path,
+      home: join(tmp, 'home'),
+      logLevel: cfg.proxyLogLevel,
+      nodeArgs: cfg.proxyNodeArgs,
+    };
     proxy = await startProxyProcess(proxyOptions);
     log(`proxy (${build.kind}) on ${proxy.url}, pid ${proxy.pid}`);
     nginx = await startNginx(nginxBin, join(tmp, 'nginx'), sim.port, cfg.nginxWorkers);
@@ -97,7 +112,11 @@ async function main(): Promise<number> {
     log(`Node hop (fastify + @fastify/http-proxy) on ${nodeHop.url}, pid ${nodeHop.pid}`);
     // claude-code-router: optional; when it is not there or does not start, its cells say why and the run goes on.
     ccr = cfg.ccrWorkloads.length === 0 ? 'BENCH_CCR=none' : await startCcr(sim.url, join(tmp, 'ccr'), log);
-    log(typeof ccr === 'string' ? `ccr: not a column in this run: ${ccr}` : `ccr ${ccr.version} on ${ccr.url}, pid ${ccr.pid}`);
+    log(
+      typeof ccr === 'string'
+        ? `ccr: not a column in this run: ${ccr}`
+        : `ccr ${ccr.version} on ${ccr.url}, pid ${ccr.pid}`,
+    );
 
     const rows: Row[] = [];
     const b: Bench = {
@@ -148,7 +167,10 @@ async function main(): Promise<number> {
     if (on('w')) await runBillingWorkload(b, proxyOptions); // the provider's bill (prompt cache) and follow-up turns, real and fake CLI
 
     const logLines = b.proxy.logLines();
-    if (logLines > 0) b.notes.push(`The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`);
+    if (logLines > 0)
+      b.notes.push(
+        `The proxy wrote ${logLines} log lines at ${cfg.proxyLogLevel} level during its last life; the last: ${b.proxy.logTail().trim().split('\n').slice(-2).join(' | ').slice(0, 400)}`,
+      );
     const cpu = cpus();
     const header = [
       `Command: \`${benchEnv()}npm run bench\`, ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -164,10 +186,18 @@ async function main(): Promise<number> {
       `Simulator: reply of 4 words unless stated; non-streamed answers framed ${cfg.framings.map((f) => (f === 'length' ? 'with a content-length' : `chunked without one (${cfg.jsonChunks} writes)`)).join(' and ')}, each a variant of every non-streamed workload (the soak alternates them); paced streams ${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms; (c) direct/nginx columns are the native request (no translation exists there)`,
     ];
     b.raw.ccr = typeof ccr === 'string' ? { notRun: ccr } : { version: ccr.version, workloads: cfg.ccrWorkloads };
-    const report = { title: 'Assistant Proxy benchmark', header, rows, goals: evaluateGoals(b.raw, cfg), notes: b.notes, raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw } }; // no machine paths in committed results
+    const report = {
+      title: 'Assistant Proxy benchmark',
+      header,
+      rows,
+      goals: evaluateGoals(b.raw, cfg),
+      notes: b.notes,
+      raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw },
+    }; // no machine paths in committed results
     // A quick or partial run never overwrites the committed full result.
     const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));
-    const dir = partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
+    const dir =
+      partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
     // A partial run written into the results directory on purpose (BENCH_RESULTS_DIR) is named after its workloads.
     const name = !partial ? 'latest' : process.env.BENCH_RESULTS_DIR ? `partial-${cfg.only.join('')}` : 'partial';
     const files = await writeReport(dir, name, report);

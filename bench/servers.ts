@@ -136,7 +136,10 @@ export interface ProxyProcess {
 }
 
 export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
-  const entry = o.build.kind === 'dist' ? [join(repoRoot, 'dist', 'proxy', 'cli.js')] : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
+  const entry =
+    o.build.kind === 'dist'
+      ? [join(repoRoot, 'dist', 'proxy', 'cli.js')]
+      : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
   const args = [...o.nodeArgs, ...entry];
   const child = spawn(process.execPath, args, { cwd: repoRoot, env: proxyEnv(o), stdio: ['ignore', 'pipe', 'pipe'] });
   return attachProxy(child);

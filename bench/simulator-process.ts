@@ -11,7 +11,10 @@
 
 import { startSimulator, type CacheUsage, type RecordedRequest, type SimulatorKnobs } from '../test/simulator/index.js';
 
-type Message = { type: 'knobs'; id: number; knobs: Partial<SimulatorKnobs> } | { type: 'reset'; id: number } | { type: 'bill'; id: number };
+type Message =
+  | { type: 'knobs'; id: number; knobs: Partial<SimulatorKnobs> }
+  | { type: 'reset'; id: number }
+  | { type: 'bill'; id: number };
 
 /** One billed request, as the bench reads it (servers.ts). */
 export interface BillEntry {

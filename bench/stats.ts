@@ -44,7 +44,8 @@ export interface Summary {
 export function summarize(values: ArrayLike<number>): Summary {
   const sorted = Float64Array.from(values).sort();
   const n = sorted.length;
-  const at = (p: number): number => (n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]);
+  const at = (p: number): number =>
+    n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))];
   let sum = 0;
   for (const v of sorted) sum += v;
   return { count: n, mean: n ? sum / n : NaN, p50: at(50), p90: at(90), p99: at(99), max: n ? sorted[n - 1] : NaN };

@@ -40,7 +40,12 @@ function isEnd(kind: StreamKind, event: string | undefined, data: string): boole
 }
 
 /** One streamed request, read to its end. Never rejects: failures are in the record. */
-export function readStream(spec: RequestSpec, kind: StreamKind, agent: Agent, timeoutMs: number): Promise<StreamRecord> {
+export function readStream(
+  spec: RequestSpec,
+  kind: StreamKind,
+  agent: Agent,
+  timeoutMs: number,
+): Promise<StreamRecord> {
   const url = new URL(spec.base + spec.path);
   const rec: StreamRecord = { status: 0, startAt: performance.now(), deltaTimes: [], coalesced: 0, complete: false };
   return new Promise((resolve) => {
@@ -58,7 +63,14 @@ export function readStream(spec: RequestSpec, kind: StreamKind, agent: Agent, ti
       done(`timed out after ${timeoutMs} ms`);
     }, timeoutMs);
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST', headers: { ...spec.headers, 'content-length': Buffer.byteLength(spec.body) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { ...spec.headers, 'content-length': Buffer.byteLength(spec.body) },
+      },
       (res) => {
         rec.headersAt = performance.now();
         rec.status = res.statusCode ?? 0;
@@ -146,7 +158,8 @@ export function summarizeStreams(records: StreamRecord[], intervalMs: number): S
   }
   // Sweep over open intervals [headersAt, endAt] for the largest number open at once.
   const edges: Array<[number, number]> = [];
-  for (const r of records) if (r.headersAt !== undefined && r.endAt !== undefined) edges.push([r.headersAt, 1], [r.endAt, -1]);
+  for (const r of records)
+    if (r.headersAt !== undefined && r.endAt !== undefined) edges.push([r.headersAt, 1], [r.endAt, -1]);
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let open = 0;
   let maxOpen = 0;

@@ -33,23 +33,35 @@ const reply = 'Hello from the simulator, answering this turn.';
 
 /** The ~3 KB user turn i (0-based): distinct text each turn, as a user pasting parts of a document would send. */
 export function userTurn(i: number): string {
-  const lines = [`Turn ${i + 1}. Here is the next part of the design notes; keep it in mind for what I ask at the end.`];
+  const lines = [
+    `Turn ${i + 1}. Here is the next part of the design notes; keep it in mind for what I ask at the end.`,
+  ];
   for (let n = 1; lines.join('\n').length < 2950; n++) {
-    lines.push(`${i + 1}.${n} The proxy keeps one process per conversation, reads each turn once, and answers from the cache where it can.`);
+    lines.push(
+      `${i + 1}.${n} The proxy keeps one process per conversation, reads each turn once, and answers from the cache where it can.`,
+    );
   }
   lines.push('Summarise the new part in one sentence.');
   return lines.join('\n');
 }
 
 export function weighted(u: BillEntry['usage']): number {
-  return u.input_tokens + 1.25 * u.cache_creation.ephemeral_5m_input_tokens + 2 * u.cache_creation.ephemeral_1h_input_tokens + 0.1 * u.cache_read_input_tokens;
+  return (
+    u.input_tokens +
+    1.25 * u.cache_creation.ephemeral_5m_input_tokens +
+    2 * u.cache_creation.ephemeral_1h_input_tokens +
+    0.1 * u.cache_read_input_tokens
+  );
 }
 
 const sum = (bill: BillEntry[]): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
 /** Share of the prompt read from the cache over the bill's requests. */
 function readShare(bill: BillEntry[]): number {
   const read = bill.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
-  const all = bill.reduce((n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens, 0);
+  const all = bill.reduce(
+    (n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens,
+    0,
+  );
   return all ? (read / all) * 100 : NaN;
 }
 
@@ -67,7 +79,11 @@ async function chat(base: string, path: string, model: string, messages: Message
   try {
     const res = await fetch(base + path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'bench-dummy-key', 'anthropic-version': '2023-06-01' },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'bench-dummy-key',
+        'anthropic-version': '2023-06-01',
+      },
       // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
       // max_tokens is not what is measured here.
       body: JSON.stringify({ model, max_tokens: 4096, stream: true, messages }),
@@ -167,31 +183,62 @@ export interface BillingRaw {
 }
 
 /** Tool mode through a fresh proxy with this CLI: the conversation first (its first turn is the cold start), then the hellos. */
-async function viaToolMode(b: Bench, o: ProxyProcessOptions, cliPath: string, home: string, env: NodeJS.ProcessEnv, raw: BillingRaw): Promise<void> {
+async function viaToolMode(
+  b: Bench,
+  o: ProxyProcessOptions,
+  cliPath: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  raw: BillingRaw,
+): Promise<void> {
   const proxy = await startProxyProcess({ ...o, cliPath, home, env });
   try {
     await freshSimulator(b);
     raw.tool = await toolConversation(b, proxy.url);
     await freshSimulator(b);
-    raw.toolHello = await helloTwice(b, async (prompt) => (await chat(proxy.url, '/v1/messages', neutralModel, [{ role: 'user', content: prompt }])).error);
+    raw.toolHello = await helloTwice(
+      b,
+      async (prompt) =>
+        (await chat(proxy.url, '/v1/messages', neutralModel, [{ role: 'user', content: prompt }])).error,
+    );
   } finally {
     await proxy.stop();
   }
 }
 
 /** The CLI alone: a process per "hello"; one process for the whole conversation. */
-async function viaCliAlone(b: Bench, cliPath: string, env: NodeJS.ProcessEnv, cwd: string, raw: BillingRaw): Promise<void> {
+async function viaCliAlone(
+  b: Bench,
+  cliPath: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  raw: BillingRaw,
+): Promise<void> {
   await freshSimulator(b);
-  raw.aloneHello = await helloTwice(b, async (prompt) => (await runCliConversation(cliPath, providerModel, [prompt], env, cwd)).error);
+  raw.aloneHello = await helloTwice(
+    b,
+    async (prompt) => (await runCliConversation(cliPath, providerModel, [prompt], env, cwd)).error,
+  );
   await freshSimulator(b);
-  const run = await runCliConversation(cliPath, providerModel, Array.from({ length: TURNS }, (_, i) => userTurn(i)), env, cwd);
+  const run = await runCliConversation(
+    cliPath,
+    providerModel,
+    Array.from({ length: TURNS }, (_, i) => userTurn(i)),
+    env,
+    cwd,
+  );
   const bill = await billAfter(b);
   // One request a turn when the CLI makes no side requests to the messages API; else the turn is found by the
   // number of messages it carries (2 × turn - 1).
   const bills = Array.from({ length: TURNS }, (_, i) => bill.filter((e) => e.messages === 2 * i + 1));
   const stray = bill.filter((e) => e.messages % 2 === 0 || e.messages > 2 * TURNS - 1);
   if (stray.length) bills[0].push(...stray);
-  raw.alone = { bills, ttft: run.turns.map((t) => t.ttftMs), errors: TURNS - run.turns.filter((t) => t.ok).length, error: run.error };
+  raw.alone = {
+    bills,
+    ttft: run.turns.map((t) => t.ttftMs),
+    errors: TURNS - run.turns.filter((t) => t.ok).length,
+    error: run.error,
+  };
 }
 
 const none = 'n/a';
@@ -206,15 +253,58 @@ function cliRows(label: string, r: BillingRaw, billed: boolean): Row[] {
   const tool = r.tool;
   const alone = r.alone;
   const convTokens = (c: Conversation | undefined): Cell => (!billed ? noBill : c ? sum(c.bills.flat()) : 'not run');
-  const lateRead = (c: Conversation | undefined): Cell => (!billed ? noBill : c ? readShare(c.bills.slice(2).flat()) : 'not run');
+  const lateRead = (c: Conversation | undefined): Cell =>
+    !billed ? noBill : c ? readShare(c.bills.slice(2).flat()) : 'not run';
   return [
-    { workload: helloWl, metric: 'weighted input tokens, cold cache', unit: 'tokens', cells: cells(tokens(r.toolHello?.cold), tokens(r.aloneHello?.cold)), ratios: billed },
-    { workload: helloWl, metric: 'weighted input tokens, warm cache', unit: 'tokens', cells: cells(tokens(r.toolHello?.warm), tokens(r.aloneHello?.warm)), ratios: billed },
-    { workload: convWl, metric: 'weighted input tokens, all turns', unit: 'tokens', cells: cells(convTokens(tool), convTokens(alone)), ratios: billed },
-    { workload: convWl, metric: 'prompt read from the cache, turns 3 on', unit: '%', cells: cells(lateRead(tool), lateRead(alone)), ratios: false },
-    { workload: convWl, metric: 'TTFT, turn 1 (cold start)', unit: 'ms', cells: cells(tool?.ttft[0] ?? 'no answer', alone ? (alone.ttft[0] ?? 'no answer') : 'not run'), ratios: true },
-    { workload: convWl, metric: 'TTFT, follow-up turns p50', unit: 'ms', cells: cells(tool ? median(tool.ttft.slice(1)) : 'not run', alone ? median(alone.ttft.slice(1)) : 'not run'), ratios: true },
-    { workload: convWl, metric: 'errors', unit: 'count', cells: cells(tool?.errors ?? 'not run', alone?.errors ?? 'not run'), ratios: false },
+    {
+      workload: helloWl,
+      metric: 'weighted input tokens, cold cache',
+      unit: 'tokens',
+      cells: cells(tokens(r.toolHello?.cold), tokens(r.aloneHello?.cold)),
+      ratios: billed,
+    },
+    {
+      workload: helloWl,
+      metric: 'weighted input tokens, warm cache',
+      unit: 'tokens',
+      cells: cells(tokens(r.toolHello?.warm), tokens(r.aloneHello?.warm)),
+      ratios: billed,
+    },
+    {
+      workload: convWl,
+      metric: 'weighted input tokens, all turns',
+      unit: 'tokens',
+      cells: cells(convTokens(tool), convTokens(alone)),
+      ratios: billed,
+    },
+    {
+      workload: convWl,
+      metric: 'prompt read from the cache, turns 3 on',
+      unit: '%',
+      cells: cells(lateRead(tool), lateRead(alone)),
+      ratios: false,
+    },
+    {
+      workload: convWl,
+      metric: 'TTFT, turn 1 (cold start)',
+      unit: 'ms',
+      cells: cells(tool?.ttft[0] ?? 'no answer', alone ? (alone.ttft[0] ?? 'no answer') : 'not run'),
+      ratios: true,
+    },
+    {
+      workload: convWl,
+      metric: 'TTFT, follow-up turns p50',
+      unit: 'ms',
+      cells: cells(tool ? median(tool.ttft.slice(1)) : 'not run', alone ? median(alone.ttft.slice(1)) : 'not run'),
+      ratios: true,
+    },
+    {
+      workload: convWl,
+      metric: 'errors',
+      unit: 'count',
+      cells: cells(tool?.errors ?? 'not run', alone?.errors ?? 'not run'),
+      ratios: false,
+    },
   ];
 }
 
@@ -235,17 +325,53 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
       await freshSimulator(b);
       const conversation = await directConversation(b, base, path, model);
       await freshSimulator(b);
-      const hellos = await helloTwice(b, async (prompt) => (await chat(base, path, model, [{ role: 'user', content: [{ type: 'text', text: prompt, cache_control: { type: 'ephemeral' } }] }])).error);
+      const hellos = await helloTwice(
+        b,
+        async (prompt) =>
+          (
+            await chat(base, path, model, [
+              { role: 'user', content: [{ type: 'text', text: prompt, cache_control: { type: 'ephemeral' } }] },
+            ])
+          ).error,
+      );
       direct[name] = { conversation, hellos };
     }
     raw.direct = direct;
     const d = direct as Record<'proxy' | 'provider', { conversation: Conversation; hellos: Hellos }>;
-    const dWl = '(w) direct mode, a client that marks its own cache breakpoint: through the proxy (proxy col.) vs to the provider itself (direct col.)';
+    const dWl =
+      '(w) direct mode, a client that marks its own cache breakpoint: through the proxy (proxy col.) vs to the provider itself (direct col.)';
     b.rows.push(
-      { workload: dWl, metric: 'weighted input tokens, one "hello", cold cache', unit: 'tokens', cells: cells(sum(d.proxy.hellos.cold), sum(d.provider.hellos.cold)), ratios: true },
-      { workload: dWl, metric: 'weighted input tokens, one "hello", warm cache', unit: 'tokens', cells: cells(sum(d.proxy.hellos.warm), sum(d.provider.hellos.warm)), ratios: true },
-      { workload: dWl, metric: `weighted input tokens, ${TURNS}-turn conversation`, unit: 'tokens', cells: cells(sum(d.proxy.conversation.bills.flat()), sum(d.provider.conversation.bills.flat())), ratios: true },
-      { workload: dWl, metric: 'prompt read from the cache, turns 3 on', unit: '%', cells: cells(readShare(d.proxy.conversation.bills.slice(2).flat()), readShare(d.provider.conversation.bills.slice(2).flat())), ratios: false },
+      {
+        workload: dWl,
+        metric: 'weighted input tokens, one "hello", cold cache',
+        unit: 'tokens',
+        cells: cells(sum(d.proxy.hellos.cold), sum(d.provider.hellos.cold)),
+        ratios: true,
+      },
+      {
+        workload: dWl,
+        metric: 'weighted input tokens, one "hello", warm cache',
+        unit: 'tokens',
+        cells: cells(sum(d.proxy.hellos.warm), sum(d.provider.hellos.warm)),
+        ratios: true,
+      },
+      {
+        workload: dWl,
+        metric: `weighted input tokens, ${TURNS}-turn conversation`,
+        unit: 'tokens',
+        cells: cells(sum(d.proxy.conversation.bills.flat()), sum(d.provider.conversation.bills.flat())),
+        ratios: true,
+      },
+      {
+        workload: dWl,
+        metric: 'prompt read from the cache, turns 3 on',
+        unit: '%',
+        cells: cells(
+          readShare(d.proxy.conversation.bills.slice(2).flat()),
+          readShare(d.provider.conversation.bills.slice(2).flat()),
+        ),
+        ratios: false,
+      },
     );
 
     if (existsSync(realCliPath)) {
@@ -253,20 +379,32 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
       const work = join(tmp, 'real-work');
       await mkdir(join(home, '.claude'), { recursive: true });
       await mkdir(work, { recursive: true });
-      await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-bench-billing', refreshToken: 'sk-ant-ort01-bench-billing', expiresAt: Date.now() + 3_600_000 });
+      await writeCliCredentials(join(home, '.claude'), {
+        accessToken: 'sk-ant-oat01-bench-billing',
+        refreshToken: 'sk-ant-ort01-bench-billing',
+        expiresAt: Date.now() + 3_600_000,
+      });
       const env = { [defaultProfile.cli.baseUrlEnv]: b.sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
       const real: BillingRaw = {};
       b.log('(w) real CLI: tool mode');
       await viaToolMode(b, o, realCliPath, home, env, real);
       b.log('(w) real CLI: the CLI alone');
-      await viaCliAlone(b, realCliPath, { PATH: process.env.PATH, HOME: home, [defaultProfile.cli.maxRetriesEnv]: '2', ...env }, work, real);
+      await viaCliAlone(
+        b,
+        realCliPath,
+        { PATH: process.env.PATH, HOME: home, [defaultProfile.cli.maxRetriesEnv]: '2', ...env },
+        work,
+        real,
+      );
       raw.real = real;
       b.rows.push(...cliRows('real CLI', real, true));
       const first = real.tool?.firstError ?? real.alone?.error ?? real.toolHello?.error ?? real.aloneHello?.error;
       if (first) b.notes.push(`(w) real CLI, first error: ${first}`);
     } else {
       raw.real = { note: `not installed at ${relative(repoRoot, realCliPath)} (npm run test:setup installs it)` };
-      b.notes.push('(w) the real CLI is not installed (npm run test:setup): no bill through tool mode or the CLI alone');
+      b.notes.push(
+        '(w) the real CLI is not installed (npm run test:setup): no bill through tool mode or the CLI alone',
+      );
     }
 
     const fake: BillingRaw = { note: 'the fake CLI never calls the provider: times only' };
@@ -284,10 +422,25 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
     // the real CLI starts up once, so a follow-up shows what continuing a live process costs).
     const fakeWork = join(tmp, 'fake-work');
     await mkdir(fakeWork, { recursive: true });
-    const run = await runCliConversation(b.cliPath, providerModel, Array.from({ length: TURNS }, (_, i) => userTurn(i)), b.cliEnv, fakeWork);
-    fake.alone = { bills: [], ttft: run.turns.map((t) => t.ttftMs), errors: TURNS - run.turns.filter((t) => t.ok).length, error: run.error };
+    const run = await runCliConversation(
+      b.cliPath,
+      providerModel,
+      Array.from({ length: TURNS }, (_, i) => userTurn(i)),
+      b.cliEnv,
+      fakeWork,
+    );
+    fake.alone = {
+      bills: [],
+      ttft: run.turns.map((t) => t.ttftMs),
+      errors: TURNS - run.turns.filter((t) => t.ok).length,
+      error: run.error,
+    };
     raw.fake = fake;
-    b.rows.push(...cliRows(`fake CLI (start-up ${b.cfg.cliDelayMs} ms)`, fake, false).filter((r) => r.unit === 'ms' || r.unit === 'count'));
+    b.rows.push(
+      ...cliRows(`fake CLI (start-up ${b.cfg.cliDelayMs} ms)`, fake, false).filter(
+        (r) => r.unit === 'ms' || r.unit === 'count',
+      ),
+    );
     const fakeError = fake.tool?.firstError ?? fake.alone?.error;
     if (fakeError) b.notes.push(`(w) fake CLI, first error: ${fakeError}`);
   } finally {

@@ -12,9 +12,17 @@ import type { Cell, Target } from './report.js';
 import { attachProxy, proxyEnv, repoRoot, type ProxyProcess, type ProxyProcessOptions } from './servers.js';
 import { median } from './stats.js';
 
-async function startVariant(mode: 'on' | 'off', o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>, dataDir: string): Promise<ProxyProcess> {
+async function startVariant(
+  mode: 'on' | 'off',
+  o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>,
+  dataDir: string,
+): Promise<ProxyProcess> {
   const env = { ...proxyEnv(o), DATA_DIR: dataDir };
-  const child = spawn(process.execPath, [join(repoRoot, 'bench', 'ledger-proxy-process.mjs'), mode], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bench', 'ledger-proxy-process.mjs'), mode], {
+    cwd: repoRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   return attachProxy(child);
 }
 
@@ -24,18 +32,29 @@ export async function runLedgerWorkload(b: Bench, o: Omit<ProxyProcessOptions, '
   const on = await startVariant('on', o, join(o.home, 'ledger-on'));
   const off = await startVariant('off', o, join(o.home, 'ledger-off'));
   try {
-    const body = JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] });
+    const body = JSON.stringify({
+      model: 'assistant-sonnet-4-20250514',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+    });
     const spec = (p: ProxyProcess): RequestSpec => ({
       base: p.url,
       path: '/api/v1/messages',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'bench-dummy-key', 'anthropic-version': '2023-06-01' },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'bench-dummy-key',
+        'anthropic-version': '2023-06-01',
+      },
       body,
     });
     for (const p of [on, off]) await runLoad(spec(p), { connections: 32, durationSec: cfg.warmupSec });
     const cpu: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const rps: Record<'on' | 'off', number[]> = { on: [], off: [] };
     for (let round = 0; round < cfg.rounds; round++) {
-      for (const [name, p] of [['on', on], ['off', off]] as const) {
+      for (const [name, p] of [
+        ['on', on],
+        ['off', off],
+      ] as const) {
         b.log(`(l) ledger ${name}, round ${round + 1}/${cfg.rounds}`);
         const c0 = cpuSeconds(p.pid);
         const r = await runLoad(spec(p), { connections: 32, durationSec: cfg.durationSec });
@@ -44,10 +63,28 @@ export async function runLedgerWorkload(b: Bench, o: Omit<ProxyProcessOptions, '
       }
     }
     const wl = '(l) usage ledger on (proxy col.) vs off (direct col.), native, 32 conc.';
-    const cells = (a: number, z: number): Record<Target, Cell> => ({ proxy: a, direct: z, nginx: 'n/a', node: 'n/a', ccr: 'n/a' });
+    const cells = (a: number, z: number): Record<Target, Cell> => ({
+      proxy: a,
+      direct: z,
+      nginx: 'n/a',
+      node: 'n/a',
+      ccr: 'n/a',
+    });
     b.rows.push(
-      { workload: wl, metric: 'hop CPU per request (µs)', unit: 'count', cells: cells(median(cpu.on), median(cpu.off)), ratios: true },
-      { workload: wl, metric: 'throughput', unit: 'req/s', cells: cells(median(rps.on), median(rps.off)), ratios: true },
+      {
+        workload: wl,
+        metric: 'hop CPU per request (µs)',
+        unit: 'count',
+        cells: cells(median(cpu.on), median(cpu.off)),
+        ratios: true,
+      },
+      {
+        workload: wl,
+        metric: 'throughput',
+        unit: 'req/s',
+        cells: cells(median(rps.on), median(rps.off)),
+        ratios: true,
+      },
     );
     b.raw.l = { cpuPerRequestUs: cpu, rps };
   } finally {

@@ -23,7 +23,9 @@ import { repoRoot, startProxyProcess, type ProxyProcessOptions } from './servers
 import { summarize } from './stats.js';
 import { readStream } from './stream-probe.js';
 
-export const realCliPath = process.env.REAL_ASSISTANT_CLI || join(repoRoot, '.cache', 'real-cli', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+export const realCliPath =
+  process.env.REAL_ASSISTANT_CLI ||
+  join(repoRoot, '.cache', 'real-cli', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
 
 const prompt = 'Say hello in a few words.';
 
@@ -52,7 +54,12 @@ function chatSpec(base: string): RequestSpec {
     base,
     path: '/v1/messages',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: neutralModel, max_tokens: 256, stream: true, messages: [{ role: 'user', content: prompt }] }),
+    body: JSON.stringify({
+      model: neutralModel,
+      max_tokens: 256,
+      stream: true,
+      messages: [{ role: 'user', content: prompt }],
+    }),
   };
 }
 
@@ -64,8 +71,20 @@ async function warmRss(base: string): Promise<number | undefined> {
 }
 
 /** One proxy with the given pool size: `requests` streamed chats, each after `gapMs`; `between` runs after each. */
-async function viaProxy(b: Bench, o: ProxyProcessOptions, cli: CliUnderTest, poolSize: number, raw: PoolRaw, between?: () => Promise<void>): Promise<number[]> {
-  const proxy = await startProxyProcess({ ...o, cliPath: cli.path, home: cli.home, env: { ...cli.env, CLI_POOL_SIZE: String(poolSize) } });
+async function viaProxy(
+  b: Bench,
+  o: ProxyProcessOptions,
+  cli: CliUnderTest,
+  poolSize: number,
+  raw: PoolRaw,
+  between?: () => Promise<void>,
+): Promise<number[]> {
+  const proxy = await startProxyProcess({
+    ...o,
+    cliPath: cli.path,
+    home: cli.home,
+    env: { ...cli.env, CLI_POOL_SIZE: String(poolSize) },
+  });
   const agent = new Agent({ keepAlive: true });
   const times: number[] = [];
   try {
@@ -110,7 +129,13 @@ async function measure(b: Bench, o: ProxyProcessOptions, runner: CliRunner, cli:
 
 function rows(b: Bench, label: string, r: PoolRaw): void {
   const none = 'n/a';
-  const cells = (p: Cell, c: Cell): Record<Target, Cell> => ({ proxy: p, direct: c, nginx: none, node: none, ccr: none });
+  const cells = (p: Cell, c: Cell): Record<Target, Cell> => ({
+    proxy: p,
+    direct: c,
+    nginx: none,
+    node: none,
+    ccr: none,
+  });
   const pooled = summarize(r.pooledMs);
   const off = summarize(r.offMs);
   const cold = summarize(r.coldMs);
@@ -120,7 +145,13 @@ function rows(b: Bench, label: string, r: PoolRaw): void {
   const out: Row[] = [
     { workload: on, metric: 'TTFT p50', unit: 'ms', cells: cells(pooled.p50, cold.p50), ratios: true },
     { workload: on, metric: 'TTFT max', unit: 'ms', cells: cells(pooled.max, cold.max), ratios: true },
-    { workload: on, metric: 'RSS of one idle warm CLI', unit: 'MB', cells: cells(rss, 'n/a (not kept)'), ratios: false },
+    {
+      workload: on,
+      metric: 'RSS of one idle warm CLI',
+      unit: 'MB',
+      cells: cells(rss, 'n/a (not kept)'),
+      ratios: false,
+    },
     { workload: on, metric: 'errors', unit: 'count', cells: cells(r.errors.pooled, r.errors.cold), ratios: false },
     { workload: offWl, metric: 'TTFT p50', unit: 'ms', cells: cells(off.p50, cold.p50), ratios: true },
     { workload: offWl, metric: 'errors', unit: 'count', cells: cells(r.errors.off, r.errors.cold), ratios: false },
@@ -135,7 +166,11 @@ export async function runPoolWorkload(b: Bench, o: ProxyProcessOptions): Promise
   const tmp = await mkdtemp(join(tmpdir(), 'bench-pool-'));
   const runner = await startCliRunner();
   try {
-    const fake = await makeFakeCli({ delayMs: 0, tokenDelayMs: cfg.cliTokenDelayMs, reply: 'Hello from the fake assistant CLI.' });
+    const fake = await makeFakeCli({
+      delayMs: 0,
+      tokenDelayMs: cfg.cliTokenDelayMs,
+      reply: 'Hello from the fake assistant CLI.',
+    });
     try {
       const home = join(tmp, 'fake-home');
       await mkdir(home, { recursive: true });
@@ -146,10 +181,18 @@ export async function runPoolWorkload(b: Bench, o: ProxyProcessOptions): Promise
       await fake.cleanup();
     }
     if (existsSync(realCliPath)) {
-      await b.sim.setKnobs({ ...baseKnobs(), replyText: 'Hello from the simulator through the real CLI', answerTools: false });
+      await b.sim.setKnobs({
+        ...baseKnobs(),
+        replyText: 'Hello from the simulator through the real CLI',
+        answerTools: false,
+      });
       const home = join(tmp, 'real-home');
       await mkdir(join(home, '.claude'), { recursive: true });
-      await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-bench-real-cli', refreshToken: 'sk-ant-ort01-bench-real-cli', expiresAt: Date.now() + 3_600_000 });
+      await writeCliCredentials(join(home, '.claude'), {
+        accessToken: 'sk-ant-oat01-bench-real-cli',
+        refreshToken: 'sk-ant-ort01-bench-real-cli',
+        expiresAt: Date.now() + 3_600_000,
+      });
       const env = { [defaultProfile.cli.baseUrlEnv]: b.sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
       // Longer than the real CLI's 3 s wait for a text prompt: a warm process must outlive it.
       const cli = { label: 'real CLI', path: realCliPath, env, home, requests: cfg.quick ? 2 : 6, gapMs: 4000 };

@@ -8,7 +8,19 @@
 // without one; (a) and (c) measure each framing as its own variant, interleaved round by round, and the soak
 // alternates them answer by answer.
 
-import { baseKnobs, baseOf, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, roundOrder, targets, type Bench, type Skips } from './context.js';
+import {
+  baseKnobs,
+  baseOf,
+  ccrProblem,
+  compatSpec,
+  hopCpu,
+  nativeSpec,
+  proxyRouteProblem,
+  roundOrder,
+  targets,
+  type Bench,
+  type Skips,
+} from './context.js';
 import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
 import type { Framing } from './config.js';
 import type { Cell, Row, Target } from './report.js';
@@ -76,13 +88,20 @@ export async function interleavedLoad(
   label: string,
   framings: Framing[] = b.cfg.framings,
 ): Promise<Record<Framing, Record<Target, Aggregate | string>>> {
-  const merged = new Map<string, { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number; leadInCpu: number; leadInAnswered: number }>();
+  const merged = new Map<
+    string,
+    { samples: Samples; rounds: Array<LoadResult & RoundExtra>; cpu: number; leadInCpu: number; leadInAnswered: number }
+  >();
   const rounds = load.rounds ?? b.cfg.rounds;
   /** The round's lead-in (b.cfg.leadInSec, no samples kept) or its measured load. */
   const run = (t: Target, measured: boolean) => {
     const durationSec = measured ? (load.durationSec ?? 5) : b.cfg.leadInSec;
-    if (load.staggerMs !== undefined) return runStaggered(specOf(t), { connections: load.connections, durationSec, periodMs: load.staggerMs });
-    return runLoad(specOf(t), measured ? { ...load, keepSamples: true } : { connections: load.connections, durationSec });
+    if (load.staggerMs !== undefined)
+      return runStaggered(specOf(t), { connections: load.connections, durationSec, periodMs: load.staggerMs });
+    return runLoad(
+      specOf(t),
+      measured ? { ...load, keepSamples: true } : { connections: load.connections, durationSec },
+    );
   };
   for (let round = 0; round < rounds; round++) {
     for (const f of framings) {
@@ -201,12 +220,24 @@ function leadInCpuRows(workload: string, agg: Record<Target, Aggregate | string>
 }
 
 /** Cells of X minus direct: what a hop adds to the same request. */
-function addedRow(workload: string, metric: string, agg: Record<Target, Aggregate | string>, pick: (s: Summary) => number): Row {
+function addedRow(
+  workload: string,
+  metric: string,
+  agg: Record<Target, Aggregate | string>,
+  pick: (s: Summary) => number,
+): Row {
   const direct = agg.direct;
   const cells = {} as Record<Target, Cell>;
   for (const t of targets) {
     const a = agg[t];
-    cells[t] = t === 'direct' ? 0 : typeof a === 'string' ? a : typeof direct === 'string' ? NaN : pick(a.latency) - pick(direct.latency);
+    cells[t] =
+      t === 'direct'
+        ? 0
+        : typeof a === 'string'
+          ? a
+          : typeof direct === 'string'
+            ? NaN
+            : pick(a.latency) - pick(direct.latency);
   }
   return { workload, metric, unit: 'ms', cells, ratios: true };
 }
@@ -220,10 +251,19 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
   const { cfg } = b;
   // (a) unpaced: each concurrency level, as fast as the slowest process allows.
   await b.sim.setKnobs(baseKnobs());
-  const skipsA: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'a', false) };
+  const skipsA: Skips = {
+    proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
+    ccr: await ccrProblem(b, 'a', false),
+  };
   const rawA: Record<string, unknown> = {};
   for (const c of cfg.concurrency) {
-    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: c, durationSec: cfg.durationSec }, skipsA, `(a) c=${c}`);
+    const byFraming = await interleavedLoad(
+      b,
+      (t) => nativeSpec(b, t, false),
+      { connections: c, durationSec: cfg.durationSec },
+      skipsA,
+      `(a) c=${c}`,
+    );
     for (const f of cfg.framings) {
       rawA[framingKey(`c${c}`, f)] = byFraming[f];
       b.rows.push(...standardRows(`(a) non-stream, ${c} conc., ${framingLabel(f)}`, byFraming[f]));
@@ -239,7 +279,13 @@ async function runDirectNonStreaming(b: Bench): Promise<void> {
     ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined],
   ] as const) {
     const rounds = key === 'paced' ? cfg.latencyRounds : cfg.rounds;
-    const byFraming = await interleavedLoad(b, (t) => nativeSpec(b, t, false), { connections: n, durationSec: cfg.durationSec, staggerMs, rounds }, skipsA, `(a) ${key}`);
+    const byFraming = await interleavedLoad(
+      b,
+      (t) => nativeSpec(b, t, false),
+      { connections: n, durationSec: cfg.durationSec, staggerMs, rounds },
+      skipsA,
+      `(a) ${key}`,
+    );
     for (const f of cfg.framings) {
       const agg = byFraming[f];
       const wl = `${label}, ${framingLabel(f)}`;
@@ -273,7 +319,9 @@ async function runCompatNonStreaming(b: Bench): Promise<void> {
   );
   for (const f of cfg.framings) {
     b.raw[framingKey('cNonStream', f)] = byFraming[f];
-    b.rows.push(...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`, byFraming[f]));
+    b.rows.push(
+      ...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`, byFraming[f]),
+    );
   }
 }
 
@@ -285,13 +333,23 @@ async function runCompatNonStreaming(b: Bench): Promise<void> {
 export async function runSoak(b: Bench): Promise<void> {
   const { cfg } = b;
   // Both framings in one soak, answer by answer, so a leak on either body path shows.
-  await b.sim.setKnobs({ ...baseKnobs(), jsonChunks: cfg.framings.length === 2 ? 'alternate' : framingKnobs(b, cfg.framings[0]).jsonChunks });
+  await b.sim.setKnobs({
+    ...baseKnobs(),
+    jsonChunks: cfg.framings.length === 2 ? 'alternate' : framingKnobs(b, cfg.framings[0]).jsonChunks,
+  });
   await b.restartProxy();
-  const skips: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'f', false) };
-  const framed = cfg.framings.length === 2 ? 'answers alternately with a length and chunked' : framingLabel(cfg.framings[0]);
+  const skips: Skips = {
+    proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
+    ccr: await ccrProblem(b, 'f', false),
+  };
+  const framed =
+    cfg.framings.length === 2 ? 'answers alternately with a length and chunked' : framingLabel(cfg.framings[0]);
   const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc., ${framed}`;
   const metrics = ['requests', 'errors', 'rps', 'start', 'half', 'end', 'growth', 'growth2'] as const;
-  const cells = Object.fromEntries(metrics.map((m) => [m, {} as Record<Target, Cell>])) as Record<(typeof metrics)[number], Record<Target, Cell>>;
+  const cells = Object.fromEntries(metrics.map((m) => [m, {} as Record<Target, Cell>])) as Record<
+    (typeof metrics)[number],
+    Record<Target, Cell>
+  >;
   const raw: Record<string, unknown> = {};
   const pct = (from: number, to: number): number => ((to - from) / from) * 100;
   for (const t of targets) {
@@ -303,11 +361,15 @@ export async function runSoak(b: Bench): Promise<void> {
     const spec = nativeSpec(b, t, false);
     const ccrPid = typeof b.ccr === 'string' ? undefined : b.ccr.pid;
     const rssOf =
-      t === 'proxy' ? () => readRss(b.proxy.pid)?.rss ?? NaN
-      : t === 'node' ? () => readRss(b.nodeHop.pid)?.rss ?? NaN
-      : t === 'ccr' && ccrPid !== undefined ? () => treeRss(ccrPid)
-      : t === 'nginx' ? () => treeRss(b.nginx.pid)
-      : () => NaN;
+      t === 'proxy'
+        ? () => readRss(b.proxy.pid)?.rss ?? NaN
+        : t === 'node'
+          ? () => readRss(b.nodeHop.pid)?.rss ?? NaN
+          : t === 'ccr' && ccrPid !== undefined
+            ? () => treeRss(ccrPid)
+            : t === 'nginx'
+              ? () => treeRss(b.nginx.pid)
+              : () => NaN;
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);
     await runLoad(spec, { connections: cfg.soakConcurrency, amount: cfg.soakWarmup });
     const start = rssOf();
@@ -320,7 +382,17 @@ export async function runSoak(b: Bench): Promise<void> {
     const answered = r1.ok + r1.non2xx + r2.ok + r2.non2xx;
     const errors = errorsOf(r1) + errorsOf(r2);
     const rps = (r1.ok + r2.ok) / (r1.seconds + r2.seconds);
-    raw[t] = { answered, errors, rps, ok: r1.ok + r2.ok, statusCodes: [r1.statusCodes, r2.statusCodes], rssStart: start, rssHalf: half, rssEnd: end, base: baseOf(b, t) };
+    raw[t] = {
+      answered,
+      errors,
+      rps,
+      ok: r1.ok + r2.ok,
+      statusCodes: [r1.statusCodes, r2.statusCodes],
+      rssStart: start,
+      rssHalf: half,
+      rssEnd: end,
+      base: baseOf(b, t),
+    };
     cells.requests[t] = answered;
     cells.errors[t] = errors;
     cells.rps[t] = rps;
@@ -333,7 +405,13 @@ export async function runSoak(b: Bench): Promise<void> {
     cells.growth2[t] = Number.isFinite(half) && Number.isFinite(end) ? pct(half, end) : noRss;
   }
   b.raw.f = raw;
-  const row = (metric: string, unit: Row['unit'], c: Record<Target, Cell>, ratios = false): Row => ({ workload: wl, metric, unit, cells: c, ratios });
+  const row = (metric: string, unit: Row['unit'], c: Record<Target, Cell>, ratios = false): Row => ({
+    workload: wl,
+    metric,
+    unit,
+    cells: c,
+    ratios,
+  });
   b.rows.push(
     row('requests answered', 'count', cells.requests),
     row('errors', 'count', cells.errors),

@@ -18,10 +18,15 @@ export interface StartupVariant {
 
 export function startupVariants(): StartupVariant[] {
   const out: StartupVariant[] = [];
-  if (existsSync(join(repoRoot, 'dist', 'proxy', 'cli.js'))) out.push({ label: 'node dist/proxy/cli.js', args: [join(repoRoot, 'dist', 'proxy', 'cli.js')] });
-  if (existsSync(join(repoRoot, 'scripts', 'serve.mjs'))) out.push({ label: 'node scripts/serve.mjs', args: [join(repoRoot, 'scripts', 'serve.mjs')] });
+  if (existsSync(join(repoRoot, 'dist', 'proxy', 'cli.js')))
+    out.push({ label: 'node dist/proxy/cli.js', args: [join(repoRoot, 'dist', 'proxy', 'cli.js')] });
+  if (existsSync(join(repoRoot, 'scripts', 'serve.mjs')))
+    out.push({ label: 'node scripts/serve.mjs', args: [join(repoRoot, 'scripts', 'serve.mjs')] });
   // tsx's own CLI starts a second node with its loader, exactly as `tsx src/proxy/cli.ts` does.
-  out.push({ label: 'tsx src/proxy/cli.ts', args: [join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(repoRoot, 'src', 'proxy', 'cli.ts')] });
+  out.push({
+    label: 'tsx src/proxy/cli.ts',
+    args: [join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(repoRoot, 'src', 'proxy', 'cli.ts')],
+  });
   return out;
 }
 
@@ -34,7 +39,11 @@ async function timeStart(v: StartupVariant, env: NodeJS.ProcessEnv): Promise<num
   return ms;
 }
 
-export async function runStartup(b: Bench, o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>, runs = b.cfg.quick ? 2 : 5): Promise<void> {
+export async function runStartup(
+  b: Bench,
+  o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>,
+  runs = b.cfg.quick ? 2 : 5,
+): Promise<void> {
   const env = proxyEnv(o);
   const variants = startupVariants();
   const samples = new Map<string, Samples>(variants.map((v) => [v.label, new Samples()]));
@@ -53,9 +62,18 @@ export async function runStartup(b: Bench, o: Omit<ProxyProcessOptions, 'build' 
   for (const v of variants) {
     const s = samples.get(v.label)!.summary();
     raw[v.label] = s;
-    const cells = (value: number): Record<Target, Cell> => ({ proxy: value, direct: 'n/a (no hop)', nginx: 'n/a', node: 'n/a', ccr: 'n/a' });
+    const cells = (value: number): Record<Target, Cell> => ({
+      proxy: value,
+      direct: 'n/a (no hop)',
+      nginx: 'n/a',
+      node: 'n/a',
+      ccr: 'n/a',
+    });
     const wl = `(s) start to listening, ${v.label}`;
-    b.rows.push({ workload: wl, metric: 'median', unit: 'ms', cells: cells(s.p50), ratios: false }, { workload: wl, metric: 'max', unit: 'ms', cells: cells(s.max), ratios: false });
+    b.rows.push(
+      { workload: wl, metric: 'median', unit: 'ms', cells: cells(s.p50), ratios: false },
+      { workload: wl, metric: 'max', unit: 'ms', cells: cells(s.max), ratios: false },
+    );
   }
   b.raw.s = { runs, variants: raw, failures };
   for (const f of failures.slice(0, 3)) b.notes.push(`(s) a start failed: ${f}`);

@@ -4,15 +4,34 @@
 //   (c) the same through the compat translation route (direct and nginx serve the native equivalent);
 //   (e) hundreds of streams open at once on a fresh proxy, paced slowly so they stay open: peak RSS and errors.
 
-import { baseKnobs, ccrProblem, compatSpec, hopCpu, nativeSpec, proxyRouteProblem, targets, type Bench, type Skips } from './context.js';
+import {
+  baseKnobs,
+  ccrProblem,
+  compatSpec,
+  hopCpu,
+  nativeSpec,
+  proxyRouteProblem,
+  targets,
+  type Bench,
+  type Skips,
+} from './context.js';
 import type { RequestSpec } from './load.js';
 import type { Cell, Row, Target } from './report.js';
 import { readRss, resetPeakRss, sampleMax, treeRss } from './rss.js';
-import { runStreams, summarizeStreams, type StreamKind, type StreamRecord, type StreamRunResult } from './stream-probe.js';
+import {
+  runStreams,
+  summarizeStreams,
+  type StreamKind,
+  type StreamRecord,
+  type StreamRunResult,
+} from './stream-probe.js';
 
 const MB = 1024 * 1024;
 
-function cellsOf(res: Record<Target, StreamRunResult | string>, pick: (r: StreamRunResult) => number): Record<Target, Cell> {
+function cellsOf(
+  res: Record<Target, StreamRunResult | string>,
+  pick: (r: StreamRunResult) => number,
+): Record<Target, Cell> {
   const out = {} as Record<Target, Cell>;
   for (const t of targets) {
     const r = res[t];
@@ -69,7 +88,12 @@ async function interleavedStreams(
   for (const t of targets) {
     const recs = records.get(t);
     res[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (skips[t] ?? 'n/a');
-    cpuPerStreamUs[t] = t === 'direct' ? 'n/a (no hop)' : recs ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6 : (skips[t] ?? 'n/a');
+    cpuPerStreamUs[t] =
+      t === 'direct'
+        ? 'n/a (no hop)'
+        : recs
+          ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6
+          : (skips[t] ?? 'n/a');
   }
   return { res, cpuPerStreamUs };
 }
@@ -97,12 +121,26 @@ function pacedRows(workload: string, { res, cpuPerStreamUs }: PacedResult): Row[
 export async function runPacedStreams(b: Bench, runB = true, runC = true): Promise<void> {
   const { cfg } = b;
   // N pieces of exactly 5 characters: splitText gives one delta per piece.
-  await b.sim.setKnobs({ ...baseKnobs(), replyText: 'word '.repeat(cfg.streamChunks), chunkCount: cfg.streamChunks, chunkIntervalMs: cfg.streamIntervalMs });
+  await b.sim.setKnobs({
+    ...baseKnobs(),
+    replyText: 'word '.repeat(cfg.streamChunks),
+    chunkCount: cfg.streamChunks,
+    chunkIntervalMs: cfg.streamIntervalMs,
+  });
   const pacing = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
 
   if (runB) {
-    const skipsB: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)), ccr: await ccrProblem(b, 'b', true) };
-    const resB = await interleavedStreams(b, (t) => nativeSpec(b, t, true), () => 'native', skipsB, '(b) stream');
+    const skipsB: Skips = {
+      proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)),
+      ccr: await ccrProblem(b, 'b', true),
+    };
+    const resB = await interleavedStreams(
+      b,
+      (t) => nativeSpec(b, t, true),
+      () => 'native',
+      skipsB,
+      '(b) stream',
+    );
     b.raw.b = { ...withoutRecords(resB.res), cpuPerStreamUs: resB.cpuPerStreamUs };
     b.rows.push(...pacedRows(`(b) stream, ${pacing}`, resB));
   }
@@ -130,7 +168,10 @@ export async function runOpenStreams(b: Bench): Promise<void> {
   });
   await b.restartProxy();
   // The route check need not stream: with this pacing one stream takes seconds.
-  const skips: Skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)), ccr: await ccrProblem(b, 'e', false) };
+  const skips: Skips = {
+    proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
+    ccr: await ccrProblem(b, 'e', false),
+  };
   const res = {} as Record<Target, StreamRunResult | string>;
   const peak = {} as Record<Target, Cell>;
   const before = {} as Record<Target, Cell>;
@@ -150,8 +191,7 @@ export async function runOpenStreams(b: Bench): Promise<void> {
     else if (t === 'ccr' && typeof b.ccr !== 'string') {
       const pid = b.ccr.pid;
       rssNow = () => treeRss(pid);
-    }
-    else rssNow = () => NaN;
+    } else rssNow = () => NaN;
     before[t] = t === 'direct' ? 'n/a (no hop)' : rssNow() / MB;
     const sampler = sampleMax(rssNow, 100);
     b.log(`(e) ${cfg.openStreams} open streams: ${t}`);
@@ -172,7 +212,13 @@ export async function runOpenStreams(b: Bench): Promise<void> {
   b.rows.push(
     { workload: wl, metric: 'RSS before', unit: 'MB', cells: before, ratios: false },
     { workload: wl, metric: 'peak RSS', unit: 'MB', cells: peak, ratios: true },
-    { workload: wl, metric: 'streams open at once', unit: 'count', cells: cellsOf(res, (r) => r.maxOpen), ratios: false },
+    {
+      workload: wl,
+      metric: 'streams open at once',
+      unit: 'count',
+      cells: cellsOf(res, (r) => r.maxOpen),
+      ratios: false,
+    },
     { workload: wl, metric: 'TTFB p99', unit: 'ms', cells: cellsOf(res, (r) => r.ttfb.p99), ratios: true },
     { workload: wl, metric: 'errors', unit: 'count', cells: cellsOf(res, (r) => r.errors), ratios: false },
   );

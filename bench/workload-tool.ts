@@ -39,7 +39,13 @@ export async function runToolWorkload(b: Bench): Promise<void> {
   const p = viaProxy.summary();
   const d = direct.summary();
   const none = 'n/a (no equivalent)';
-  const cells = (proxy: number, dir: number): Record<Target, Cell> => ({ proxy: problem ?? proxy, direct: dir, nginx: none, node: none, ccr: none });
+  const cells = (proxy: number, dir: number): Record<Target, Cell> => ({
+    proxy: problem ?? proxy,
+    direct: dir,
+    nginx: none,
+    node: none,
+    ccr: none,
+  });
   const wl = `(d) tool mode, CLI start-up ${cfg.cliDelayMs} ms`;
   b.rows.push(
     { workload: wl, metric: 'TTFT p50', unit: 'ms', cells: cells(p.p50, d.p50), ratios: true },

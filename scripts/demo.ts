@@ -18,7 +18,8 @@ function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
   const raw = i < 0 ? env.PORT : argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
   if (raw === undefined || raw === '') return 8000;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${raw}": expected an integer from 0 to 65535 (--port or PORT)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid port "${raw}": expected an integer from 0 to 65535 (--port or PORT)`);
   return port;
 }
 
@@ -26,7 +27,15 @@ function demoPort(argv: string[], env: NodeJS.ProcessEnv): number {
 const demoToolRequest = {
   model: 'assistant-sonnet-4-6',
   messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
-  tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    },
+  ],
 };
 
 const help = `Usage: npm run demo -- [--port N]
@@ -49,7 +58,9 @@ async function main() {
   }
   const port = demoPort(argv, process.env);
   const dir = await mkdtemp(join(tmpdir(), 'assistant-proxy-demo-'));
-  const sim = await startSimulator({ knobs: { chunkIntervalMs: 40, replyText: 'Hello from the demo simulator! Every word arrives as its own chunk.' } });
+  const sim = await startSimulator({
+    knobs: { chunkIntervalMs: 40, replyText: 'Hello from the demo simulator! Every word arrives as its own chunk.' },
+  });
   // FAKE_CLI_TOOL_CALLS: offered a client's tools, the fake CLI calls the first one with {"city":"Paris"} and answers
   // with what the client sent back, so tool mode's hand-off of tool calls can be seen without a login.
   const cli = await makeFakeCli({
@@ -62,7 +73,11 @@ async function main() {
     await cli.cleanup();
     await rm(dir, { recursive: true, force: true });
   };
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: sim.mintCliAccessToken(), refreshToken: 'demo-refresh', expiresAt: Date.now() + 8 * 3_600_000 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: sim.mintCliAccessToken(),
+    refreshToken: 'demo-refresh',
+    expiresAt: Date.now() + 8 * 3_600_000,
+  });
   const respapiCredentialsPath = await writeRespapiCredentials(dir, {});
   const config = validateSettings({
     port,

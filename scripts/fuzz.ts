@@ -55,12 +55,19 @@ if (selected.length === 0) {
 }
 const runs = runsFor(total);
 
-console.log(replay ? `replaying ${replay.property} seed ${seed} path ${replay.path}` : `fuzz seed ${seed}, ${total} cases over ${selected.map((p) => `${p.name} ${runs.get(p.name)}`).join(', ')}`);
+console.log(
+  replay
+    ? `replaying ${replay.property} seed ${seed} path ${replay.path}`
+    : `fuzz seed ${seed}, ${total} cases over ${selected.map((p) => `${p.name} ${runs.get(p.name)}`).join(', ')}`,
+);
 
 const bed = await startBed({ settings: { logLevel: 'debug' } });
 const started = Date.now();
 const seen = () => [...stats.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0);
-const heartbeat = setInterval(() => console.log(`  ${seen()} cases, ${Math.round((Date.now() - started) / 1000)} s`), 10_000);
+const heartbeat = setInterval(
+  () => console.log(`  ${seen()} cases, ${Math.round((Date.now() - started) / 1000)} s`),
+  10_000,
+);
 
 let failed = false;
 try {
@@ -78,9 +85,12 @@ try {
       continue;
     }
     failed = true;
-    const finding = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const finding =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     const counterexample = fc.stringify(details.counterexample).slice(0, 20_000);
-    const file = values.replay ? resolve(values.replay) : join(resolve(values.out), `fuzz-replay-${seed}-${property.name}.json`);
+    const file = values.replay
+      ? resolve(values.replay)
+      : join(resolve(values.out), `fuzz-replay-${seed}-${property.name}.json`);
     const record: Replay = {
       property: property.name,
       seed,
@@ -93,20 +103,34 @@ try {
       await mkdir(resolve(values.out), { recursive: true });
       await writeFile(file, JSON.stringify(record, null, 2));
     }
-    console.log(`${property.name}: FAILED after ${details.numRuns} cases (${seconds} s), shrunk ${details.numShrinks} times`);
+    console.log(
+      `${property.name}: FAILED after ${details.numRuns} cases (${seconds} s), shrunk ${details.numShrinks} times`,
+    );
     console.log(finding);
     console.log(`replay file: ${file}\nreplay with: ${record.command}`);
   }
   // After every property: nothing left running, no secret logged, still serving.
-  const cliLeft = (await eventually(async () => (await bed.cli.alivePids()).length === 0, 10_000)) ? 0 : (await bed.cli.alivePids()).length;
+  const cliLeft = (await eventually(async () => (await bed.cli.alivePids()).length === 0, 10_000))
+    ? 0
+    : (await bed.cli.alivePids()).length;
   const upstreamLeft = (await eventually(() => bed.sim.openRequests() === 0, 10_000)) ? 0 : bed.sim.openRequests();
   const logs = bed.proxy.logText();
   const leaked = (await bed.secrets()).some((secret) => logs.includes(secret));
   const health = (await fetch(`${bed.proxy.url}/health`)).status;
-  console.log(`after the run: ${cliLeft} CLI children alive, ${upstreamLeft} provider requests open, token in logs: ${leaked ? 'YES' : 'no'}, /health ${health}`);
+  console.log(
+    `after the run: ${cliLeft} CLI children alive, ${upstreamLeft} provider requests open, token in logs: ${leaked ? 'YES' : 'no'}, /health ${health}`,
+  );
   if (cliLeft || upstreamLeft || leaked || health !== 200) failed = true;
-  for (const [name, byStatus] of stats) console.log(`  ${name}: ${[...byStatus].sort().map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-  console.log(`${seen()} cases in ${Math.round((Date.now() - started) / 1000)} s, seed ${seed}: ${failed ? 'FAILED' : 'passed'}`);
+  for (const [name, byStatus] of stats)
+    console.log(
+      `  ${name}: ${[...byStatus]
+        .sort()
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+    );
+  console.log(
+    `${seen()} cases in ${Math.round((Date.now() - started) / 1000)} s, seed ${seed}: ${failed ? 'FAILED' : 'passed'}`,
+  );
 } finally {
   clearInterval(heartbeat);
   await bed.close();

@@ -47,7 +47,12 @@ export function encodePng(width, height, rgba) {
     raw[y * (width * 4 + 1)] = 0; // filter: none
     rgba.copy(raw, y * (width * 4 + 1) + 1, y * width * 4, (y + 1) * width * 4);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ---- drawing: layers of shapes in unit coordinates (0..1), 4x4 supersampled ----
@@ -76,7 +81,10 @@ function render(size, layers) {
   const S = 4;
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < S; sy++) {
         for (let sx = 0; sx < S; sx++) {
           const x = (px + (sx + 0.5) / S) / size;
@@ -84,13 +92,18 @@ function render(size, layers) {
           let c = [0, 0, 0, 0];
           for (const layer of layers) if (layer.shape(x, y)) c = layer.color === 'clear' ? [0, 0, 0, 0] : layer.color;
           const alpha = c[3] / 255;
-          r += c[0] * alpha; g += c[1] * alpha; b += c[2] * alpha; a += alpha;
+          r += c[0] * alpha;
+          g += c[1] * alpha;
+          b += c[2] * alpha;
+          a += alpha;
         }
       }
       const i = (py * size + px) * 4;
       out[i + 3] = Math.round((a / (S * S)) * 255);
       if (a > 0) {
-        out[i] = Math.round(r / a); out[i + 1] = Math.round(g / a); out[i + 2] = Math.round(b / a);
+        out[i] = Math.round(r / a);
+        out[i + 1] = Math.round(g / a);
+        out[i + 2] = Math.round(b / a);
       }
     }
   }
@@ -124,9 +137,30 @@ write('icon.png', 1024, appLayers);
 for (const n of [16, 24, 32, 48, 64, 128, 256, 512]) write(`icons/${n}x${n}.png`, n, appLayers);
 
 const tray = {
-  running: { color: [{ shape: circle(0.5, 0.5, 0.42), color: green }, { shape: circle(0.5, 0.5, 0.16), color: white }], template: [{ shape: circle(0.5, 0.5, 0.42), color: black }, { shape: circle(0.5, 0.5, 0.16), color: 'clear' }] },
-  stopped: { color: [{ shape: ring(0.5, 0.5, 0.42, 0.13), color: grey }], template: [{ shape: ring(0.5, 0.5, 0.42, 0.13), color: black }] },
-  attention: { color: [{ shape: circle(0.5, 0.5, 0.45), color: amber }, { shape: bang(0.5, 0.5, 0.58), color: white }], template: [{ shape: circle(0.5, 0.5, 0.45), color: black }, { shape: bang(0.5, 0.5, 0.58), color: 'clear' }] },
+  running: {
+    color: [
+      { shape: circle(0.5, 0.5, 0.42), color: green },
+      { shape: circle(0.5, 0.5, 0.16), color: white },
+    ],
+    template: [
+      { shape: circle(0.5, 0.5, 0.42), color: black },
+      { shape: circle(0.5, 0.5, 0.16), color: 'clear' },
+    ],
+  },
+  stopped: {
+    color: [{ shape: ring(0.5, 0.5, 0.42, 0.13), color: grey }],
+    template: [{ shape: ring(0.5, 0.5, 0.42, 0.13), color: black }],
+  },
+  attention: {
+    color: [
+      { shape: circle(0.5, 0.5, 0.45), color: amber },
+      { shape: bang(0.5, 0.5, 0.58), color: white },
+    ],
+    template: [
+      { shape: circle(0.5, 0.5, 0.45), color: black },
+      { shape: bang(0.5, 0.5, 0.58), color: 'clear' },
+    ],
+  },
 };
 for (const [state, { color, template }] of Object.entries(tray)) {
   write(`tray/${state}.png`, 16, color);

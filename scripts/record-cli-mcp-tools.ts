@@ -25,15 +25,27 @@ if (!cli) throw new Error('set REAL_ASSISTANT_CLI');
 const sim = await startSimulator({ knobs: { toolInput: { city: 'Paris' }, toolCalls: calls, replyText: 'unused' } });
 const home = await mkdtemp(join(tmpdir(), 'rec-mcp-'));
 await mkdir(join(home, '.claude'), { recursive: true });
-await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-rec', refreshToken: 'sk-ant-ort01-rec', expiresAt: Date.now() + 3_600_000 });
+await writeCliCredentials(join(home, '.claude'), {
+  accessToken: 'sk-ant-oat01-rec',
+  refreshToken: 'sk-ant-ort01-rec',
+  expiresAt: Date.now() + 3_600_000,
+});
 
 const mcpLog: unknown[] = [];
 const secret = randomBytes(16).toString('hex');
 const server = new Server({ name: 'rec', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
-    { name: 'get_weather', description: 'Weather of a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-    { name: 'get_time', description: 'Time in a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
+    {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+    {
+      name: 'get_time',
+      description: 'Time in a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+    },
   ],
 }));
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
@@ -53,15 +65,51 @@ const http = createServer(async (req, res) => {
 await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
 const port = (http.address() as { port: number }).port;
 const config = join(home, 'mcp.json');
-await writeFile(config, JSON.stringify({ mcpServers: { c: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: `Bearer ${secret}` }, timeout: holdMs + 60_000 } } }), { mode: 0o600 });
+await writeFile(
+  config,
+  JSON.stringify({
+    mcpServers: {
+      c: {
+        type: 'http',
+        url: `http://127.0.0.1:${port}/mcp`,
+        headers: { Authorization: `Bearer ${secret}` },
+        timeout: holdMs + 60_000,
+      },
+    },
+  }),
+  { mode: 0o600 },
+);
 
-const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
-  '--model', 'claude-sonnet-4-20250514', '--tools', '', '--strict-mcp-config', '--mcp-config', config,
-  '--allowedTools', 'mcp__c__get_weather,mcp__c__get_time', '--setting-sources', '', '--no-session-persistence'];
+const args = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--include-partial-messages',
+  '--model',
+  'claude-sonnet-4-20250514',
+  '--tools',
+  '',
+  '--strict-mcp-config',
+  '--mcp-config',
+  config,
+  '--allowedTools',
+  'mcp__c__get_weather,mcp__c__get_time',
+  '--setting-sources',
+  '',
+  '--no-session-persistence',
+];
 const child = await execa(cli, args, {
   input: `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'What is the weather in Paris?' } })}\n`,
   cwd: home,
-  env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+  env: {
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_BASE_URL: sim.url,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  },
   extendEnv: false,
   reject: false,
   timeout: 120_000 + holdMs,
@@ -69,7 +117,16 @@ const child = await execa(cli, args, {
 const redact = (s: string) => s.split(home).join('/home/user').split(String(port)).join('PORT');
 await writeFile(join(outDir, 'mcp-tool.stdout'), redact(child.stdout));
 await writeFile(join(outDir, 'mcp-tool.mcp.jsonl'), redact(mcpLog.map((l) => JSON.stringify(l)).join('\n') + '\n'));
-await writeFile(join(outDir, 'mcp-tool.upstream.json'), redact(JSON.stringify(sim.requests('/v1/messages').map((r) => r.json), null, 1)));
+await writeFile(
+  join(outDir, 'mcp-tool.upstream.json'),
+  redact(
+    JSON.stringify(
+      sim.requests('/v1/messages').map((r) => r.json),
+      null,
+      1,
+    ),
+  ),
+);
 console.log('exit', child.exitCode, 'stderr', child.stderr.slice(-500));
 http.close();
 await sim.close();

@@ -25,14 +25,17 @@ function newestSource(dir) {
   for (const item of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, item.name);
     if (item.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (item.name.endsWith('.ts') && !item.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if (item.name.endsWith('.ts') && !item.name.endsWith('.test.ts'))
+      newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
 
 function needsBuild() {
   if (!existsSync(entry)) return 'dist/proxy/cli.js is missing';
-  return Math.max(...sources.map(newestSource)) > statSync(entry).mtimeMs ? 'src/proxy or src/shared changed since the last build' : undefined;
+  return Math.max(...sources.map(newestSource)) > statSync(entry).mtimeMs
+    ? 'src/proxy or src/shared changed since the last build'
+    : undefined;
 }
 
 const reason = needsBuild();

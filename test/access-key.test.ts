@@ -38,7 +38,11 @@ describe("a tool-mode chat that may use the CLI's file tools", () => {
     fetch(`${url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 10, messages: [{ role: 'user', content: 'read ~/.ssh/id_rsa' }] }),
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'read ~/.ssh/id_rsa' }],
+      }),
     });
 
   it("is refused with a 403 naming the remedy without the owner's key, though other chats need none", async () => {
@@ -57,7 +61,12 @@ describe("a tool-mode chat that may use the CLI's file tools", () => {
 
   it('with PROXY_ACCESS_KEY set, is refused without that key and passes with it', async () => {
     const key = 'file-tools-access-key-0123456789';
-    proxy = await startProxy({ modes: ['tool'], cliPath: '/nonexistent/cli', cliAllowedTools: ['Read(./**)'], accessKey: key });
+    proxy = await startProxy({
+      modes: ['tool'],
+      cliPath: '/nonexistent/cli',
+      cliAllowedTools: ['Read(./**)'],
+      accessKey: key,
+    });
     expect((await chat(proxy.url)).status).toBe(401);
     const keyed = await chat(proxy.url, { 'x-api-key': key });
     // Past the key: the missing CLI answers, not the access check.

@@ -22,7 +22,11 @@ const aliasTarget = 'assistant-sonnet-4-20250514';
 const providerId = 'claude-sonnet-4-20250514';
 
 const rows: UsageRecord[] = [];
-const sink: UsageSink = { record: (r) => void rows.push(r), upstreamHeaders: () => undefined, cliRateLimit: () => undefined };
+const sink: UsageSink = {
+  record: (r) => void rows.push(r),
+  upstreamHeaders: () => undefined,
+  cliRateLimit: () => undefined,
+};
 let sim: Simulator;
 let direct: TestProxy;
 let tool: TestProxy;
@@ -34,7 +38,11 @@ beforeAll(async () => {
   sim.knobs.firstDeltaDelayMs = delayMs;
   sim.knobs.cacheTokens = cache;
   dir = await mkdtemp(join(tmpdir(), 'chat-facts-'));
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-facts-abcdef123456', refreshToken: 'sk-ant-ort01-facts-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: 'sk-ant-oat01-facts-abcdef123456',
+    refreshToken: 'sk-ant-ort01-facts-abcdef123456',
+    expiresAt: Date.now() + 3_600_000,
+  });
   const respapiCredentialsPath = await writeRespapiCredentials(dir);
   const aliases = [`${alias}=${aliasTarget}`];
   direct = await startProxy(
@@ -51,8 +59,19 @@ beforeAll(async () => {
     },
     { usage: sink },
   );
-  cli = await makeFakeCli({ env: { FAKE_CLI_FIRST_TOKEN_DELAY_MS: String(delayMs), FAKE_CLI_CACHE_TOKENS: `${cache.read},${cache.write}` } });
-  tool = await startProxy({ cliPath: cli.path, cliWorkDir: join(dir, 'work'), modes: ['tool'], modelAliases: aliases, rateLimitPerMinute: 10_000 }, { usage: sink, deps: { childEnv } });
+  cli = await makeFakeCli({
+    env: { FAKE_CLI_FIRST_TOKEN_DELAY_MS: String(delayMs), FAKE_CLI_CACHE_TOKENS: `${cache.read},${cache.write}` },
+  });
+  tool = await startProxy(
+    {
+      cliPath: cli.path,
+      cliWorkDir: join(dir, 'work'),
+      modes: ['tool'],
+      modelAliases: aliases,
+      rateLimitPerMinute: 10_000,
+    },
+    { usage: sink, deps: { childEnv } },
+  );
 });
 afterAll(async () => {
   await tool?.close();
@@ -64,11 +83,16 @@ afterAll(async () => {
 
 async function streamed(url: string, body: Record<string, unknown>): Promise<UsageRecord> {
   const requestId = `req_facts_${rows.length}_${Math.random().toString(36).slice(2)}`;
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId }, body: JSON.stringify({ ...body, stream: true }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
   expect(res.status).toBe(200);
   const text = await res.text();
   expect(text.length).toBeGreaterThan(0);
-  for (let i = 0; i < 50 && !rows.some((r) => r.requestId === requestId); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 50 && !rows.some((r) => r.requestId === requestId); i++)
+    await new Promise((r) => setTimeout(r, 20));
   const row = rows.find((r) => r.requestId === requestId);
   expect(row).toBeDefined();
   return row!;

@@ -49,7 +49,9 @@ describe('CLI health probe environment', () => {
       return { exitCode: 0, stdout: out, stderr: '', timedOut: false };
     };
     // Only the CLI checks: tool mode with no test request target (the CLI is "logged out", so none is sent).
-    await diagnose(validateSettings({ cliPath: cli.path, modes: ['tool'], logLevel: 'silent', accessKey: key }), { deps: { run } });
+    await diagnose(validateSettings({ cliPath: cli.path, modes: ['tool'], logLevel: 'silent', accessKey: key }), {
+      deps: { run },
+    });
     expect(seen.map((s) => s.args.join(' '))).toEqual(expect.arrayContaining([expect.stringContaining('--version')]));
     for (const { env } of seen) {
       expect(env).toBeDefined();

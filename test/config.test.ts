@@ -109,7 +109,11 @@ describe('provider profile', () => {
   });
 
   it('merges overrides over the defaults', () => {
-    const profile = createProfile({ ownerName: 'acme', api: { baseUrl: 'http://127.0.0.1:9' }, models: [{ id: 'assistant-x', created: 1 }] });
+    const profile = createProfile({
+      ownerName: 'acme',
+      api: { baseUrl: 'http://127.0.0.1:9' },
+      models: [{ id: 'assistant-x', created: 1 }],
+    });
     expect(profile.ownerName).toBe('acme');
     expect(profile.api.baseUrl).toBe('http://127.0.0.1:9');
     expect(profile.api.messagesPath).toBe('/v1/messages');

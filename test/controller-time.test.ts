@@ -30,7 +30,11 @@ describe('ProxyController clock', () => {
     const expiresAt = Date.now() + 30 * 24 * 3_600_000; // a month away by the wall clock
     // No refresh token: the token's end is the login's end, which the user must act on.
     const credentialsPath = join(dir, '.credentials.json');
-    await writeFile(credentialsPath, JSON.stringify({ [defaultProfile.credentials.rootKey]: { accessToken: 'sk-test-access', expiresAt } }), { mode: 0o600 });
+    await writeFile(
+      credentialsPath,
+      JSON.stringify({ [defaultProfile.credentials.rootKey]: { accessToken: 'sk-test-access', expiresAt } }),
+      { mode: 0o600 },
+    );
     cli = await makeFakeCli({ loggedIn: true });
     const now = () => expiresAt - 2 * 3_600_000; // two hours before expiry by the injected clock
     controller = new ProxyController({
@@ -47,9 +51,17 @@ describe('ProxyController clock', () => {
   it('does not warn of an access token that a refresh token renews, however close its end (a routine renewal)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'controller-time-'));
     const expiresAt = Date.now() + 3_600_000;
-    const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-test-access', refreshToken: 'sk-test-refresh', expiresAt });
+    const credentialsPath = await writeCliCredentials(dir, {
+      accessToken: 'sk-test-access',
+      refreshToken: 'sk-test-refresh',
+      expiresAt,
+    });
     cli = await makeFakeCli({ loggedIn: true });
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, cliPath: cli.path, credentialsPath, modes: ['tool'] },
+      logger: createLogger('silent'),
+      deps: { childEnv },
+    });
     const status = await controller.start();
     expect(status.auth).toMatchObject({ loggedIn: true, renews: true, expires: new Date(expiresAt).toISOString() });
     expect(status.attention).toEqual([]);
@@ -57,7 +69,11 @@ describe('ProxyController clock', () => {
 
   it('puts a missing CLI in the attention list (the window and the tray turn amber)', async () => {
     dir = await mkdtemp(join(tmpdir(), 'controller-time-'));
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, cliPath: join(dir, 'no-such-cli'), modes: ['tool'] }, logger: createLogger('silent'), deps: { childEnv } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, cliPath: join(dir, 'no-such-cli'), modes: ['tool'] },
+      logger: createLogger('silent'),
+      deps: { childEnv },
+    });
     const status = await controller.start();
     expect(status.state).toBe('running');
     expect(status.cli.status).toBe('unhealthy');

@@ -22,11 +22,13 @@ afterEach(async () => {
 
 const quiet = createLogger('silent');
 
-
 describe('ProxyController', () => {
   it('tells the window when clients are being rate limited, and how to raise the limit', async () => {
     const port = await freePort();
-    controller = new ProxyController({ settings: { port, modes: ['direct'], rateLimitPerMinute: 1, rateLimitBurst: 0 }, logger: quiet });
+    controller = new ProxyController({
+      settings: { port, modes: ['direct'], rateLimitPerMinute: 1, rateLimitBurst: 0 },
+      logger: quiet,
+    });
     await controller.start();
     expect(controller.status().attention.join(' ')).not.toMatch(/rate limited/);
     expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
@@ -46,7 +48,11 @@ describe('ProxyController', () => {
   it('starts, reports running with base URL, stops', async () => {
     const port = await freePort();
     const persisted: unknown[] = [];
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port, cliPath: '/nonexistent/cli' }, logger: quiet, persist: (s) => void persisted.push(s) });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port, cliPath: '/nonexistent/cli' },
+      logger: quiet,
+      persist: (s) => void persisted.push(s),
+    });
     const events: string[] = [];
     controller.on('status', (s: { state: string }) => events.push(s.state));
     const status = await controller.start();
@@ -62,7 +68,11 @@ describe('ProxyController', () => {
   it('moves to a new port on a settings change and persists it', async () => {
     const [a, b] = [await freePort(), await freePort()];
     const persisted: Array<Record<string, unknown>> = [];
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: a }, logger: quiet, persist: (s) => void persisted.push(s) });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: a },
+      logger: quiet,
+      persist: (s) => void persisted.push(s),
+    });
     await controller.start();
     const result = await controller.updateSettings({ port: b });
     expect(result.ok).toBe(true);
@@ -90,7 +100,10 @@ describe('ProxyController', () => {
     const taken = (blocker.address() as { port: number }).port;
     controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port }, logger: quiet });
     await controller.start();
-    expect(await controller.checkPort(taken)).toMatchObject({ free: false, message: expect.stringContaining(`Port ${taken} already in use`) });
+    expect(await controller.checkPort(taken)).toMatchObject({
+      free: false,
+      message: expect.stringContaining(`Port ${taken} already in use`),
+    });
     const result = await controller.updateSettings({ port: taken });
     expect(result.ok).toBe(false);
     expect(result.errors?.port).toContain(`Port ${taken} already in use`);

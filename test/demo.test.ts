@@ -24,11 +24,26 @@ describe('npm run demo', () => {
       expect(banner).toContain('DEMONSTRATION MODE');
       const base = `http://127.0.0.1:${port}`;
       const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        fetch(base + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
       expect((await fetch(`${base}/health`)).status).toBe(200);
-      const tool = (await (await post('/compat/v1/chat/completions', { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] })).json()) as any;
+      const tool = (await (
+        await post('/compat/v1/chat/completions', {
+          model: 'assistant-sonnet-4-20250514',
+          messages: [{ role: 'user', content: 'hi' }],
+        })
+      ).json()) as any;
       expect(tool.choices[0].message.content).toMatch(/demo CLI/);
-      const direct = (await (await post('/api/v1/messages', { model: 'assistant-sonnet-4-20250514', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'dummy' })).json()) as any;
+      const direct = (await (
+        await post(
+          '/api/v1/messages',
+          { model: 'assistant-sonnet-4-20250514', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+          { 'x-api-key': 'dummy' },
+        )
+      ).json()) as any;
       expect(direct.content[0].text).toMatch(/demo simulator/);
       const respapi = await post('/respapi/responses', { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] });
       expect(respapi.status).toBe(200);

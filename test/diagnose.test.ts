@@ -33,7 +33,11 @@ describe('diagnose', () => {
       logLevel: 'silent',
       cliPath: fake.path,
       apiBaseUrl: sim.url,
-      credentialsPath: await writeCliCredentials(join(dir, 'cli'), { accessToken: cliToken, refreshToken: refresh, expiresAt: Date.now() + 3 * 3_600_000 }),
+      credentialsPath: await writeCliCredentials(join(dir, 'cli'), {
+        accessToken: cliToken,
+        refreshToken: refresh,
+        expiresAt: Date.now() + 3 * 3_600_000,
+      }),
       oauthTokenUrl: sim.cliTokenUrl,
       respapiBaseUrl: sim.respapiBaseUrl,
       respapiOauthTokenUrl: sim.respapiTokenUrl,
@@ -49,7 +53,8 @@ describe('diagnose', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const secretsIn = (s: string) => [cliToken, refresh, accessKey, 'diagnose-secret', 'refresh-secret'].filter((t) => s.includes(t));
+  const secretsIn = (s: string) =>
+    [cliToken, refresh, accessKey, 'diagnose-secret', 'refresh-secret'].filter((t) => s.includes(t));
 
   it('passes every check of every mode when all is well, through a temporary proxy', async () => {
     const { report, text, ok } = await runDiagnose(validateSettings(base));
@@ -63,9 +68,13 @@ describe('diagnose', () => {
     ]);
     expect(ok).toBe(true);
     expect(report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
-    expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(/^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/);
+    expect(report.checks.find((c) => c.id === 'login')?.detail).toMatch(
+      /^logged in .*; the token expires in (2 h 5\d|3 h 0) min \(/,
+    );
     // The tiny request uses the smallest current model of the catalog the proxy lists.
-    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(/^assistant-haiku-4-5-20251001 answered in \d+ ms: "OK"/);
+    expect(report.checks.find((c) => c.id === 'tool-request')?.detail).toMatch(
+      /^assistant-haiku-4-5-20251001 answered in \d+ ms: "OK"/,
+    );
     expect(report.target).toMatch(/^a temporary proxy on http:\/\/127\.0\.0\.1:\d+/);
     expect(text).toContain('[PASS] A tiny request through tool mode (tool)');
     expect(text.trim().endsWith('All checks passed.')).toBe(true);
@@ -77,16 +86,22 @@ describe('diagnose', () => {
   it('leaves home paths and e-mail addresses out of the report unless a full one is asked for', async () => {
     const home = dirname(fake.path);
     const shared = await runDiagnose(validateSettings({ ...base, modes: ['tool'] }), { home });
-    expect(shared.report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ~/${basename(fake.path)}, version 2.1.0`);
+    expect(shared.report.checks.find((c) => c.id === 'cli')?.detail).toBe(
+      `found at ~/${basename(fake.path)}, version 2.1.0`,
+    );
     expect(shared.text).not.toContain(home);
     const full = await runDiagnose(validateSettings({ ...base, modes: ['tool'] }), { home, full: true });
     expect(full.report.checks.find((c) => c.id === 'cli')?.detail).toBe(`found at ${fake.path}, version 2.1.0`);
-    expect(withoutPrivateText('logged in as owner@example.com (max), config in /home/owner/.claude', '/home/owner')).toBe('logged in as <e-mail> (max), config in ~/.claude');
+    expect(
+      withoutPrivateText('logged in as owner@example.com (max), config in /home/owner/.claude', '/home/owner'),
+    ).toBe('logged in as <e-mail> (max), config in ~/.claude');
     expect(withoutPrivateText('/home/ownership/x', '/home/owner')).toBe('/home/ownership/x');
   });
 
   it('a user with only the CLI logged in passes: response-API mode is reported as not set up, with how to set it up', async () => {
-    const { report, text, ok } = await runDiagnose(validateSettings({ ...base, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }));
+    const { report, text, ok } = await runDiagnose(
+      validateSettings({ ...base, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }),
+    );
     expect(ok).toBe(true);
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ['cli', 'pass'],
@@ -103,13 +118,22 @@ describe('diagnose', () => {
   it('a logged-out CLI fails with its remedy; what depends on it is skipped; a missing response-API login is not set up', async () => {
     const loggedOut = await makeFakeCli({ loggedIn: false });
     try {
-      const { report, text, ok } = await runDiagnose(validateSettings({ ...base, cliPath: loggedOut.path, respapiCredentialsPath: join(dir, 'nowhere', 'auth.json') }));
+      const { report, text, ok } = await runDiagnose(
+        validateSettings({
+          ...base,
+          cliPath: loggedOut.path,
+          respapiCredentialsPath: join(dir, 'nowhere', 'auth.json'),
+        }),
+      );
       expect(ok).toBe(false);
       const by = Object.fromEntries(report.checks.map((c) => [c.id, c]));
       expect(by.cli.status).toBe('pass');
       expect(by.login).toMatchObject({ status: 'fail', detail: 'the CLI is not logged in' });
       expect(by.login.remedy).toMatch(/Log in with the CLI: run `claude auth login`/);
-      expect(by['tool-request']).toMatchObject({ status: 'skip', remedy: 'needs the CLI found and logged in (see above)' });
+      expect(by['tool-request']).toMatchObject({
+        status: 'skip',
+        remedy: 'needs the CLI found and logged in (see above)',
+      });
       expect(by['respapi-credentials'].status).toBe('unset');
       expect(by['respapi-credentials'].remedy).toMatch(/Log in with the response-API CLI/);
       expect(by['respapi-request']).toBeUndefined();
@@ -122,7 +146,9 @@ describe('diagnose', () => {
   });
 
   it('a CLI that is not installed fails with the install hint', async () => {
-    const { report } = await runDiagnose(validateSettings({ ...base, modes: ['tool'], cliPath: join(dir, 'no-such-cli') }));
+    const { report } = await runDiagnose(
+      validateSettings({ ...base, modes: ['tool'], cliPath: join(dir, 'no-such-cli') }),
+    );
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ['cli', 'fail'],
       ['login', 'skip'],
@@ -131,7 +157,7 @@ describe('diagnose', () => {
     expect(report.checks[0].remedy).toMatch(/Install the assistant CLI/);
   });
 
-  it("direct mode: a token the provider refuses fails the model-list check with what to do", async () => {
+  it('direct mode: a token the provider refuses fails the model-list check with what to do', async () => {
     sim.mintCliAccessToken(); // turns the simulator's allow-list on: our file's token is no longer accepted
     sim.knobs.refreshFail = true; // and the proxy's refresh of it fails too (a revoked login)
     try {

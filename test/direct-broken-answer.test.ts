@@ -13,7 +13,11 @@ beforeAll(async () => {
   upstream = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000', 'x-provider-marker': 'from-the-provider' });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': '2000',
+        'x-provider-marker': 'from-the-provider',
+      });
       res.write('{"id":"msg_1","type"');
       setTimeout(() => res.socket?.destroy(), 20);
     });
@@ -32,7 +36,11 @@ describe('direct mode, a non-streamed answer cut off while read', () => {
     const res = await fetch(`${proxy.url}/api/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-api03-a-real-looking-key-0123456789' },
-      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(res.status).toBeGreaterThanOrEqual(500);
     expect(res.headers.get('x-provider-marker')).toBeNull();

@@ -22,8 +22,17 @@ let dir: string;
 beforeAll(async () => {
   sim = await startSimulator();
   dir = await mkdtemp(join(tmpdir(), 'direct-chat-'));
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: fileToken, refreshToken: 'sk-ant-ort01-x-abcdef123456', expiresAt: Date.now() + 3_600_000 });
-  proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, upstreamIdleTimeoutMs: 400 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: fileToken,
+    refreshToken: 'sk-ant-ort01-x-abcdef123456',
+    expiresAt: Date.now() + 3_600_000,
+  });
+  proxy = await startProxy({
+    apiBaseUrl: sim.url,
+    credentialsPath,
+    oauthTokenUrl: sim.cliTokenUrl,
+    upstreamIdleTimeoutMs: 400,
+  });
 });
 
 afterAll(async () => {
@@ -54,51 +63,62 @@ const upstreamWays = [
 ] as const;
 
 describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
-  it.each(upstreamWays)('round-trips a tool call without streaming ($way)', async ({ maxTokens, sentMaxTokens, stream }) => {
-    const first = await openai().chat.completions.create({
-      model,
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'Weather in Paris?' },
-      ],
-      tools,
-      max_tokens: maxTokens,
-    });
-    const call = first.choices[0].message.tool_calls?.[0];
-    expect(first.choices[0].finish_reason).toBe('tool_calls');
-    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
-    expect(JSON.parse((call as { function: { arguments: string } }).function.arguments)).toEqual({ location: 'Paris' });
-    expect(first.model).toBe(model);
-    expect(first.usage?.prompt_tokens).toBeGreaterThan(0);
+  it.each(upstreamWays)(
+    'round-trips a tool call without streaming ($way)',
+    async ({ maxTokens, sentMaxTokens, stream }) => {
+      const first = await openai().chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Weather in Paris?' },
+        ],
+        tools,
+        max_tokens: maxTokens,
+      });
+      const call = first.choices[0].message.tool_calls?.[0];
+      expect(first.choices[0].finish_reason).toBe('tool_calls');
+      expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+      expect(JSON.parse((call as { function: { arguments: string } }).function.arguments)).toEqual({
+        location: 'Paris',
+      });
+      expect(first.model).toBe(model);
+      expect(first.usage?.prompt_tokens).toBeGreaterThan(0);
 
-    const [upstream] = sim.requests('/v1/messages');
-    expect(upstream.headers.authorization).toBe(`Bearer ${fileToken}`);
-    expect(upstream.headers['anthropic-beta']).toContain('oauth-2025-04-20');
-    expect(upstream.json).toMatchObject({
-      model: 'claude-sonnet-4-20250514',
-      system: 'Be brief.',
-      max_tokens: sentMaxTokens,
-      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
-    });
-    expect((upstream.json as { stream?: boolean }).stream).toBe(stream);
-    expect(upstream.headers.accept === 'text/event-stream').toBe(stream === true);
+      const [upstream] = sim.requests('/v1/messages');
+      expect(upstream.headers.authorization).toBe(`Bearer ${fileToken}`);
+      expect(upstream.headers['anthropic-beta']).toContain('oauth-2025-04-20');
+      expect(upstream.json).toMatchObject({
+        model: 'claude-sonnet-4-20250514',
+        system: 'Be brief.',
+        max_tokens: sentMaxTokens,
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+      });
+      expect((upstream.json as { stream?: boolean }).stream).toBe(stream);
+      expect(upstream.headers.accept === 'text/event-stream').toBe(stream === true);
 
-    const second = await openai().chat.completions.create({
-      model,
-      messages: [
-        { role: 'user', content: 'Weather in Paris?' },
-        first.choices[0].message as OpenAI.Chat.Completions.ChatCompletionMessageParam,
-        { role: 'tool', tool_call_id: call!.id, content: 'sunny, 21 C' },
-      ],
-      tools,
-      max_tokens: maxTokens,
-    });
-    expect(second.choices[0].message.content).toBe('The tool said: sunny, 21 C');
-    expect(second.choices[0].finish_reason).toBe('stop');
-    const replay = sim.requests('/v1/messages')[1].json as { messages: Array<{ role: string; content: unknown }> };
-    expect(replay.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool_use', id: call!.id, name: 'get_weather', input: { location: 'Paris' } }] });
-    expect(replay.messages[2]).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.id }] });
-  });
+      const second = await openai().chat.completions.create({
+        model,
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          first.choices[0].message as OpenAI.Chat.Completions.ChatCompletionMessageParam,
+          { role: 'tool', tool_call_id: call!.id, content: 'sunny, 21 C' },
+        ],
+        tools,
+        max_tokens: maxTokens,
+      });
+      expect(second.choices[0].message.content).toBe('The tool said: sunny, 21 C');
+      expect(second.choices[0].finish_reason).toBe('stop');
+      const replay = sim.requests('/v1/messages')[1].json as { messages: Array<{ role: string; content: unknown }> };
+      expect(replay.messages[1]).toMatchObject({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: call!.id, name: 'get_weather', input: { location: 'Paris' } }],
+      });
+      expect(replay.messages[2]).toMatchObject({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: call!.id }],
+      });
+    },
+  );
 
   it('streams tool calls with their index, then the finish chunk and the usage chunk', async () => {
     sim.knobs.toolPreamble = 'Let me check.';
@@ -117,7 +137,11 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(toolDeltas.length).toBeGreaterThan(2);
     expect(toolDeltas.every((d) => d.index === 0)).toBe(true);
-    expect(toolDeltas[0]).toMatchObject({ id: expect.stringMatching(/^toolu_/), type: 'function', function: { name: 'get_weather' } });
+    expect(toolDeltas[0]).toMatchObject({
+      id: expect.stringMatching(/^toolu_/),
+      type: 'function',
+      function: { name: 'get_weather' },
+    });
     expect(JSON.parse(toolDeltas.map((d) => d.function?.arguments ?? '').join(''))).toEqual({ location: 'Paris' });
     const finish = chunks.find((c) => c.choices[0]?.finish_reason);
     expect(finish?.choices[0].finish_reason).toBe('tool_calls');
@@ -128,9 +152,15 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
   });
 
   it('the SDK stream helper assembles the streamed tool call', async () => {
-    const runner = openai().chat.completions.stream({ model, messages: [{ role: 'user', content: 'Weather?' }], tools });
+    const runner = openai().chat.completions.stream({
+      model,
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools,
+    });
     const final = await runner.finalChatCompletion();
-    expect(final.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"location":"Paris"}' } });
+    expect(final.choices[0].message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+    });
   });
 
   it('streams text chunk by chunk', async () => {
@@ -143,7 +173,8 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reads: string[] = [];
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) reads.push(Buffer.from(chunk).toString('utf8'));
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      reads.push(Buffer.from(chunk).toString('utf8'));
     expect(reads.filter((r) => r.includes('"content":"')).length).toBeGreaterThan(3);
     expect(reads.join('')).toContain('data: [DONE]');
   });
@@ -152,7 +183,15 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     const res = await openai()
       .chat.completions.create({
         model,
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            ],
+          },
+        ],
         stop: 'END',
         max_completion_tokens: 50,
         presence_penalty: 0.5,
@@ -162,13 +201,24 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     expect(sim.requests('/v1/messages')[0].json).toMatchObject({
       max_tokens: 50,
       stop_sequences: ['END'],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+      ],
     });
     expect(proxy.logText()).toContain('presence_penalty');
   });
 
   /** A streaming client, and a non-streaming one each way upstream. */
-  const clientWays = [{ way: 'streamed', stream: true, maxTokens: undefined }, ...upstreamWays.map((w) => ({ way: `not streamed, ${w.way}`, stream: false, maxTokens: w.maxTokens }))];
+  const clientWays = [
+    { way: 'streamed', stream: true, maxTokens: undefined },
+    ...upstreamWays.map((w) => ({ way: `not streamed, ${w.way}`, stream: false, maxTokens: w.maxTokens })),
+  ];
 
   it.each(clientWays)('answers a provider 429 with 429 and its Retry-After ($way)', async ({ stream, maxTokens }) => {
     sim.knobs.failWith = { status: 429, retryAfter: 9 };
@@ -194,19 +244,26 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     },
   );
 
-  it.each(upstreamWays)('passes the provider 400 message through in the compatible shape ($way)', async ({ maxTokens }) => {
-    sim.knobs.failWith = { status: 400, message: 'max_tokens: too large for this model' };
-    const err = await openai()
-      .chat.completions.create({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x' }] })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as Error).message).toContain('max_tokens: too large for this model');
-  });
+  it.each(upstreamWays)(
+    'passes the provider 400 message through in the compatible shape ($way)',
+    async ({ maxTokens }) => {
+      sim.knobs.failWith = { status: 400, message: 'max_tokens: too large for this model' };
+      const err = await openai()
+        .chat.completions.create({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as Error).message).toContain('max_tokens: too large for this model');
+    },
+  );
 
   it('reports a stalled stream as an error inside the stream', async () => {
     sim.knobs.streamFault = 'stall';
     sim.knobs.replyText = 'a b c d e f';
-    const stream = await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true });
+    const stream = await openai().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    });
     const got: string[] = [];
     const err = await (async () => {
       for await (const chunk of stream) got.push(chunk.choices[0]?.delta.content ?? '');
@@ -259,7 +316,13 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     const res = await fetch(`${proxy.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, max_tokens: 2000, reasoning_effort: 'low', temperature: 0.3, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model,
+        max_tokens: 2000,
+        reasoning_effort: 'low',
+        temperature: 0.3,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toBe('temperature');
@@ -269,7 +332,12 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     const small = await fetch(`${proxy.url}/api/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, max_tokens: 100, reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model,
+        max_tokens: 100,
+        reasoning_effort: 'high',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(small.status).toBe(200);
     expect(small.headers.get('x-proxy-ignored-params')).toBe('reasoning_effort');
@@ -286,7 +354,9 @@ describe('logs', () => {
     sim.knobs.failWith = { status: 401 };
     await keyed.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch(() => undefined);
     sim.knobs.failWith = undefined;
-    await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true }).catch(() => undefined);
+    await openai()
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true })
+      .catch(() => undefined);
     const text = proxy.logText();
     expect(text).toContain('"route":"/api/v1/chat/completions"');
     expect(text).not.toContain(fileToken);
@@ -300,7 +370,10 @@ describe('GET /api/models', () => {
     const res = await fetch(`${proxy.url}/api/models`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-models-source')).toBe('live');
-    const list = (await res.json()) as { object: string; data: Array<{ id: string; object: string; owned_by: string; created: number }> };
+    const list = (await res.json()) as {
+      object: string;
+      data: Array<{ id: string; object: string; owned_by: string; created: number }>;
+    };
     expect(list.object).toBe('list');
     expect(list.data.map((m) => m.id)).toContain('assistant-sonnet-4-6');
     // A model the provider lists and the built-in list does not have.
@@ -310,7 +383,11 @@ describe('GET /api/models', () => {
   });
 
   it('falls back to the built-in list, marked as such, when the provider cannot be asked', async () => {
-    const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: join(dir, 'missing.json'), oauthTokenUrl: sim.cliTokenUrl });
+    const p = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath: join(dir, 'missing.json'),
+      oauthTokenUrl: sim.cliTokenUrl,
+    });
     try {
       await p.proxy.catalog.refresh();
       const res = await fetch(`${p.url}/api/models`);

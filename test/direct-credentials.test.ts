@@ -45,7 +45,11 @@ async function withCredentials(expiresAt: number): Promise<{ path: string; proxy
 const body = '{"model":"claude-sonnet-4-20250514","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}';
 
 function post(p: TestProxy, path = '/api/v1/messages', payload = body) {
-  return fetch(p.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'dummy' }, body: payload });
+  return fetch(p.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'dummy' },
+    body: payload,
+  });
 }
 
 describe('direct mode credential refresh', () => {
@@ -54,16 +58,29 @@ describe('direct mode credential refresh', () => {
     const { path, proxy: p } = await withCredentials(Date.now() - 60_000);
     const client = new Anthropic({ apiKey: 'dummy', baseURL: `${p.url}/api`, maxRetries: 0 });
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () => client.messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })),
+      Array.from({ length: 50 }, () =>
+        client.messages.create({
+          model: 'claude-sonnet-4-20250514',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      ),
     );
     expect(answers.every((a) => a.type === 'message')).toBe(true);
     expect(sim.tokenRefreshes).toBe(1);
     const tokenCall = sim.requests('/v1/oauth/token')[0];
-    expect(tokenCall.json).toMatchObject({ grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: expect.any(String) });
+    expect(tokenCall.json).toMatchObject({
+      grant_type: 'refresh_token',
+      refresh_token: oldRefresh,
+      client_id: expect.any(String),
+    });
     const seen = new Set(sim.requests('/v1/messages').map((r) => r.headers.authorization));
     expect([...seen]).toEqual(['Bearer sk-ant-oat01-sim-1']);
 
-    const written = JSON.parse(await readFile(path, 'utf8')) as { claudeAiOauth: Record<string, unknown>; otherTool: unknown };
+    const written = JSON.parse(await readFile(path, 'utf8')) as {
+      claudeAiOauth: Record<string, unknown>;
+      otherTool: unknown;
+    };
     expect(written.otherTool).toEqual({ keep: true });
     expect(written.claudeAiOauth).toMatchObject({
       accessToken: 'sk-ant-oat01-sim-1',
@@ -91,9 +108,15 @@ describe('direct mode credential refresh', () => {
     expect((await readFile(path)).equals(before)).toBe(true);
 
     // The compatible route says the same in its own shape (SPEC.md §7.1).
-    const compat = await post(p, '/api/v1/chat/completions', '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"hi"}]}');
+    const compat = await post(
+      p,
+      '/api/v1/chat/completions',
+      '{"model":"assistant-sonnet-4-20250514","messages":[{"role":"user","content":"hi"}]}',
+    );
     expect(compat.status).toBe(401);
-    expect(await compat.json()).toMatchObject({ error: { code: 'invalid_api_key', message: expect.stringContaining('Log in with the CLI') } });
+    expect(await compat.json()).toMatchObject({
+      error: { code: 'invalid_api_key', message: expect.stringContaining('Log in with the CLI') },
+    });
     expect((await readFile(path)).equals(before)).toBe(true);
   });
 
@@ -136,20 +159,43 @@ describe('direct mode credential refresh', () => {
   });
 
   it('answers 503 (not 401) when the token endpoint cannot be reached, leaving the file as it was', async () => {
-    const path = await writeCliCredentials(dir, { accessToken: oldToken, refreshToken: oldRefresh, expiresAt: Date.now() - 1000 });
+    const path = await writeCliCredentials(dir, {
+      accessToken: oldToken,
+      refreshToken: oldRefresh,
+      expiresAt: Date.now() - 1000,
+    });
     const before = await readFile(path);
-    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath: path, oauthTokenUrl: 'http://127.0.0.1:9/v1/oauth/token' });
+    proxy = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath: path,
+      oauthTokenUrl: 'http://127.0.0.1:9/v1/oauth/token',
+    });
     const res = await post(proxy);
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/token endpoint is unreachable/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      /token endpoint is unreachable/,
+    );
     expect((await readFile(path)).equals(before)).toBe(true);
   });
 
   it('replaces the proxy access key with the OAuth token instead of forwarding it', async () => {
     const key = 'my-proxy-access-key-0123456789';
-    const path = await writeCliCredentials(dir, { accessToken: oldToken, refreshToken: oldRefresh, expiresAt: Date.now() + 3_600_000 });
-    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath: path, oauthTokenUrl: sim.cliTokenUrl, accessKey: key });
-    const res = await fetch(`${proxy.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
+    const path = await writeCliCredentials(dir, {
+      accessToken: oldToken,
+      refreshToken: oldRefresh,
+      expiresAt: Date.now() + 3_600_000,
+    });
+    proxy = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath: path,
+      oauthTokenUrl: sim.cliTokenUrl,
+      accessKey: key,
+    });
+    const res = await fetch(`${proxy.url}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body,
+    });
     expect(res.status).toBe(200);
     await res.text();
     const [seen] = sim.requests('/v1/messages');

@@ -22,7 +22,11 @@ let dir: string;
 beforeAll(async () => {
   sim = await startSimulator();
   dir = await mkdtemp(join(tmpdir(), 'direct-messages-'));
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: fileToken, refreshToken: fileRefresh, expiresAt: Date.now() + 3_600_000 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: fileToken,
+    refreshToken: fileRefresh,
+    expiresAt: Date.now() + 3_600_000,
+  });
   proxy = await startProxy({
     apiBaseUrl: sim.url,
     credentialsPath,
@@ -45,13 +49,22 @@ function sdk(apiKey = 'dummy', headers: Record<string, string> = {}) {
 }
 
 function post(body: string, headers: Record<string, string> = {}, path = '/api/v1/messages', signal?: AbortSignal) {
-  return fetch(proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal });
+  return fetch(proxy.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal,
+  });
 }
 
 describe('POST /api/v1/messages with the native SDK', () => {
   it('injects the OAuth bearer from the credential file, merges feature flags and forwards the body untouched', async () => {
     const client = sdk('dummy-key', { 'anthropic-beta': 'my-feature-2025-01-01' });
-    const message = await client.messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+    const message = await client.messages.create({
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hi from the simulator!' });
     const [seen] = sim.requests('/v1/messages');
     expect(seen.headers.authorization).toBe(`Bearer ${fileToken}`);
@@ -61,11 +74,16 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(seen.headers['anthropic-beta'].split(',')).toEqual(['my-feature-2025-01-01', 'oauth-2025-04-20']);
     // The API version the SDK (1.x) names, passed on as sent.
     expect(seen.headers['anthropic-version']).toBe('2026-10-21');
-    expect(seen.json).toEqual({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(seen.json).toEqual({
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
   });
 
   it('passes the exact bytes of an odd-looking body and the query string', async () => {
-    const body = '{ "max_tokens" :16,\n  "messages":[{"role":"user","content":"caf\\u00e9 ☕ 1.50"}],"temperature":1.0, "model":"claude-3-5-haiku-20241022"}';
+    const body =
+      '{ "max_tokens" :16,\n  "messages":[{"role":"user","content":"caf\\u00e9 ☕ 1.50"}],"temperature":1.0, "model":"claude-3-5-haiku-20241022"}';
     const res = await post(body, { 'x-api-key': 'whatever' }, '/api/v1/messages?beta=true');
     expect(res.status).toBe(200);
     await res.text();
@@ -75,7 +93,8 @@ describe('POST /api/v1/messages with the native SDK', () => {
   });
 
   it('maps a public (neutral) model id and nothing else in the body', async () => {
-    const body = '{"model":"assistant-sonnet-4-20250514","max_tokens":8,"messages":[{"role":"user","content":"say \\"assistant-sonnet-4-20250514\\""}]}';
+    const body =
+      '{"model":"assistant-sonnet-4-20250514","max_tokens":8,"messages":[{"role":"user","content":"say \\"assistant-sonnet-4-20250514\\""}]}';
     const res = await post(body);
     expect(res.status).toBe(200);
     await res.text();
@@ -84,7 +103,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
   });
 
   it('forwards a real provider key as sent instead of the OAuth token', async () => {
-    const message = await sdk(realKey).messages.create({ model: 'claude-sonnet-4-20250514', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await sdk(realKey).messages.create({
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.type).toBe('message');
     // The SDK (1.x) sends its key as a bearer token.
     const [seen] = sim.requests('/v1/messages');
@@ -93,7 +116,9 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(seen.headers['anthropic-beta']).toBeUndefined();
 
     // Older SDKs and curl send it as x-api-key: passed on the same way.
-    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}', { 'x-api-key': realKey });
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}', {
+      'x-api-key': realKey,
+    });
     await res.text();
     const second = sim.requests('/v1/messages')[1];
     expect(second.headers['x-api-key']).toBe(realKey);
@@ -105,7 +130,13 @@ describe('POST /api/v1/messages with the native SDK', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(`${proxy.url}/api/v1/messages`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', connection: 'keep-alive, x-hop', 'x-hop': 'gone', cookie: 'session=abc', 'x-custom-client': 'kept' },
+        headers: {
+          'content-type': 'application/json',
+          connection: 'keep-alive, x-hop',
+          'x-hop': 'gone',
+          cookie: 'session=abc',
+          'x-custom-client': 'kept',
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -124,7 +155,9 @@ describe('POST /api/v1/messages with the native SDK', () => {
   it('streams chunk by chunk: events arrive in separate reads before the end', async () => {
     sim.knobs.chunkIntervalMs = 30;
     sim.knobs.replyText = 'one two three four five six';
-    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"count"}]}');
+    const res = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"count"}]}',
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events = await readSse(res);
@@ -136,7 +169,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
 
   it('works with the SDK streaming helper', async () => {
     sim.knobs.replyText = 'streamed through the proxy';
-    const stream = sdk().messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    const stream = sdk().messages.stream({
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const texts: string[] = [];
     stream.on('text', (t) => texts.push(t));
     const final = await stream.finalMessage();
@@ -172,7 +209,10 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(events.filter((e) => e.event === 'content_block_delta').length).toBeGreaterThan(0);
     const last = events.at(-1);
     expect(last?.event).toBe('error');
-    expect(last?.json).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') } });
+    expect(last?.json).toMatchObject({
+      type: 'error',
+      error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') },
+    });
   });
 
   it('the SDK raises a stalled stream as an error', async () => {
@@ -185,20 +225,34 @@ describe('POST /api/v1/messages with the native SDK', () => {
     sim.knobs.latencyMs = 5000;
     const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}');
     expect(res.status).toBe(504);
-    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_FIRST_BYTE_TIMEOUT_MS') } });
+    expect(await res.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_FIRST_BYTE_TIMEOUT_MS') },
+    });
     await expect.poll(() => sim.requests('/v1/messages')[0]?.aborted, { timeout: 3000 }).toBe(true);
   });
 
   it('records model, stream, usage and time to first byte for metrics', async () => {
     sim.knobs.replyText = 'three words here';
     const before = proxy.proxy.services.metrics.recentRequests().length;
-    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"one two"}]}');
+    const res = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"one two"}]}',
+    );
     await res.text();
-    const json = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
+    const json = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}',
+    );
     await json.text();
     expect(proxy.proxy.services.metrics.recentRequests().length).toBe(before + 2);
     const [plain, streamed] = proxy.proxy.services.metrics.recentRequests();
-    expect(streamed).toMatchObject({ mode: 'direct', model: 'claude-sonnet-4-20250514', stream: true, inputTokens: 2, outputTokens: 3, ttftMs: expect.any(Number) });
+    expect(streamed).toMatchObject({
+      mode: 'direct',
+      model: 'claude-sonnet-4-20250514',
+      stream: true,
+      inputTokens: 2,
+      outputTokens: 3,
+      ttftMs: expect.any(Number),
+    });
     expect(plain).toMatchObject({ stream: false, inputTokens: 2, outputTokens: 3 });
   });
 
@@ -206,7 +260,12 @@ describe('POST /api/v1/messages with the native SDK', () => {
     sim.knobs.chunkIntervalMs = 200;
     sim.knobs.replyText = 'a b c d e f g h i j';
     const abort = new AbortController();
-    const res = await post('{"model":"m","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages', abort.signal);
+    const res = await post(
+      '{"model":"m","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"x"}]}',
+      {},
+      '/api/v1/messages',
+      abort.signal,
+    );
     const reader = res.body!.getReader();
     await reader.read();
     abort.abort();
@@ -217,22 +276,36 @@ describe('POST /api/v1/messages with the native SDK', () => {
     sim.knobs.jsonChunks = 3;
     sim.knobs.replyText = 'three words here';
     const before = proxy.proxy.services.metrics.recentRequests().length;
-    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}');
+    const res = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"one two"}]}',
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('transfer-encoding')).toBeNull();
     const text = await res.text();
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
-    expect(JSON.parse(text)).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'three words here' }], usage: { input_tokens: 2, output_tokens: 3 } });
+    expect(JSON.parse(text)).toMatchObject({
+      type: 'message',
+      content: [{ type: 'text', text: 'three words here' }],
+      usage: { input_tokens: 2, output_tokens: 3 },
+    });
     expect(res.headers.get('request-id')).toMatch(/^req_sim_/);
     await expect.poll(() => proxy.proxy.services.metrics.recentRequests().length).toBe(before + 1);
-    expect(proxy.proxy.services.metrics.recentRequests()[0]).toMatchObject({ mode: 'direct', stream: false, inputTokens: 2, outputTokens: 3, status: 200 });
+    expect(proxy.proxy.services.metrics.recentRequests()[0]).toMatchObject({
+      mode: 'direct',
+      stream: false,
+      inputTokens: 2,
+      outputTokens: 3,
+      status: 200,
+    });
   });
 
   it('streams a chunked non-streamed answer longer than the bound through, byte for byte', async () => {
     sim.knobs.jsonChunks = 4;
     sim.knobs.chunkCount = 1;
     sim.knobs.replyText = 'abcdefghi '.repeat(120_000); // 1.2 MB, past the 1 MiB read whole
-    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
+    const res = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}',
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBeNull();
     const body = (await res.json()) as { content: Array<{ text: string }> };
@@ -242,7 +315,9 @@ describe('POST /api/v1/messages with the native SDK', () => {
   it('answers 502 in the native shape when the provider breaks off a chunked answer', async () => {
     sim.knobs.jsonChunks = 4;
     sim.knobs.streamFault = 'reset';
-    const res = await post('{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
+    const res = await post(
+      '{"model":"claude-sonnet-4-20250514","max_tokens":64,"messages":[{"role":"user","content":"x"}]}',
+    );
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
   });
@@ -252,14 +327,22 @@ describe('POST /api/v1/messages with the native SDK', () => {
     sim.knobs.chunkIntervalMs = 1500;
     const res = await post('{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"x"}]}');
     expect(res.status).toBe(504);
-    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') } });
+    expect(await res.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'timeout_error', message: expect.stringContaining('UPSTREAM_IDLE_TIMEOUT_MS') },
+    });
   });
 
   it('aborts the upstream request when the client leaves while a chunked answer is read', async () => {
     sim.knobs.jsonChunks = 4;
     sim.knobs.chunkIntervalMs = 300;
     const abort = new AbortController();
-    const pending = post('{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages', abort.signal);
+    const pending = post(
+      '{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"x"}]}',
+      {},
+      '/api/v1/messages',
+      abort.signal,
+    );
     await expect.poll(() => sim.requests('/v1/messages').length).toBe(1);
     setTimeout(() => abort.abort(), 350);
     await expect(pending).rejects.toThrow();
@@ -281,7 +364,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(models.data.map((m) => m.id)).toContain('assistant-sonnet-4-7');
     expect(models.data.map((m) => m.id)).not.toContain('claude-sonnet-4-20250514');
     expect(sim.requests('/v1/models')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
-    const res = await post('{"model":"m","messages":[{"role":"user","content":"x"}]}', {}, '/api/v1/messages/count_tokens');
+    const res = await post(
+      '{"model":"m","messages":[{"role":"user","content":"x"}]}',
+      {},
+      '/api/v1/messages/count_tokens',
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ input_tokens: 1 });
     expect(sim.requests('/v1/messages/count_tokens')[0].headers.authorization).toBe(`Bearer ${fileToken}`);
@@ -298,7 +385,11 @@ describe('POST /api/v1/messages with the native SDK', () => {
 
 describe('POST /api/v1/messages without credentials', () => {
   it('answers 401 in the native shape with the remedy', async () => {
-    const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: join(dir, 'missing.json'), oauthTokenUrl: sim.cliTokenUrl });
+    const p = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath: join(dir, 'missing.json'),
+      oauthTokenUrl: sim.cliTokenUrl,
+    });
     try {
       const res = await fetch(`${p.url}/api/v1/messages`, {
         method: 'POST',

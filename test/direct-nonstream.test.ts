@@ -24,7 +24,11 @@ const firstByteMs = 1000;
 const msPerToken = 0.1;
 
 const rows: UsageRecord[] = [];
-const sink: UsageSink = { record: (r) => void rows.push(r), upstreamHeaders: () => undefined, cliRateLimit: () => undefined };
+const sink: UsageSink = {
+  record: (r) => void rows.push(r),
+  upstreamHeaders: () => undefined,
+  cliRateLimit: () => undefined,
+};
 let sim: Simulator;
 let proxy: TestProxy;
 let dir: string;
@@ -33,9 +37,20 @@ let credentialsPath: string;
 beforeAll(async () => {
   sim = await startSimulator();
   dir = await mkdtemp(join(tmpdir(), 'direct-nonstream-'));
-  credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-nonstream-abcdef123456', refreshToken: 'sk-ant-ort01-nonstream-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+  credentialsPath = await writeCliCredentials(dir, {
+    accessToken: 'sk-ant-oat01-nonstream-abcdef123456',
+    refreshToken: 'sk-ant-ort01-nonstream-abcdef123456',
+    expiresAt: Date.now() + 3_600_000,
+  });
   proxy = await startProxy(
-    { apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, modes: ['direct'], upstreamFirstByteTimeoutMs: firstByteMs, upstreamIdleTimeoutMs: 400 },
+    {
+      apiBaseUrl: sim.url,
+      credentialsPath,
+      oauthTokenUrl: sim.cliTokenUrl,
+      modes: ['direct'],
+      upstreamFirstByteTimeoutMs: firstByteMs,
+      upstreamIdleTimeoutMs: 400,
+    },
     { usage: sink, profile: { api: { nonStreamingMsPerToken: msPerToken } } },
   );
 });
@@ -48,10 +63,19 @@ afterAll(async () => {
 
 beforeEach(() => sim.reset());
 
-function chat(url: string, body: Record<string, unknown>, init: { signal?: AbortSignal; requestId?: string } = {}): Promise<Response> {
+function chat(
+  url: string,
+  body: Record<string, unknown>,
+  init: { signal?: AbortSignal; requestId?: string } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.requestId) headers['x-request-id'] = init.requestId;
-  return fetch(`${url}/api/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hello' }], ...body }), signal: init.signal });
+  return fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hello' }], ...body }),
+    signal: init.signal,
+  });
 }
 
 async function rowOf(requestId: string): Promise<UsageRecord> {
@@ -100,7 +124,13 @@ describe('a non-streaming compatible chat', () => {
     expect(res.status).toBe(200);
     await res.text();
     const row = await rowOf(requestId);
-    expect(row).toMatchObject({ outcome: 'ok', streamed: false, modelRequested: model, modelServed: model, route: '/api/v1/chat/completions' });
+    expect(row).toMatchObject({
+      outcome: 'ok',
+      streamed: false,
+      modelRequested: model,
+      modelServed: model,
+      route: '/api/v1/chat/completions',
+    });
     expect(row.tokens).toMatchObject({ input: 2, output: 3, cacheRead: 7, cacheWrite: 3 });
     expect(row.ttftMs).toEqual(expect.any(Number));
     expect(sim.requests('/v1/messages')[0].json).not.toHaveProperty('stream');
@@ -149,16 +179,30 @@ describe('a non-streaming compatible chat', () => {
     ['streamed upstream and collected', 20_000],
   ])('refreshes a refused token once and retries (%s)', async (_way, maxTokens) => {
     const tokens = await mkdtemp(join(dir, 'refused-'));
-    const path = await writeCliCredentials(tokens, { accessToken: 'sk-ant-oat01-refused-abcdef123456', refreshToken: 'sk-ant-ort01-refused-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+    const path = await writeCliCredentials(tokens, {
+      accessToken: 'sk-ant-oat01-refused-abcdef123456',
+      refreshToken: 'sk-ant-ort01-refused-abcdef123456',
+      expiresAt: Date.now() + 3_600_000,
+    });
     sim.knobs.acceptTokens = new Set(['sk-ant-oat01-only-new-tokens']);
-    const p = await startProxy({ apiBaseUrl: sim.url, credentialsPath: path, oauthTokenUrl: sim.cliTokenUrl, modes: ['direct'] });
+    const p = await startProxy({
+      apiBaseUrl: sim.url,
+      credentialsPath: path,
+      oauthTokenUrl: sim.cliTokenUrl,
+      modes: ['direct'],
+    });
     try {
       const res = await chat(p.url, { max_tokens: maxTokens });
       expect(res.status, await res.clone().text()).toBe(200);
       expect(sim.tokenRefreshes).toBe(1);
       const calls = sim.requests('/v1/messages');
-      expect(calls.map((r) => r.headers.authorization)).toEqual(['Bearer sk-ant-oat01-refused-abcdef123456', 'Bearer sk-ant-oat01-sim-1']);
-      expect(calls.map((r) => (r.json as { stream?: boolean }).stream)).toEqual(maxTokens > 8192 ? [true, true] : [undefined, undefined]);
+      expect(calls.map((r) => r.headers.authorization)).toEqual([
+        'Bearer sk-ant-oat01-refused-abcdef123456',
+        'Bearer sk-ant-oat01-sim-1',
+      ]);
+      expect(calls.map((r) => (r.json as { stream?: boolean }).stream)).toEqual(
+        maxTokens > 8192 ? [true, true] : [undefined, undefined],
+      );
     } finally {
       await p.close();
     }
@@ -176,7 +220,10 @@ describe('a provider that answers a non-streamed request with something else tha
       req.on('end', () => answer(res));
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
-    p = await startProxy({ apiBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, modes: ['direct'] });
+    p = await startProxy({
+      apiBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      modes: ['direct'],
+    });
   });
   afterAll(async () => {
     await p?.close();
@@ -192,8 +239,18 @@ describe('a provider that answers a non-streamed request with something else tha
   it.each([
     ['a body that is not JSON', json('<html>gateway</html>'), 502, /not JSON/],
     ['JSON that is not a message', json('{"type":"completion","completion":"hi"}'), 502, /instead of a message/],
-    ['a message without a content list', json('{"type":"message","model":"m","content":"hi","usage":{}}'), 502, /content/],
-    ['the provider error object', json('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'), 429, /slow down/],
+    [
+      'a message without a content list',
+      json('{"type":"message","model":"m","content":"hi","usage":{}}'),
+      502,
+      /content/,
+    ],
+    [
+      'the provider error object',
+      json('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'),
+      429,
+      /slow down/,
+    ],
     [
       'a body larger than the bound',
       (res: import('node:http').ServerResponse) => {

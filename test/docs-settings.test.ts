@@ -12,7 +12,12 @@ import { settingSources } from '../src/proxy/config.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 /** The pages a user reads. docs/benchmarks.md is the bench's lab page: its knobs are the bench's (BENCH_*). */
-const userDocs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md').map((f) => `docs/${f}`)];
+const userDocs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'benchmarks.md')
+    .map((f) => `docs/${f}`),
+];
 
 /** Names the docs may mention that are not proxy settings, each with what it is. Add a name here only if it is
  * really not a setting; a setting belongs in config.ts and docs/configuration.md. */
@@ -78,7 +83,10 @@ describe('settings: docs and config.ts agree', () => {
         unknown.push(`${path}: ${name}`);
       }
     }
-    expect([...new Set(unknown)], 'a name the docs mention that config.ts does not have (add the setting, fix the doc, or list it in notSettings)').toEqual([]);
+    expect(
+      [...new Set(unknown)],
+      'a name the docs mention that config.ts does not have (add the setting, fix the doc, or list it in notSettings)',
+    ).toEqual([]);
   });
 });
 
@@ -97,7 +105,8 @@ describe('user-facing text cites the project’s own docs', () => {
           read(path)
             .split('\n')
             .forEach((line, i) => {
-              const code = line.trim().startsWith('*') || line.trim().startsWith('/*') ? '' : line.replace(/\/\/.*$/, '');
+              const code =
+                line.trim().startsWith('*') || line.trim().startsWith('/*') ? '' : line.replace(/\/\/.*$/, '');
               if (/SPEC(\.md)?\s*§/.test(code)) found.push(`${path}:${i + 1}`);
             });
         }
@@ -108,13 +117,19 @@ describe('user-facing text cites the project’s own docs', () => {
     expect(found).toEqual([]);
   });
 
-  it("every link into docs/interface.md names one of its headings", () => {
+  it('every link into docs/interface.md names one of its headings', () => {
     const headings = new Set(
-      [...read('docs/interface.md').matchAll(/^#{2,3} (.+)$/gm)].map((m) => m[1].toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')),
+      [...read('docs/interface.md').matchAll(/^#{2,3} (.+)$/gm)].map((m) =>
+        m[1]
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      ),
     );
     const broken: string[] = [];
     for (const path of userDocs) {
-      for (const [, anchor] of read(path).matchAll(/interface\.md#([a-z0-9-]+)/g)) if (!headings.has(anchor)) broken.push(`${path}: #${anchor}`);
+      for (const [, anchor] of read(path).matchAll(/interface\.md#([a-z0-9-]+)/g))
+        if (!headings.has(anchor)) broken.push(`${path}: #${anchor}`);
     }
     expect(broken).toEqual([]);
   });

@@ -16,7 +16,11 @@ afterAll(async () => {
 });
 
 async function post(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(proxy.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -24,7 +28,10 @@ describe('error family of a path in another letter case', () => {
   it('answers a native route in the native shape', async () => {
     const { status, body } = await post('/V1/Messages');
     expect(status).toBe(400);
-    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'model' } } });
+    expect(body).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', details: { field: 'model' } },
+    });
   });
 
   it('names the field and the reason of a 400 in its log line, as the error body does', async () => {
@@ -37,6 +44,8 @@ describe('error family of a path in another letter case', () => {
   it('answers a compatible route in the compatible shape', async () => {
     const { status, body } = await post('/Compat/V1/chat/completions');
     expect(status).toBe(400);
-    expect(body).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request_error', param: 'model' } });
+    expect(body).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'invalid_request_error', param: 'model' },
+    });
   });
 });

@@ -53,7 +53,10 @@ describe('error renderer', () => {
 
   it('renders a ProxyError with its status, headers, Retry-After and redacted message', async () => {
     const { url } = await serve(() => {
-      throw new ProxyError('rate_limit', 'Slow down; the key sk-ant-api03-abcdefghijkl was refused', { retryAfter: 7.2, headers: { 'x-extra': '1' } });
+      throw new ProxyError('rate_limit', 'Slow down; the key sk-ant-api03-abcdefghijkl was refused', {
+        retryAfter: 7.2,
+        headers: { 'x-extra': '1' },
+      });
     });
     const res = await fetch(`${url}/v1/messages`);
     expect(res.status).toBe(429);

@@ -12,7 +12,11 @@ import { eventually, sendRaw, startBed, type Bed, type RawAnswer } from './fuzz/
 import { clearErrorProblem, parseSseText, streamError } from './fuzz/shapes.js';
 import { writeCliCredentials, writeRespapiCredentials, type SimulatorKnobs } from './simulator/index.js';
 
-const nativeBody = { model: 'assistant-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'Say hello' }] };
+const nativeBody = {
+  model: 'assistant-sonnet-4-20250514',
+  max_tokens: 50,
+  messages: [{ role: 'user', content: 'Say hello' }],
+};
 const respapiBody = { model: 'rm-4', messages: [{ role: 'user', content: 'Say hello' }] };
 
 interface Route {
@@ -46,7 +50,11 @@ const faults: Fault[] = [
   { name: 'stream truncated before its end', set: (k) => void (k.streamFault = 'truncate'), streamOnly: true },
   { name: 'stall before headers', set: (k) => void (k.latencyMs = 60_000), streamOnly: false },
   { name: 'stall after headers', set: (k) => void (k.streamFault = 'stall'), streamOnly: true },
-  { name: 'drip slower than the idle deadline', set: (k) => void Object.assign(k, { chunkIntervalMs: 2_000, jsonChunks: 2 }), streamOnly: true },
+  {
+    name: 'drip slower than the idle deadline',
+    set: (k) => void Object.assign(k, { chunkIntervalMs: 2_000, jsonChunks: 2 }),
+    streamOnly: true,
+  },
   { name: 'in-stream provider error', set: (k) => void (k.streamFault = 'error'), streamOnly: true },
 ];
 
@@ -59,7 +67,12 @@ beforeAll(async () => {
   // A per-token estimate small enough that the non-streamed request (max_tokens 50) fits the first-byte deadline,
   // so the one-message path meets every fault too.
   bed = await startBed({
-    settings: { modes: ['direct', 'respapi'], upstreamFirstByteTimeoutMs: 500, upstreamIdleTimeoutMs: 400, requestTimeoutMs: 10_000 },
+    settings: {
+      modes: ['direct', 'respapi'],
+      upstreamFirstByteTimeoutMs: 500,
+      upstreamIdleTimeoutMs: 400,
+      requestTimeoutMs: 10_000,
+    },
     profile: { api: { nonStreamingMsPerToken: 1 } },
   });
 });
@@ -74,7 +87,11 @@ beforeEach(() => {
 });
 
 function post(url: string, path: string, body: unknown): Promise<RawAnswer> {
-  return sendRaw(url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, 15_000);
+  return sendRaw(
+    url,
+    { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    15_000,
+  );
 }
 
 /** Nothing left open upstream, and the same route answers normally once the provider is healthy again. */
@@ -122,7 +139,12 @@ describe.each(routes)('$name ($path)', (route) => {
   it('a client that goes away mid-stream ends the provider request', async () => {
     bed.sim.knobs.chunkIntervalMs = 200;
     const ac = new AbortController();
-    const res = await fetch(bed.proxy.url + route.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...route.body, stream: true }), signal: ac.signal });
+    const res = await fetch(bed.proxy.url + route.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...route.body, stream: true }),
+      signal: ac.signal,
+    });
     const reader = res.body!.getReader();
     await reader.read();
     expect(bed.sim.openRequests()).toBe(1);
@@ -139,7 +161,11 @@ describe('token endpoint faults (expired login)', () => {
     ['is slow', (k: SimulatorKnobs) => void (k.refreshDelayMs = 5_000)],
     ['cuts the connection', (k: SimulatorKnobs) => void (k.dropBeforeHeaders = '/v1/oauth/token')],
   ])('direct mode: the CLI token endpoint %s: a clear error, the credential file unchanged', async (_, set) => {
-    const credentialsPath = await writeCliCredentials(join(bed.dir, `expired-${Math.random().toString(36).slice(2)}`), { accessToken: 'sk-ant-oat01-expired-0123456789', refreshToken: 'sk-ant-ort01-r-0123456789abcdef', expiresAt: Date.now() - 60_000 });
+    const credentialsPath = await writeCliCredentials(join(bed.dir, `expired-${Math.random().toString(36).slice(2)}`), {
+      accessToken: 'sk-ant-oat01-expired-0123456789',
+      refreshToken: 'sk-ant-ort01-r-0123456789abcdef',
+      expiresAt: Date.now() - 60_000,
+    });
     const before = await readFile(credentialsPath, 'utf8');
     const { proxy } = await bed.sibling({ credentialsPath });
     set(bed.sim.knobs);
@@ -162,7 +188,10 @@ describe('token endpoint faults (expired login)', () => {
     ['is slow', (k: SimulatorKnobs) => void (k.refreshDelayMs = 5_000)],
     ['cuts the connection', (k: SimulatorKnobs) => void (k.dropBeforeHeaders = '/respapi-oauth/token')],
   ])('response-API mode: the token endpoint %s: a clear error', async (_, set) => {
-    const respapiCredentialsPath = await writeRespapiCredentials(join(bed.dir, `expired-${Math.random().toString(36).slice(2)}`), { accessExp: Math.floor(Date.now() / 1000) - 60 });
+    const respapiCredentialsPath = await writeRespapiCredentials(
+      join(bed.dir, `expired-${Math.random().toString(36).slice(2)}`),
+      { accessExp: Math.floor(Date.now() / 1000) - 60 },
+    );
     const { proxy } = await bed.sibling({ respapiCredentialsPath });
     set(bed.sim.knobs);
     const answer = await post(proxy.url, '/respapi/responses', { ...respapiBody, stream: true });

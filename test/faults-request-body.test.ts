@@ -29,17 +29,42 @@ const messages = '[{"role":"user","content":"hi"}]';
 
 // Each body puts the deep value where one of the recursive re-serialisers used to meet it.
 const bodies: Array<[string, string, string]> = [
-  ['compat tools[0].function.parameters (direct)', '/api/v1/chat/completions', `{"model":"${model}","messages":${messages},"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`],
-  ['native tools[0].input_schema (direct)', '/api/v1/messages', `{"model":"${model}","max_tokens":10,"messages":${messages},"tools":[{"name":"f","input_schema":${deep}}]}`],
-  ['a tool_use block input (tool mode)', '/v1/messages', `{"model":"${model}","max_tokens":10,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":${deep}}]},{"role":"user","content":"go on"}]}`],
-  ['response_format.json_schema (tool mode, compatible)', '/compat/v1/chat/completions', `{"model":"${model}","messages":${messages},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${deep}}}}`],
-  ['an input item (response API)', '/respapi/responses', `{"model":"rm-4","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}],"extra":${deep}}]}`],
+  [
+    'compat tools[0].function.parameters (direct)',
+    '/api/v1/chat/completions',
+    `{"model":"${model}","messages":${messages},"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`,
+  ],
+  [
+    'native tools[0].input_schema (direct)',
+    '/api/v1/messages',
+    `{"model":"${model}","max_tokens":10,"messages":${messages},"tools":[{"name":"f","input_schema":${deep}}]}`,
+  ],
+  [
+    'a tool_use block input (tool mode)',
+    '/v1/messages',
+    `{"model":"${model}","max_tokens":10,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":${deep}}]},{"role":"user","content":"go on"}]}`,
+  ],
+  [
+    'response_format.json_schema (tool mode, compatible)',
+    '/compat/v1/chat/completions',
+    `{"model":"${model}","messages":${messages},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${deep}}}}`,
+  ],
+  [
+    'an input item (response API)',
+    '/respapi/responses',
+    `{"model":"rm-4","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}],"extra":${deep}}]}`,
+  ],
   ['an unknown top-level key (response API)', '/respapi/responses', `{"model":"rm-4","input":"hi","unknown":${deep}}`],
 ];
 
 describe('JSON nested 10,000 deep', () => {
   it.each(bodies)('in %s: 400 in the route family shape naming the limit', async (_, path, body) => {
-    const answer = await sendRaw(bed.proxy.url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
+    const answer = await sendRaw(bed.proxy.url, {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(answer.status, answer.text).toBe(400);
     expect(errorAnswerProblem(path, 'POST', answer)).toBeUndefined();
     expect(answer.text).toContain(`limit of ${defaultMaxJsonDepth} levels`);
@@ -50,20 +75,33 @@ describe('JSON nested 10,000 deep', () => {
     let schema = '{"type":"string"}';
     for (let i = 0; i < 40; i++) schema = `{"type":"object","properties":{"p":${schema}}}`;
     const body = `{"model":"${model}","messages":${messages},"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`;
-    const answer = await sendRaw(bed.proxy.url, { method: 'POST', path: '/api/v1/chat/completions', headers: { 'content-type': 'application/json' }, body });
+    const answer = await sendRaw(bed.proxy.url, {
+      method: 'POST',
+      path: '/api/v1/chat/completions',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(answer.status, answer.text).toBe(200);
   });
 });
 
 /** Sends headers and then one byte of the body every `everyMs`; resolves with what came back when the socket closed. */
-function drip(port: number, path: string, body: string, everyMs: number, giveUpMs: number): Promise<{ answer: string; sent: number; closedByServer: boolean }> {
+function drip(
+  port: number,
+  path: string,
+  body: string,
+  everyMs: number,
+  giveUpMs: number,
+): Promise<{ answer: string; sent: number; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
     let sent = 0;
     let closedByServer = true;
     socket.on('data', (c: Buffer) => (answer += c.toString()));
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
     const timer = setInterval(() => {
       if (sent < body.length && !socket.destroyed) socket.write(body[sent++]);
     }, everyMs);
@@ -81,7 +119,11 @@ function drip(port: number, path: string, body: string, everyMs: number, giveUpM
 }
 
 describe('a body sent a byte at a time', () => {
-  const body = JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content: 'a slow body that takes several seconds to arrive' }] });
+  const body = JSON.stringify({
+    model,
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'a slow body that takes several seconds to arrive' }],
+  });
 
   // jsonBody enforces config.bodyTimeoutMs (routes/define.ts hands it over).
   it('is answered 408 in the family shape at BODY_TIMEOUT_MS, and the connection closed', async () => {
@@ -112,7 +154,12 @@ describe('request heads node:http answers before the proxy sees them', () => {
   });
 
   it('Expect: 100-continue is honoured and the request answered normally', async () => {
-    const answer = await sendRaw(bed.proxy.url, { method: 'POST', path: '/v1/messages', headers: { expect: '100-continue', 'content-type': 'application/json' }, body: '{}' });
+    const answer = await sendRaw(bed.proxy.url, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { expect: '100-continue', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(answer.status).toBe(400);
     expect(errorAnswerProblem('/v1/messages', 'POST', answer)).toBeUndefined();
   });

@@ -14,14 +14,20 @@ import type { TestProxy } from './helpers/proxy.js';
 import { eventually, sendRaw, startBed, type Bed, type RawAnswer } from './fuzz/bed.js';
 import { clearErrorProblem, errorAnswerProblem, parseSseText, streamError } from './fuzz/shapes.js';
 
-const body = { model: 'assistant-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'Say hello' }] };
+const body = {
+  model: 'assistant-sonnet-4-20250514',
+  max_tokens: 50,
+  messages: [{ role: 'user', content: 'Say hello' }],
+};
 const paths = ['/v1/chat/completions', '/compat/v1/chat/completions', '/v1/messages'];
 const cases = paths.flatMap((path) => [false, true].map((stream) => ({ path, stream })));
 
 let bed: Bed;
 
 beforeAll(async () => {
-  bed = await startBed({ settings: { modes: ['tool'], cliFirstTokenTimeoutMs: 1_000, requestTimeoutMs: 6_000, cliMaxConcurrent: 2 } });
+  bed = await startBed({
+    settings: { modes: ['tool'], cliFirstTokenTimeoutMs: 1_000, requestTimeoutMs: 6_000, cliMaxConcurrent: 2 },
+  });
 });
 
 afterAll(async () => {
@@ -29,7 +35,11 @@ afterAll(async () => {
 });
 
 function post(url: string, path: string, payload: unknown): Promise<RawAnswer> {
-  return sendRaw(url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }, 15_000);
+  return sendRaw(
+    url,
+    { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) },
+    15_000,
+  );
 }
 
 /** A clear error; a 500 only when it says the CLI failed (SPEC.md §7.3). */
@@ -41,21 +51,27 @@ function cliErrorProblem(path: string, answer: RawAnswer): string | undefined {
   }
   const events = answer.status === 200 ? parseSseText(answer.text) : [];
   const inStream = streamError(events);
-  if (inStream && !/CLI|provider/.test(JSON.stringify(inStream.body))) return `in-stream error that names neither the CLI nor the provider: ${JSON.stringify(inStream.body)}`;
+  if (inStream && !/CLI|provider/.test(JSON.stringify(inStream.body)))
+    return `in-stream error that names neither the CLI nor the provider: ${JSON.stringify(inStream.body)}`;
   return clearErrorProblem(path, answer);
 }
 
 async function expectNothingLeft(cli: FakeCli, proxy: TestProxy): Promise<void> {
   // ignore-sigterm children need the SIGKILL after the grace period (backends/end-child.ts).
-  expect(await eventually(async () => (await cli.alivePids()).length === 0, 6_000), 'CLI children left running').toBe(true);
+  expect(await eventually(async () => (await cli.alivePids()).length === 0, 6_000), 'CLI children left running').toBe(
+    true,
+  );
   expect((await fetch(`${proxy.url}/v1/models`)).status).toBe(200);
   const health = await fetch(`${proxy.url}/health/detailed`);
   expect(health.headers.get('content-type')).toMatch(/application\/json/);
 }
 
 /** Runs every route, streamed and not, against a proxy whose CLI has these knobs (or is this executable). */
-async function underFault(cliKnobs: FakeCliKnobs | string): Promise<{ proxy: TestProxy; cli: FakeCli; answers: Array<{ path: string; stream: boolean; answer: RawAnswer }> }> {
-  const { proxy, cli } = typeof cliKnobs === 'string' ? await bed.sibling({ cliPath: cliKnobs }) : await bed.sibling({}, cliKnobs);
+async function underFault(
+  cliKnobs: FakeCliKnobs | string,
+): Promise<{ proxy: TestProxy; cli: FakeCli; answers: Array<{ path: string; stream: boolean; answer: RawAnswer }> }> {
+  const { proxy, cli } =
+    typeof cliKnobs === 'string' ? await bed.sibling({ cliPath: cliKnobs }) : await bed.sibling({}, cliKnobs);
   const answers = [];
   // Sequential, more requests than CLI slots (2): a slot a failure did not give back shows up as a 429 or a hang.
   for (const c of cases) answers.push({ ...c, answer: await post(proxy.url, c.path, { ...body, stream: c.stream }) });
@@ -71,14 +87,18 @@ describe('tool mode under CLI faults', () => {
     ['reports the provider overloaded (529)', { scenario: 'e529' }],
   ] as Array<[string, FakeCliKnobs]>)('the CLI %s: a clear error on every route, no child left', async (_, knobs) => {
     const { proxy, cli, answers } = await underFault(knobs);
-    for (const { path, stream, answer } of answers) expect(cliErrorProblem(path, answer), `${path} stream=${stream}`).toBeUndefined();
+    for (const { path, stream, answer } of answers)
+      expect(cliErrorProblem(path, answer), `${path} stream=${stream}`).toBeUndefined();
     await expectNothingLeft(cli, proxy);
   });
 
   it('the CLI exits 0 without printing anything: a clear error, no child left', async () => {
     const silent = join(bed.dir, 'silent-cli');
     // --version and `auth status` still answer (the health probe), but print mode exits at once with no output.
-    await writeFile(silent, `#!/bin/sh\nfor a in "$@"; do case "$a" in -p|--print) exit 0;; esac; done\nexec '${bed.cli.path}' "$@"\n`);
+    await writeFile(
+      silent,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -p|--print) exit 0;; esac; done\nexec '${bed.cli.path}' "$@"\n`,
+    );
     await chmod(silent, 0o755);
     const { proxy, answers } = await underFault(silent);
     for (const { path, stream, answer } of answers) {
@@ -110,10 +130,18 @@ describe('tool mode under CLI faults', () => {
   });
 
   it('a client that goes away mid-stream ends the CLI child', async () => {
-    const { proxy, cli } = await bed.sibling({}, { reply: 'one two three four five six seven eight nine ten', tokenDelayMs: 400 });
+    const { proxy, cli } = await bed.sibling(
+      {},
+      { reply: 'one two three four five six seven eight nine ten', tokenDelayMs: 400 },
+    );
     for (const path of paths) {
       const ac = new AbortController();
-      const res = await fetch(proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }), signal: ac.signal });
+      const res = await fetch(proxy.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, stream: true }),
+        signal: ac.signal,
+      });
       await res.body!.getReader().read();
       expect((await cli.alivePids()).length).toBe(1);
       ac.abort();

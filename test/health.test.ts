@@ -43,7 +43,9 @@ describe('health', () => {
     const { status, body } = await get('/health');
     expect(status).toBe(503);
     expect(JSON.stringify(body)).not.toContain('/nonexistent');
-    expect((await get('/health/detailed')).body.components.assistant_cli.searched_paths).toEqual(['/nonexistent/claude']);
+    expect((await get('/health/detailed')).body.components.assistant_cli.searched_paths).toEqual([
+      '/nonexistent/claude',
+    ]);
     // Without the owner's key, the detailed record leaves the paths out too, and says why.
     const anonymous = await get('/health/detailed', {});
     expect(JSON.stringify(anonymous.body)).not.toContain('/nonexistent');
@@ -58,11 +60,25 @@ describe('health', () => {
     expect(body).toMatchObject({ status: 'healthy', version: expect.any(String) });
     const detailed = await get('/health/detailed');
     expect(detailed.status).toBe(200);
-    expect(detailed.body.components.assistant_cli).toMatchObject({ status: 'healthy', path: cli.path, version: '9.8.7', authenticated: true });
+    expect(detailed.body.components.assistant_cli).toMatchObject({
+      status: 'healthy',
+      path: cli.path,
+      version: '9.8.7',
+      authenticated: true,
+    });
     expect(detailed.body.components.authentication).toMatchObject({ status: 'healthy', logged_in: true });
-    expect(detailed.body.components.api_server).toMatchObject({ status: 'healthy', port: proxy.port, host: '127.0.0.1' });
+    expect(detailed.body.components.api_server).toMatchObject({
+      status: 'healthy',
+      port: proxy.port,
+      host: '127.0.0.1',
+    });
     expect(detailed.body.components.api_server.uptime).toMatch(/^\d+h \d+m \d+s$/);
-    expect(detailed.body.configuration).toEqual({ host: '127.0.0.1', port: proxy.port, log_level: 'DEBUG', cors_enabled: false });
+    expect(detailed.body.configuration).toEqual({
+      host: '127.0.0.1',
+      port: proxy.port,
+      log_level: 'DEBUG',
+      cors_enabled: false,
+    });
   });
 
   it("leaves the account's e-mail and the CLI's path out of /health/detailed without the owner's key", async () => {

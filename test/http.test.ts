@@ -12,17 +12,28 @@ afterEach(async () => {
 });
 
 /** A raw request, so tests control the Host header and see every response header. */
-function raw(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }) {
+function raw(
+  url: string,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+) {
   const u = new URL(url);
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; json: () => any }>((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
-      });
-    });
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+    json: () => any;
+  }>((resolve, reject) => {
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+        });
+      },
+    );
     req.on('error', reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
@@ -61,16 +72,34 @@ describe('request plumbing', () => {
 
   it('accepts only JSON bodies: 415, 400 for malformed JSON with details, 413 past the limit', async () => {
     proxy = await startProxy({ bodyLimitBytes: 2048 });
-    const text = await raw(proxy.url, { path: '/v1/messages', method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    const text = await raw(proxy.url, {
+      path: '/v1/messages',
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(text.status).toBe(415);
     expect(text.json().error).toMatchObject({ type: 'invalid_request_error', details: { field: 'content-type' } });
     const bad = await raw(proxy.url, { path: '/v1/messages', method: 'POST', headers: json, body: '{"model": ' });
     expect(bad.status).toBe(400);
-    expect(bad.json().error).toMatchObject({ type: 'invalid_request_error', details: { field: 'body', issue: 'malformed JSON' } });
-    const badCompat = await raw(proxy.url, { path: '/compat/v1/chat/completions', method: 'POST', headers: json, body: '[1,' });
+    expect(bad.json().error).toMatchObject({
+      type: 'invalid_request_error',
+      details: { field: 'body', issue: 'malformed JSON' },
+    });
+    const badCompat = await raw(proxy.url, {
+      path: '/compat/v1/chat/completions',
+      method: 'POST',
+      headers: json,
+      body: '[1,',
+    });
     expect(badCompat.status).toBe(400);
     expect(badCompat.json().error).toMatchObject({ code: 'invalid_request_error', param: 'body' });
-    const big = await raw(proxy.url, { path: '/v1/messages', method: 'POST', headers: json, body: JSON.stringify({ pad: 'x'.repeat(5000) }) });
+    const big = await raw(proxy.url, {
+      path: '/v1/messages',
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ pad: 'x'.repeat(5000) }),
+    });
     expect(big.status).toBe(413);
   });
 
@@ -103,7 +132,11 @@ describe('local-server safety', () => {
     proxy = await startProxy();
     const res = await raw(proxy.url, { path: '/v1/models', headers: { origin: 'http://evil.test' } });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    const pre = await raw(proxy.url, { path: '/v1/messages', method: 'OPTIONS', headers: { origin: 'http://evil.test', 'access-control-request-method': 'POST' } });
+    const pre = await raw(proxy.url, {
+      path: '/v1/messages',
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.test', 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(403);
   });
 
@@ -112,7 +145,11 @@ describe('local-server safety', () => {
     const pre = await raw(proxy.url, {
       path: '/v1/messages',
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-api-key',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:3000');
@@ -182,7 +219,14 @@ describe('metrics', () => {
     const res = await raw(proxy.url, { path: '/metrics' });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
-    for (const name of ['assistant_proxy_requests_total', 'assistant_proxy_request_duration_seconds', 'assistant_proxy_errors_total', 'assistant_proxy_cli_status', 'assistant_proxy_time_to_first_token_seconds', 'assistant_proxy_requests_in_flight']) {
+    for (const name of [
+      'assistant_proxy_requests_total',
+      'assistant_proxy_request_duration_seconds',
+      'assistant_proxy_errors_total',
+      'assistant_proxy_cli_status',
+      'assistant_proxy_time_to_first_token_seconds',
+      'assistant_proxy_requests_in_flight',
+    ]) {
       expect(res.body).toContain(`# TYPE ${name}`);
     }
     expect(res.body).toMatch(/assistant_proxy_requests_total\{mode="none",route="\/v1\/models",status="200"\} 1/);
@@ -201,7 +245,10 @@ describe('logs', () => {
   it('write one structured line per request with the request id, and redact credentials', async () => {
     proxy = await startProxy();
     const secret = 'sk-ant-api03-secretsecretsecret';
-    await raw(proxy.url, { path: '/v1/models', headers: { 'x-request-id': 'log-test-1', authorization: `Bearer ${secret}`, 'x-api-key': secret } });
+    await raw(proxy.url, {
+      path: '/v1/models',
+      headers: { 'x-request-id': 'log-test-1', authorization: `Bearer ${secret}`, 'x-api-key': secret },
+    });
     const line = proxy.logs().find((l) => l.requestId === 'log-test-1');
     expect(line).toMatchObject({ msg: 'request', route: '/v1/models', status: 200, method: 'GET' });
     expect(proxy.logText()).not.toContain(secret);

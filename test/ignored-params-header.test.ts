@@ -21,7 +21,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'review-ignored-'));
   sim = await startSimulator();
   cli = await makeFakeCli({});
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: sim.mintCliAccessToken(), refreshToken: 'r', expiresAt: Date.now() + 3_600_000 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: sim.mintCliAccessToken(),
+    refreshToken: 'r',
+    expiresAt: Date.now() + 3_600_000,
+  });
   const respapiCredentialsPath = await writeRespapiCredentials(dir, {});
   proxy = await startProxy(
     {
@@ -59,7 +63,11 @@ describe('X-Proxy-Ignored-Params with client-chosen key names', () => {
   it.each(routes)('%s answers 200 with a readable header for odd and many unknown keys', async (path, base) => {
     const extra: Record<string, number> = { 'emoji😀': 1, 'cr\r\nx-injected: 1': 1, 'nul\u0000': 1 };
     for (let i = 0; i < 3000; i++) extra[`extra_key_${i}`] = 1;
-    const res = await fetch(proxy.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...base, ...extra }) });
+    const res = await fetch(proxy.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...base, ...extra }),
+    });
     expect(res.status).toBe(200);
     const header = res.headers.get('x-proxy-ignored-params') ?? '';
     expect(header).toContain('emoji%F0%9F%98%80');

@@ -21,7 +21,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'model-catalog-'));
   sim = await startSimulator();
   cli = await makeFakeCli({});
-  credentialsPath = await writeCliCredentials(join(dir, 'login'), { accessToken: 'sk-ant-oat01-catalog-token', refreshToken: 'sk-ant-ort01-catalog', expiresAt: Date.now() + 3_600_000 });
+  credentialsPath = await writeCliCredentials(join(dir, 'login'), {
+    accessToken: 'sk-ant-oat01-catalog-token',
+    refreshToken: 'sk-ant-ort01-catalog',
+    expiresAt: Date.now() + 3_600_000,
+  });
 });
 afterAll(async () => {
   await sim?.close();
@@ -31,17 +35,28 @@ afterAll(async () => {
 
 function start(settings: Settings, deps: { now?: () => number } = {}): Promise<TestProxy> {
   return startProxy(
-    { modes: ['tool', 'direct'], cliPath: cli.path, cliWorkDir: join(dir, 'cli-workdir'), apiBaseUrl: sim.url, oauthTokenUrl: sim.cliTokenUrl, rateLimitPerMinute: 10_000, ...settings },
+    {
+      modes: ['tool', 'direct'],
+      cliPath: cli.path,
+      cliWorkDir: join(dir, 'cli-workdir'),
+      apiBaseUrl: sim.url,
+      oauthTokenUrl: sim.cliTokenUrl,
+      rateLimitPerMinute: 10_000,
+      ...settings,
+    },
     { deps: { childEnv, readModelsAtStart: true, ...deps } },
   );
 }
 
-const ask = (url: string, model: string) => postJson(`${url}/v1/messages`, { model, max_tokens: 50, messages: [{ role: 'user', content: 'say hi' }] });
+const ask = (url: string, model: string) =>
+  postJson(`${url}/v1/messages`, { model, max_tokens: 50, messages: [{ role: 'user', content: 'say hi' }] });
 const lastArgv = async () => (await cli.records()).at(-1)!.argv;
 const modelAfterFlag = (argv: string[]) => argv[argv.indexOf('--model') + 1];
 
 async function health(url: string): Promise<Record<string, unknown>> {
-  const body = (await (await fetch(`${url}/health/detailed`)).json()) as { components: { model_catalog: Record<string, unknown> } };
+  const body = (await (await fetch(`${url}/health/detailed`)).json()) as {
+    components: { model_catalog: Record<string, unknown> };
+  };
   return body.components.model_catalog;
 }
 
@@ -49,7 +64,11 @@ describe('with the provider reachable through the CLI login', () => {
   let proxy: TestProxy;
   const dataDir = () => join(dir, 'data-live');
   beforeAll(async () => {
-    proxy = await start({ credentialsPath, dataDir: dataDir(), modelAliases: ['gpt-4o=claude-sonnet-4-6', 'newest=claude-sonnet-4-7'] });
+    proxy = await start({
+      credentialsPath,
+      dataDir: dataDir(),
+      modelAliases: ['gpt-4o=claude-sonnet-4-6', 'newest=claude-sonnet-4-7'],
+    });
     await proxy.proxy.catalog.refresh();
   });
   afterAll(async () => {
@@ -69,8 +88,15 @@ describe('with the provider reachable through the CLI login', () => {
   it('keeps the list owner-only in the data directory', async () => {
     const file = join(dataDir(), 'models.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    const cached = JSON.parse(await readFile(file, 'utf8')) as { readAt: string; models: Array<{ id: string; contextLength?: number }> };
-    expect(cached.models[0]).toEqual({ id: 'assistant-sonnet-4-7', created: simulatorOnlyModel.created, contextLength: 1_000_000 });
+    const cached = JSON.parse(await readFile(file, 'utf8')) as {
+      readAt: string;
+      models: Array<{ id: string; contextLength?: number }>;
+    };
+    expect(cached.models[0]).toEqual({
+      id: 'assistant-sonnet-4-7',
+      created: simulatorOnlyModel.created,
+      contextLength: 1_000_000,
+    });
   });
 
   it('tool mode accepts a model the provider lists and the built-in list does not, under both its ids', async () => {
@@ -104,8 +130,16 @@ describe('with the provider reachable through the CLI login', () => {
     const res = await ask(proxy.url, 'assistant-opus-4-20250514');
     expect(res.status).toBe(200);
     expect(modelAfterFlag(await lastArgv())).toBe('claude-opus-4-20250514');
-    expect(res.headers.get('warning')).toBe('299 - "The model assistant-opus-4-20250514 is deprecated; use assistant-opus-4-6 instead"');
-    expect(proxy.logs().some((l) => l.model === 'assistant-opus-4-20250514' && String(l.msg).includes('use assistant-opus-4-6 instead'))).toBe(true);
+    expect(res.headers.get('warning')).toBe(
+      '299 - "The model assistant-opus-4-20250514 is deprecated; use assistant-opus-4-6 instead"',
+    );
+    expect(
+      proxy
+        .logs()
+        .some(
+          (l) => l.model === 'assistant-opus-4-20250514' && String(l.msg).includes('use assistant-opus-4-6 instead'),
+        ),
+    ).toBe(true);
     const current = await ask(proxy.url, 'claude-sonnet-4-6');
     expect(current.headers.get('warning')).toBeNull();
   });
@@ -121,7 +155,12 @@ describe('with the provider reachable through the CLI login', () => {
       }),
     );
     for (const list of lists.slice(1)) expect(list).toEqual(lists[0]);
-    expect(lists[0][0]).toMatchObject({ id: 'assistant-sonnet-4-7', context_length: 1_000_000, object: 'model', owned_by: 'anthropic' });
+    expect(lists[0][0]).toMatchObject({
+      id: 'assistant-sonnet-4-7',
+      context_length: 1_000_000,
+      object: 'model',
+      owned_by: 'anthropic',
+    });
     expect(lists[0].map((m) => m.id)).toEqual(proxy.proxy.catalog.ids);
     // The window lists the same catalog.
     expect(proxy.proxy.catalog.models.map((m) => m.id)).toEqual(lists[0].map((m) => m.id));
@@ -169,12 +208,19 @@ describe('without a login', () => {
   it('an unknown id re-reads the list at most once a minute', async () => {
     let clock = Date.now();
     const later = join(dir, 'later-login');
-    const p = await start({ credentialsPath: join(later, '.credentials.json'), dataDir: join(dir, 'data-later') }, { now: () => clock });
+    const p = await start(
+      { credentialsPath: join(later, '.credentials.json'), dataDir: join(dir, 'data-later') },
+      { now: () => clock },
+    );
     try {
       await p.proxy.catalog.refresh();
       expect(await health(p.url)).toMatchObject({ source: 'fallback' });
       // The user logs in; within the minute an unknown id is refused without asking again.
-      await writeCliCredentials(later, { accessToken: 'sk-ant-oat01-later', refreshToken: 'sk-ant-ort01-later', expiresAt: Date.now() + 3_600_000 });
+      await writeCliCredentials(later, {
+        accessToken: 'sk-ant-oat01-later',
+        refreshToken: 'sk-ant-ort01-later',
+        expiresAt: Date.now() + 3_600_000,
+      });
       sim.reset();
       expect((await ask(p.url, 'claude-sonnet-4-7')).status).toBe(404);
       expect(sim.requests('/v1/models')).toHaveLength(0);

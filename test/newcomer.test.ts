@@ -35,7 +35,14 @@ afterAll(async () => {
 function serve(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/proxy/cli.ts', '--port', '0'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', MODES: 'tool,direct', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: env.HOME ?? process.env.HOME ?? '',
+      DATA_DIR: join(dir, 'data'),
+      LOG_LEVEL: 'warn',
+      MODES: 'tool,direct',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -48,12 +55,19 @@ describe('the start-up banner', () => {
   it('says "checking" while a slow CLI is checked, then that it is found and not logged in; never "not found"', async () => {
     // A CLI that takes longer to answer than the banner waits (a cold start on a busy machine).
     const slow = join(dir, 'slow-cli');
-    await writeFile(slow, '#!/bin/sh\nsleep 4\nif [ "$1" = "--version" ]; then echo "2.1.330 (Claude Code)"; exit 0; fi\necho \'{"loggedIn": false, "authMethod": "none"}\'\nexit 1\n');
+    await writeFile(
+      slow,
+      '#!/bin/sh\nsleep 4\nif [ "$1" = "--version" ]; then echo "2.1.330 (Claude Code)"; exit 0; fi\necho \'{"loggedIn": false, "authMethod": "none"}\'\nexit 1\n',
+    );
     await chmod(slow, 0o755);
     const run = serve({ ASSISTANT_CLI_PATH: slow });
     try {
       await expect.poll(() => run.err(), { timeout: 20_000 }).toMatch(/assistant CLI: checking/);
-      await expect.poll(() => run.err(), { timeout: 20_000 }).toMatch(/assistant CLI: found at .*slow-cli \(2\.1\.330\), not logged in\nNext: Log in with the CLI: run `claude auth login`/);
+      await expect
+        .poll(() => run.err(), { timeout: 20_000 })
+        .toMatch(
+          /assistant CLI: found at .*slow-cli \(2\.1\.330\), not logged in\nNext: Log in with the CLI: run `claude auth login`/,
+        );
       expect(run.err()).not.toMatch(/not found/);
       expect(run.err()).not.toMatch(/install the assistant CLI/);
     } finally {
@@ -62,18 +76,24 @@ describe('the start-up banner', () => {
     expect(await run.exited).toBe(0);
   }, 60_000);
 
-  it.skipIf(!existsSync(realCli))('with the real CLI installed but not logged in, says so and never "not found"', async () => {
-    const home = await mkdtemp(join(dir, 'home-'));
-    const run = serve({ ASSISTANT_CLI_PATH: realCli, HOME: home });
-    try {
-      await expect.poll(() => run.err(), { timeout: 40_000 }).toMatch(/assistant CLI: found at .*claude \(\d+\.\d+\.\d+\), not logged in/);
-      expect(run.err()).toMatch(/Next: Log in with the CLI/);
-      expect(run.err()).not.toMatch(/not found/);
-    } finally {
-      run.child.kill('SIGTERM');
-    }
-    expect(await run.exited).toBe(0);
-  }, 60_000);
+  it.skipIf(!existsSync(realCli))(
+    'with the real CLI installed but not logged in, says so and never "not found"',
+    async () => {
+      const home = await mkdtemp(join(dir, 'home-'));
+      const run = serve({ ASSISTANT_CLI_PATH: realCli, HOME: home });
+      try {
+        await expect
+          .poll(() => run.err(), { timeout: 40_000 })
+          .toMatch(/assistant CLI: found at .*claude \(\d+\.\d+\.\d+\), not logged in/);
+        expect(run.err()).toMatch(/Next: Log in with the CLI/);
+        expect(run.err()).not.toMatch(/not found/);
+      } finally {
+        run.child.kill('SIGTERM');
+      }
+      expect(await run.exited).toBe(0);
+    },
+    60_000,
+  );
 });
 
 describe('npm run serve -- --help', () => {
@@ -91,7 +111,10 @@ describe('answers no retry can fix', () => {
   beforeAll(async () => {
     missing = await startProxy({ modes: ['tool'], cliPath: join(dir, 'no-such-cli'), cliWorkDir: join(dir, 'work-a') });
     fake = await makeFakeCli({ loggedIn: false });
-    loggedOut = await startProxy({ modes: ['tool'], cliPath: fake.path, cliWorkDir: join(dir, 'work-b') }, { deps: { childEnv } });
+    loggedOut = await startProxy(
+      { modes: ['tool'], cliPath: fake.path, cliWorkDir: join(dir, 'work-b') },
+      { deps: { childEnv } },
+    );
   });
   afterAll(async () => {
     await missing?.close();
@@ -114,25 +137,42 @@ describe('answers no retry can fix', () => {
     ['401 not logged in', () => loggedOut, 401],
   ] as const) {
     it(`${what}: carries x-should-retry: false, and the OpenAI SDK sends it once with its default retries on`, async () => {
-      const res = await fetch(`${proxy().url}/compat/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${proxy().url}/compat/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(status);
       expect(res.headers.get('x-should-retry')).toBe('false');
       const c = counting();
       const client = new OpenAI({ baseURL: `${proxy().url}/compat/v1`, apiKey: 'dummy', fetch: c.fetch });
-      await expect(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status });
+      await expect(
+        client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toMatchObject({ status });
       expect(c.sent).toHaveLength(1);
     });
 
     it(`${what}: the native SDK sends it once with its default retries on`, async () => {
       const c = counting();
       const client = new Anthropic({ baseURL: proxy().url, apiKey: 'dummy', fetch: c.fetch });
-      await expect(client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status });
+      await expect(
+        client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toMatchObject({ status });
       expect(c.sent).toHaveLength(1);
     });
   }
 
   it('leaves an answer a retry can fix (429, a busy proxy) to the SDK: no x-should-retry: false', async () => {
-    const limited = await startProxy({ modes: ['tool'], cliPath: fake.path, cliWorkDir: join(dir, 'work-c'), rateLimitPerMinute: 1, rateLimitBurst: 0 }, { deps: { childEnv } });
+    const limited = await startProxy(
+      {
+        modes: ['tool'],
+        cliPath: fake.path,
+        cliWorkDir: join(dir, 'work-c'),
+        rateLimitPerMinute: 1,
+        rateLimitBurst: 0,
+      },
+      { deps: { childEnv } },
+    );
     try {
       const get = () => fetch(`${limited.url}/compat/v1/models`);
       await get();
@@ -148,7 +188,9 @@ describe('answers no retry can fix', () => {
 describe('CLI_WORKDIR', () => {
   it('follows DATA_DIR when it is not set, and stays where it is set', () => {
     expect(validateSettings({ dataDir: join(dir, 'data') }).cliWorkDir).toBe(join(dir, 'data', 'cli-workdir'));
-    expect(validateSettings({ dataDir: join(dir, 'data'), cliWorkDir: join(dir, 'elsewhere') }).cliWorkDir).toBe(join(dir, 'elsewhere'));
+    expect(validateSettings({ dataDir: join(dir, 'data'), cliWorkDir: join(dir, 'elsewhere') }).cliWorkDir).toBe(
+      join(dir, 'elsewhere'),
+    );
   });
 });
 
@@ -163,14 +205,25 @@ describe('copied base URLs', () => {
 
   it('each works, as it is, in the SDK it is labelled for', async () => {
     const urls = sdkBaseUrls(bed.url, ['tool', 'direct']);
-    expect(urls.map((u) => u.label)).toEqual(['native SDK (tool mode)', 'OpenAI SDK (tool mode)', 'native SDK, direct mode', 'OpenAI SDK, direct mode']);
+    expect(urls.map((u) => u.label)).toEqual([
+      'native SDK (tool mode)',
+      'OpenAI SDK (tool mode)',
+      'native SDK, direct mode',
+      'OpenAI SDK, direct mode',
+    ]);
     for (const u of urls) {
       const expected = u.mode === 'tool' ? cliReply : simReply;
       if (u.label.startsWith('native SDK')) {
-        const message = await new Anthropic({ baseURL: u.url, apiKey: 'dummy', maxRetries: 0 }).messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'say hi' }] });
+        const message = await new Anthropic({ baseURL: u.url, apiKey: 'dummy', maxRetries: 0 }).messages.create({
+          model,
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'say hi' }],
+        });
         expect(message.content[0], u.label).toMatchObject({ type: 'text', text: expected });
       } else {
-        const completion = await new OpenAI({ baseURL: u.url, apiKey: 'dummy', maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'say hi' }] });
+        const completion = await new OpenAI({ baseURL: u.url, apiKey: 'dummy', maxRetries: 0 }).chat.completions.create(
+          { model, messages: [{ role: 'user', content: 'say hi' }] },
+        );
         expect(completion.choices[0].message.content, u.label).toBe(expected);
       }
     }
@@ -179,7 +232,10 @@ describe('copied base URLs', () => {
 
 describe('npm run demo', () => {
   it('prints its usage for --help and starts nothing', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--help'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--help'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
@@ -204,20 +260,34 @@ describe('npm run demo', () => {
       expect(line).not.toBeNull();
       const request = JSON.parse(line![1]) as { messages: Array<Record<string, unknown>>; tools: unknown[] };
       const client = new OpenAI({ baseURL: `http://127.0.0.1:${port}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
-      const first = await client.chat.completions.create({ model, messages: request.messages as never, tools: request.tools as never });
+      const first = await client.chat.completions.create({
+        model,
+        messages: request.messages as never,
+        tools: request.tools as never,
+      });
       expect(first.choices[0].finish_reason).toBe('tool_calls');
-      const call = first.choices[0].message.tool_calls![0] as { id: string; function: { name: string; arguments: string } };
+      const call = first.choices[0].message.tool_calls![0] as {
+        id: string;
+        function: { name: string; arguments: string };
+      };
       expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
       const second = await client.chat.completions.create({
         model,
         tools: request.tools as never,
-        messages: [...(request.messages as never[]), first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18 °C and sunny' }],
+        messages: [
+          ...(request.messages as never[]),
+          first.choices[0].message,
+          { role: 'tool', tool_call_id: call.id, content: '18 °C and sunny' },
+        ],
       });
       expect(second.choices[0].message.content).toBe('The tool said: 18 °C and sunny');
       // The response API's copied base URL works in the SDK it is labelled for (the demo has that mode on).
       const [respapi] = sdkBaseUrls(`http://127.0.0.1:${port}`, ['respapi']);
       expect(respapi.label).toBe('OpenAI SDK, response API');
-      const response = await new OpenAI({ baseURL: respapi.url, apiKey: 'dummy', maxRetries: 0 }).responses.create({ model: 'rm-4', input: 'hi' });
+      const response = await new OpenAI({ baseURL: respapi.url, apiKey: 'dummy', maxRetries: 0 }).responses.create({
+        model: 'rm-4',
+        input: 'hi',
+      });
       expect(response.status).toBe('completed');
     } finally {
       child.kill('SIGINT');

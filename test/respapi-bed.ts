@@ -8,7 +8,12 @@ import type { Settings } from '../src/proxy/config.js';
 import type { ProfileOverrides } from '../src/proxy/profile.js';
 import type { UsageSink } from '../src/proxy/usage/types.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
-import { startSimulator, writeRespapiCredentials, type RespapiCredentialOptions, type Simulator } from './simulator/index.js';
+import {
+  startSimulator,
+  writeRespapiCredentials,
+  type RespapiCredentialOptions,
+  type Simulator,
+} from './simulator/index.js';
 
 export interface RespapiBed {
   sim: Simulator;
@@ -21,7 +26,9 @@ export interface RespapiBed {
   close(): Promise<void>;
 }
 
-export async function startRespapiBed(opts: { settings?: Settings; cred?: RespapiCredentialOptions; profile?: ProfileOverrides; usage?: UsageSink } = {}): Promise<RespapiBed> {
+export async function startRespapiBed(
+  opts: { settings?: Settings; cred?: RespapiCredentialOptions; profile?: ProfileOverrides; usage?: UsageSink } = {},
+): Promise<RespapiBed> {
   const sim = await startSimulator();
   const dir = await mkdtemp(join(tmpdir(), 'respapi-test-'));
   const credPath = await writeRespapiCredentials(dir, opts.cred);

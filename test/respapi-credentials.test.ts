@@ -36,7 +36,11 @@ describe('refresh', () => {
     expect(bed.sim.respapiTokenRefreshes).toBe(1);
 
     const tokenCall = bed.sim.requests('/respapi-oauth/token')[0].json as Record<string, string>;
-    expect(tokenCall).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rt-original', client_id: defaultProfile.respapi.clientId });
+    expect(tokenCall).toMatchObject({
+      grant_type: 'refresh_token',
+      refresh_token: 'rt-original',
+      client_id: defaultProfile.respapi.clientId,
+    });
 
     const after = JSON.parse(await readFile(bed.credPath, 'utf8'));
     expect((await stat(bed.credPath)).mode & 0o777).toBe(0o600);
@@ -44,7 +48,11 @@ describe('refresh', () => {
     expect(jwtExpiresAt(after.tokens.access_token)!).toBeGreaterThan(Date.now());
     expect(after.tokens.refresh_token).toBe('rt-sim-1');
     expect(after.tokens.id_token).not.toBe(before.tokens.id_token);
-    expect(after).toMatchObject({ OPENAI_API_KEY: null, custom_setting: { keep: true }, tokens: { account_id: 'acct-sim-1', extra_token_field: 'kept' } });
+    expect(after).toMatchObject({
+      OPENAI_API_KEY: null,
+      custom_setting: { keep: true },
+      tokens: { account_id: 'acct-sim-1', extra_token_field: 'kept' },
+    });
     expect(Date.parse(after.last_refresh)).toBeGreaterThanOrEqual(Date.parse(before.last_refresh));
 
     // Every upstream call carried the new token, none the expired one.

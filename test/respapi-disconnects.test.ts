@@ -14,7 +14,11 @@ describe('response-API client gone before a non-streamed answer', () => {
   it('logs no "Unknown endpoint" and the route keeps answering', async () => {
     bed.sim.knobs.latencyMs = 400;
     const leave = new AbortController();
-    const pending = bed.post('/respapi/responses', { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] }, { signal: leave.signal });
+    const pending = bed.post(
+      '/respapi/responses',
+      { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] },
+      { signal: leave.signal },
+    );
     setTimeout(() => leave.abort(), 100);
     await expect(pending).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 700));

@@ -47,7 +47,9 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
       object: 'response',
       status: 'completed',
       model: 'rm-4',
-      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi from the response API!' }] }],
+      output: [
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi from the response API!' }] },
+      ],
     });
     expect(body.usage.output_tokens).toBe(5);
     expect(body.usage.input_tokens).toBeGreaterThan(0);
@@ -57,7 +59,8 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
     expect(rec.headers.authorization).toBe(`Bearer ${tokens().access_token}`);
     expect(rec.headers[defaultProfile.respapi.accountHeader]).toBe('acct-sim-1');
     expect(rec.headers[defaultProfile.respapi.sessionHeader]).toBe(sessionId);
-    for (const [k, v] of Object.entries(defaultProfile.respapi.extraHeaders)) expect(rec.headers[k.toLowerCase()]).toBe(v);
+    for (const [k, v] of Object.entries(defaultProfile.respapi.extraHeaders))
+      expect(rec.headers[k.toLowerCase()]).toBe(v);
     expect(rec.json).toEqual({
       model: defaultProfile.respapi.modelMap['rm-4'],
       instructions: `${ourPrompt}\n\nAnswer in French.`,
@@ -88,7 +91,11 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
   it('drops parameters the upstream refuses, names them in a header and logs a warning', async () => {
     const res = await bed.post('/respapi/responses', chatBody({ temperature: 0.2, max_tokens: 50, user: 'me' }));
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual(['max_tokens', 'temperature', 'user']);
+    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual([
+      'max_tokens',
+      'temperature',
+      'user',
+    ]);
     const sent = upstream()[0].json as Record<string, unknown>;
     for (const p of defaultProfile.respapi.unsupportedParams) expect(sent).not.toHaveProperty(p);
     expect(sent).not.toHaveProperty('user');
@@ -100,7 +107,12 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
     const res = await bed.post('/respapi/responses', chatBody({ model: 'assistant-sonnet-4-20250514' }));
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
-      error: { message: expect.stringContaining('rm-4, rm-4-turbo, rm-3.5-turbo'), type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+      error: {
+        message: expect.stringContaining('rm-4, rm-4-turbo, rm-3.5-turbo'),
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_found',
+      },
     });
     expect(upstream()).toHaveLength(0);
   });
@@ -110,7 +122,9 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
       const res = await bed.post('/respapi/responses', chatBody({ model: id }));
       expect((await res.json()).model).toBe(id);
     }
-    expect(upstream().map((r) => (r.json as { model: string }).model)).toEqual(defaultProfile.respapiModels.map((m) => defaultProfile.respapi.modelMap[m.id]));
+    expect(upstream().map((r) => (r.json as { model: string }).model)).toEqual(
+      defaultProfile.respapiModels.map((m) => defaultProfile.respapi.modelMap[m.id]),
+    );
   });
 
   it.each([
@@ -125,7 +139,11 @@ describe('POST /respapi/responses with a SPEC §2.7 body', () => {
   ])('400 in the compat shape for an invalid body %#', async (body, param) => {
     const res = await bed.post('/respapi/responses', body);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request_error', param });
+    expect((await res.json()).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_request_error',
+      param,
+    });
     expect(upstream()).toHaveLength(0);
   });
 });
@@ -143,20 +161,35 @@ describe('POST /respapi/:session_id/responses', () => {
     expect(entry).toMatchObject({ origin: 'path', requests: 2 });
   });
 
-  it.each(['bad%20id', '-leading', 'a%0D%0Ax-evil:1', 'x'.repeat(129), 'a%2Fb'])('400 for an unsafe session id %s', async (id) => {
-    const res = await bed.post(`/respapi/${id}/responses`, chatBody());
-    expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ param: 'session_id', code: 'invalid_request_error' });
-    expect(upstream()).toHaveLength(0);
-  });
+  it.each(['bad%20id', '-leading', 'a%0D%0Ax-evil:1', 'x'.repeat(129), 'a%2Fb'])(
+    '400 for an unsafe session id %s',
+    async (id) => {
+      const res = await bed.post(`/respapi/${id}/responses`, chatBody());
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ param: 'session_id', code: 'invalid_request_error' });
+      expect(upstream()).toHaveLength(0);
+    },
+  );
 });
 
 describe('response-API bodies', () => {
   it('keeps the client instructions after ours and forwards the other fields', async () => {
     const input = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }];
-    const res = await bed.post('/respapi/s1/responses', { model: 'rm-4-turbo', instructions: 'Be terse.', input, reasoning: { effort: 'low' } });
+    const res = await bed.post('/respapi/s1/responses', {
+      model: 'rm-4-turbo',
+      instructions: 'Be terse.',
+      input,
+      reasoning: { effort: 'low' },
+    });
     expect(res.status).toBe(200);
-    expect(upstream()[0].json).toEqual({ model: defaultProfile.respapi.modelMap['rm-4-turbo'], instructions: `${ourPrompt}\n\nBe terse.`, input, reasoning: { effort: 'low' }, store: false, stream: true });
+    expect(upstream()[0].json).toEqual({
+      model: defaultProfile.respapi.modelMap['rm-4-turbo'],
+      instructions: `${ourPrompt}\n\nBe terse.`,
+      input,
+      reasoning: { effort: 'low' },
+      store: false,
+      stream: true,
+    });
   });
 
   it('works with the official OpenAI SDK, streaming and not', async () => {
@@ -219,7 +252,10 @@ describe('streaming', () => {
     bed.sim.knobs.streamFault = 'error';
     const res = await bed.post('/respapi/responses', chatBody());
     expect(res.status).toBe(503);
-    expect((await res.json()).error).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/Overloaded/) });
+    expect((await res.json()).error).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/Overloaded/),
+    });
   });
 
   it('502 for a non-streaming request whose upstream stream was cut', async () => {
@@ -267,7 +303,11 @@ describe('upstream errors in the SPEC §7.1 shape', () => {
 describe('settings', () => {
   it('401 with the login remedy when the credential file is missing', async () => {
     const p = await bed.anotherProxy({ respapiCredentialsPath: join(bed.dir, 'nope.json') });
-    const res = await fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    const res = await fetch(`${p.url}/respapi/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody()),
+    });
     expect(res.status).toBe(401);
     const err = (await res.json()).error;
     expect(err.code).toBe('invalid_api_key');
@@ -276,9 +316,19 @@ describe('settings', () => {
   });
 
   it('503 when the token endpoint cannot be reached to refresh an expired login', async () => {
-    const path = await writeRespapiCredentials(bed.dir, { fileName: 'expired.json', accessExp: Math.floor(Date.now() / 1000) - 5 });
-    const p = await bed.anotherProxy({ respapiCredentialsPath: path, respapiOauthTokenUrl: 'http://127.0.0.1:1/token' });
-    const res = await fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    const path = await writeRespapiCredentials(bed.dir, {
+      fileName: 'expired.json',
+      accessExp: Math.floor(Date.now() / 1000) - 5,
+    });
+    const p = await bed.anotherProxy({
+      respapiCredentialsPath: path,
+      respapiOauthTokenUrl: 'http://127.0.0.1:1/token',
+    });
+    const res = await fetch(`${p.url}/respapi/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody()),
+    });
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe('service_unavailable');
     expect(upstream()).toHaveLength(0);
@@ -288,21 +338,35 @@ describe('settings', () => {
     const file = join(bed.dir, 'prompt.md');
     await writeFile(file, 'Custom house prompt.\n');
     const p = await bed.anotherProxy({ respapiInstructionsPath: file });
-    const send = () => fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    const send = () =>
+      fetch(`${p.url}/respapi/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(chatBody()),
+      });
     expect((await send()).status).toBe(200);
     expect((upstream()[0].json as { instructions: string }).instructions).toBe('Custom house prompt.');
     await writeFile(file, 'Edited prompt.');
     await send();
     expect((upstream()[1].json as { instructions: string }).instructions).toBe('Edited prompt.');
     const q = await bed.anotherProxy({ respapiInstructionsPath: join(bed.dir, 'missing.md') });
-    const res = await fetch(`${q.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    const res = await fetch(`${q.url}/respapi/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody()),
+    });
     expect(res.status).toBe(500);
     expect((await res.json()).error.message).toContain('RESPAPI_INSTRUCTIONS_PATH');
   });
 
   it('504 when the upstream does not start answering in time; an error event when it goes silent mid-stream', async () => {
     const p = await bed.anotherProxy({ upstreamFirstByteTimeoutMs: 150, upstreamIdleTimeoutMs: 150 });
-    const send = (body: unknown) => fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const send = (body: unknown) =>
+      fetch(`${p.url}/respapi/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     bed.sim.knobs.latencyMs = 1000;
     const slow = await send(chatBody());
     expect(slow.status).toBe(504);
@@ -322,12 +386,20 @@ describe('settings', () => {
     abort.abort();
     await pending;
     await expect.poll(() => upstream()[0].aborted, { timeout: 3000 }).toBe(true);
-    await expect.poll(() => bed.proxy.logs().some((l) => l.msg === 'request' && l.status === 499 && l.errorType === 'client_disconnected')).toBe(true);
+    await expect
+      .poll(() =>
+        bed.proxy.logs().some((l) => l.msg === 'request' && l.status === 499 && l.errorType === 'client_disconnected'),
+      )
+      .toBe(true);
   });
 
   it('404 naming the setting when the mode is off', async () => {
     const p = await bed.anotherProxy({ modes: ['direct'] });
-    const res = await fetch(`${p.url}/respapi/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
+    const res = await fetch(`${p.url}/respapi/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody()),
+    });
     expect(res.status).toBe(404);
     expect((await res.json()).error.message).toContain('MODES');
   });

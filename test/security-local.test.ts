@@ -36,13 +36,21 @@ interface RawAnswer {
 }
 
 /** A raw request, so the test controls every header (Host, Origin, Sec-Fetch-*) and sees every answer header. */
-function raw(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawAnswer> {
+function raw(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
@@ -69,13 +77,26 @@ async function provider(): Promise<{ sim: Simulator; settings: Record<string, un
   const dir = mkdtempSync(join(tmpdir(), 'security-local-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   // An expired token: a request that reached the provider path would also force a refresh.
-  const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-security-local-token-0123456789', refreshToken: 'sk-ant-ort01-security-local-refresh-0123456789', expiresAt: Date.now() - 60_000 });
-  return { sim, settings: { apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, dataDir: join(dir, 'data') } };
+  const credentialsPath = await writeCliCredentials(join(dir, 'cli'), {
+    accessToken: 'sk-ant-oat01-security-local-token-0123456789',
+    refreshToken: 'sk-ant-ort01-security-local-refresh-0123456789',
+    expiresAt: Date.now() - 60_000,
+  });
+  return {
+    sim,
+    settings: { apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, dataDir: join(dir, 'data') },
+  };
 }
 
 function ledger(captureBodies = false): UsageLedger {
   const dir = mkdtempSync(join(tmpdir(), 'security-ledger-'));
-  const l = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64, captureBodies, logger: createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() })) });
+  const l = UsageLedger.open({
+    dataDir: dir,
+    retentionDays: 36_500,
+    maxMb: 64,
+    captureBodies,
+    logger: createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() })),
+  });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   cleanups.push(() => l.close());
   return l;
@@ -87,7 +108,11 @@ async function started(p: Promise<TestProxy>): Promise<TestProxy> {
   return proxy;
 }
 
-const chat = JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+const chat = JSON.stringify({
+  model: 'assistant-sonnet-4-20250514',
+  max_tokens: 16,
+  messages: [{ role: 'user', content: 'hi' }],
+});
 
 describe('requests a browser marks as from another origin', () => {
   it('are refused before any work: no provider call, no token refresh, no CLI start, no ledger row, no rate-limit draw', async () => {
@@ -95,18 +120,46 @@ describe('requests a browser marks as from another origin', () => {
     const fake: FakeCli = await makeFakeCli();
     cleanups.push(() => fake.cleanup());
     const usage = ledger();
-    const proxy = await started(startProxy({ ...settings, cliPath: fake.path, modes: ['tool', 'direct'], rateLimitPerMinute: 60, rateLimitBurst: 10 }, { usage }));
+    const proxy = await started(
+      startProxy(
+        { ...settings, cliPath: fake.path, modes: ['tool', 'direct'], rateLimitPerMinute: 60, rateLimitBurst: 10 },
+        { usage },
+      ),
+    );
     const page = 'http://127.0.0.1:3000';
     const attacks: Array<{ method: string; path: string; headers: Record<string, string>; body?: string }> = [
       // <img src=".../api/v1/models">: no Origin on a no-cors GET, only Sec-Fetch-Site.
-      { method: 'GET', path: '/api/v1/models', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' } },
+      {
+        method: 'GET',
+        path: '/api/v1/models',
+        headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+      },
       // The same from another port of localhost: same-site, yet another origin.
       { method: 'GET', path: '/api/models', headers: { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' } },
       // fetch(..., { mode: 'no-cors', method: 'POST', body: text }) and a form post.
-      { method: 'POST', path: '/v1/chat/completions', headers: { origin: page, 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' }, body: chat },
-      { method: 'POST', path: '/api/v1/messages', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' },
+      {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { origin: page, 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' },
+        body: chat,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/messages',
+        headers: {
+          origin: 'https://evil.test',
+          'sec-fetch-site': 'cross-site',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'a=1',
+      },
       // A sandboxed frame or a file: page sends Origin: null.
-      { method: 'POST', path: '/compat/v1/chat/completions', headers: { origin: 'null', 'content-type': 'text/plain' }, body: chat },
+      {
+        method: 'POST',
+        path: '/compat/v1/chat/completions',
+        headers: { origin: 'null', 'content-type': 'text/plain' },
+        body: chat,
+      },
       // Reading data: usage, metrics, detailed health.
       { method: 'GET', path: '/usage/requests', headers: { 'sec-fetch-site': 'cross-site' } },
       { method: 'GET', path: '/health/detailed', headers: { origin: page, 'sec-fetch-site': 'same-site' } },
@@ -136,36 +189,73 @@ describe('requests a browser marks as from another origin', () => {
     expect(local.headers['x-ratelimit-remaining']).toBe('69');
     const metrics = await raw(proxy.port, { path: '/metrics' });
     expect(metrics.body).toMatch(/assistant_proxy_refused_requests_total\{reason="cross-site"\} (\d+)/);
-    const counted = [...metrics.body.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+    const counted = [
+      ...metrics.body.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g),
+    ].reduce((n, m) => n + Number(m[1]), 0);
     expect(counted).toBe(12 * attacks.length + 2);
   });
 
   it('lets non-browser clients, the proxy own origin, CORS_ORIGINS and basic /health through', async () => {
     const fake = await makeFakeCli();
     cleanups.push(() => fake.cleanup());
-    const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, corsOrigins: ['http://localhost:5173'] }));
+    const proxy = await started(
+      startProxy({ modes: ['tool'], cliPath: fake.path, corsOrigins: ['http://localhost:5173'] }),
+    );
     expect((await raw(proxy.port, { path: '/v1/models' })).status).toBe(200);
-    expect((await raw(proxy.port, { path: '/v1/models', headers: { origin: `http://127.0.0.1:${proxy.port}`, 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
-    expect((await raw(proxy.port, { path: '/v1/models', headers: { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' } })).status).toBe(200);
-    const allowed = await raw(proxy.port, { path: '/v1/models', headers: { origin: 'http://localhost:5173', 'sec-fetch-site': 'same-site' } });
+    expect(
+      (
+        await raw(proxy.port, {
+          path: '/v1/models',
+          headers: { origin: `http://127.0.0.1:${proxy.port}`, 'sec-fetch-site': 'same-origin' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await raw(proxy.port, {
+          path: '/v1/models',
+          headers: { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' },
+        })
+      ).status,
+    ).toBe(200);
+    const allowed = await raw(proxy.port, {
+      path: '/v1/models',
+      headers: { origin: 'http://localhost:5173', 'sec-fetch-site': 'same-site' },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
-    const preflight = await raw(proxy.port, { method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+    const preflight = await raw(proxy.port, {
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect((await raw(proxy.port, { path: '/health', headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
-    expect((await raw(proxy.port, { path: '/', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+    expect(
+      (await raw(proxy.port, { path: '/', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' } }))
+        .status,
+    ).toBe(200);
   });
 
-  it("cannot flood the log: per source, one warn line a minute, the rest at debug, every one answered and counted", async () => {
+  it('cannot flood the log: per source, one warn line a minute, the rest at debug, every one answered and counted', async () => {
     let clock = Date.now();
     const proxy = await started(startProxy({ modes: ['tool'] }, { deps: { now: () => clock } }));
     const sources: Array<{ name: string; headers: Record<string, string>; times: number }> = [
-      { name: 'a page with an Origin', headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' }, times: 60 },
-      { name: 'an <img> (no Origin)', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, times: 60 },
+      {
+        name: 'a page with an Origin',
+        headers: { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' },
+        times: 60,
+      },
+      {
+        name: 'an <img> (no Origin)',
+        headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
+        times: 60,
+      },
       { name: 'a rebinding page', headers: { host: 'rebound.attacker.test' }, times: 30 },
     ];
     for (const s of sources) {
-      for (let i = 0; i < s.times; i++) expect((await raw(proxy.port, { path: '/v1/models', headers: s.headers })).status, s.name).toBe(403);
+      for (let i = 0; i < s.times; i++)
+        expect((await raw(proxy.port, { path: '/v1/models', headers: s.headers })).status, s.name).toBe(403);
     }
     const refusalLines = () => proxy.logs().filter((l) => l.msg === 'request' && l.status === 403);
     const warned = refusalLines().filter((l) => l.level === 40);
@@ -175,7 +265,10 @@ describe('requests a browser marks as from another origin', () => {
     // The rest are still there for whoever runs at debug level.
     expect(refusalLines().filter((l) => l.level === 20)).toHaveLength(150 - 3);
     const metrics = (await raw(proxy.port, { path: '/metrics' })).body;
-    const counted = [...metrics.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+    const counted = [...metrics.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
     expect(counted).toBe(150);
 
     // A minute on, the page's next refusal is a warn line again, saying how many went to debug meanwhile.
@@ -193,7 +286,9 @@ describe('PROXY_ACCESS_KEY on loopback', () => {
     const usage = ledger();
     const fake = await makeFakeCli();
     cleanups.push(() => fake.cleanup());
-    const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, accessKey: key, metricsEnabled: true }, { usage }));
+    const proxy = await started(
+      startProxy({ modes: ['tool'], cliPath: fake.path, accessKey: key, metricsEnabled: true }, { usage }),
+    );
     for (const [method, path] of [
       ['GET', '/v1/models'],
       ['GET', '/compat/v1/models'],
@@ -203,14 +298,23 @@ describe('PROXY_ACCESS_KEY on loopback', () => {
       ['GET', '/metrics'],
       ['GET', '/health/detailed'],
     ]) {
-      const refused = await raw(proxy.port, { method, path, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? chat : undefined });
+      const refused = await raw(proxy.port, {
+        method,
+        path,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? chat : undefined,
+      });
       expect(refused.status, `${method} ${path}`).toBe(401);
       expect(refused.body).not.toContain(key);
     }
-    expect((await raw(proxy.port, { path: '/v1/models', headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await raw(proxy.port, { path: '/v1/models', headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      200,
+    );
     expect((await raw(proxy.port, { path: '/usage/summary', headers: { 'x-api-key': key } })).status).toBe(200);
     expect((await raw(proxy.port, { path: '/metrics', headers: { 'x-proxy-access-key': key } })).status).toBe(200);
-    expect((await raw(proxy.port, { path: '/v1/models', headers: { authorization: 'Bearer wrong-key-0123456789' } })).status).toBe(401);
+    expect(
+      (await raw(proxy.port, { path: '/v1/models', headers: { authorization: 'Bearer wrong-key-0123456789' } })).status,
+    ).toBe(401);
     expect((await raw(proxy.port, { path: '/health' })).status).toBe(200);
     expect((await raw(proxy.port, { path: '/' })).status).toBe(200);
     expect(proxy.logText()).not.toContain(key);
@@ -222,7 +326,9 @@ describe('captured bodies (CAPTURE_BODIES)', () => {
     const { settings } = await provider();
     const key = 'capture-access-key-0123456789';
     const usage = ledger(true);
-    const proxy = await started(startProxy({ ...settings, modes: ['direct'], accessKey: key, captureBodies: true }, { usage }));
+    const proxy = await started(
+      startProxy({ ...settings, modes: ['direct'], accessKey: key, captureBodies: true }, { usage }),
+    );
     const secrets = [
       'sk-' + 'T3BlbkFJa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0',
       'sk-proj-' + 'a1b2c3d4e5f6g7h8i9j0k1l2m3n4',
@@ -233,21 +339,35 @@ describe('captured bodies (CAPTURE_BODIES)', () => {
       'xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOp',
       key,
     ];
-    const body = JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 16, messages: [{ role: 'user', content: `keys: ${secrets.join(' ')}` }] });
+    const body = JSON.stringify({
+      model: 'assistant-sonnet-4-20250514',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: `keys: ${secrets.join(' ')}` }],
+    });
     const headerSecret = 'azure-style-key-value-0123456789';
     const res = await raw(proxy.port, {
       method: 'POST',
       path: '/api/v1/messages',
-      headers: { 'content-type': 'application/json', 'x-proxy-access-key': key, 'api-key': headerSecret, 'x-goog-api-key': headerSecret, 'x-request-id': 'capture-check-1' },
+      headers: {
+        'content-type': 'application/json',
+        'x-proxy-access-key': key,
+        'api-key': headerSecret,
+        'x-goog-api-key': headerSecret,
+        'x-request-id': 'capture-check-1',
+      },
       body,
     });
     expect(res.status).toBe(200);
     // A forwarded provider answer carries nosniff too.
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     usage.flush();
-    const row = await raw(proxy.port, { path: '/usage/requests/capture-check-1', headers: { 'x-proxy-access-key': key } });
+    const row = await raw(proxy.port, {
+      path: '/usage/requests/capture-check-1',
+      headers: { 'x-proxy-access-key': key },
+    });
     expect(row.status).toBe(200);
-    const captured = (JSON.parse(row.body) as { captured?: { request: string; headers: Record<string, string> } }).captured;
+    const captured = (JSON.parse(row.body) as { captured?: { request: string; headers: Record<string, string> } })
+      .captured;
     expect(captured?.request).toContain('keys: ');
     for (const s of [...secrets, headerSecret]) expect(row.body, s.slice(0, 8)).not.toContain(s);
     expect(captured?.headers['api-key']).toBe('[redacted]');
@@ -270,11 +390,12 @@ describe('connections', () => {
     cleanups.push(() => out.forEach((s) => s.destroy()));
     return out;
   }
-  const closedSoon = (s: Socket) => new Promise<boolean>((resolve) => {
-    if (s.destroyed || s.readyState === 'closed') return resolve(true);
-    s.once('close', () => resolve(true));
-    setTimeout(() => resolve(false), 3000).unref();
-  });
+  const closedSoon = (s: Socket) =>
+    new Promise<boolean>((resolve) => {
+      if (s.destroyed || s.readyState === 'closed') return resolve(true);
+      s.once('close', () => resolve(true));
+      setTimeout(() => resolve(false), 3000).unref();
+    });
 
   it('closes connections beyond the per-client cap and beyond the total cap, with one clear log line each', async () => {
     const proxy = await started(startProxy({ modes: ['tool'], maxConnections: 1000, maxConnectionsPerClient: 5 }));
@@ -289,7 +410,9 @@ describe('connections', () => {
     for (const s of held) s.destroy();
     await new Promise((r) => setTimeout(r, 100));
     expect((await raw(proxy.port, { path: '/v1/models' })).status).toBe(200);
-    expect((await raw(proxy.port, { path: '/metrics' })).body).toMatch(/assistant_proxy_refused_connections_total\{reason="per_client"\} 4/);
+    expect((await raw(proxy.port, { path: '/metrics' })).body).toMatch(
+      /assistant_proxy_refused_connections_total\{reason="per_client"\} 4/,
+    );
 
     const total = await started(startProxy({ modes: ['tool'], maxConnections: 3, maxConnectionsPerClient: 100 }));
     await openIdle(total.port, 3);
@@ -319,12 +442,18 @@ describe('connections', () => {
 describe('headers', () => {
   it('refuses two Host headers (the first was believed), on loopback and beyond', async () => {
     const loop = await started(startProxy({ modes: ['tool'] }));
-    const answer = await rawBytes(loop.port, 'GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.test\r\nConnection: close\r\n\r\n');
+    const answer = await rawBytes(
+      loop.port,
+      'GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.test\r\nConnection: close\r\n\r\n',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toContain('duplicate Host header');
     const key = 'beyond-loopback-key-0123456789';
     const lan = await started(startProxy({ modes: ['tool'], host: '::ffff:127.0.0.1', accessKey: key }));
-    const again = await rawBytes(lan.port, `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.test\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`);
+    const again = await rawBytes(
+      lan.port,
+      `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.test\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`,
+    );
     expect(again).toMatch(/^HTTP\/1\.1 400 /);
   });
 
@@ -337,12 +466,18 @@ describe('headers', () => {
       // Over node's 16 KiB head limit.
       await rawBytes(proxy.port, `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
     ];
-    expect(answers.map((a) => a.split('\r\n')[0])).toEqual(['HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request', 'HTTP/1.1 431 Request Header Fields Too Large']);
+    expect(answers.map((a) => a.split('\r\n')[0])).toEqual([
+      'HTTP/1.1 400 Bad Request',
+      'HTTP/1.1 400 Bad Request',
+      'HTTP/1.1 431 Request Header Fields Too Large',
+    ]);
     for (const a of answers) {
       expect(a).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
       expect(a).toMatch(/\r\nConnection: close\r\n/i);
       // The route family is unknown before the request line parses: the general shape (SPEC.md §7.3).
-      const body = JSON.parse(a.slice(a.indexOf('\r\n\r\n') + 4)) as { error: { type: string; message: string; details: { field: string } } };
+      const body = JSON.parse(a.slice(a.indexOf('\r\n\r\n') + 4)) as {
+        error: { type: string; message: string; details: { field: string } };
+      };
       expect(body.error).toMatchObject({ type: 'validation_error', details: { field: 'request' } });
     }
     expect(answers[2]).toContain('must stay under 16384 bytes');
@@ -356,7 +491,9 @@ describe('headers', () => {
 
     // A flood of them: one warn line per parser code a minute, the rest at debug.
     for (let i = 0; i < 5; i++) expect(await rawBytes(proxy.port, badMethod)).toMatch(/^HTTP\/1\.1 400 /);
-    const lines = proxy.logs().filter((l) => l.msg === 'request refused by the HTTP parser' && l.code === 'HPE_INVALID_METHOD');
+    const lines = proxy
+      .logs()
+      .filter((l) => l.msg === 'request refused by the HTTP parser' && l.code === 'HPE_INVALID_METHOD');
     expect(lines.map((l) => l.level)).toEqual([40, 20, 20, 20, 20, 20]);
     expect((await raw(proxy.port, { path: '/v1/models' })).status).toBe(200);
   });
@@ -371,8 +508,18 @@ describe('headers', () => {
       await raw(proxy.port, { path: '/' }),
       await raw(proxy.port, { path: '/no/such/route' }),
       await raw(proxy.port, { path: '/v1/models', headers: { 'sec-fetch-site': 'cross-site' } }),
-      await raw(proxy.port, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'text/plain' }, body: 'x' }),
-      await raw(proxy.port, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...JSON.parse(chat), stream: true }) }),
+      await raw(proxy.port, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      }),
+      await raw(proxy.port, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...JSON.parse(chat), stream: true }),
+      }),
     ];
     for (const a of answers) expect(a.headers['x-content-type-options'], String(a.status)).toBe('nosniff');
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 404, 403, 415, 200]);
@@ -392,7 +539,12 @@ describe('the CLI command line', () => {
       method: 'POST',
       path: '/v1/messages',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, system: secretPrompt, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 64,
+        system: secretPrompt,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(res.status).toBe(200);
     const chats = (await fake.records()).filter((r) => !r.argv.includes('--version') && !r.argv.includes('auth'));

@@ -23,7 +23,9 @@ function whyNot(): string | undefined {
   if (process.getuid?.() !== 0) return 'not running as root, so a child cannot be started as another user';
   if (!existsSync('/usr/bin/setpriv')) return 'no /usr/bin/setpriv';
   try {
-    execFileSync('/usr/bin/setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', nodeBin, '-e', '0'], { stdio: 'ignore' });
+    execFileSync('/usr/bin/setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', nodeBin, '-e', '0'], {
+      stdio: 'ignore',
+    });
   } catch {
     return `setpriv cannot start ${nodeBin} as nobody`;
   }
@@ -35,16 +37,30 @@ if (reason) console.warn(`[security-other-user.test] skipped: ${reason}`);
 /** Runs `code` (an async function body returning JSON) as nobody, and parses what it printed. */
 function asNobody(code: string): Promise<any> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', nodeBin, '--input-type=module', '-e', `process.stdout.write(JSON.stringify(await (async () => { ${code} })()))`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    const child = spawn(
+      '/usr/bin/setpriv',
+      [
+        '--reuid=nobody',
+        '--regid=nogroup',
+        '--clear-groups',
+        nodeBin,
+        '--input-type=module',
+        '-e',
+        `process.stdout.write(JSON.stringify(await (async () => { ${code} })()))`,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: '/',
+        env: { PATH: '/usr/bin:/bin' },
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (status) => (status === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${status}: ${err}`))));
+    child.on('exit', (status) =>
+      status === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${status}: ${err}`)),
+    );
   });
 }
 
@@ -61,7 +77,14 @@ describe.skipIf(reason !== undefined)("another local user (nobody) against the o
     // The owner's key as `npm run serve` makes it (compose.ts), and the proxy taking it.
     const owner = loadOwnerKey(dataDir);
     keyFile = owner.path;
-    const config = validateSettings({ port: 0, dataDir, modes: ['direct'], rateLimitPerMinute: 20, rateLimitBurst: 0, logLevel: 'silent' });
+    const config = validateSettings({
+      port: 0,
+      dataDir,
+      modes: ['direct'],
+      rateLimitPerMinute: 20,
+      rateLimitBurst: 0,
+      logLevel: 'silent',
+    });
     const ledger = UsageLedger.open({ dataDir, retentionDays: 30, maxMb: 16 });
     const server = createProxy({ config, logger: createLogger('silent'), ownerKey: owner.key, usage: ledger });
     const { url, port } = await server.listen();

@@ -22,9 +22,14 @@ import { startSimulator, writeCliCredentials, type Simulator } from './simulator
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
-if (!haveChromium) console.warn(`[security.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`[security.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
-const chat = JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 16, messages: [{ role: 'user', content: 'spend the owner quota' }] });
+const chat = JSON.stringify({
+  model: 'assistant-sonnet-4-20250514',
+  max_tokens: 16,
+  messages: [{ role: 'user', content: 'spend the owner quota' }],
+});
 
 /** The attack page: everything a page may send to `target` without being allowed to read the answers. */
 function attackPage(target: string): string {
@@ -68,7 +73,10 @@ window.report = {};
 })();
 </script></body></html>`;
 
-function get(port: number, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  port: number,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let body = '';
@@ -95,9 +103,28 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     sim = await startSimulator();
     fake = await makeFakeCli();
     // An expired token: a request that reached the direct path would refresh it, which the simulator counts.
-    const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-browser-test-token-0123456789', refreshToken: 'sk-ant-ort01-browser-test-refresh-0123456789', expiresAt: Date.now() - 60_000 });
-    ledger = UsageLedger.open({ dataDir: join(dir, 'data'), retentionDays: 36_500, maxMb: 64, logger: createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() })) });
-    proxy = await startProxy({ modes: ['tool', 'direct'], cliPath: fake.path, apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, dataDir: join(dir, 'data') }, { usage: ledger });
+    const credentialsPath = await writeCliCredentials(join(dir, 'cli'), {
+      accessToken: 'sk-ant-oat01-browser-test-token-0123456789',
+      refreshToken: 'sk-ant-ort01-browser-test-refresh-0123456789',
+      expiresAt: Date.now() - 60_000,
+    });
+    ledger = UsageLedger.open({
+      dataDir: join(dir, 'data'),
+      retentionDays: 36_500,
+      maxMb: 64,
+      logger: createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() })),
+    });
+    proxy = await startProxy(
+      {
+        modes: ['tool', 'direct'],
+        cliPath: fake.path,
+        apiBaseUrl: sim.url,
+        credentialsPath,
+        oauthTokenUrl: sim.cliTokenUrl,
+        dataDir: join(dir, 'data'),
+      },
+      { usage: ledger },
+    );
     // The attacker's own server: another origin on 127.0.0.1 (its own OS-chosen port). It serves the page for
     // whichever host name it was asked by, pointing at the proxy under the same name.
     attacker = createServer((req, res) => {
@@ -109,7 +136,16 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     browser = await chromium.launch({
       executablePath: chromiumPath,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless', '--host-resolver-rules=MAP evil.test 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--headless',
+        '--host-resolver-rules=MAP evil.test 127.0.0.1',
+      ],
     });
   });
 
@@ -125,7 +161,10 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
 
   const refusedCount = async () => {
     const text = (await get(proxy.port, '/metrics')).body;
-    return [...text.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+    return [...text.matchAll(/assistant_proxy_refused_requests_total\{reason="[a-z-]+"\} (\d+)/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
   };
 
   it('reaches neither the provider nor the CLI, writes no ledger row and does not lock local clients out', async () => {
@@ -135,7 +174,9 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     for (const pageUrl of [`http://127.0.0.1:${attackerPort}/`, `http://localhost:${attackerPort}/`]) {
       const page = await context.newPage();
       await page.goto(pageUrl);
-      await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, { timeout: 20_000 });
+      await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, {
+        timeout: 20_000,
+      });
       reports.push(await page.evaluate(() => (window as unknown as { report: Record<string, unknown> }).report));
       await page.close();
     }
@@ -169,7 +210,9 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     const rebinder: NetServer = createNetServer((socket) => {
       socket.once('data', (first: Buffer) => {
         if (first.toString('latin1').startsWith('GET / ')) {
-          socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${Buffer.byteLength(rebindingPage)}\r\nconnection: close\r\n\r\n${rebindingPage}`);
+          socket.end(
+            `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${Buffer.byteLength(rebindingPage)}\r\nconnection: close\r\n\r\n${rebindingPage}`,
+          );
           return;
         }
         const upstream = connect(proxy.port, '127.0.0.1', () => {
@@ -187,7 +230,9 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
     const before = await refusedCount();
     try {
       await page.goto(`http://evil.test:${port}/`);
-      await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, { timeout: 20_000 });
+      await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, {
+        timeout: 20_000,
+      });
       const report = await page.evaluate(() => (window as unknown as { report: Record<string, string> }).report);
       expect(Object.keys(report)).toEqual(['models', 'chat', 'usage', 'detailed']);
       for (const [name, text] of Object.entries(report)) {

@@ -34,7 +34,6 @@ function serve(args: string[], env: Record<string, string> = {}) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-
 describe('npm run serve', () => {
   it('stops with exit code 2 and one line naming an invalid setting', async () => {
     const run = serve(['--port', 'eighty']);
@@ -60,11 +59,23 @@ describe('npm run serve', () => {
   it('--diagnose stops with exit code 2 and the same one line for every invalid setting, before any check', async () => {
     const cases: Array<{ args: string[]; env: Record<string, string>; line: RegExp }> = [
       // Once a failed check of the temporary proxy (exit 1), and not noticed at all with no mode on.
-      { args: ['--diagnose'], env: { MODEL_ALIASES: 'gpt-4o=gpt-5' }, line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/ },
-      { args: ['--diagnose'], env: { MODES: '', MODEL_ALIASES: 'gpt-4o=gpt-5' }, line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/ },
+      {
+        args: ['--diagnose'],
+        env: { MODEL_ALIASES: 'gpt-4o=gpt-5' },
+        line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/,
+      },
+      {
+        args: ['--diagnose'],
+        env: { MODES: '', MODEL_ALIASES: 'gpt-4o=gpt-5' },
+        line: /Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/,
+      },
       { args: ['--diagnose', '--port', 'eighty'], env: {}, line: /Invalid setting --port: expected an integer/ },
       { args: ['--diagnose'], env: { LOG_LEVEL: 'chatty' }, line: /LOG_LEVEL.*expected one of/ },
-      { args: ['--diagnose'], env: { ASSISTANT_PROFILE_FILE: join(dataDir, 'no-such-profile.json') }, line: /ASSISTANT_PROFILE_FILE: cannot read/ },
+      {
+        args: ['--diagnose'],
+        env: { ASSISTANT_PROFILE_FILE: join(dataDir, 'no-such-profile.json') },
+        line: /ASSISTANT_PROFILE_FILE: cannot read/,
+      },
     ];
     const runs = cases.map((c) => ({ c, run: serve(c.args, c.env) }));
     for (const { c, run } of runs) {
@@ -104,7 +115,9 @@ describe('npm run serve', () => {
     const key = readFileSync(keyFile, 'utf8').trim();
     expect(run.err()).not.toContain(key);
     expect((await fetch(`http://127.0.0.1:${port}/usage/summary`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${port}/usage/summary`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`http://127.0.0.1:${port}/usage/summary`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
   });

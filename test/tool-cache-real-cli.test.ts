@@ -13,19 +13,33 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
-import { startSimulator, writeCliCredentials, type CacheUsage, type RecordedRequest, type Simulator } from './simulator/index.js';
+import {
+  startSimulator,
+  writeCliCredentials,
+  type CacheUsage,
+  type RecordedRequest,
+  type Simulator,
+} from './simulator/index.js';
 
-const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cached = fileURLToPath(
+  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
 const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
 const present = existsSync(cliPath);
 if (!present) {
-  console.warn(`[tool-cache-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+  console.warn(
+    `[tool-cache-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+  );
 }
 
 const reply = 'Noted, and here is my answer to this turn.';
 /** A user turn of about 2 KB, different each turn. */
 const userTurn = (i: number): string =>
-  [`Turn ${i}: the next part of my notes.`, ...Array.from({ length: 20 }, (_, n) => `${i}.${n} Each turn adds a paragraph the model must keep in mind later.`), 'Reply briefly.'].join('\n');
+  [
+    `Turn ${i}: the next part of my notes.`,
+    ...Array.from({ length: 20 }, (_, n) => `${i}.${n} Each turn adds a paragraph the model must keep in mind later.`),
+    'Reply briefly.',
+  ].join('\n');
 
 const promptOf = (u: CacheUsage): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
@@ -38,12 +52,32 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
     sim = await startSimulator({ knobs: { replyText: reply, answerTools: false, tokenRule: 'bytes' } });
     home = await mkdtemp(join(tmpdir(), 'real-cli-cache-'));
     await mkdir(join(home, '.claude'), { recursive: true });
-    await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-real-cli-cache', refreshToken: 'sk-ant-ort01-real-cli-cache', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(join(home, '.claude'), {
+      accessToken: 'sk-ant-oat01-real-cli-cache',
+      refreshToken: 'sk-ant-ort01-real-cli-cache',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const profile = createProfile();
     proxy = await startProxy(
       // Live conversations on (the test helper turns them off unless asked).
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliLiveMax: 2 },
-      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } } },
+      {
+        cliPath,
+        cliWorkDir: join(home, 'work'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+        cliLiveMax: 2,
+      },
+      {
+        deps: {
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        },
+      },
     );
   }, 60_000);
 
@@ -64,8 +98,15 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
       const before = sim.requests('/v1/messages').length;
       const answer = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 4096, messages });
       expect(answer.content[0]).toMatchObject({ type: 'text', text: reply });
-      const mine = sim.requests('/v1/messages').slice(before).filter((r) => r.billed);
-      const main = mine.reduce((a, r) => ((r.json as { messages: unknown[] }).messages.length > (a.json as { messages: unknown[] }).messages.length ? r : a));
+      const mine = sim
+        .requests('/v1/messages')
+        .slice(before)
+        .filter((r) => r.billed);
+      const main = mine.reduce((a, r) =>
+        (r.json as { messages: unknown[] }).messages.length > (a.json as { messages: unknown[] }).messages.length
+          ? r
+          : a,
+      );
       turns.push(main);
       messages.push({ role: 'assistant', content: answer.content[0].type === 'text' ? answer.content[0].text : reply });
     }
@@ -74,7 +115,10 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
       // The provider got the structured history ...
       expect((turns[t].json as { messages: unknown[] }).messages.length).toBeGreaterThan(2);
       // ... and read from the cache everything the previous turn's prompt held: the history, not only the fixed prefix.
-      expect(bills[t].cache_read_input_tokens, `turn ${t + 1}: ${JSON.stringify(bills[t])}, previous prompt ${promptOf(bills[t - 1])}`).toBeGreaterThanOrEqual(promptOf(bills[t - 1]));
+      expect(
+        bills[t].cache_read_input_tokens,
+        `turn ${t + 1}: ${JSON.stringify(bills[t])}, previous prompt ${promptOf(bills[t - 1])}`,
+      ).toBeGreaterThanOrEqual(promptOf(bills[t - 1]));
       // So only what is new this turn (the latest answer and user turn) is written or sent uncached: most of the prompt is read.
       expect(bills[t].cache_read_input_tokens).toBeGreaterThan(promptOf(bills[t]) / 2);
     }

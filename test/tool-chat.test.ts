@@ -16,7 +16,10 @@ import { childEnv, postJson, readSse, startToolBed, type ToolBed } from './helpe
 let bed: ToolBed;
 beforeAll(async () => {
   // A tool that touches no file: chats stay keyless (a file tool would need the access key, docs/security.md).
-  bed = await startToolBed({}, { cliMaxRetries: 3, cliAllowedTools: ['WebSearch'], cliDisallowedTools: ['Bash', 'WebFetch'] });
+  bed = await startToolBed(
+    {},
+    { cliMaxRetries: 3, cliAllowedTools: ['WebSearch'], cliDisallowedTools: ['Bash', 'WebFetch'] },
+  );
 });
 afterAll(async () => {
   await bed?.close();
@@ -30,7 +33,10 @@ describe('official OpenAI SDK against /compat/v1', () => {
   const client = () => new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
 
   it('gets the CLI text with finish_reason and usage', async () => {
-    const completion = await client().chat.completions.create({ model, messages: [{ role: 'user', content: 'say hi' }] });
+    const completion = await client().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe(model);
     expect(completion.id).toMatch(/^chatcmpl-/);
@@ -66,7 +72,11 @@ describe('official native SDK', () => {
     it(`messages.stream() against ${prefix}/v1 gets text, stop reason and usage`, async () => {
       const client = new Anthropic({ baseURL: `${bed.url}${prefix}`, apiKey: 'dummy', maxRetries: 0 });
       const texts: string[] = [];
-      const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'say hi' }] });
+      const stream = client.messages.stream({
+        model,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'say hi' }],
+      });
       stream.on('text', (t) => texts.push(t));
       const message = await stream.finalMessage();
       expect(texts).toEqual(['Hi ', 'from ', 'fake!']);
@@ -79,14 +89,28 @@ describe('official native SDK', () => {
 
   it('messages.create() without streaming gets a native message', async () => {
     const client = new Anthropic({ baseURL: bed.url, apiKey: 'dummy', maxRetries: 0 });
-    const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'say hi' }] });
-    expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', content: [{ type: 'text', text: reply }] });
+    const message = await client.messages.create({
+      model,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
+    expect(message).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model,
+      stop_reason: 'end_turn',
+      content: [{ type: 'text', text: reply }],
+    });
   });
 });
 
 describe('native chat completions (/v1/chat/completions)', () => {
   it('answers a completion (SPEC.md §2.4)', async () => {
-    const res = await postJson(`${bed.url}/v1/chat/completions`, { model, max_tokens: 50, messages: [{ role: 'user', content: 'say hi' }] });
+    const res = await postJson(`${bed.url}/v1/chat/completions`, {
+      model,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({
@@ -98,12 +122,24 @@ describe('native chat completions (/v1/chat/completions)', () => {
   });
 
   it('streams data-only §6.2 events, each token in its own delta, ending with [DONE]', async () => {
-    const res = await postJson(`${bed.url}/v1/chat/completions`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'say hi' }] });
+    const res = await postJson(`${bed.url}/v1/chat/completions`, {
+      model,
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const events = await readSse(res);
     expect(events.every((e) => e.event === undefined)).toBe(true);
     const types = events.map((e) => (e.data === '[DONE]' ? '[DONE]' : (e.data as { type: string }).type));
-    expect(types).toEqual(['message_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'message_delta', '[DONE]']);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'message_delta',
+      '[DONE]',
+    ]);
     expect(events[4].data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } });
   });
 });
@@ -112,13 +148,19 @@ describe('token streaming', () => {
   it('sends each token as soon as the CLI prints it, not buffered', async () => {
     const slow = await startToolBed({ reply: 'one two three four', tokenDelayMs: 150 });
     try {
-      const res = await postJson(`${slow.url}/compat/v1/chat/completions`, { model, stream: true, messages: [{ role: 'user', content: 'count' }] });
+      const res = await postJson(`${slow.url}/compat/v1/chat/completions`, {
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: 'count' }],
+      });
       const events = await readSse(res);
       const deltas = events.filter((e) => {
         const d = e.data as { choices?: Array<{ delta: { content?: string } }> };
         return typeof d === 'object' && d.choices?.[0]?.delta.content;
       });
-      expect(deltas.map((e) => (e.data as { choices: Array<{ delta: { content: string } }> }).choices[0].delta.content)).toEqual(['one ', 'two ', 'three ', 'four']);
+      expect(
+        deltas.map((e) => (e.data as { choices: Array<{ delta: { content: string } }> }).choices[0].delta.content),
+      ).toEqual(['one ', 'two ', 'three ', 'four']);
       // Each token arrived in a read of its own: the proxy did not hold them back.
       expect(new Set(deltas.map((e) => e.read)).size).toBe(4);
     } finally {
@@ -130,7 +172,10 @@ describe('token streaming', () => {
 describe('what reaches the CLI', () => {
   it('gets the whole conversation, the system prompt, the provider model id, tool rules, bounded retries, the user env and the app work dir', async () => {
     const key = 'tool-chat-access-key-0123456789';
-    const echo = await startToolBed({ echo: true }, { cliMaxRetries: 1, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash'], accessKey: key });
+    const echo = await startToolBed(
+      { echo: true },
+      { cliMaxRetries: 1, cliAllowedTools: ['Read'], cliDisallowedTools: ['Bash'], accessKey: key },
+    );
     try {
       const client = new OpenAI({ baseURL: `${echo.url}/compat/v1`, apiKey: key, maxRetries: 0 });
       const completion = await client.chat.completions.create({
@@ -151,21 +196,38 @@ describe('what reaches the CLI', () => {
       const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
       const promptFile = record.argv.at(-1)!;
       expect(record.argv).toEqual([
-        '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages',
-        '--model', 'claude-sonnet-4-20250514',
+        '-p',
+        '--input-format',
+        'stream-json',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--include-partial-messages',
+        '--model',
+        'claude-sonnet-4-20250514',
         // Isolation from the user's own CLI set-up, and only the allowed tools offered (docs/tool-mode.md), confined
         // to the working directory by the rules of an owner-only settings file (docs/security.md).
-        '--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence',
-        '--tools', 'Read',
-        '--settings', join(echo.dataDir, 'cli-prompts', String(process.pid), 'tool-rules.json'),
+        '--setting-sources',
+        '',
+        '--strict-mcp-config',
+        '--mcp-config',
+        '{"mcpServers":{}}',
+        '--no-session-persistence',
+        '--tools',
+        'Read',
+        '--settings',
+        join(echo.dataDir, 'cli-prompts', String(process.pid), 'tool-rules.json'),
         '--restricted',
-        '--system-prompt-file', promptFile,
+        '--system-prompt-file',
+        promptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
       // The tool rules: owner-only, the bare file tool scoped to the working directory, the owner's secrets denied.
       const rulesFile = record.argv[record.argv.indexOf('--settings') + 1];
       expect((await stat(rulesFile)).mode & 0o777).toBe(0o600);
-      const rules = JSON.parse(await readFile(rulesFile, 'utf8')) as { permissions: { allow: string[]; deny: string[]; defaultMode: string } };
+      const rules = JSON.parse(await readFile(rulesFile, 'utf8')) as {
+        permissions: { allow: string[]; deny: string[]; defaultMode: string };
+      };
       expect(rules.permissions.allow).toEqual(['Read(./**)']);
       expect(rules.permissions.deny).toEqual(expect.arrayContaining(['Read(~/.ssh/**)', 'Edit(~/.bashrc)', 'Bash']));
       expect(rules.permissions.defaultMode).toBe('dontAsk');
@@ -221,14 +283,30 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
       messages: [{ role: 'user', content: 'say hi' }],
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual(['stop_sequences', 'temperature', 'top_k']);
+    expect(res.headers.get('x-proxy-ignored-params')?.split(', ').sort()).toEqual([
+      'stop_sequences',
+      'temperature',
+      'top_k',
+    ]);
   });
 
   it.each([
-    ['/v1/messages', { model, max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] }, 'temperature'],
+    [
+      '/v1/messages',
+      { model, max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] },
+      'temperature',
+    ],
     ['/v1/chat/completions', { model, messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
-    ['/compat/v1/chat/completions', { model, frequency_penalty: 3, messages: [{ role: 'user', content: 'x' }] }, 'frequency_penalty'],
-    ['/compat/v1/chat/completions', { model, temperature: 2.5, messages: [{ role: 'user', content: 'x' }] }, 'temperature'],
+    [
+      '/compat/v1/chat/completions',
+      { model, frequency_penalty: 3, messages: [{ role: 'user', content: 'x' }] },
+      'frequency_penalty',
+    ],
+    [
+      '/compat/v1/chat/completions',
+      { model, temperature: 2.5, messages: [{ role: 'user', content: 'x' }] },
+      'temperature',
+    ],
   ])('%s refuses an out-of-range or missing field with a 400 naming it', async (path, body, field) => {
     const res = await postJson(`${bed.url}${path}`, body);
     expect(res.status).toBe(400);
@@ -239,7 +317,12 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
   // The client's tools are taken on the message and compatible routes (test/tool-client-tools.test.ts); the native
   // chat-completion format (SPEC.md §2.1) has no tools.
   it('/v1/chat/completions refuses tools with a 400 that points to the routes that take them', async () => {
-    const res = await postJson(`${bed.url}/v1/chat/completions`, { model, max_tokens: 5, tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'x' }] });
+    const res = await postJson(`${bed.url}/v1/chat/completions`, {
+      model,
+      max_tokens: 5,
+      tool_choice: { type: 'auto' },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { message: string; details?: { field: string } } };
     expect(body.error.message).toContain('/v1/messages');
@@ -247,7 +330,11 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
   });
 
   it('a compatible tool_choice without tools is answered and named as ignored', async () => {
-    const res = await postJson(`${bed.url}/sdk/v1/chat/completions`, { model, tool_choice: 'auto', messages: [{ role: 'user', content: 'x' }] });
+    const res = await postJson(`${bed.url}/sdk/v1/chat/completions`, {
+      model,
+      tool_choice: 'auto',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toContain('tool_choice');
   });
@@ -258,14 +345,28 @@ describe('what served the answer', () => {
     const cli = await makeFakeCli({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } });
     const base = await mkdtemp(join(tmpdir(), 'served-'));
     const rows: UsageRecord[] = [];
-    const usage: UsageSink = { record: (row) => rows.push(row), upstreamHeaders: () => undefined, cliRateLimit: () => undefined };
-    const proxy = await startProxy({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), modes: ['tool'] }, { deps: { childEnv }, usage });
+    const usage: UsageSink = {
+      record: (row) => rows.push(row),
+      upstreamHeaders: () => undefined,
+      cliRateLimit: () => undefined,
+    };
+    const proxy = await startProxy(
+      { cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), modes: ['tool'] },
+      { deps: { childEnv }, usage },
+    );
     try {
-      const res = await postJson(`${proxy.url}/v1/messages`, { model: 'assistant-opus-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
+      const res = await postJson(`${proxy.url}/v1/messages`, {
+        model: 'assistant-opus-4-20250514',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { model: string }).model).toBe('assistant-opus-4-1-20250805');
       await expect.poll(() => rows.length, { timeout: 5000 }).toBeGreaterThan(0);
-      expect(rows[0]).toMatchObject({ modelRequested: 'assistant-opus-4-20250514', modelServed: 'assistant-opus-4-1-20250805' });
+      expect(rows[0]).toMatchObject({
+        modelRequested: 'assistant-opus-4-20250514',
+        modelServed: 'assistant-opus-4-1-20250805',
+      });
     } finally {
       await proxy.close();
       await cli.cleanup();

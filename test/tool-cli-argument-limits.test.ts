@@ -23,7 +23,10 @@ describe('a NUL character in what becomes a CLI argument', () => {
   it('is a 400 on the model id', async () => {
     const res = await postJson(`${bed.url}/v1/messages`, { model: 'assistant\u0000x', max_tokens: 5, messages });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'model' } } });
+    expect(await res.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', details: { field: 'model' } },
+    });
   });
 
   it('is a 400 on a native system prompt', async () => {
@@ -33,7 +36,10 @@ describe('a NUL character in what becomes a CLI argument', () => {
   });
 
   it('is a 400 on a compatible system message, in the compatible shape', async () => {
-    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, messages: [{ role: 'system', content: 'a\u0000b' }, ...messages] });
+    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      messages: [{ role: 'system', content: 'a\u0000b' }, ...messages],
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: 'invalid_request_error', param: 'system' } });
   });
@@ -45,7 +51,11 @@ describe('a NUL character in what becomes a CLI argument', () => {
   });
 
   it('leaves the message text alone (it goes on stdin)', async () => {
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 5, messages: [{ role: 'user', content: 'h\u0000i' }] });
+    const res = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'h\u0000i' }],
+    });
     expect(res.status).toBe(200);
   });
 });

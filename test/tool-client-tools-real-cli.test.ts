@@ -17,11 +17,15 @@ import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
 
-const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cached = fileURLToPath(
+  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
 const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
 const present = existsSync(cliPath);
 if (!present) {
-  console.warn(`[tool-client-tools-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+  console.warn(
+    `[tool-client-tools-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+  );
 }
 
 const model = 'assistant-sonnet-4-20250514';
@@ -44,13 +48,29 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     home = await mkdtemp(join(tmpdir(), 'real-cli-tools-'));
     const configDir = join(home, '.claude');
     await mkdir(configDir, { recursive: true });
-    await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-tools', refreshToken: 'sk-ant-ort01-real-cli-tools', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(configDir, {
+      accessToken: 'sk-ant-oat01-real-cli-tools',
+      refreshToken: 'sk-ant-ort01-real-cli-tools',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const profile = createProfile();
     proxy = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliLiveMax: 4 },
+      {
+        cliPath,
+        cliWorkDir: join(home, 'work'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+        cliLiveMax: 4,
+      },
       {
         deps: {
-          childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
         },
       },
     );
@@ -68,13 +88,31 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
   });
 
   /** The provider calls that carried the conversation (not the CLI's side requests). */
-  const chatCalls = () => sim.requests('/v1/messages').map((r) => r.json as UpstreamBody).filter((b) => JSON.stringify(b.messages).includes('Paris'));
+  const chatCalls = () =>
+    sim
+      .requests('/v1/messages')
+      .map((r) => r.json as UpstreamBody)
+      .filter((b) => JSON.stringify(b.messages).includes('Paris'));
 
   it('OpenAI SDK: two calls in one turn, results back, the final answer from the same process', async () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
     const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
-      { type: 'function', function: { name: 'get_time', description: 'Time in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'get_time',
+          description: 'Time in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
     ];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather and time in Paris?' }];
     const first = await client.chat.completions.create({ model, messages, tools });
@@ -82,13 +120,26 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     const calls = first.choices[0].message.tool_calls ?? [];
     expect(calls.map((c) => c.type === 'function' && c.function.name).sort()).toEqual(['get_time', 'get_weather']);
     expect(calls.every((c) => c.id.startsWith('toolu_sim_'))).toBe(true);
-    expect(calls.map((c) => c.type === 'function' && JSON.parse(c.function.arguments))).toEqual([{ city: 'Paris' }, { city: 'Paris' }]);
+    expect(calls.map((c) => c.type === 'function' && JSON.parse(c.function.arguments))).toEqual([
+      { city: 'Paris' },
+      { city: 'Paris' },
+    ]);
     // The provider saw only the client's tools, as the CLI names MCP tools, and none of the CLI's own.
     const [firstCall] = chatCalls();
     expect(firstCall.tools?.map((t) => t.name).sort()).toEqual(['mcp__c__get_time', 'mcp__c__get_weather']);
 
-    const results = calls.map((c) => ({ role: 'tool' as const, tool_call_id: c.id, content: c.type === 'function' && c.function.name === 'get_time' ? 'noon' : 'sunny' }));
-    const stream = await client.chat.completions.create({ model, tools, stream: true, stream_options: { include_usage: true }, messages: [...messages, first.choices[0].message, ...results] });
+    const results = calls.map((c) => ({
+      role: 'tool' as const,
+      tool_call_id: c.id,
+      content: c.type === 'function' && c.function.name === 'get_time' ? 'noon' : 'sunny',
+    }));
+    const stream = await client.chat.completions.create({
+      model,
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [...messages, first.choices[0].message, ...results],
+    });
     let text = '';
     let finish: string | null | undefined;
     let usage: OpenAI.CompletionUsage | undefined | null;
@@ -108,18 +159,33 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     for (const c of calls) expect(sent).toContain(`"tool_use_id":"${c.id}"`);
 
     // The agent's next user turn continues the same process (a live conversation), which calls the tools again.
-    const live = async () => ((await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations: { continued: number } } }).components.cli_conversations;
+    const live = async () =>
+      (
+        (await (await fetch(`${proxy.url}/health/detailed`)).json()) as {
+          components: { cli_conversations: { continued: number } };
+        }
+      ).components.cli_conversations;
     const before = (await live()).continued;
     const next = await client.chat.completions.create({
       model,
       tools,
-      messages: [...messages, first.choices[0].message, ...results, { role: 'assistant', content: text }, { role: 'user', content: 'And in Paris again?' }],
+      messages: [
+        ...messages,
+        first.choices[0].message,
+        ...results,
+        { role: 'assistant', content: text },
+        { role: 'user', content: 'And in Paris again?' },
+      ],
     });
     expect(next.choices[0].finish_reason).toBe('tool_calls');
     expect((await live()).continued).toBe(before + 1);
     // The provider got the structured history of the whole loop, the new turn last.
     expect(JSON.stringify(chatCalls().at(-1)!.messages)).toContain('And in Paris again?');
-    expect(chatCalls().at(-1)!.messages.filter((m) => m.role === 'user').length).toBeGreaterThanOrEqual(3);
+    expect(
+      chatCalls()
+        .at(-1)!
+        .messages.filter((m) => m.role === 'user').length,
+    ).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
   it('native SDK: streamed tool_use blocks, an error result and one with an image, and the answer; all 25 tools of an agent reach the provider', async () => {
@@ -149,31 +215,65 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: uses[0].id, is_error: true, content: 'no such file' },
-            { type: 'tool_result', tool_use_id: uses[1].id, content: [{ type: 'text', text: 'tool output 42' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] },
+            {
+              type: 'tool_result',
+              tool_use_id: uses[1].id,
+              content: [
+                { type: 'text', text: 'tool output 42' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+              ],
+            },
           ],
         },
       ],
     });
     expect(second.stop_reason).toBe('end_turn');
-    expect(second.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^The tool said: .*no such file.*tool output 42/s) });
+    expect(second.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^The tool said: .*no such file.*tool output 42/s),
+    });
     expect(second.usage.output_tokens).toBeGreaterThan(0);
     // The provider got each result under its id: the error flag with its text (the CLI sends an error's text only),
     // and the text and image of the other (the CLI takes MCP images).
-    type Result = { type: string; tool_use_id?: string; is_error?: boolean; content?: string | Array<{ type: string; source?: { data: string } }> };
+    type Result = {
+      type: string;
+      tool_use_id?: string;
+      is_error?: boolean;
+      content?: string | Array<{ type: string; source?: { data: string } }>;
+    };
     const results = (chatCalls().at(-1)!.messages.at(-1)!.content as Result[]).filter((b) => b.type === 'tool_result');
     expect(results.map((r) => r.tool_use_id)).toEqual([uses[0].id, uses[1].id]);
     expect(results[0].is_error).toBe(true);
     expect(JSON.stringify(results[0].content)).toContain('no such file');
     expect(results[1].is_error).toBeFalsy();
     expect(JSON.stringify(results[1].content)).toContain('tool output 42');
-    expect(Array.isArray(results[1].content) && results[1].content.some((b) => b.type === 'image' && b.source?.data === png)).toBe(true);
+    expect(
+      Array.isArray(results[1].content) && results[1].content.some((b) => b.type === 'image' && b.source?.data === png),
+    ).toBe(true);
   }, 120_000);
 
   it('results sent with another max_tokens reach a fresh process, never the waiting one (the same conversation only)', async () => {
     Object.assign(sim.knobs, { toolCalls: 1 });
-    const tools = [{ name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
-    const asked = { model, max_tokens: 300, tools, messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] };
-    const first = (await (await fetch(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(asked) })).json()) as { stop_reason: string; content: Array<{ type: string; id?: string }> };
+    const tools = [
+      {
+        name: 'get_weather',
+        description: 'Weather of a city',
+        input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+      },
+    ];
+    const asked = {
+      model,
+      max_tokens: 300,
+      tools,
+      messages: [{ role: 'user' as const, content: 'Weather in Paris?' }],
+    };
+    const first = (await (
+      await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(asked),
+      })
+    ).json()) as { stop_reason: string; content: Array<{ type: string; id?: string }> };
     expect(first.stop_reason).toBe('tool_use');
     const id = first.content.find((b) => b.type === 'tool_use')!.id!;
     const before = chatCalls().length;
@@ -183,7 +283,11 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
       body: JSON.stringify({
         ...asked,
         max_tokens: 4000,
-        messages: [...asked.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }] }],
+        messages: [
+          ...asked.messages,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }] },
+        ],
       }),
     });
     expect(res.status).toBe(200);

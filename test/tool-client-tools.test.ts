@@ -14,11 +14,33 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, readSse, startToolBed, waitFor, type ToolBed } from './helpers/tool-proxy.js';
 
 const model = 'assistant-sonnet-4-20250514';
-const weather = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
-const time = { type: 'function' as const, function: { name: 'get_time', description: 'Time in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+const time = {
+  type: 'function' as const,
+  function: {
+    name: 'get_time',
+    description: 'Time in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+};
 const nativeTools = [
-  { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } },
-  { name: 'get_time', description: 'Time in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+  {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+  {
+    name: 'get_time',
+    description: 'Time in a city',
+    input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+  },
 ];
 
 /** The native request that answers the first turn's get_weather call with "sunny". */
@@ -45,7 +67,10 @@ interface McpLogEntry {
 
 async function mcpLog(file: string): Promise<McpLogEntry[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as McpLogEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as McpLogEntry);
 }
 
 /** Invocation records of chats (print mode), leaving out the health probe's --version and auth status. */
@@ -71,7 +96,7 @@ async function cliCounts(bed: ToolBed): Promise<{ children: number; waiting: num
   return { children: c.children, waiting: c.waitingForTools };
 }
 
-describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', () => {
+describe("the client's tools through the CLI (compatible format, OpenAI SDK)", () => {
   let bed: ToolBed;
   beforeAll(async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '2' } });
@@ -103,7 +128,9 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('mcp__c');
     expect(argv.join(' ')).not.toMatch(/get_weather|get_time/);
     const configFile = argv[argv.indexOf('--mcp-config') + 1];
-    const config = JSON.parse(await readFile(configFile, 'utf8')) as { mcpServers: { c: { url: string; headers: Record<string, string> } } };
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as {
+      mcpServers: { c: { url: string; headers: Record<string, string> } };
+    };
     expect(config.mcpServers.c.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const secret = config.mcpServers.c.headers.Authorization;
     expect(secret).toMatch(/^Bearer .{40,}$/);
@@ -133,7 +160,15 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     expect(second.usage?.completion_tokens).toBe(6);
     expect(await chats(bed)).toHaveLength(1);
     // The conversation ends with its process: the config file and its secret are gone.
-    expect(await waitFor(async () => !(await stat(configFile).then(() => true, () => false)))).toBe(true);
+    expect(
+      await waitFor(
+        async () =>
+          !(await stat(configFile).then(
+            () => true,
+            () => false,
+          )),
+      ),
+    ).toBe(true);
   });
 
   it('streams the calls as indexed tool_calls chunks with finish_reason tool_calls', async () => {
@@ -145,14 +180,29 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     });
     expect(res.status).toBe(200);
     const events = await readSse(res);
-    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => e.data as { choices: Array<{ delta: { tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> }; finish_reason: string | null }> });
+    const chunks = events
+      .filter((e) => e.data !== '[DONE]')
+      .map(
+        (e) =>
+          e.data as {
+            choices: Array<{
+              delta: {
+                tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+              };
+              finish_reason: string | null;
+            }>;
+          },
+      );
     const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(deltas.filter((d) => d.id).map((d) => [d.index, d.function?.name])).toEqual([
       [0, 'get_weather'],
       [1, 'get_time'],
     ]);
     for (const index of [0, 1]) {
-      const args = deltas.filter((d) => d.index === index).map((d) => d.function?.arguments ?? '').join('');
+      const args = deltas
+        .filter((d) => d.index === index)
+        .map((d) => d.function?.arguments ?? '')
+        .join('');
       expect(JSON.parse(args)).toEqual({ city: 'Paris' });
     }
     expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
@@ -160,20 +210,42 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
   });
 
   it('answers the legacy functions form with function_call, streamed or not; its result continues in a fresh process', async () => {
-    const ask = { model, functions: [weather.function], function_call: 'auto', messages: [{ role: 'user', content: 'weather?' }] };
+    const ask = {
+      model,
+      functions: [weather.function],
+      function_call: 'auto',
+      messages: [{ role: 'user', content: 'weather?' }],
+    };
     const waitingBefore = (await cliCounts(bed)).waiting;
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, ask);
     expect(res.status).toBe(200);
     // Its result could never reach this CLI (the legacy form has no ids): the CLI ends instead of waiting.
     expect((await cliCounts(bed)).waiting).toBe(waitingBefore);
-    const body = (await res.json()) as { choices: Array<{ finish_reason: string; message: { tool_calls?: unknown; function_call: { name: string; arguments: string } } }> };
+    const body = (await res.json()) as {
+      choices: Array<{
+        finish_reason: string;
+        message: { tool_calls?: unknown; function_call: { name: string; arguments: string } };
+      }>;
+    };
     expect(body.choices[0].finish_reason).toBe('function_call');
     expect(body.choices[0].message.tool_calls).toBeUndefined();
     expect(body.choices[0].message.function_call.name).toBe('get_weather');
     expect(JSON.parse(body.choices[0].message.function_call.arguments)).toEqual({ city: 'Paris' });
 
     const streamed = await readSse(await postJson(`${bed.url}/compat/v1/chat/completions`, { ...ask, stream: true }));
-    const deltas = streamed.filter((e) => e.data !== '[DONE]').map((e) => (e.data as { choices: Array<{ delta: { function_call?: { name?: string; arguments: string }; tool_calls?: unknown }; finish_reason: string | null }> }).choices[0]);
+    const deltas = streamed
+      .filter((e) => e.data !== '[DONE]')
+      .map(
+        (e) =>
+          (
+            e.data as {
+              choices: Array<{
+                delta: { function_call?: { name?: string; arguments: string }; tool_calls?: unknown };
+                finish_reason: string | null;
+              }>;
+            }
+          ).choices[0],
+      );
     expect(deltas.some((d) => d.delta.tool_calls)).toBe(false);
     expect(deltas.find((d) => d.delta.function_call?.name)?.delta.function_call?.name).toBe('get_weather');
     expect(JSON.parse(deltas.map((d) => d.delta.function_call?.arguments ?? '').join(''))).toEqual({ city: 'Paris' });
@@ -182,16 +254,22 @@ describe('the client\'s tools through the CLI (compatible format, OpenAI SDK)', 
     const before = (await chats(bed)).length;
     const result = await postJson(`${bed.url}/compat/v1/chat/completions`, {
       ...ask,
-      messages: [...ask.messages, { role: 'assistant', content: null, function_call: body.choices[0].message.function_call }, { role: 'function', name: 'get_weather', content: 'sunny' }],
+      messages: [
+        ...ask.messages,
+        { role: 'assistant', content: null, function_call: body.choices[0].message.function_call },
+        { role: 'function', name: 'get_weather', content: 'sunny' },
+      ],
     });
-    expect(((await result.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('Answered from the transcript.');
+    expect(
+      ((await result.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content,
+    ).toBe('Answered from the transcript.');
     const records = await chats(bed);
     expect(records).toHaveLength(before + 1);
     expect(records.at(-1)!.prompt).toContain('[tool result for call_legacy_1: sunny]');
   });
 });
 
-describe('the client\'s tools through the CLI (native format, native SDK)', () => {
+describe("the client's tools through the CLI (native format, native SDK)", () => {
   let bed: ToolBed;
   let logDir: string;
   let log: string;
@@ -207,7 +285,12 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
 
   it('streams tool_use blocks with input_json_delta and stop_reason tool_use; results with an error flag and an image reach the MCP calls', async () => {
     const client = new Anthropic({ baseURL: bed.url, apiKey: 'dummy', maxRetries: 0 });
-    const stream = client.messages.stream({ model, max_tokens: 200, tools: nativeTools, messages: [{ role: 'user', content: 'weather and time?' }] });
+    const stream = client.messages.stream({
+      model,
+      max_tokens: 200,
+      tools: nativeTools,
+      messages: [{ role: 'user', content: 'weather and time?' }],
+    });
     const jsonDeltas: string[] = [];
     stream.on('inputJson', (delta) => jsonDeltas.push(delta));
     const first = await stream.finalMessage();
@@ -229,7 +312,14 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: uses[0].id, content: 'no weather service', is_error: true },
-            { type: 'tool_result', tool_use_id: uses[1].id, content: [{ type: 'text', text: 'noon' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] },
+            {
+              type: 'tool_result',
+              tool_use_id: uses[1].id,
+              content: [
+                { type: 'text', text: 'noon' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+              ],
+            },
           ],
         },
       ],
@@ -237,14 +327,31 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
     expect(second.stop_reason).toBe('end_turn');
     expect(second.content).toEqual([{ type: 'text', text: 'The tool said: error: no weather service | noon[image]' }]);
     const results = (await mcpLog(log)).filter((e) => e.at === 'result');
-    expect(results[0]).toMatchObject({ id: uses[0].id, isError: true, content: [{ type: 'text', text: 'no weather service' }] });
-    expect(results[1]).toMatchObject({ id: uses[1].id, isError: false, content: [{ type: 'text', text: 'noon' }, { type: 'image', data: png, mimeType: 'image/png' }] });
+    expect(results[0]).toMatchObject({
+      id: uses[0].id,
+      isError: true,
+      content: [{ type: 'text', text: 'no weather service' }],
+    });
+    expect(results[1]).toMatchObject({
+      id: uses[1].id,
+      isError: false,
+      content: [
+        { type: 'text', text: 'noon' },
+        { type: 'image', data: png, mimeType: 'image/png' },
+      ],
+    });
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
-
   });
 
   it('a result the CLI cannot take (an image URL) is a 400, and the CLI still waits for a usable one', async () => {
-    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'look' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const first = (await (
+      await postJson(`${bed.url}/v1/messages`, {
+        model,
+        max_tokens: 50,
+        tools: nativeTools,
+        messages: [{ role: 'user', content: 'look' }],
+      })
+    ).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
     const [a, b] = first.content;
     const withResult = (content: unknown) => ({
       model,
@@ -253,30 +360,67 @@ describe('the client\'s tools through the CLI (native format, native SDK)', () =
       messages: [
         { role: 'user', content: 'look' },
         { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: a.id, content: 'ok' }, { type: 'tool_result', tool_use_id: b.id, content }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: a.id, content: 'ok' },
+            { type: 'tool_result', tool_use_id: b.id, content },
+          ],
+        },
       ],
     });
-    const refused = await postJson(`${bed.url}/v1/messages`, withResult([{ type: 'image', source: { type: 'url', url: 'https://example.invalid/a.png' } }]));
+    const refused = await postJson(
+      `${bed.url}/v1/messages`,
+      withResult([{ type: 'image', source: { type: 'url', url: 'https://example.invalid/a.png' } }]),
+    );
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { details: { field: string } } }).error.details.field).toBe('messages.2.content.1.content.0');
+    expect(((await refused.json()) as { error: { details: { field: string } } }).error.details.field).toBe(
+      'messages.2.content.1.content.0',
+    );
     const answered = await postJson(`${bed.url}/v1/messages`, withResult('fine'));
-    expect(((await answered.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'The tool said: ok | fine' }]);
+    expect(((await answered.json()) as { content: unknown[] }).content).toEqual([
+      { type: 'text', text: 'The tool said: ok | fine' },
+    ]);
     const pids = new Set((await mcpLog(log)).filter((e) => e.id === a.id || e.id === b.id).map((e) => e.pid));
     expect(pids.size).toBe(1);
   });
 
   it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toBe('tool_choice.disable_parallel_tool_use');
   });
 
   it('tool_choice none offers no tools; any adds an instruction; a named tool is the only one offered', async () => {
-    const none = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'none' }, messages: [{ role: 'user', content: 'hi' }] });
+    const none = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      tool_choice: { type: 'none' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(((await none.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Hi from fake!' }]);
-    const any = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'hi' }] });
+    const any = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      tool_choice: { type: 'any' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(((await any.json()) as { stop_reason: string }).stop_reason).toBe('tool_use');
-    const named = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, tool_choice: { type: 'tool', name: 'get_time' }, messages: [{ role: 'user', content: 'hi' }] });
+    const named = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      tool_choice: { type: 'tool', name: 'get_time' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const namedBody = (await named.json()) as { content: Array<{ name: string }> };
     expect(namedBody.content.map((b) => b.name)).toEqual(['get_time', 'get_time']);
     const records = (await chats(bed)).slice(-3);
@@ -304,7 +448,7 @@ describe('a loop of several rounds', () => {
     await bed?.close();
   });
 
-  it('each round\'s results bring the next calls from the same process, until the final answer', async () => {
+  it("each round's results bring the next calls from the same process, until the final answer", async () => {
     const client = new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Look three times.' }];
     const ids: string[] = [];
@@ -316,7 +460,10 @@ describe('a loop of several rounds', () => {
       messages.push(answer.choices[0].message, { role: 'tool', tool_call_id: call.id, content: `look ${round}` });
     }
     const done = await client.chat.completions.create({ model, messages, tools: [weather] });
-    expect(done.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'The tool said: look 1 | look 2 | look 3' } });
+    expect(done.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { content: 'The tool said: look 1 | look 2 | look 3' },
+    });
     expect(new Set(ids).size).toBe(3);
     expect(await chats(bed)).toHaveLength(1);
 
@@ -340,7 +487,14 @@ describe('edges of a tool loop', () => {
 
   it('a client that never comes back: the CLI ends at the deadline, and a late result starts a fresh process with the transcript', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliToolResultTimeoutMs: 1000 });
-    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }> };
+    const first = (await (
+      await postJson(`${bed.url}/v1/messages`, {
+        model,
+        max_tokens: 50,
+        tools: nativeTools,
+        messages: [{ role: 'user', content: 'weather?' }],
+      })
+    ).json()) as { content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }> };
     const [record] = await chats(bed);
     expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
     const gone = async () => {
@@ -352,23 +506,41 @@ describe('edges of a tool loop', () => {
 
     const late = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
     expect(late.status).toBe(200);
-    expect(((await late.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Answered from the transcript.' }]);
+    expect(((await late.json()) as { content: unknown[] }).content).toEqual([
+      { type: 'text', text: 'Answered from the transcript.' },
+    ]);
     const records = await chats(bed);
     expect(records).toHaveLength(2);
-    expect(records[1].prompt).toContain(`[tool call get_weather (id ${first.content[0].id}) with input {"city":"Paris"}]`);
+    expect(records[1].prompt).toContain(
+      `[tool call get_weather (id ${first.content[0].id}) with input {"city":"Paris"}]`,
+    );
     expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
   });
 
   it('results reach a waiting CLI only from the same conversation: another model, max_tokens, system prompt, tool list, an edited or whitespace-edited earlier message, or a forged history start fresh', async () => {
     const logDir = await mkdtemp(join(tmpdir(), 'mcp-same-'));
     const log = join(logDir, 'mcp.log');
-    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_MCP_LOG: log } }, { cliToolResultTimeoutMs: 60_000 });
-    const ask = { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather in  Paris?' }] };
-    const first = (await (await postJson(`${bed.url}/v1/messages`, ask)).json()) as { content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }> };
+    bed = await startToolBed(
+      { env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_MCP_LOG: log } },
+      { cliToolResultTimeoutMs: 60_000 },
+    );
+    const ask = {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [{ role: 'user', content: 'weather in  Paris?' }],
+    };
+    const first = (await (await postJson(`${bed.url}/v1/messages`, ask)).json()) as {
+      content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }>;
+    };
     const [waiting] = await chats(bed);
     const results = (over: Record<string, unknown>, firstMessage: unknown = ask.messages[0]) => ({
       ...ask,
-      messages: [firstMessage, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] }],
+      messages: [
+        firstMessage,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+      ],
       ...over,
     });
     const variants = [
@@ -401,14 +573,30 @@ describe('edges of a tool loop', () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 4 });
     const png = Buffer.from('fake png').toString('base64');
     const asked = { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'look' }] };
-    const first = (await (await postJson(`${bed.url}/v1/messages`, asked)).json()) as { content: Array<{ id: string; type: string }> };
+    const first = (await (await postJson(`${bed.url}/v1/messages`, asked)).json()) as {
+      content: Array<{ id: string; type: string }>;
+    };
     const withImage = [
       ...asked.messages,
       { role: 'assistant', content: first.content },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: first.content[0].id,
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }],
+          },
+        ],
+      },
     ];
-    const second = (await (await postJson(`${bed.url}/v1/messages`, { ...asked, messages: withImage })).json()) as { content: unknown[] };
-    const next = await postJson(`${bed.url}/v1/messages`, { ...asked, messages: [...withImage, { role: 'assistant', content: second.content }, { role: 'user', content: 'thanks' }] });
+    const second = (await (await postJson(`${bed.url}/v1/messages`, { ...asked, messages: withImage })).json()) as {
+      content: unknown[];
+    };
+    const next = await postJson(`${bed.url}/v1/messages`, {
+      ...asked,
+      messages: [...withImage, { role: 'assistant', content: second.content }, { role: 'user', content: 'thanks' }],
+    });
     expect(next.status, await next.clone().text()).toBe(200);
     const records = await chats(bed);
     expect(records).toHaveLength(1);
@@ -424,18 +612,34 @@ describe('edges of a tool loop', () => {
     await writeFile(join(dead, 'old.json'), '{"secret":"s"}', { mode: 0o600 });
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { dataDir });
     expect(existsSync(dead)).toBe(false);
-    await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] });
+    await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: nativeTools,
+      messages: [{ role: 'user', content: 'weather?' }],
+    });
     const [record] = await chats(bed);
     const configFile = record.argv[record.argv.indexOf('--mcp-config') + 1];
-    const config = JSON.parse(await readFile(configFile, 'utf8')) as { mcpServers: { c: { url: string; headers: Record<string, string> } } };
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as {
+      mcpServers: { c: { url: string; headers: Record<string, string> } };
+    };
     const url = new URL(config.mcpServers.c.url);
     // A web page reaching the port through DNS rebinding sends its own Host: refused even with the secret.
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', ...config.mcpServers.c.headers } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { host: 'evil.example', 'content-type': 'application/json', ...config.mcpServers.c.headers },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
     });
@@ -454,22 +658,46 @@ describe('edges of a tool loop', () => {
       tools: [weather],
       messages: [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_from_before', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_from_before',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_from_before', content: 'snow' },
       ],
     });
-    expect(done.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Answered from the transcript.' } });
+    expect(done.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { content: 'Answered from the transcript.' },
+    });
     const [record] = await chats(bed);
     expect(record.prompt).toContain('[tool result for call_from_before: snow]');
   });
 
   describe('a waiting process that died before the results came (docs/tool-mode.md "Live conversations")', () => {
     const lost = async (b: ToolBed) =>
-      ((await (await fetch(`${b.url}/health/detailed`)).json()) as { components: { cli_conversations: { lost: number; live: number } } }).components.cli_conversations;
+      (
+        (await (await fetch(`${b.url}/health/detailed`)).json()) as {
+          components: { cli_conversations: { lost: number; live: number } };
+        }
+      ).components.cli_conversations;
 
     it('killed while it waited: the results go to a fresh process with the transcript', async () => {
       bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 4 });
-      const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; type: string }> };
+      const first = (await (
+        await postJson(`${bed.url}/v1/messages`, {
+          model,
+          max_tokens: 50,
+          tools: nativeTools,
+          messages: [{ role: 'user', content: 'weather?' }],
+        })
+      ).json()) as { content: Array<{ id: string; type: string }> };
       expect(first.content[0].type).toBe('tool_use');
       const [record] = await chats(bed);
       expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
@@ -477,15 +705,27 @@ describe('edges of a tool loop', () => {
       expect(await waitFor(async () => (await cliCounts(bed!)).waiting === 0, 5000)).toBe(true);
       const res = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Answered from the transcript.' }]);
+      expect(((await res.json()) as { content: unknown[] }).content).toEqual([
+        { type: 'text', text: 'Answered from the transcript.' },
+      ]);
       const records = await chats(bed);
       expect(records).toHaveLength(2);
       expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
     });
 
     it('dying as the results reach it, before it printed anything: a fresh process with the transcript answers, once', async () => {
-      bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_DIE_ON_TOOL_RESULT: '1' } }, { cliLiveMax: 4 });
-      const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ id: string; type: string }> };
+      bed = await startToolBed(
+        { env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_DIE_ON_TOOL_RESULT: '1' } },
+        { cliLiveMax: 4 },
+      );
+      const first = (await (
+        await postJson(`${bed.url}/v1/messages`, {
+          model,
+          max_tokens: 50,
+          tools: nativeTools,
+          messages: [{ role: 'user', content: 'weather?' }],
+        })
+      ).json()) as { content: Array<{ id: string; type: string }> };
       expect(first.content[0].type).toBe('tool_use');
       const res = await postJson(`${bed.url}/v1/messages`, { ...resultsFor(first), stream: true });
       expect(res.status).toBe(200);
@@ -500,16 +740,27 @@ describe('edges of a tool loop', () => {
       expect(records).toHaveLength(2);
       expect(records[1].prompt).toContain(`[tool result for ${first.content[0].id}: sunny]`);
       expect(await lost(bed)).toMatchObject({ lost: 1, live: 1 });
-      expect(bed.proxy.logs().find((l) => String(l.msg).includes('had died'))).toMatchObject({ requestId: expect.any(String), pid: records[0].pid });
+      expect(bed.proxy.logs().find((l) => String(l.msg).includes('had died'))).toMatchObject({
+        requestId: expect.any(String),
+        pid: records[0].pid,
+      });
     });
   });
 
   it('a client that leaves while the answer to its results streams ends the CLI; nothing waits', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '2000' } });
     const controller = new AbortController();
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] }, { signal: controller.signal });
+    const res = await postJson(
+      `${bed.url}/v1/messages`,
+      { model, max_tokens: 50, stream: true, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] },
+      { signal: controller.signal },
+    );
     const events = await readSse(res);
-    const use = (events.find((e) => (e.data as { type?: string }).type === 'content_block_start')?.data as { content_block: { id: string } }).content_block;
+    const use = (
+      events.find((e) => (e.data as { type?: string }).type === 'content_block_start')?.data as {
+        content_block: { id: string };
+      }
+    ).content_block;
     expect((await cliCounts(bed)).waiting).toBe(1);
     // The results come back, and the client leaves while the answer streams (a token every 2 s).
     const second = await postJson(
@@ -521,7 +772,10 @@ describe('edges of a tool loop', () => {
         tools: nativeTools,
         messages: [
           { role: 'user', content: 'weather?' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: use.id, name: 'get_weather', input: { city: 'Paris' } }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: use.id, name: 'get_weather', input: { city: 'Paris' } }],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] },
         ],
       },
@@ -541,7 +795,11 @@ describe('edges of a tool loop', () => {
   it('a client that leaves while the tool calls stream ends the CLI; nothing waits', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOOL_DELAY_MS: '1500' } });
     const controller = new AbortController();
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] }, { signal: controller.signal });
+    const res = await postJson(
+      `${bed.url}/v1/messages`,
+      { model, max_tokens: 50, stream: true, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] },
+      { signal: controller.signal },
+    );
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('content_block_start')) seen += new TextDecoder().decode((await reader.read()).value);
@@ -558,11 +816,26 @@ describe('edges of a tool loop', () => {
   it('results that cannot get a CLI slot (a full queue) are refused before the CLI gets them, and it waits for the retry', async () => {
     const logDir = await mkdtemp(join(tmpdir(), 'mcp-slot-'));
     const log = join(logDir, 'mcp.log');
-    bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500', FAKE_CLI_MCP_LOG: log } }, { cliMaxConcurrent: 1, cliQueueSize: 0 });
-    const first = (await (await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages: [{ role: 'user', content: 'weather?' }] })).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    bed = await startToolBed(
+      { env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500', FAKE_CLI_MCP_LOG: log } },
+      { cliMaxConcurrent: 1, cliQueueSize: 0 },
+    );
+    const first = (await (
+      await postJson(`${bed.url}/v1/messages`, {
+        model,
+        max_tokens: 50,
+        tools: nativeTools,
+        messages: [{ role: 'user', content: 'weather?' }],
+      })
+    ).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
     const [toolCli] = await chats(bed);
     // Another chat takes the only slot for a few seconds.
-    const busy = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const busy = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const refused = await postJson(`${bed.url}/v1/messages`, resultsFor(first));
     expect(refused.status).toBe(429);
     // The CLI never saw the results, so it made no provider call for an answer nobody could read.
@@ -579,28 +852,56 @@ describe('edges of a tool loop', () => {
     const retried = (await retriedRes.json()) as { content: Array<{ text?: string }> };
     expect(retried).toMatchObject({ content: expect.any(Array) });
     expect(retried.content[0].text).toMatch(/sunny/);
-    expect(new Set((await mcpLog(log)).filter((e) => e.at === 'result').map((e) => e.pid))).toEqual(new Set([toolCli.pid]));
+    expect(new Set((await mcpLog(log)).filter((e) => e.at === 'result').map((e) => e.pid))).toEqual(
+      new Set([toolCli.pid]),
+    );
     await rm(logDir, { recursive: true, force: true });
   });
 
-  it('tools the provider runs itself and tool names the CLI cannot take are a 400 in the route\'s shape', async () => {
+  it("tools the provider runs itself and tool names the CLI cannot take are a 400 in the route's shape", async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } });
-    const native = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }], messages: [{ role: 'user', content: 'hi' }] });
+    const native = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(native.status).toBe(400);
-    const nativeBody = (await native.json()) as { error: { type: string; message: string; details: { field: string } } };
+    const nativeBody = (await native.json()) as {
+      error: { type: string; message: string; details: { field: string } };
+    };
     expect(nativeBody.error).toMatchObject({ type: 'invalid_request_error', details: { field: 'tools.0.type' } });
     expect(nativeBody.error.message).toMatch(/web_search_20250305.*provider runs itself.*\/api\/v1\/messages/);
 
-    const compat = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, tools: [{ type: 'web_search' }], messages: [{ role: 'user', content: 'hi' }] });
+    const compat = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      tools: [{ type: 'web_search' }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(compat.status).toBe(400);
-    expect(((await compat.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_request_error', param: 'tools.0.type' });
+    expect(((await compat.json()) as { error: { code: string; param: string } }).error).toMatchObject({
+      code: 'invalid_request_error',
+      param: 'tools.0.type',
+    });
 
-    const long = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: [{ name: 'x'.repeat(60), input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'hi' }] });
+    const long = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 50,
+      tools: [{ name: 'x'.repeat(60), input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(long.status).toBe(400);
     expect(((await long.json()) as { error: { message: string } }).error.message).toMatch(/at most 56/);
-    const dotted = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, tools: [{ type: 'function', function: { name: 'files.read' } }], messages: [{ role: 'user', content: 'hi' }] });
+    const dotted = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      tools: [{ type: 'function', function: { name: 'files.read' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(dotted.status).toBe(400);
-    expect(((await dotted.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'tools.0.name', message: expect.stringMatching(/letters, digits, _ and -/) });
+    expect(((await dotted.json()) as { error: { param: string; message: string } }).error).toMatchObject({
+      param: 'tools.0.name',
+      message: expect.stringMatching(/letters, digits, _ and -/),
+    });
     expect(await chats(bed)).toHaveLength(0);
   });
 });

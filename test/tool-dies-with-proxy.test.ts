@@ -22,15 +22,17 @@ const alive = (pid: number) => {
   }
 };
 
-describe.skipIf(!wrapper)(`a CLI whose proxy was killed (${wrapper ? 'setpriv found' : 'skipped: needs Linux and util-linux setpriv with --pdeathsig'})`, () => {
-  it('dies with it, so it can make no more provider calls', async () => {
-    const cli = await makeFakeCli({ scenario: 'hang' });
-    const base = await mkdtemp(join(tmpdir(), 'dies-with-proxy-'));
-    const root = new URL('..', import.meta.url).pathname;
-    const script = join(base, 'proxy.mts');
-    await writeFile(
-      script,
-      `import { CliBackend } from ${JSON.stringify(join(root, 'src/proxy/backends/cli-backend.ts'))};
+describe.skipIf(!wrapper)(
+  `a CLI whose proxy was killed (${wrapper ? 'setpriv found' : 'skipped: needs Linux and util-linux setpriv with --pdeathsig'})`,
+  () => {
+    it('dies with it, so it can make no more provider calls', async () => {
+      const cli = await makeFakeCli({ scenario: 'hang' });
+      const base = await mkdtemp(join(tmpdir(), 'dies-with-proxy-'));
+      const root = new URL('..', import.meta.url).pathname;
+      const script = join(base, 'proxy.mts');
+      await writeFile(
+        script,
+        `import { CliBackend } from ${JSON.stringify(join(root, 'src/proxy/backends/cli-backend.ts'))};
 import { validateSettings } from ${JSON.stringify(join(root, 'src/proxy/config.ts'))};
 import { createLogger } from ${JSON.stringify(join(root, 'src/proxy/logger.ts'))};
 import { createProfile } from ${JSON.stringify(join(root, 'src/proxy/profile.ts'))};
@@ -39,18 +41,21 @@ const config = validateSettings({ cliPath: ${JSON.stringify(cli.path)}, cliWorkD
 const backend = new CliBackend({ config, profile, logger: createLogger('silent'), findCli: () => ({ path: ${JSON.stringify(cli.path)}, searched: [] }), childEnv: ${JSON.stringify(childEnv)} });
 for await (const _ of backend.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal)) void _;
 `,
-    );
-    const proxy = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'ignore' });
-    try {
-      await expect.poll(async () => (await cli.records()).filter((r) => r.argv.includes('-p')).length, { timeout: 15_000 }).toBe(1);
-      const [record] = (await cli.records()).filter((r) => r.argv.includes('-p'));
-      expect(alive(record.pid)).toBe(true);
-      proxy.kill('SIGKILL');
-      await expect.poll(() => alive(record.pid), { timeout: 5000 }).toBe(false);
-    } finally {
-      proxy.kill('SIGKILL');
-      await cli.cleanup();
-      await rm(base, { recursive: true, force: true });
-    }
-  }, 30_000);
-});
+      );
+      const proxy = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'ignore' });
+      try {
+        await expect
+          .poll(async () => (await cli.records()).filter((r) => r.argv.includes('-p')).length, { timeout: 15_000 })
+          .toBe(1);
+        const [record] = (await cli.records()).filter((r) => r.argv.includes('-p'));
+        expect(alive(record.pid)).toBe(true);
+        proxy.kill('SIGKILL');
+        await expect.poll(() => alive(record.pid), { timeout: 5000 }).toBe(false);
+      } finally {
+        proxy.kill('SIGKILL');
+        await cli.cleanup();
+        await rm(base, { recursive: true, force: true });
+      }
+    }, 30_000);
+  },
+);

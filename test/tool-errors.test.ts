@@ -76,7 +76,9 @@ describe('failures before the answer starts keep their HTTP status', () => {
   it('the official OpenAI SDK sees the 401 as an AuthenticationError', async () => {
     const b = await start({ scenario: 'e401' });
     const client = new OpenAI({ baseURL: `${b.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
-    await expect(client.chat.completions.create(chat as OpenAI.ChatCompletionCreateParamsNonStreaming)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      client.chat.completions.create(chat as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
   it('an unusable working directory is a 500 naming CLI_WORKDIR', async () => {
@@ -109,7 +111,9 @@ describe('failures after the answer started become an error event in the stream'
     expect(error.error.code).toBe('internal_server_error');
     expect(error.error.message).toMatch(/exited with code 1/);
     // No finish chunk claims a normal end.
-    expect(events.some((e) => (e.data as { choices?: Array<{ finish_reason: string | null }> }).choices?.[0]?.finish_reason)).toBe(false);
+    expect(
+      events.some((e) => (e.data as { choices?: Array<{ finish_reason: string | null }> }).choices?.[0]?.finish_reason),
+    ).toBe(false);
     await waitFor(() => b.proxy.logText().includes('"errorType":"internal_server_error"'), 2000);
     expect(b.proxy.logText()).toContain('"errorType":"internal_server_error"');
   });
@@ -118,7 +122,12 @@ describe('failures after the answer started become an error event in the stream'
     const b = await start({ scenario: 'crash-mid' });
     const res = await postJson(`${b.url}/v1/messages`, { ...native, stream: true });
     const events = await readSse(res);
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'error',
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
   });
 
@@ -133,7 +142,10 @@ describe('failures after the answer started become an error event in the stream'
   it('the official OpenAI SDK stream throws on the in-stream error', async () => {
     const b = await start({ scenario: 'crash-mid' });
     const client = new OpenAI({ baseURL: `${b.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
-    const stream = await client.chat.completions.create({ ...chat, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const stream = await client.chat.completions.create({
+      ...chat,
+      stream: true,
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
     await expect(
       (async () => {
         for await (const _chunk of stream) void _chunk;
@@ -147,7 +159,9 @@ describe('noise and deadlines', () => {
     const b = await start({ scenario: 'garbage' });
     const res = await postJson(`${b.url}/compat/v1/chat/completions`, chat);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe('Hi from fake!');
+    expect(
+      ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content,
+    ).toBe('Hi from fake!');
     expect(b.proxy.logText()).toMatch(/unparseable line from the assistant CLI/);
   });
 
@@ -157,7 +171,12 @@ describe('noise and deadlines', () => {
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.map((e) => e.event)).toEqual([
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(events[2].data).toMatchObject({ delta: { type: 'text_delta', text: 'Hi from fake!' } });
   });
@@ -178,12 +197,15 @@ describe('noise and deadlines', () => {
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.at(-2)!.data).toMatchObject({ error: { code: 'timeout' } });
-    expect(((events.at(-2)!.data as CompatError).error.message)).toMatch(/REQUEST_TIMEOUT_MS/);
+    expect((events.at(-2)!.data as CompatError).error.message).toMatch(/REQUEST_TIMEOUT_MS/);
     expect(await waitFor(async () => (await b.cli.alivePids()).length === 0)).toBe(true);
   });
 
   it('retrying: the child gets the bounded retry setting, and a CLI still retrying at the deadline is a 503', async () => {
-    const b = await start({ scenario: 'retrying', retryDelayMs: 5000 }, { cliMaxRetries: 2, cliFirstTokenTimeoutMs: 500 });
+    const b = await start(
+      { scenario: 'retrying', retryDelayMs: 5000 },
+      { cliMaxRetries: 2, cliFirstTokenTimeoutMs: 500 },
+    );
     const res = await postJson(`${b.url}/v1/messages`, native);
     expect(res.status).toBe(503);
     expect(((await res.json()) as NativeError).error.message).toMatch(/still retrying/);
@@ -192,7 +214,11 @@ describe('noise and deadlines', () => {
   });
 
   it("overrides a user's own unbounded retry setting", async () => {
-    const b = await start({ scenario: 'retrying', retryDelayMs: 0 }, { cliMaxRetries: 0 }, { CLAUDE_CODE_MAX_RETRIES: '10', PROXY_ACCESS_KEY: 'a-secret-of-the-proxy' });
+    const b = await start(
+      { scenario: 'retrying', retryDelayMs: 0 },
+      { cliMaxRetries: 0 },
+      { CLAUDE_CODE_MAX_RETRIES: '10', PROXY_ACCESS_KEY: 'a-secret-of-the-proxy' },
+    );
     const res = await postJson(`${b.url}/v1/messages`, native);
     expect(res.status).toBe(503);
     const [record] = (await b.cli.records()).filter((r) => r.argv.includes('-p'));

@@ -43,7 +43,11 @@ describe('a client that disconnects', () => {
   it('mid-stream: the CLI child gets SIGTERM and no process remains', async () => {
     const b = await start({ reply: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), tokenDelayMs: 100 });
     const abort = new AbortController();
-    const res = await postJson(`${b.url}/compat/v1/chat/completions`, { ...chat, stream: true }, { signal: abort.signal });
+    const res = await postJson(
+      `${b.url}/compat/v1/chat/completions`,
+      { ...chat, stream: true },
+      { signal: abort.signal },
+    );
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('w1')) text += new TextDecoder().decode((await reader.read()).value);
@@ -58,7 +62,9 @@ describe('a client that disconnects', () => {
   it('before the answer starts (non-streaming): the child is ended too', async () => {
     const b = await start({ scenario: 'hang' });
     const abort = new AbortController();
-    const pending = postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 }, { signal: abort.signal }).catch((e: Error) => e);
+    const pending = postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 }, { signal: abort.signal }).catch(
+      (e: Error) => e,
+    );
     expect(await waitFor(async () => (await chatPids(b)).length === 1)).toBe(true);
     const [pid] = await chatPids(b);
     abort.abort();
@@ -95,24 +101,27 @@ async function waitingCount(b: ToolBed): Promise<number | undefined> {
 }
 
 describe('process groups', () => {
-  it.skipIf(process.platform === 'win32')('ending a child also ends what it started (a tool left running)', async () => {
-    const cli = await makeFakeCli({ scenario: 'hang' });
-    try {
-      // A CLI that starts a long-running "tool" in the background, then runs the fake.
-      const wrapper = join(cli.dir, 'cli-with-tool');
-      const marker = join(cli.dir, 'grandchild');
-      await writeFile(wrapper, `#!/bin/sh\nsleep 30 &\necho $! > '${marker}'\nexec '${cli.path}' "$@"\n`);
-      await chmod(wrapper, 0o755);
-      const b = await start({}, { cliPath: wrapper, cliFirstTokenTimeoutMs: 300 });
-      const res = await postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 });
-      expect(res.status).toBe(504);
-      const grandchild = Number((await readFile(marker, 'utf8')).trim());
-      expect(grandchild).toBeGreaterThan(0);
-      expect(await waitFor(() => !alive(grandchild), 5000)).toBe(true);
-    } finally {
-      await cli.cleanup();
-    }
-  });
+  it.skipIf(process.platform === 'win32')(
+    'ending a child also ends what it started (a tool left running)',
+    async () => {
+      const cli = await makeFakeCli({ scenario: 'hang' });
+      try {
+        // A CLI that starts a long-running "tool" in the background, then runs the fake.
+        const wrapper = join(cli.dir, 'cli-with-tool');
+        const marker = join(cli.dir, 'grandchild');
+        await writeFile(wrapper, `#!/bin/sh\nsleep 30 &\necho $! > '${marker}'\nexec '${cli.path}' "$@"\n`);
+        await chmod(wrapper, 0o755);
+        const b = await start({}, { cliPath: wrapper, cliFirstTokenTimeoutMs: 300 });
+        const res = await postJson(`${b.url}/v1/messages`, { ...chat, max_tokens: 5 });
+        expect(res.status).toBe(504);
+        const grandchild = Number((await readFile(marker, 'utf8')).trim());
+        expect(grandchild).toBeGreaterThan(0);
+        expect(await waitFor(() => !alive(grandchild), 5000)).toBe(true);
+      } finally {
+        await cli.cleanup();
+      }
+    },
+  );
 });
 
 describe('concurrency cap and queue', () => {
@@ -141,7 +150,9 @@ describe('concurrency cap and queue', () => {
 describe('shutdown', () => {
   it('ends every CLI child', async () => {
     const b = await start({ scenario: 'hang' }, { cliFirstTokenTimeoutMs: 60_000 });
-    const pending = [1, 2].map(() => postJson(`${b.url}/compat/v1/chat/completions`, { ...chat, stream: true }).catch((e: Error) => e));
+    const pending = [1, 2].map(() =>
+      postJson(`${b.url}/compat/v1/chat/completions`, { ...chat, stream: true }).catch((e: Error) => e),
+    );
     expect(await waitFor(async () => (await chatPids(b)).length === 2)).toBe(true);
     const pids = await chatPids(b);
     await b.proxy.close();

@@ -14,10 +14,15 @@ import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { billingRefusalText, startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
 
-const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cached = fileURLToPath(
+  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
 const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
 const present = existsSync(cliPath);
-if (!present) console.warn(`[tool-lanes-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+if (!present)
+  console.warn(
+    `[tool-lanes-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+  );
 
 describe.skipIf(!present)('billing lanes in tool mode with the real assistant CLI', () => {
   let sim: Simulator;
@@ -29,12 +34,33 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
     sim = await startSimulator({ knobs: { answerTools: false } });
     home = await mkdtemp(join(tmpdir(), 'lanes-real-cli-'));
     await mkdir(join(home, '.claude'), { recursive: true });
-    await writeCliCredentials(join(home, '.claude'), { accessToken: 'sk-ant-oat01-lanes-cli', refreshToken: 'sk-ant-ort01-lanes-cli', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(join(home, '.claude'), {
+      accessToken: 'sk-ant-oat01-lanes-cli',
+      refreshToken: 'sk-ant-ort01-lanes-cli',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const profile = createProfile();
     ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliMaxRetries: 0 },
-      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } }, usage: ledger },
+      {
+        cliPath,
+        cliWorkDir: join(home, 'work'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+        cliMaxRetries: 0,
+      },
+      {
+        deps: {
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        },
+        usage: ledger,
+      },
     );
   }, 60_000);
   afterAll(async () => {
@@ -45,8 +71,17 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
   });
   beforeEach(() => sim.reset());
 
-  const ask = (path: string, body: unknown) => fetch(`${proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const native = { model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'say hi' }] };
+  const ask = (path: string, body: unknown) =>
+    fetch(`${proxy.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const native = {
+    model: 'assistant-sonnet-4-20250514',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'say hi' }],
+  };
   const compat = { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] };
   const last = () => {
     return ledger.requests({ limit: 1 }).rows[0];
@@ -74,14 +109,22 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
     expect(body.error.type).toBe('invalid_request_error');
     expect(body.error.message).toMatch(/^The provider billed or refused this as third-party use of a subscription/);
     expect(body.error.message).toContain(billingRefusalText.extra_usage_off);
-    expect(last()).toMatchObject({ mode: 'tool', status: 400, refusal: 'extra_usage_off', billingLane: 'extra_usage', outcome: 'upstream_error' });
+    expect(last()).toMatchObject({
+      mode: 'tool',
+      status: 400,
+      refusal: 'extra_usage_off',
+      billingLane: 'extra_usage',
+      outcome: 'upstream_error',
+    });
 
     const streamed = await ask('/v1/messages', { ...native, stream: true });
     expect(streamed.status).toBe(400);
     const nativeBody = (await streamed.json()) as { type: string; error: { message: string } };
     expect(nativeBody.type).toBe('error');
     expect(nativeBody.error.message).toMatch(/^The provider billed or refused this as third-party use/);
-    expect(proxy.logs().filter((l) => l.msg === 'billing refusal: extra_usage_off' && l.mode === 'tool').length).toBe(2);
+    expect(proxy.logs().filter((l) => l.msg === 'billing refusal: extra_usage_off' && l.mode === 'tool').length).toBe(
+      2,
+    );
   }, 60_000);
 
   it('explains the CLI-only login refusal the same way', async () => {

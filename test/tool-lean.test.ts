@@ -21,51 +21,95 @@ async function lastChat(b: ToolBed): Promise<FakeCliRecord> {
 
 describe('thinking as the client asks', () => {
   it('is off without a request for it', async () => {
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 4000, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 4000,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('0');
   });
 
   it('passes a native budget on, cut below max_tokens', async () => {
-    await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'hi' }] });
+    await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 4000,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('2000');
-    await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 9000 }, messages: [{ role: 'user', content: 'hi' }] });
+    await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 3000,
+      thinking: { type: 'enabled', budget_tokens: 9000 },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('2999');
   });
 
   it('with max_tokens 100: answers without thinking and names the field it could not honour', async () => {
-    const res = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 100, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 100,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toContain('thinking');
     expect((await lastChat(bed)).env).toMatchObject({ MAX_THINKING_TOKENS: '0', CLAUDE_CODE_MAX_OUTPUT_TOKENS: '100' });
   });
 
   it("maps the compatible reasoning_effort to a budget; 'minimal' is off", async () => {
-    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, max_tokens: 8000, reasoning_effort: 'medium', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      max_tokens: 8000,
+      reasoning_effort: 'medium',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params') ?? '').not.toContain('reasoning_effort');
     expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('4096');
-    await postJson(`${bed.url}/compat/v1/chat/completions`, { model, reasoning_effort: 'minimal', messages: [{ role: 'user', content: 'hi' }] });
+    await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      reasoning_effort: 'minimal',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('0');
   });
 
   it('refuses a malformed thinking field or effort with a 400 naming it', async () => {
-    const native = await postJson(`${bed.url}/v1/messages`, { model, max_tokens: 100, thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'hi' }] });
+    const native = await postJson(`${bed.url}/v1/messages`, {
+      model,
+      max_tokens: 100,
+      thinking: { type: 'enabled' },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(native.status).toBe(400);
     expect(JSON.stringify(await native.json())).toContain('thinking');
-    const compat = await postJson(`${bed.url}/compat/v1/chat/completions`, { model, reasoning_effort: 'extreme', messages: [{ role: 'user', content: 'hi' }] });
+    const compat = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      reasoning_effort: 'extreme',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(compat.status).toBe(400);
     expect(JSON.stringify(await compat.json())).toContain('reasoning_effort');
   });
 });
 
 describe('CLI_USER_SETUP', () => {
-  it("on: no isolation flag and no isolation variable; the system prompt still goes through a file", async () => {
+  it('on: no isolation flag and no isolation variable; the system prompt still goes through a file', async () => {
     const b = await startToolBed({}, { cliUserSetup: true });
     try {
-      await postJson(`${b.url}/v1/messages`, { model, max_tokens: 10, system: 'Be kind.', messages: [{ role: 'user', content: 'hi' }] });
+      await postJson(`${b.url}/v1/messages`, {
+        model,
+        max_tokens: 10,
+        system: 'Be kind.',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       const rec = await lastChat(b);
-      expect(rec.argv.join(' ')).not.toMatch(/--setting-sources|--strict-mcp-config|--mcp-config|--no-session-persistence/);
+      expect(rec.argv.join(' ')).not.toMatch(
+        /--setting-sources|--strict-mcp-config|--mcp-config|--no-session-persistence/,
+      );
       expect(rec.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).toBeNull();
       expect(rec.argv).toContain('--tools');
       expect(rec.systemPrompt).toBe('Be kind.');

@@ -34,7 +34,11 @@ async function start(knobs: FakeCliKnobs = {}, settings: Settings = {}): Promise
 
 type Msg = { role: 'user' | 'assistant'; content: unknown };
 
-async function ask(b: ToolBed, messages: Msg[], extra: Record<string, unknown> = {}): Promise<{ status: number; text: string }> {
+async function ask(
+  b: ToolBed,
+  messages: Msg[],
+  extra: Record<string, unknown> = {},
+): Promise<{ status: number; text: string }> {
   const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, messages, ...extra });
   const body = (await res.json()) as { content?: Array<{ text: string }> };
   return { status: res.status, text: body.content?.map((c) => c.text).join('') ?? JSON.stringify(body) };
@@ -58,7 +62,9 @@ interface LiveView {
 }
 
 async function live(b: ToolBed): Promise<LiveView> {
-  const body = (await (await fetch(`${b.url}/health/detailed`)).json()) as { components: { cli_conversations: LiveView } };
+  const body = (await (await fetch(`${b.url}/health/detailed`)).json()) as {
+    components: { cli_conversations: LiveView };
+  };
   return body.components.cli_conversations;
 }
 
@@ -78,7 +84,11 @@ describe('a follow-up turn', () => {
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
     await expect.poll(async () => (await live(b)).idle).toBe(1);
 
-    const second: Msg[] = [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }];
+    const second: Msg[] = [
+      ...first,
+      { role: 'assistant', content: reply },
+      { role: 'user', content: 'What is my name?' },
+    ];
     expect(await ask(b, second)).toEqual({ status: 200, text: reply });
     const third: Msg[] = [...second, { role: 'assistant', content: reply }, { role: 'user', content: 'And my age?' }];
     expect(await ask(b, third)).toEqual({ status: 200, text: reply });
@@ -88,7 +98,12 @@ describe('a follow-up turn', () => {
     const [rec] = records;
     expect(rec.turns).toEqual(['My name is Ada.', 'What is my name?', 'And my age?']);
     // stdin holds exactly three lines: the first turn, then each new turn alone.
-    expect(rec.stdin!.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      rec
+        .stdin!.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { type: 'user', message: { role: 'user', content: 'My name is Ada.' } },
       { type: 'user', message: { role: 'user', content: 'What is my name?' } },
       { type: 'user', message: { role: 'user', content: 'And my age?' } },
@@ -111,7 +126,11 @@ describe('a follow-up turn', () => {
         { type: 'text', text: 'nice to meet you.\n' },
       ],
     };
-    await ask(b, [{ role: 'user', content: [{ type: 'text', text: 'My name is Ada.' }] }, resent, { role: 'user', content: 'Again?' }]);
+    await ask(b, [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Ada.' }] },
+      resent,
+      { role: 'user', content: 'Again?' },
+    ]);
     const records = await chatRecords(b);
     expect(records).toHaveLength(1);
     expect(records[0].turns).toEqual(['My name is Ada.', 'Again?']);
@@ -121,7 +140,11 @@ describe('a follow-up turn', () => {
     const b = await start();
     const first: Msg[] = [{ role: 'user', content: 'Clean with rm -rf /tmp/build' }];
     const answer = await ask(b, first);
-    await ask(b, [{ role: 'user', content: 'Clean with rm -rf / tmp/build' }, { role: 'assistant', content: answer.text }, { role: 'user', content: 'Sure?' }]);
+    await ask(b, [
+      { role: 'user', content: 'Clean with rm -rf / tmp/build' },
+      { role: 'assistant', content: answer.text },
+      { role: 'user', content: 'Sure?' },
+    ]);
     const records = await chatRecords(b);
     expect(records).toHaveLength(2);
     expect(records[1].turns[0]).toContain('rm -rf / tmp/build');
@@ -139,8 +162,13 @@ describe('a follow-up turn', () => {
       messages: [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }],
     });
     const events = await readSse(res);
-    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['message_start', 'content_block_delta', 'message_stop']));
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => (e.data as { delta: { text: string } }).delta.text).join('');
+    expect(events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['message_start', 'content_block_delta', 'message_stop']),
+    );
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => (e.data as { delta: { text: string } }).delta.text)
+      .join('');
     expect(text).toBe(reply);
     expect((await chatRecords(b))[0].turns).toEqual(['one', 'two']);
   });
@@ -150,7 +178,11 @@ describe('anything else starts a fresh process with the whole conversation', () 
   it('an edited history', async () => {
     const b = await start();
     await ask(b, [{ role: 'user', content: 'My name is Ada.' }]);
-    await ask(b, [{ role: 'user', content: 'My name is Grace.' }, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }]);
+    await ask(b, [
+      { role: 'user', content: 'My name is Grace.' },
+      { role: 'assistant', content: reply },
+      { role: 'user', content: 'What is my name?' },
+    ]);
     const records = await chatRecords(b);
     expect(records).toHaveLength(2);
     expect(records[1].turns).toHaveLength(1);
@@ -163,8 +195,24 @@ describe('anything else starts a fresh process with the whole conversation', () 
     const first: Msg[] = [{ role: 'user', content: 'one' }];
     await ask(b, first);
     await ask(b, [...first, { role: 'assistant', content: 'Something else' }, { role: 'user', content: 'two' }]);
-    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }], { system: 'Be terse.' });
-    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }], { max_tokens: 51 });
+    await ask(
+      b,
+      [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: reply },
+        { role: 'user', content: 'two' },
+      ],
+      { system: 'Be terse.' },
+    );
+    await ask(
+      b,
+      [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: reply },
+        { role: 'user', content: 'two' },
+      ],
+      { max_tokens: 51 },
+    );
     // The same first turn again (the history shortened back to it) cannot continue a process that answered it.
     await ask(b, first);
     const records = await chatRecords(b);
@@ -196,7 +244,12 @@ describe('a live process ends', () => {
     const abort = new AbortController();
     const res = await postJson(
       `${b.url}/v1/messages`,
-      { model, max_tokens: 50, stream: true, messages: [...first, { role: 'assistant', content: done.text }, { role: 'user', content: 'two' }] },
+      {
+        model,
+        max_tokens: 50,
+        stream: true,
+        messages: [...first, { role: 'assistant', content: done.text }, { role: 'user', content: 'two' }],
+      },
       { signal: abort.signal },
     );
     const reader = res.body!.getReader();
@@ -219,7 +272,10 @@ describe('a live process ends', () => {
   });
 
   it('CLI_LIVE_MAX bounds every process: warm, busy, idle and waiting for tools; a pending tool call never keeps a new chat from being kept', async () => {
-    const b = await start({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 3, cliPoolSize: 1, cliMaxConcurrent: 4 });
+    const b = await start(
+      { env: { FAKE_CLI_TOOL_CALLS: '1' } },
+      { cliLiveMax: 3, cliPoolSize: 1, cliMaxConcurrent: 4 },
+    );
     const tools = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
     const counts: number[] = [];
     const sample = async () => counts.push((await b.cli.alivePids()).length);
@@ -229,7 +285,12 @@ describe('a live process ends', () => {
     await sample();
     // Two tool loops stop at their calls: their processes wait for the results.
     for (const q of ['w1', 'w2']) {
-      const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, tools, messages: [{ role: 'user', content: q }] });
+      const res = await postJson(`${b.url}/v1/messages`, {
+        model,
+        max_tokens: 50,
+        tools,
+        messages: [{ role: 'user', content: q }],
+      });
       expect(((await res.json()) as { stop_reason: string }).stop_reason).toBe('tool_use');
       await sample();
     }
@@ -299,7 +360,11 @@ describe('the warm pool is the same mechanism with no history', () => {
     // The pool learned the spec and started a process that waits with no history.
     await expect.poll(async () => (await chatRecords(b)).length, { timeout: 5000 }).toBe(2);
     await ask(b, [{ role: 'user', content: 'one' }]);
-    await ask(b, [{ role: 'user', content: 'one' }, { role: 'assistant', content: reply }, { role: 'user', content: 'two' }]);
+    await ask(b, [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: reply },
+      { role: 'user', content: 'two' },
+    ]);
     const withOne = (await chatRecords(b)).filter((r) => r.turns.includes('one'));
     expect(withOne).toHaveLength(1);
     expect(withOne[0].turns).toEqual(['one', 'two']);
@@ -308,7 +373,11 @@ describe('the warm pool is the same mechanism with no history', () => {
 
 describe('a live process that died between turns', () => {
   const first: Msg[] = [{ role: 'user', content: 'My name is Ada.' }];
-  const follow: Msg[] = [...first, { role: 'assistant', content: reply }, { role: 'user', content: 'What is my name?' }];
+  const follow: Msg[] = [
+    ...first,
+    { role: 'assistant', content: reply },
+    { role: 'user', content: 'What is my name?' },
+  ];
 
   /** The follow-up went to a second, fresh process whose one turn is the whole conversation. */
   async function answeredAfresh(b: ToolBed): Promise<void> {
@@ -333,17 +402,26 @@ describe('a live process that died between turns', () => {
     expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
     await answeredAfresh(b);
     // The fresh process continues as a live conversation.
-    expect(await ask(b, [...follow, { role: 'assistant', content: reply }, { role: 'user', content: 'Thanks.' }])).toEqual({ status: 200, text: reply });
+    expect(
+      await ask(b, [...follow, { role: 'assistant', content: reply }, { role: 'user', content: 'Thanks.' }]),
+    ).toEqual({ status: 200, text: reply });
     expect((await chatRecords(b))[1].turns.slice(1)).toEqual(['Thanks.']);
   });
 
   it('the same when the follow-up is streamed on the compatible route', async () => {
     const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash' } });
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
-    const res = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, stream: true, messages: follow });
+    const res = await postJson(`${b.url}/compat/v1/chat/completions`, {
+      model,
+      max_tokens: 50,
+      stream: true,
+      messages: follow,
+    });
     expect(res.status).toBe(200);
     const events = await readSse(res);
-    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => e.data as { error?: unknown; choices: Array<{ delta: { content?: string } }> });
+    const chunks = events
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => e.data as { error?: unknown; choices: Array<{ delta: { content?: string } }> });
     expect(chunks.some((c) => c.error)).toBe(false);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(reply);
     await answeredAfresh(b);
@@ -398,13 +476,18 @@ describe('a live process that died between turns', () => {
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
     const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: follow });
     const events = await readSse(res);
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'error',
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
     expect(await chatRecords(b)).toHaveLength(1);
     expect(await live(b)).toMatchObject({ live: 0, lost: 0 });
   });
 
-  it('at most one fresh try: when it fails too, the route family\'s error shape', async () => {
+  it("at most one fresh try: when it fails too, the route family's error shape", async () => {
     const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash' } });
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
     // From now on every new process crashes at start; the live one still runs with the old knobs.
@@ -436,18 +519,45 @@ describe('a warm process found dead when it is taken', () => {
     const cli = await makeFakeCli();
     const base = await mkdtemp(join(tmpdir(), 'warm-dead-'));
     const profile = createProfile({});
-    const config = validateSettings({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), cliLiveMax: 4, cliPoolSize: 1, logLevel: 'debug' }, profile);
+    const config = validateSettings(
+      {
+        cliPath: cli.path,
+        cliWorkDir: join(base, 'work'),
+        dataDir: join(base, 'data'),
+        cliLiveMax: 4,
+        cliPoolSize: 1,
+        logLevel: 'debug',
+      },
+      profile,
+    );
     let logText = '';
-    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }));
-    const backend = new CliBackend({ config, profile, logger, findCli: () => ({ path: cli.path, searched: [] }), childEnv });
+    const logger = createLogger(
+      'debug',
+      new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }),
+    );
+    const backend = new CliBackend({
+      config,
+      profile,
+      logger,
+      findCli: () => ({ path: cli.path, searched: [] }),
+      childEnv,
+    });
     const cliModel = 'claude-sonnet-4-20250514';
     const text = async (events: AsyncIterable<NativeStreamEvent>) => {
       let out = '';
-      for await (const e of events) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') out += e.delta.text;
+      for await (const e of events)
+        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') out += e.delta.text;
       return out;
     };
     try {
-      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'warm-up' }] }, new AbortController().signal))).toBe(reply);
+      expect(
+        await text(
+          backend.stream(
+            { model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'warm-up' }] },
+            new AbortController().signal,
+          ),
+        ),
+      ).toBe(reply);
       await expect.poll(() => backend.poolSnapshot().warm, { timeout: 5000 }).toBe(1);
       const chats = async () => (await cli.records()).filter((r) => r.argv.includes('-p'));
       await expect.poll(async () => (await chats()).length, { timeout: 5000 }).toBe(2);
@@ -456,7 +566,14 @@ describe('a warm process found dead when it is taken', () => {
       process.kill(warm.pid, 'SIGKILL');
       const until = Date.now() + 5000;
       while (readFileSync(`/proc/${warm.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
-      expect(await text(backend.stream({ model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] }, new AbortController().signal))).toBe(reply);
+      expect(
+        await text(
+          backend.stream(
+            { model: cliModel, max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] },
+            new AbortController().signal,
+          ),
+        ),
+      ).toBe(reply);
       const answeredBy = (await chats()).filter((r) => r.turns.includes('hello'));
       expect(answeredBy).toHaveLength(1);
       expect(answeredBy[0].pid).not.toBe(warm.pid);
@@ -475,12 +592,34 @@ describe('a live process found dead before the registry saw it exit', () => {
     const cli = await makeFakeCli();
     const base = await mkdtemp(join(tmpdir(), 'live-dead-'));
     const profile = createProfile({});
-    const config = validateSettings({ cliPath: cli.path, cliWorkDir: join(base, 'work'), dataDir: join(base, 'data'), cliLiveMax: 4, cliPoolSize: 0, logLevel: 'debug' }, profile);
+    const config = validateSettings(
+      {
+        cliPath: cli.path,
+        cliWorkDir: join(base, 'work'),
+        dataDir: join(base, 'data'),
+        cliLiveMax: 4,
+        cliPoolSize: 0,
+        logLevel: 'debug',
+      },
+      profile,
+    );
     let logText = '';
-    const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }));
-    const backend = new CliBackend({ config, profile, logger: logger.child({ requestId: 'req-test' }), findCli: () => ({ path: cli.path, searched: [] }), childEnv });
+    const logger = createLogger(
+      'debug',
+      new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }),
+    );
+    const backend = new CliBackend({
+      config,
+      profile,
+      logger: logger.child({ requestId: 'req-test' }),
+      findCli: () => ({ path: cli.path, searched: [] }),
+      childEnv,
+    });
     const cliModel = 'claude-sonnet-4-20250514';
-    const answer = async (events: AsyncIterator<NativeStreamEvent>, firstOne?: Promise<IteratorResult<NativeStreamEvent>>) => {
+    const answer = async (
+      events: AsyncIterator<NativeStreamEvent>,
+      firstOne?: Promise<IteratorResult<NativeStreamEvent>>,
+    ) => {
       let text = '';
       for (let r = await (firstOne ?? events.next()); !r.done; r = await events.next()) {
         if (r.value.type === 'content_block_delta' && r.value.delta.type === 'text_delta') text += r.value.delta.text;
@@ -489,7 +628,8 @@ describe('a live process found dead before the registry saw it exit', () => {
     };
     try {
       const one = [{ role: 'user' as const, content: 'My name is Ada.' }];
-      expect(await answer(backend.stream({ model: cliModel, max_tokens: 50, messages: one }, new AbortController().signal)[Symbol.asyncIterator]())).toBe(reply);
+      const first = backend.stream({ model: cliModel, max_tokens: 50, messages: one }, new AbortController().signal);
+      expect(await answer(first[Symbol.asyncIterator]())).toBe(reply);
       expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
       const [rec] = (await cli.records()).filter((r) => r.argv.includes('-p'));
 
@@ -498,8 +638,13 @@ describe('a live process found dead before the registry saw it exit', () => {
       const until = Date.now() + 5000;
       while (readFileSync(`/proc/${rec.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
       expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
-      const two = [...one, { role: 'assistant' as const, content: reply }, { role: 'user' as const, content: 'What is my name?' }];
-      const events = backend.stream({ model: cliModel, max_tokens: 50, messages: two }, new AbortController().signal)[Symbol.asyncIterator]();
+      const two = [
+        ...one,
+        { role: 'assistant' as const, content: reply },
+        { role: 'user' as const, content: 'What is my name?' },
+      ];
+      const second = backend.stream({ model: cliModel, max_tokens: 50, messages: two }, new AbortController().signal);
+      const events = second[Symbol.asyncIterator]();
       // The first step runs up to the continuation's write before the event loop can reap the child.
       const firstOne = events.next();
       expect(await answer(events, firstOne)).toBe(reply);

@@ -19,11 +19,15 @@ import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
 
 // `npm run test:setup` installs the pinned CLI into .cache/real-cli; REAL_ASSISTANT_CLI points elsewhere.
-const cached = fileURLToPath(new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url));
+const cached = fileURLToPath(
+  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
 const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
 const present = existsSync(cliPath);
 if (!present) {
-  console.warn(`[tool-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+  console.warn(
+    `[tool-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+  );
 }
 
 describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
@@ -33,15 +37,27 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
   let ledger: UsageLedger;
 
   beforeAll(async () => {
-    sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false } });
+    sim = await startSimulator({
+      knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false },
+    });
     home = await mkdtemp(join(tmpdir(), 'real-cli-home-'));
     const configDir = join(home, '.claude');
     await mkdir(configDir, { recursive: true });
-    await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-test', refreshToken: 'sk-ant-ort01-real-cli-test', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(configDir, {
+      accessToken: 'sk-ant-oat01-real-cli-test',
+      refreshToken: 'sk-ant-ort01-real-cli-test',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const profile = createProfile();
     ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000 },
+      {
+        cliPath,
+        cliWorkDir: join(home, 'work'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+      },
       {
         deps: {
           childEnv: {
@@ -67,17 +83,29 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     const res = await fetch(`${proxy.url}/health/detailed`, { headers: proxy.owner });
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
-    expect(body.components.assistant_cli).toMatchObject({ status: 'healthy', path: cliPath, version: expect.stringMatching(/^\d+\.\d+\.\d+$/), authenticated: true });
+    expect(body.components.assistant_cli).toMatchObject({
+      status: 'healthy',
+      path: cliPath,
+      version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+      authenticated: true,
+    });
     expect(body.components.authentication).toMatchObject({ status: 'healthy', logged_in: true });
   });
 
   it('answers the OpenAI SDK, streamed and not, with the upstream text', async () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy' });
-    const done = await client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] });
+    const done = await client.chat.completions.create({
+      model: 'assistant-sonnet-4-20250514',
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
     expect(done.choices[0].message.content).toBe('Hello from the simulator through the real CLI');
     expect(done.choices[0].finish_reason).toBe('stop');
     expect(done.usage?.completion_tokens).toBeGreaterThan(0);
-    const stream = await client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', stream: true, messages: [{ role: 'user', content: 'say hi' }] });
+    const stream = await client.chat.completions.create({
+      model: 'assistant-sonnet-4-20250514',
+      stream: true,
+      messages: [{ role: 'user', content: 'say hi' }],
+    });
     const parts: string[] = [];
     for await (const chunk of stream) parts.push(chunk.choices[0]?.delta?.content ?? '');
     expect(parts.join('')).toBe('Hello from the simulator through the real CLI');
@@ -121,8 +149,14 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     };
     try {
       const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
-      await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-      const limits = (await (await fetch(`${proxy.url}/usage/limits`, { headers: proxy.owner })).json()) as { windows: Array<{ source: string; window: string; utilization: number }> };
+      await client.messages.create({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      const limits = (await (await fetch(`${proxy.url}/usage/limits`, { headers: proxy.owner })).json()) as {
+        windows: Array<{ source: string; window: string; utilization: number }>;
+      };
       const cli = limits.windows.filter((w) => w.source === 'cli');
       expect(cli.map((w) => [w.window, w.utilization])).toEqual(expect.arrayContaining([['five_hour', 0.18]]));
     } finally {
@@ -132,14 +166,21 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
 
   it("honours max_tokens: the real CLI sends the client's limit to the provider (the output-limit variable)", async () => {
     const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy' });
-    const res = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 77, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await client.messages.create({
+      model: 'assistant-sonnet-4-20250514',
+      max_tokens: 77,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.content[0]).toMatchObject({ type: 'text' });
     expect((sim.requests('/v1/messages').at(-1)!.json as { max_tokens: number }).max_tokens).toBe(77);
   }, 120_000);
 
   it("maps the provider's refusals, seen through the real CLI, to faithful statuses within seconds", async () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
-    const ask = () => client.chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] }).catch((e: unknown) => e);
+    const ask = () =>
+      client.chat.completions
+        .create({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'say hi' }] })
+        .catch((e: unknown) => e);
     sim.knobs.failWith = { status: 401 };
     const unauthorized = await ask();
     expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
@@ -153,19 +194,47 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
   it('answers from a warm pooled CLI that waited longer than the CLI waits for a text prompt (its stream-json input waits)', async () => {
     const profile = createProfile();
     const pooled = await startProxy(
-      { cliPath, cliWorkDir: join(home, 'work-pool'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, cliPoolSize: 1 },
-      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } } },
+      {
+        cliPath,
+        cliWorkDir: join(home, 'work-pool'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+        cliPoolSize: 1,
+      },
+      {
+        deps: {
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        },
+      },
     );
     try {
       const client = new Anthropic({ baseURL: pooled.url, apiKey: 'dummy', maxRetries: 0 });
-      const ask = () => client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'say hi' }] });
+      const ask = () =>
+        client.messages.create({
+          model: 'assistant-sonnet-4-20250514',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'say hi' }],
+        });
       await ask();
-      const poolOf = async () => ((await (await fetch(`${pooled.url}/health/detailed`)).json()) as { components: { cli_pool: { warm: number; hits: number } } }).components.cli_pool;
+      const poolOf = async () =>
+        (
+          (await (await fetch(`${pooled.url}/health/detailed`)).json()) as {
+            components: { cli_pool: { warm: number; hits: number } };
+          }
+        ).components.cli_pool;
       await expect.poll(async () => (await poolOf()).warm, { timeout: 20_000 }).toBe(1);
       // The real CLI reading a text prompt gives up after 3 s of silence on stdin; a pooled one must outlive that.
       await new Promise((r) => setTimeout(r, 4_000));
       const second = await ask();
-      expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello from the simulator through the real CLI' })]);
+      expect(second.content).toEqual([
+        expect.objectContaining({ type: 'text', text: 'Hello from the simulator through the real CLI' }),
+      ]);
       expect((await poolOf()).hits).toBe(1);
     } finally {
       await pooled.close();
@@ -184,13 +253,25 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
 
   async function userSetup(dir: string): Promise<void> {
     const configDir = join(dir, '.claude');
-    await writeCliCredentials(configDir, { accessToken: 'sk-ant-oat01-real-cli-test', refreshToken: 'sk-ant-ort01-real-cli-test', expiresAt: Date.now() + 3_600_000 });
+    await writeCliCredentials(configDir, {
+      accessToken: 'sk-ant-oat01-real-cli-test',
+      refreshToken: 'sk-ant-ort01-real-cli-test',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const hook = (name: string) => [{ hooks: [{ type: 'command', command: `touch ${join(dir, name)}` }] }];
-    await writeFile(join(configDir, 'settings.json'), JSON.stringify({ hooks: { UserPromptSubmit: hook('prompt-hook-ran'), SessionStart: hook('session-hook-ran') } }));
+    await writeFile(
+      join(configDir, 'settings.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: hook('prompt-hook-ran'), SessionStart: hook('session-hook-ran') } }),
+    );
     await writeFile(join(configDir, 'CLAUDE.md'), `${memoryMarker}\n`);
     await writeFile(
       join(dir, '.claude.json'),
-      JSON.stringify({ hasCompletedOnboarding: true, mcpServers: { marker: { type: 'stdio', command: 'sh', args: ['-c', `touch ${join(dir, 'mcp-ran')}; sleep 30`] } } }),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        mcpServers: {
+          marker: { type: 'stdio', command: 'sh', args: ['-c', `touch ${join(dir, 'mcp-ran')}; sleep 30`] },
+        },
+      }),
     );
   }
 
@@ -199,10 +280,13 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
     return existsSync(projects) ? readdirSync(projects, { recursive: true }).map(String) : [];
   }
 
-  const bodies = () => sim.requests('/v1/messages').map((r) => ({ bytes: r.body.length, json: r.json as Record<string, any> }));
+  const bodies = () =>
+    sim.requests('/v1/messages').map((r) => ({ bytes: r.body.length, json: r.json as Record<string, any> }));
 
   beforeAll(async () => {
-    sim = await startSimulator({ knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false } });
+    sim = await startSimulator({
+      knobs: { replyText: 'Hello from the simulator through the real CLI', answerTools: false },
+    });
     home = await mkdtemp(join(tmpdir(), 'real-cli-iso-'));
   }, 60_000);
 
@@ -215,8 +299,18 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
     const profile = createProfile();
     // Only what the user's own shell would give: no variable of ours beyond the simulator's address.
     return startProxy(
-      { cliPath, cliWorkDir: join(dir, 'work'), dataDir: join(dir, 'data'), modes: ['tool'], cliFirstTokenTimeoutMs: 60_000, rateLimitPerMinute: 1000, ...settings },
-      { deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, [profile.cli.baseUrlEnv]: sim.url } } },
+      {
+        cliPath,
+        cliWorkDir: join(dir, 'work'),
+        dataDir: join(dir, 'data'),
+        modes: ['tool'],
+        cliFirstTokenTimeoutMs: 60_000,
+        rateLimitPerMinute: 1000,
+        ...settings,
+      },
+      {
+        deps: { childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, [profile.cli.baseUrlEnv]: sim.url } },
+      },
     );
   }
 
@@ -227,7 +321,11 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
     try {
       sim.reset();
       const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
-      await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] });
+      await client.messages.create({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Say hi' }],
+      });
       expect(existsSync(join(dir, 'prompt-hook-ran'))).toBe(true);
       expect(existsSync(join(dir, 'mcp-ran'))).toBe(true);
       expect(JSON.stringify(bodies().map((b) => b.json))).toContain('MEMORY-MARKER-7f3a');
@@ -244,7 +342,11 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
     try {
       sim.reset();
       const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
-      const first = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 64, messages: [{ role: 'user', content: 'Say hi' }] });
+      const first = await client.messages.create({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Say hi' }],
+      });
       const answer = (first.content[0] as { text: string }).text;
       await client.messages.create({
         model: 'assistant-sonnet-4-20250514',
@@ -260,7 +362,10 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
       expect(existsSync(join(dir, 'mcp-ran'))).toBe(false);
       expect(transcripts(dir)).toEqual([]);
       // Two chats, two provider calls and no side request (the CLI's telemetry and checks are off).
-      expect(sim.received.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /v1/messages', 'POST /v1/messages']);
+      expect(sim.received.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual([
+        'POST /v1/messages',
+        'POST /v1/messages',
+      ]);
       const [one, two] = bodies();
       expect(JSON.stringify([one.json, two.json])).not.toContain('MEMORY-MARKER-7f3a');
       // Lean: no tool definitions, the short default system prompt, no thinking nobody asked for.
@@ -273,7 +378,9 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
       expect(JSON.stringify(two.json.messages[1])).toContain(answer);
       expect(JSON.stringify(two.json.messages[2])).toContain('And once more');
       expect(JSON.stringify(two.json.messages)).not.toContain('<turn role=');
-      const health = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as { components: { cli_conversations: { continued: number; live: number } } };
+      const health = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as {
+        components: { cli_conversations: { continued: number; live: number } };
+      };
       expect(health.components.cli_conversations).toMatchObject({ continued: 1, live: 1 });
     } finally {
       await proxy.close();
@@ -290,7 +397,11 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
         fetch(`${proxy.url}/v1/messages`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], ...body }),
+          body: JSON.stringify({
+            model: 'assistant-sonnet-4-20250514',
+            messages: [{ role: 'user', content: 'hi' }],
+            ...body,
+          }),
         });
       const asked = await ask({ max_tokens: 5000, thinking: { type: 'enabled', budget_tokens: 2000 } });
       expect(asked.status).toBe(200);
@@ -302,7 +413,12 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: isolated, lean
       const compat = await fetch(`${proxy.url}/compat/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 3000, reasoning_effort: 'medium', messages: [{ role: 'user', content: 'hi' }] }),
+        body: JSON.stringify({
+          model: 'assistant-sonnet-4-20250514',
+          max_tokens: 3000,
+          reasoning_effort: 'medium',
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
       });
       expect(compat.status).toBe(200);
       expect(bodies().at(-1)!.json.thinking).toMatchObject({ type: 'enabled', budget_tokens: 2999 });

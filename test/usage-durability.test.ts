@@ -17,7 +17,11 @@ afterEach(() => {
 describe('usage ledger durability', () => {
   it('keeps every row recorded more than a second before a kill -9, and the file opens afterwards', async () => {
     dir = mkdtempSync(join(tmpdir(), 'usage-durability-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'usage-durability-child.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'usage-durability-child.ts'), dir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const recorded: Array<[string, number]> = [];
     let buf = '';
     child.stdout.setEncoding('utf8');

@@ -28,7 +28,11 @@ afterAll(async () => {
 
 describe('usage ledger when the proxy is killed', () => {
   it('keeps every request answered more than a second before a kill -9 of the proxy', async () => {
-    const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-kill-abcdef123456', refreshToken: 'sk-ant-ort01-kill-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+    const credentialsPath = await writeCliCredentials(dir, {
+      accessToken: 'sk-ant-oat01-kill-abcdef123456',
+      refreshToken: 'sk-ant-ort01-kill-abcdef123456',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const port = await freePort();
     const dataDir = join(dir, 'data');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/proxy/cli.ts'], {
@@ -52,7 +56,10 @@ describe('usage ledger when the proxy is killed', () => {
     try {
       const up = Date.now() + 20_000;
       for (;;) {
-        const ok = await fetch(`${url}/health`).then(() => true, () => false);
+        const ok = await fetch(`${url}/health`).then(
+          () => true,
+          () => false,
+        );
         if (ok) break;
         if (Date.now() > up) throw new Error('the proxy did not start');
         await new Promise((r) => setTimeout(r, 100));
@@ -67,7 +74,11 @@ describe('usage ledger when the proxy is killed', () => {
             const res = await fetch(`${url}/api/v1/messages`, {
               method: 'POST',
               headers: { 'content-type': 'application/json', 'x-request-id': id },
-              body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+              body: JSON.stringify({
+                model: 'assistant-sonnet-4-20250514',
+                max_tokens: 20,
+                messages: [{ role: 'user', content: 'hi' }],
+              }),
             });
             await res.arrayBuffer();
             if (res.status === 200) answered.push([id, Date.now()]);

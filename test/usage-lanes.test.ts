@@ -24,9 +24,22 @@ describe('billing lanes in direct mode', () => {
   beforeAll(async () => {
     sim = await startSimulator();
     dir = await mkdtemp(join(tmpdir(), 'usage-lanes-'));
-    const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-lanes', refreshToken: 'sk-ant-ort01-lanes', expiresAt: Date.now() + 3_600_000 });
+    const credentialsPath = await writeCliCredentials(dir, {
+      accessToken: 'sk-ant-oat01-lanes',
+      refreshToken: 'sk-ant-ort01-lanes',
+      expiresAt: Date.now() + 3_600_000,
+    });
     ledger = UsageLedger.open({ dataDir: join(dir, 'data'), retentionDays: 30, maxMb: 16 });
-    proxy = await startProxy({ apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, modes: ['direct'], rateLimitPerMinute: 1000 }, { usage: ledger });
+    proxy = await startProxy(
+      {
+        apiBaseUrl: sim.url,
+        credentialsPath,
+        oauthTokenUrl: sim.cliTokenUrl,
+        modes: ['direct'],
+        rateLimitPerMinute: 1000,
+      },
+      { usage: ledger },
+    );
   });
   afterAll(async () => {
     await proxy?.close();
@@ -37,7 +50,11 @@ describe('billing lanes in direct mode', () => {
   beforeEach(() => sim.reset());
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${proxy.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const last = async () => {
     const res = await fetch(`${proxy.url}/usage/requests?limit=1`, { headers: proxy.owner });
     return ((await res.json()) as { requests: Array<Record<string, unknown>> }).requests[0];
@@ -45,17 +62,31 @@ describe('billing lanes in direct mode', () => {
 
   it('records the plan when the unified headers say no overage, on both direct routes, streamed or not', async () => {
     sim.knobs.overage = { inUse: false };
-    for (const [path, body] of [['/api/v1/messages', native], ['/api/v1/messages', { ...native, stream: true }], ['/api/v1/chat/completions', compat], ['/api/v1/chat/completions', { ...compat, stream: true }]] as const) {
+    for (const [path, body] of [
+      ['/api/v1/messages', native],
+      ['/api/v1/messages', { ...native, stream: true }],
+      ['/api/v1/chat/completions', compat],
+      ['/api/v1/chat/completions', { ...compat, stream: true }],
+    ] as const) {
       const res = await post(path, body);
       expect(res.status).toBe(200);
       await res.text();
-      expect(await last()).toMatchObject({ route: path, billing_lane: 'plan', outcome: 'ok', refusal: null, tokens_partial: false });
+      expect(await last()).toMatchObject({
+        route: path,
+        billing_lane: 'plan',
+        outcome: 'ok',
+        refusal: null,
+        tokens_partial: false,
+      });
     }
   });
 
   it('records extra usage when the provider says overage is in use', async () => {
     sim.knobs.overage = { inUse: true, utilization: 0.05 };
-    for (const [path, body] of [['/api/v1/messages', { ...native, stream: true }], ['/api/v1/chat/completions', compat]] as const) {
+    for (const [path, body] of [
+      ['/api/v1/messages', { ...native, stream: true }],
+      ['/api/v1/chat/completions', compat],
+    ] as const) {
       const res = await post(path, body);
       await res.text();
       expect(await last()).toMatchObject({ route: path, billing_lane: 'extra_usage', outcome: 'ok' });
@@ -79,9 +110,17 @@ describe('billing lanes in direct mode', () => {
     expect(compatRes.status).toBe(400);
     const compatBody = (await compatRes.json()) as { error: { message: string; type: string } };
     expect(compatBody.error.type).toBe('invalid_request_error');
-    expect(compatBody.error.message).toMatch(/^The provider billed or refused this as third-party use of a subscription/);
+    expect(compatBody.error.message).toMatch(
+      /^The provider billed or refused this as third-party use of a subscription/,
+    );
     expect(compatBody.error.message).toContain(billingRefusalText.extra_usage_off);
-    expect(await last()).toMatchObject({ route: '/api/v1/chat/completions', status: 400, outcome: 'upstream_error', refusal: 'extra_usage_off', billing_lane: 'extra_usage' });
+    expect(await last()).toMatchObject({
+      route: '/api/v1/chat/completions',
+      status: 400,
+      outcome: 'upstream_error',
+      refusal: 'extra_usage_off',
+      billing_lane: 'extra_usage',
+    });
 
     const nativeRes = await post('/api/v1/messages', native);
     expect(nativeRes.status).toBe(400);
@@ -103,7 +142,11 @@ describe('billing lanes in direct mode', () => {
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error.message).toMatch(/^This login only works through the CLI/);
     expect(body.error.message).toContain('tool mode (/v1, /compat/v1)');
-    expect(await last()).toMatchObject({ refusal: 'cli_only_credential', billing_lane: 'plan', outcome: 'upstream_error' });
+    expect(await last()).toMatchObject({
+      refusal: 'cli_only_credential',
+      billing_lane: 'plan',
+      outcome: 'upstream_error',
+    });
     // The client's own key is not a subscription login: the same simulator serves it.
     const own = await post('/api/v1/chat/completions', compat, { 'x-api-key': 'sk-ant-api03-client-own-key' });
     expect(own.status).toBe(200);
@@ -118,7 +161,10 @@ describe('billing lanes in direct mode', () => {
     // The provider ends the stream after half the deltas, without message_delta: the old rows kept message_start's 1.
     sim.knobs.streamFault = 'truncate';
     for (const path of ['/api/v1/messages', '/api/v1/chat/completions']) {
-      const cut = await post(path, path.endsWith('messages') ? { ...native, stream: true } : { ...compat, stream: true });
+      const cut = await post(
+        path,
+        path.endsWith('messages') ? { ...native, stream: true } : { ...compat, stream: true },
+      );
       await cut.text();
       const row = await last();
       expect(row).toMatchObject({ route: path, output_tokens: null, tokens_partial: true, outcome: 'upstream_error' });
@@ -137,11 +183,21 @@ describe('billing lanes in direct mode', () => {
   it('shows each window with its pace, the overage state and extra-usage use in /usage/limits, and who used the 5-hour window', async () => {
     const now = Math.floor(Date.now() / 1000);
     // 60 % used two hours into the window: 30 % an hour, the limit in 1 h 20 min, before the reset in 3 h.
-    sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(now + 3 * 3600), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
+    sim.knobs.quotaHeaders = {
+      'anthropic-ratelimit-unified-5h-utilization': '0.6',
+      'anthropic-ratelimit-unified-5h-reset': String(now + 3 * 3600),
+      'anthropic-ratelimit-unified-5h-status': 'allowed_warning',
+    };
     sim.knobs.overage = { inUse: true, utilization: 0.1, resetsAt: now + 20 * 86_400 };
     await (await post('/api/v1/messages', native, { 'user-agent': 'curl/8.5.0' })).text();
     const limits = (await (await fetch(`${proxy.url}/usage/limits`, { headers: proxy.owner })).json()) as {
-      windows: Array<{ source: string; window: string; utilization: number; length_seconds: number | null; pace: { expected_at_reset: number; limit_at: number | null; reaches_limit_before_reset: boolean } | null }>;
+      windows: Array<{
+        source: string;
+        window: string;
+        utilization: number;
+        length_seconds: number | null;
+        pace: { expected_at_reset: number; limit_at: number | null; reaches_limit_before_reset: boolean } | null;
+      }>;
       overage: Array<{ source: string; status: string; in_use: boolean }>;
       extra_usage: { requests: number; since: number };
     };
@@ -155,17 +211,23 @@ describe('billing lanes in direct mode', () => {
     expect(limits.overage).toEqual([expect.objectContaining({ source: 'direct', status: 'allowed', in_use: true })]);
     expect(limits.extra_usage.requests).toBeGreaterThanOrEqual(1);
     expect(limits.extra_usage.since).toBe((now + 3 * 3600 - 5 * 3600) * 1000);
-    const summary = (await (await fetch(`${proxy.url}/usage/summary`, { headers: proxy.owner })).json()) as { five_hour_clients: { window_known: boolean; clients: Array<{ client: string; share: number }> } };
+    const summary = (await (await fetch(`${proxy.url}/usage/summary`, { headers: proxy.owner })).json()) as {
+      five_hour_clients: { window_known: boolean; clients: Array<{ client: string; share: number }> };
+    };
     expect(summary.five_hour_clients.window_known).toBe(true);
     expect(summary.five_hour_clients.clients.map((c) => c.client)).toContain('curl');
     expect(summary.five_hour_clients.clients.reduce((a, c) => a + c.share, 0)).toBeCloseTo(1, 3);
   });
 
   it('serves lanes in the summary by lane, the request filter and the CSV export', async () => {
-    const summary = (await (await fetch(`${proxy.url}/usage/summary?by=lane`, { headers: proxy.owner })).json()) as { rows: Array<{ key: string; requests: number }> };
+    const summary = (await (await fetch(`${proxy.url}/usage/summary?by=lane`, { headers: proxy.owner })).json()) as {
+      rows: Array<{ key: string; requests: number }>;
+    };
     const keys = summary.rows.map((r) => r.key);
     expect(keys).toEqual(expect.arrayContaining(['plan', 'extra_usage', 'api_key', 'unknown']));
-    const extra = (await (await fetch(`${proxy.url}/usage/requests?lane=extra_usage&limit=100`, { headers: proxy.owner })).json()) as { requests: Array<{ billing_lane: string }> };
+    const extra = (await (
+      await fetch(`${proxy.url}/usage/requests?lane=extra_usage&limit=100`, { headers: proxy.owner })
+    ).json()) as { requests: Array<{ billing_lane: string }> };
     expect(extra.requests.length).toBeGreaterThan(0);
     expect(extra.requests.every((r) => r.billing_lane === 'extra_usage')).toBe(true);
     const bad = await fetch(`${proxy.url}/usage/requests?lane=free`, { headers: proxy.owner });
@@ -194,9 +256,15 @@ describe('billing lane of the response API', () => {
 
   it("projects the response API's windows too", async () => {
     const now = Math.floor(Date.now() / 1000);
-    bed.sim.knobs.respapiQuotaHeaders = { 'x-codex-primary-used-percent': '42', 'x-codex-primary-window-minutes': '300', 'x-codex-primary-reset-at': String(now + 3600) };
+    bed.sim.knobs.respapiQuotaHeaders = {
+      'x-codex-primary-used-percent': '42',
+      'x-codex-primary-window-minutes': '300',
+      'x-codex-primary-reset-at': String(now + 3600),
+    };
     await (await bed.post('/respapi/responses', { model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] })).text();
-    const limits = (await (await fetch(`${bed.proxy.url}/usage/limits`, { headers: bed.proxy.owner })).json()) as { windows: Array<{ source: string; window: string; pace: { expected_at_reset: number } | null }> };
+    const limits = (await (await fetch(`${bed.proxy.url}/usage/limits`, { headers: bed.proxy.owner })).json()) as {
+      windows: Array<{ source: string; window: string; pace: { expected_at_reset: number } | null }>;
+    };
     const primary = limits.windows.find((w) => w.source === 'respapi' && w.window === 'five_hour')!;
     // 42 % four hours in: 52.5 % at the reset.
     expect(primary.pace?.expected_at_reset).toBeCloseTo(0.525, 2);

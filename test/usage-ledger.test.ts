@@ -21,7 +21,8 @@ import { startSimulator, writeCliCredentials, type Simulator } from './simulator
 
 const scale = Math.max(1, Number(process.env.USAGE_LEDGER_SCALE) || 1);
 const model = 'assistant-sonnet-4-20250514';
-const body = (stream: boolean) => JSON.stringify({ model, max_tokens: 50, stream, messages: [{ role: 'user', content: 'Say hello' }] });
+const body = (stream: boolean) =>
+  JSON.stringify({ model, max_tokens: 50, stream, messages: [{ role: 'user', content: 'Say hello' }] });
 
 let sim: Simulator;
 let cli: FakeCli;
@@ -32,7 +33,11 @@ beforeAll(async () => {
   sim = await startSimulator();
   cli = await makeFakeCli({});
   dir = await mkdtemp(join(tmpdir(), 'usage-ledger-'));
-  credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-usage-abcdef123456', refreshToken: 'sk-ant-ort01-usage-abcdef123456', expiresAt: Date.now() + 3_600_000 });
+  credentialsPath = await writeCliCredentials(dir, {
+    accessToken: 'sk-ant-oat01-usage-abcdef123456',
+    refreshToken: 'sk-ant-ort01-usage-abcdef123456',
+    expiresAt: Date.now() + 3_600_000,
+  });
 });
 
 afterAll(async () => {
@@ -45,7 +50,10 @@ afterAll(async () => {
 const ownerKey = 'usage-ledger-owner-key-0123456789';
 const owner = { headers: { 'x-proxy-access-key': ownerKey } };
 
-async function start(dataDir: string, captureBodies = false): Promise<{ url: string; proxy: ProxyServer; ledger: UsageLedger; stop(): Promise<void> }> {
+async function start(
+  dataDir: string,
+  captureBodies = false,
+): Promise<{ url: string; proxy: ProxyServer; ledger: UsageLedger; stop(): Promise<void> }> {
   const profile = createProfile({});
   const config = validateSettings(
     {
@@ -65,9 +73,23 @@ async function start(dataDir: string, captureBodies = false): Promise<{ url: str
     profile,
   );
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
-  const ledger = UsageLedger.open({ dataDir, retentionDays: 36_500, maxMb: 64, logger, captureBodies, captureCount: 5 });
+  const ledger = UsageLedger.open({
+    dataDir,
+    retentionDays: 36_500,
+    maxMb: 64,
+    logger,
+    captureBodies,
+    captureCount: 5,
+  });
   // The model list is not read at start: its answer's quota headers would be windows before the first request.
-  const proxy = createProxy({ config, profile, logger, usage: ledger, deps: { childEnv, readModelsAtStart: false }, ownerKey });
+  const proxy = createProxy({
+    config,
+    profile,
+    logger,
+    usage: ledger,
+    deps: { childEnv, readModelsAtStart: false },
+    ownerKey,
+  });
   const { url } = await proxy.listen();
   return {
     url,
@@ -97,7 +119,11 @@ function nativeUsage(text: string): { input?: number; output?: number } {
   let output: number | undefined;
   for (const line of text.split('\n')) {
     if (!line.startsWith('data: ')) continue;
-    const data = JSON.parse(line.slice(6)) as { type?: string; message?: { usage?: { input_tokens?: number } }; usage?: { output_tokens?: number } };
+    const data = JSON.parse(line.slice(6)) as {
+      type?: string;
+      message?: { usage?: { input_tokens?: number } };
+      usage?: { output_tokens?: number };
+    };
     if (data.type === 'message_start') input = data.message?.usage?.input_tokens;
     if (data.type === 'message_delta') output = data.usage?.output_tokens ?? output;
   }
@@ -106,7 +132,11 @@ function nativeUsage(text: string): { input?: number; output?: number } {
 
 async function okRequest(url: string, path: string, stream: boolean): Promise<Sent> {
   const id = nextId('ok');
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: body(stream) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    body: body(stream),
+  });
   const text = await res.text();
   expect(res.status, text).toBe(200);
   if (stream) return { id, expect: 'ok', ...nativeUsage(text) };
@@ -116,14 +146,22 @@ async function okRequest(url: string, path: string, stream: boolean): Promise<Se
 
 async function failedRequest(url: string, path: string, stream: boolean, outcome: Outcome): Promise<Sent> {
   const id = nextId(outcome);
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: body(stream) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    body: body(stream),
+  });
   await res.arrayBuffer();
   return { id, expect: outcome };
 }
 
 async function invalidBody(url: string, path: string): Promise<Sent> {
   const id = nextId('invalid');
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: '{"model": "x", "messages": [' });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    body: '{"model": "x", "messages": [',
+  });
   expect(res.status).toBe(400);
   await res.arrayBuffer();
   return { id, expect: 'rejected' };
@@ -133,7 +171,12 @@ async function invalidBody(url: string, path: string): Promise<Sent> {
 async function goneMidStream(url: string, path: string): Promise<Sent> {
   const id = nextId('gone');
   const abort = new AbortController();
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: body(true), signal: abort.signal });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    body: body(true),
+    signal: abort.signal,
+  });
   const reader = res.body!.getReader();
   await reader.read();
   abort.abort();
@@ -186,7 +229,8 @@ describe('usage ledger in a running proxy', () => {
 
       // client_gone rows are written when the proxy sees the socket close: give them a moment.
       const deadline = Date.now() + 5000;
-      while (bed.ledger.summary(0, Date.now() + 1000, 'mode').total.requests < sent.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (bed.ledger.summary(0, Date.now() + 1000, 'mode').total.requests < sent.length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
     } finally {
       await bed.stop();
     }
@@ -199,13 +243,23 @@ describe('usage ledger in a running proxy', () => {
         if (cells[0] === 'started_at') continue;
         const id = cells[1];
         const seen = rows.get(id);
-        rows.set(id, { outcome: cells[10] as Outcome, input: cells[12] === '' ? null : Number(cells[12]), output: cells[13] === '' ? null : Number(cells[13]), count: (seen?.count ?? 0) + 1 });
+        rows.set(id, {
+          outcome: cells[10] as Outcome,
+          input: cells[12] === '' ? null : Number(cells[12]),
+          output: cells[13] === '' ? null : Number(cells[13]),
+          count: (seen?.count ?? 0) + 1,
+        });
       }
       expect(rows.size).toBe(sent.length);
-      const wrong = sent.filter((s) => rows.get(s.id)?.outcome !== s.expect || rows.get(s.id)?.count !== 1).map((s) => ({ ...s, row: rows.get(s.id) }));
+      const wrong = sent
+        .filter((s) => rows.get(s.id)?.outcome !== s.expect || rows.get(s.id)?.count !== 1)
+        .map((s) => ({ ...s, row: rows.get(s.id) }));
       expect(wrong).toEqual([]);
       const ok = sent.filter((s) => s.expect === 'ok');
-      const sum = (pick: (x: { input?: number | null; output?: number | null }) => number | null | undefined, xs: Array<{ input?: number | null; output?: number | null }>) => xs.reduce((n, x) => n + (pick(x) ?? 0), 0);
+      const sum = (
+        pick: (x: { input?: number | null; output?: number | null }) => number | null | undefined,
+        xs: Array<{ input?: number | null; output?: number | null }>,
+      ) => xs.reduce((n, x) => n + (pick(x) ?? 0), 0);
       const okRows = ok.map((s) => rows.get(s.id)!);
       expect(sum((x) => x.input, ok)).toBeGreaterThan(0);
       expect(sum((x) => x.input, okRows)).toBe(sum((x) => x.input, ok));
@@ -222,12 +276,23 @@ describe('usage ledger in a running proxy', () => {
     try {
       sim.reset();
       const sent = await okRequest(bed.url, '/api/v1/messages', false);
-      const page = (await (await fetch(`${bed.url}/usage/requests?limit=1`, owner)).json()) as { requests: Array<Record<string, unknown>> };
-      expect(page.requests[0]).toMatchObject({ request_id: sent.id, mode: 'direct', outcome: 'ok', input_tokens: sent.input, output_tokens: sent.output });
+      const page = (await (await fetch(`${bed.url}/usage/requests?limit=1`, owner)).json()) as {
+        requests: Array<Record<string, unknown>>;
+      };
+      expect(page.requests[0]).toMatchObject({
+        request_id: sent.id,
+        mode: 'direct',
+        outcome: 'ok',
+        input_tokens: sent.input,
+        output_tokens: sent.output,
+      });
       // Shutdown writes the ledger's last rows.
       const second = await okRequest(bed.url, '/api/v1/messages', true);
       await bed.proxy.close(500);
-      expect(bed.ledger.requests().rows.find((r) => r.requestId === second.id)).toMatchObject({ outcome: 'ok', tokens: { input: second.input, output: second.output } });
+      expect(bed.ledger.requests().rows.find((r) => r.requestId === second.id)).toMatchObject({
+        outcome: 'ok',
+        tokens: { input: second.input, output: second.output },
+      });
     } finally {
       await bed.stop();
     }
@@ -246,19 +311,39 @@ describe('usage ledger in a running proxy', () => {
       'anthropic-ratelimit-unified-7d-status': 'allowed_warning',
     };
     const expected = [
-      { source: 'direct', window: 'five_hour', utilization: 0.18, resets_at: 1795400158, status: 'allowed', length_seconds: 18000 },
-      { source: 'direct', window: 'seven_day', utilization: 0.23, resets_at: 1795734958, status: 'allowed_warning', length_seconds: 604800 },
+      {
+        source: 'direct',
+        window: 'five_hour',
+        utilization: 0.18,
+        resets_at: 1795400158,
+        status: 'allowed',
+        length_seconds: 18000,
+      },
+      {
+        source: 'direct',
+        window: 'seven_day',
+        utilization: 0.23,
+        resets_at: 1795734958,
+        status: 'allowed_warning',
+        length_seconds: 604800,
+      },
     ];
     const first = await start(dataDir);
     try {
       const before = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as { windows: unknown[] };
       expect(before.windows).toEqual([]);
-      const res = await fetch(`${first.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(false) });
+      const res = await fetch(`${first.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body(false),
+      });
       expect(res.status).toBe(200);
       // Forwarded unchanged to the client as well.
       expect(res.headers.get('anthropic-ratelimit-unified-5h-utilization')).toBe('0.18');
       await res.arrayBuffer();
-      const after = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
+      const after = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as {
+        windows: Array<Record<string, unknown>>;
+      };
       // Each window also carries its pace (docs/usage.md "Limits"), checked in usage-lanes.test.ts.
       expect(after.windows).toMatchObject(expected);
       const metrics = await first.proxy.services.metrics.registry.metrics();
@@ -269,10 +354,14 @@ describe('usage ledger in a running proxy', () => {
     sim.reset();
     const second = await start(dataDir);
     try {
-      const again = (await (await fetch(`${second.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
+      const again = (await (await fetch(`${second.url}/usage/limits`, owner)).json()) as {
+        windows: Array<Record<string, unknown>>;
+      };
       expect(again.windows).toMatchObject(expected);
       // The proxy's own endpoints are not traffic it carries: only the one chat is in the ledger.
-      const page = (await (await fetch(`${second.url}/usage/requests`, owner)).json()) as { requests: Array<{ route: string; outcome: string }> };
+      const page = (await (await fetch(`${second.url}/usage/requests`, owner)).json()) as {
+        requests: Array<{ route: string; outcome: string }>;
+      };
       expect(page.requests.map((r) => [r.route, r.outcome])).toEqual([['/api/v1/messages', 'ok']]);
     } finally {
       await second.stop();
@@ -290,19 +379,38 @@ describe('usage ledger in a running proxy', () => {
     const bed = await start(join(dir, 'data-compat-limits'));
     try {
       const chat = (path: string, id: string, payload: unknown) =>
-        fetch(`${bed.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: JSON.stringify(payload) });
-      const compat = await chat('/api/v1/chat/completions', 'compat-limits-1', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
+        fetch(`${bed.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': id },
+          body: JSON.stringify(payload),
+        });
+      const compat = await chat('/api/v1/chat/completions', 'compat-limits-1', {
+        model,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'Say hello' }],
+      });
       expect(compat.status).toBe(200);
       await compat.json();
-      const limits = (await (await fetch(`${bed.url}/usage/limits`, owner)).json()) as { windows: Array<Record<string, unknown>> };
-      expect(limits.windows).toEqual([expect.objectContaining({ source: 'direct', window: 'five_hour', utilization: 0.31 })]);
+      const limits = (await (await fetch(`${bed.url}/usage/limits`, owner)).json()) as {
+        windows: Array<Record<string, unknown>>;
+      };
+      expect(limits.windows).toEqual([
+        expect.objectContaining({ source: 'direct', window: 'five_hour', utilization: 0.31 }),
+      ]);
 
       // Tool mode resolves a listed id to the CLI's model; the ledger keeps the id the client sent.
-      const tool = await chat('/v1/messages', 'tool-model-1', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Say hello' }] });
+      const tool = await chat('/v1/messages', 'tool-model-1', {
+        model,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'Say hello' }],
+      });
       expect(tool.status).toBe(200);
       await tool.json();
       bed.ledger.flush();
-      const row = (await (await fetch(`${bed.url}/usage/requests/tool-model-1`, owner)).json()) as { model_requested?: string; model_served?: string };
+      const row = (await (await fetch(`${bed.url}/usage/requests/tool-model-1`, owner)).json()) as {
+        model_requested?: string;
+        model_served?: string;
+      };
       expect(row.model_requested).toBe(model);
     } finally {
       await bed.stop();
@@ -314,11 +422,20 @@ describe('usage ledger in a running proxy', () => {
     const bed = await start(join(dir, 'data-capture'), true);
     try {
       const secret = 'sk-ant-api03-NOTAREALKEY-abcdefghijklmnop';
-      const res = await fetch(`${bed.url}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'usage-capture-1', 'x-api-key': secret }, body: body(false) });
+      const res = await fetch(`${bed.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'usage-capture-1', 'x-api-key': secret },
+        body: body(false),
+      });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
-      const one = (await (await fetch(`${bed.url}/usage/requests/usage-capture-1`, owner)).json()) as { captured?: { request: string; response: string; headers: Record<string, string> } };
-      expect(JSON.parse(one.captured?.request ?? 'null')).toMatchObject({ model, messages: [{ role: 'user', content: 'Say hello' }] });
+      const one = (await (await fetch(`${bed.url}/usage/requests/usage-capture-1`, owner)).json()) as {
+        captured?: { request: string; response: string; headers: Record<string, string> };
+      };
+      expect(JSON.parse(one.captured?.request ?? 'null')).toMatchObject({
+        model,
+        messages: [{ role: 'user', content: 'Say hello' }],
+      });
       expect(one.captured?.response).toContain('"usage"');
       expect(one.captured?.headers['x-api-key']).toBe('[redacted]');
       expect(JSON.stringify(one)).not.toContain(secret);

@@ -26,7 +26,10 @@ async function start(settings: Settings = {}): Promise<{ url: string; ledger: Us
   const dir = mkdtempSync(join(tmpdir(), 'usage-routes-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const profile = createProfile({});
-  const config = validateSettings({ port: 0, logLevel: 'warn', healthRefreshMs: 60_000, modes: ['direct'], dataDir: dir, ...settings }, profile);
+  const config = validateSettings(
+    { port: 0, logLevel: 'warn', healthRefreshMs: 60_000, modes: ['direct'], dataDir: dir, ...settings },
+    profile,
+  );
   const logger = createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() }));
   const ledger = UsageLedger.open({ dataDir: dir, retentionDays: 36_500, maxMb: 64, logger });
   cleanups.push(() => ledger.close());
@@ -84,7 +87,13 @@ describe('GET /usage/*', () => {
     const gone = await json(await get(`${url}/usage/requests?outcome=client_gone`));
     expect(gone.requests).toHaveLength(1);
     const one = (gone.requests as Array<Record<string, unknown>>)[0];
-    expect(one).toMatchObject({ mode: 'direct', outcome: 'client_gone', input_tokens: 10, cache_write_tokens: null, streamed: false });
+    expect(one).toMatchObject({
+      mode: 'direct',
+      outcome: 'client_gone',
+      input_tokens: 10,
+      cache_write_tokens: null,
+      streamed: false,
+    });
     const byId = await get(`${url}/usage/requests/${String(one.request_id)}`);
     expect(await json(byId)).toEqual(one);
     const missing = await get(`${url}/usage/requests/nope`);
@@ -96,24 +105,62 @@ describe('GET /usage/*', () => {
     const { url, ledger } = await start();
     ledger.record(rec({ modelServed: 'm1', ttftMs: 10 }));
     ledger.record(rec({ modelServed: 'm1', ttftMs: 30 }));
-    ledger.record(rec({ modelServed: 'm2', outcome: 'upstream_error', status: 502, tokens: { input: null, output: null, cacheRead: null, cacheWrite: null }, ttftMs: null }));
+    ledger.record(
+      rec({
+        modelServed: 'm2',
+        outcome: 'upstream_error',
+        status: 502,
+        tokens: { input: null, output: null, cacheRead: null, cacheWrite: null },
+        ttftMs: null,
+      }),
+    );
     const s = await json(await get(`${url}/usage/summary?from=2026-11-20&to=2026-11-21&by=model`));
     expect(s.by).toBe('model');
     expect(s.rows).toEqual([
-      { key: 'm1', requests: 2, errors: 0, tokens: { input: 20, output: 40, cache_read: 0, cache_write: 0 }, unreported_tokens: 0, ttft_p50_ms: 10, ttft_p95_ms: 30 },
-      { key: 'm2', requests: 1, errors: 1, tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 }, unreported_tokens: 1, ttft_p50_ms: null, ttft_p95_ms: null },
+      {
+        key: 'm1',
+        requests: 2,
+        errors: 0,
+        tokens: { input: 20, output: 40, cache_read: 0, cache_write: 0 },
+        unreported_tokens: 0,
+        ttft_p50_ms: 10,
+        ttft_p95_ms: 30,
+      },
+      {
+        key: 'm2',
+        requests: 1,
+        errors: 1,
+        tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+        unreported_tokens: 1,
+        ttft_p50_ms: null,
+        ttft_p95_ms: null,
+      },
     ]);
     expect(s.total).toMatchObject({ requests: 3, errors: 1 });
   });
 
   it('shows quota windows with times in Unix seconds', async () => {
     const { url, ledger } = await start();
-    expect(await json(await get(`${url}/usage/limits`))).toMatchObject({ windows: [], overage: [], extra_usage: { requests: 0, tokens: 0, first_at: null } });
-    ledger.upstreamHeaders('direct', { 'anthropic-ratelimit-unified-5h-utilization': '0.18', 'anthropic-ratelimit-unified-5h-reset': '1795400158', 'anthropic-ratelimit-unified-5h-status': 'allowed' });
+    expect(await json(await get(`${url}/usage/limits`))).toMatchObject({
+      windows: [],
+      overage: [],
+      extra_usage: { requests: 0, tokens: 0, first_at: null },
+    });
+    ledger.upstreamHeaders('direct', {
+      'anthropic-ratelimit-unified-5h-utilization': '0.18',
+      'anthropic-ratelimit-unified-5h-reset': '1795400158',
+      'anthropic-ratelimit-unified-5h-status': 'allowed',
+    });
     const body = await json(await get(`${url}/usage/limits`));
     const windows = body.windows as Array<Record<string, unknown>>;
     expect(windows).toHaveLength(1);
-    expect(windows[0]).toMatchObject({ source: 'direct', window: 'five_hour', utilization: 0.18, resets_at: 1795400158, status: 'allowed' });
+    expect(windows[0]).toMatchObject({
+      source: 'direct',
+      window: 'five_hour',
+      utilization: 0.18,
+      resets_at: 1795400158,
+      status: 'allowed',
+    });
     expect(Math.abs((windows[0].observed_at as number) - Date.now() / 1000)).toBeLessThan(60);
   });
 
@@ -124,7 +171,9 @@ describe('GET /usage/*', () => {
     const res = await get(`${url}/usage/export.csv?from=2026-11-20&to=2026-11-21`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toBe('attachment; filename="assistant-proxy-usage-2026-11-20-to-2026-11-21.csv"');
+    expect(res.headers.get('content-disposition')).toBe(
+      'attachment; filename="assistant-proxy-usage-2026-11-20-to-2026-11-21.csv"',
+    );
     const lines = (await res.text()).split('\r\n');
     expect(lines[0].startsWith('started_at,request_id,')).toBe(true);
     expect(lines).toHaveLength(5); // header, three rows, and the empty string after the last CRLF
@@ -158,7 +207,13 @@ describe('GET /usage/*', () => {
 
   it("requires the owner's key on loopback, where chats need none, and names where the key is", async () => {
     const { url } = await start();
-    for (const path of ['/usage/requests', '/usage/requests/r1', '/usage/summary', '/usage/limits', '/usage/export.csv']) {
+    for (const path of [
+      '/usage/requests',
+      '/usage/requests/r1',
+      '/usage/summary',
+      '/usage/limits',
+      '/usage/export.csv',
+    ]) {
       const refused = await fetch(url + path);
       expect(refused.status, path).toBe(401);
       const body = await json(refused);

@@ -15,10 +15,15 @@ describe('control service over a real controller', () => {
   });
 
   it('refuses settings the window may not change, without touching the controller', async () => {
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     const result = await api.updateSettings({ credentialsPath: '/etc/shadow' } as never);
-    expect(result).toMatchObject({ ok: false, errors: { credentialsPath: expect.stringContaining('cannot be changed from the window') } });
+    expect(result).toMatchObject({
+      ok: false,
+      errors: { credentialsPath: expect.stringContaining('cannot be changed from the window') },
+    });
     expect(controller.getSettings().credentialsPath).not.toBe('/etc/shadow');
   });
 
@@ -26,7 +31,9 @@ describe('control service over a real controller', () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', r));
     const taken = (blocker.address() as AddressInfo).port;
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: taken, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: taken, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     expect(await api.checkPort(70000)).toEqual({ free: false, message: 'Choose a port from 1 to 65535' });
     expect(await api.checkPort(taken)).toMatchObject({ free: false });
@@ -37,7 +44,9 @@ describe('control service over a real controller', () => {
   });
 
   it('an Apply with nothing effective changed does not restart the server', async () => {
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     await controller.start();
     const before = controller.current();
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
@@ -46,7 +55,9 @@ describe('control service over a real controller', () => {
   });
 
   it('opens the log file through the shell, and says why not when there is none', async () => {
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     const opened: string[] = [];
     const api = createControlService(controller, {
       copyText: () => undefined,
@@ -56,9 +67,17 @@ describe('control service over a real controller', () => {
     });
     expect(await api.openLogs()).toEqual({ path: '/tmp/app/logs/assistant-proxy.log' });
     expect(opened).toEqual(['/tmp/app/logs/assistant-proxy.log']);
-    const failing = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logPath: '/x.log', openPath: async () => 'No application' });
+    const failing = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      logPath: '/x.log',
+      openPath: async () => 'No application',
+    });
     expect(await failing.openLogs()).toEqual({ path: '/x.log', error: 'No application' });
-    const headless = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
+    const headless = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+    });
     expect((await headless.openLogs()).error).toMatch(/terminal/);
   });
 
@@ -67,7 +86,10 @@ describe('control service over a real controller', () => {
     const { createLogger } = await import('../proxy/logger.js');
     let text = '';
     const sink = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' }, logger: createLogger('warn', sink) });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'warn', cliPath: '/nonexistent/cli' },
+      logger: createLogger('warn', sink),
+    });
     await controller.start();
     const url = () => `http://127.0.0.1:${controller!.current()!.port}`;
     await fetch(`${url()}/v1/models`, { headers: { 'x-request-id': 'quiet-1' } });
@@ -89,8 +111,15 @@ describe('control service: live log, diagnose, usage', () => {
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
-    const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' },
+      logger,
+    });
+    const api = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      logTap: tap,
+    });
     logger.info({ requestId: 'req_a' }, 'first');
     logger.warn('second');
     await new Promise((r) => setTimeout(r, 20));
@@ -104,7 +133,9 @@ describe('control service: live log, diagnose, usage', () => {
   });
 
   it('says plainly when no usage ledger runs, and answers limits as "none observed"', async () => {
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined });
     await expect(api.getUsageSummary(0, Date.now(), 'model')).rejects.toThrow('The usage ledger is not running');
     expect(await api.getLimits()).toEqual([]);
@@ -116,10 +147,16 @@ describe('control service: live log, diagnose, usage', () => {
     const now = Date.now();
     const records = sampleRecords(now, 3000);
     const usage = new FakeUsageReader(records);
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' } });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'silent', cliPath: '/nonexistent/cli' },
+    });
     const from = now - 7 * 86_400_000;
     const inRange = records.filter((r) => r.startedAt >= from && r.startedAt <= now);
-    const text = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage }).exportUsageCsv(from, now);
+    const text = await createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      usage,
+    }).exportUsageCsv(from, now);
     expect(text.rows).toBe(inRange.length);
     const lines = text.csv!.trim().split('\r\n');
     expect(lines).toHaveLength(inRange.length + 1);
@@ -127,11 +164,24 @@ describe('control service: live log, diagnose, usage', () => {
     // Oldest first, every request id once.
     expect(new Set(lines.slice(1).map((l) => l.split(',')[1]))).toEqual(new Set(inRange.map((r) => r.requestId)));
     const saved: Array<[string, string]> = [];
-    const api = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage, saveCsv: async (name, csv) => (saved.push([name, csv]), `/tmp/${name}`) });
+    const api = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      usage,
+      saveCsv: async (name, csv) => (saved.push([name, csv]), `/tmp/${name}`),
+    });
     const result = await api.exportUsageCsv(from, now);
-    expect(result).toEqual({ rows: inRange.length, path: expect.stringMatching(/^\/tmp\/assistant-proxy-usage-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/) });
+    expect(result).toEqual({
+      rows: inRange.length,
+      path: expect.stringMatching(/^\/tmp\/assistant-proxy-usage-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/),
+    });
     expect(saved[0][1]).toBe(text.csv);
-    const cancelled = createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage, saveCsv: async () => undefined });
+    const cancelled = createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      usage,
+      saveCsv: async () => undefined,
+    });
     expect(await cancelled.exportUsageCsv(from, now)).toEqual({ rows: inRange.length });
   });
 });
@@ -147,19 +197,33 @@ describe('control service: recent requests', () => {
     const { Writable } = await import('node:stream');
     const tap = new LogTap(50);
     const logger = createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
-    controller = new ProxyController({ settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' }, logger });
+    controller = new ProxyController({
+      settings: { apiBaseUrl: noProvider, port: 0, logLevel: 'info', cliPath: '/nonexistent/cli' },
+      logger,
+    });
     await controller.start();
     const port = controller.current()!.port!;
     expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
     await new Promise((r) => setTimeout(r, 50));
-    const fromTap = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, logTap: tap }).getRecentRequests();
+    const fromTap = await createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      logTap: tap,
+    }).getRecentRequests();
     expect(fromTap.find((r) => r.route === 'unmatched')?.path).toBe('/no/such/path');
     const id = fromTap.find((r) => r.route === 'unmatched')!.requestId;
     const { FakeUsageReader, sampleRecords } = await import('../../test/main/usage-fixture.js');
     const reader = new FakeUsageReader([{ ...sampleRecords(Date.now(), 1)[0], requestId: id, route: '/no/such/path' }]);
-    const fromLedger = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined, usage: reader }).getRecentRequests();
+    const fromLedger = await createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+      usage: reader,
+    }).getRecentRequests();
     expect(fromLedger.find((r) => r.requestId === id)?.path).toBe('/no/such/path');
-    const bare = await createControlService(controller, { copyText: () => undefined, pickCliPath: async () => undefined }).getRecentRequests();
+    const bare = await createControlService(controller, {
+      copyText: () => undefined,
+      pickCliPath: async () => undefined,
+    }).getRecentRequests();
     expect(bare.find((r) => r.requestId === id)?.path).toBeUndefined();
   });
 });
@@ -170,7 +234,7 @@ describe("control service: diagnose through a proxy that requires the owner's ke
     await controller?.stop(100);
   });
 
-  it('sends the running proxy\'s key, so REQUIRE_ACCESS_KEY does not fail its checks', async () => {
+  it("sends the running proxy's key, so REQUIRE_ACCESS_KEY does not fail its checks", async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -180,9 +244,23 @@ describe("control service: diagnose through a proxy that requires the owner's ke
     const sim = await startSimulator();
     const fake = await makeFakeCli({ reply: 'OK' });
     try {
-      const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-diag', refreshToken: 'sk-ant-ort01-diag', expiresAt: Date.now() + 3_600_000 });
+      const credentialsPath = await writeCliCredentials(join(dir, 'cli'), {
+        accessToken: 'sk-ant-oat01-diag',
+        refreshToken: 'sk-ant-ort01-diag',
+        expiresAt: Date.now() + 3_600_000,
+      });
       controller = new ProxyController({
-        settings: { port: 0, logLevel: 'silent', modes: ['direct'], requireAccessKey: true, cliPath: fake.path, apiBaseUrl: sim.url, credentialsPath, oauthTokenUrl: sim.cliTokenUrl, dataDir: join(dir, 'data') },
+        settings: {
+          port: 0,
+          logLevel: 'silent',
+          modes: ['direct'],
+          requireAccessKey: true,
+          cliPath: fake.path,
+          apiBaseUrl: sim.url,
+          credentialsPath,
+          oauthTokenUrl: sim.cliTokenUrl,
+          dataDir: join(dir, 'data'),
+        },
         ownerKey: 'control-owner-key-0123456789',
       });
       await controller.start();

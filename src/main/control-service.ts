@@ -3,7 +3,16 @@
 // what the window is tested against is what the app runs.
 
 import type { Settings } from '../proxy/config.js';
-import type { ControlApi, ControlStatus, CsvExport, DiagnoseResult, LogView, RecentRequest, RequestRecord, SettingsResult } from '../proxy/control-api.js';
+import type {
+  ControlApi,
+  ControlStatus,
+  CsvExport,
+  DiagnoseResult,
+  LogView,
+  RecentRequest,
+  RequestRecord,
+  SettingsResult,
+} from '../proxy/control-api.js';
 import type { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import type { LogTap } from '../proxy/logger.js';
@@ -49,7 +58,16 @@ export const windowSettingKeys = [
 ] as const;
 
 function emptyMetrics(): Awaited<ReturnType<ControlApi['getMetrics']>> {
-  return { requestsTotal: 0, errorsTotal: 0, inFlight: 0, requestsPerMinute: 0, latencyP50Ms: null, latencyP95Ms: null, ttftP50Ms: null, series: [] };
+  return {
+    requestsTotal: 0,
+    errorsTotal: 0,
+    inFlight: 0,
+    requestsPerMinute: 0,
+    latencyP50Ms: null,
+    latencyP95Ms: null,
+    ttftP50Ms: null,
+    series: [],
+  };
 }
 
 /**
@@ -65,7 +83,8 @@ async function withPaths(records: RequestRecord[], deps: ControlServiceDeps): Pr
     if (line.msg !== 'request' || !line.line.includes('"unmatched"')) continue;
     try {
       const parsed = JSON.parse(line.line) as { requestId?: unknown; path?: unknown };
-      if (typeof parsed.requestId === 'string' && typeof parsed.path === 'string' && wanted.has(parsed.requestId)) paths.set(parsed.requestId, parsed.path);
+      if (typeof parsed.requestId === 'string' && typeof parsed.path === 'string' && wanted.has(parsed.requestId))
+        paths.set(parsed.requestId, parsed.path);
     } catch {
       /* a line that is not JSON has no path to give */
     }
@@ -94,7 +113,8 @@ export function createControlService(controller: ProxyController, deps: ControlS
   const times = (from: unknown, to: unknown): [number, number] => {
     const f = Number(from);
     const t = Number(to);
-    if (!Number.isFinite(f) || !Number.isFinite(t) || f > t) throw new TypeError('from and to must be times in ms, from <= to');
+    if (!Number.isFinite(f) || !Number.isFinite(t) || f > t)
+      throw new TypeError('from and to must be times in ms, from <= to');
     return [f, t];
   };
   const diagnose = async (): Promise<DiagnoseResult> => {
@@ -104,17 +124,26 @@ export function createControlService(controller: ProxyController, deps: ControlS
     // Through the running proxy when there is one: the requests then see exactly what clients see.
     // With the running proxy's key (the owner's key, or PROXY_ACCESS_KEY), so that REQUIRE_ACCESS_KEY lets it through.
     const running = status.state === 'running';
-    return runDiagnose(config, { proxyUrl: running ? clientBaseUrl(status) : undefined, accessKey: running ? controller.current()?.ownerKey : undefined });
+    return runDiagnose(config, {
+      proxyUrl: running ? clientBaseUrl(status) : undefined,
+      accessKey: running ? controller.current()?.ownerKey : undefined,
+    });
   };
   return {
     getStatus: async () => controller.status(),
     getSettings: async () => controller.getSettings(),
     updateSettings: async (patch): Promise<SettingsResult> => {
-      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return { ok: false, message: 'Settings must be an object', status: controller.status() };
+      if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+        return { ok: false, message: 'Settings must be an object', status: controller.status() };
       const unknown = Object.keys(patch).filter((k) => !(windowSettingKeys as readonly string[]).includes(k));
       if (unknown.length > 0) {
         const message = `These settings cannot be changed from the window: ${unknown.join(', ')}`;
-        return { ok: false, message, errors: Object.fromEntries(unknown.map((k) => [k, message])), status: controller.status() };
+        return {
+          ok: false,
+          message,
+          errors: Object.fromEntries(unknown.map((k) => [k, message])),
+          status: controller.status(),
+        };
       }
       return controller.updateSettings(patch as Settings);
     },
@@ -125,7 +154,8 @@ export function createControlService(controller: ProxyController, deps: ControlS
     getSessions: async () => controller.sessions(),
     endSession: async (id) => controller.endSession(String(id)),
     checkPort: async (port) => {
-      if (!Number.isInteger(port) || port < 1 || port > 65535) return { free: false, message: 'Choose a port from 1 to 65535' };
+      if (!Number.isInteger(port) || port < 1 || port > 65535)
+        return { free: false, message: 'Choose a port from 1 to 65535' };
       return controller.checkPort(port);
     },
     copyText: async (text) => {
@@ -142,7 +172,8 @@ export function createControlService(controller: ProxyController, deps: ControlS
     diagnose,
     getUsageSummary: async (from, to, by) => {
       const [f, t] = times(from, to);
-      if (!['day', 'model', 'mode', 'client', 'lane'].includes(by)) throw new TypeError('by must be day, model, mode, client or lane');
+      if (!['day', 'model', 'mode', 'client', 'lane'].includes(by))
+        throw new TypeError('by must be day, model, mode, client or lane');
       return ledger().summary(f, t, by);
     },
     getUsageRequests: async (query) => ledger().requests(typeof query === 'object' && query !== null ? query : {}),

@@ -7,7 +7,14 @@ import { runInNewContext } from 'node:vm';
 import type { IpcMainInvokeEvent } from 'electron';
 import ts from 'typescript';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { channelOf, controlMethods, registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike } from './ipc.js';
+import {
+  channelOf,
+  controlMethods,
+  registerIpc,
+  showPanelChannel,
+  statusPushChannel,
+  type IpcMainLike,
+} from './ipc.js';
 import type { ControlApi } from '../proxy/control-api.js';
 import { statusFixture } from '../../test/main/status-fixture.js';
 
@@ -41,7 +48,9 @@ const fakeElectron = {
  */
 function runPreload(): void {
   const source = readFileSync(new URL('./preload.cts', import.meta.url), 'utf8');
-  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   const module = { exports: {} };
   const sandboxRequire = (name: string) => {
     if (name === 'electron') return fakeElectron;
@@ -88,11 +97,19 @@ describe('IPC registry', () => {
   it('carries every window.control call from the preload to the same API method with its arguments', async () => {
     const calls: Array<[string, unknown[]]> = [];
     const trusted = bus.sender;
-    registerIpc({ ipcMain: fakeIpcMain(), api: recordingApi(calls), isTrustedSender: (e) => e.sender === trusted && e.senderFrame?.url === bus.frameUrl });
+    registerIpc({
+      ipcMain: fakeIpcMain(),
+      api: recordingApi(calls),
+      isTrustedSender: (e) => e.sender === trusted && e.senderFrame?.url === bus.frameUrl,
+    });
     runPreload();
     const control = bus.exposed.get('control') as Record<string, (...a: unknown[]) => Promise<unknown>>;
     // The preload's own list must cover exactly the registry's methods (it cannot import ipc.ts when sandboxed).
-    expect(Object.keys(control).filter((k) => k !== 'onStatus' && k !== 'onShow').sort()).toEqual([...controlMethods].sort());
+    expect(
+      Object.keys(control)
+        .filter((k) => k !== 'onStatus' && k !== 'onShow')
+        .sort(),
+    ).toEqual([...controlMethods].sort());
     // The two push subscriptions listen on the channels ipc.ts names.
     (control.onStatus as unknown as (l: () => void) => void)(() => undefined);
     (control.onShow as unknown as (l: () => void) => void)(() => undefined);
@@ -119,16 +136,23 @@ describe('IPC registry', () => {
     registerIpc({
       ipcMain: fakeIpcMain(),
       api: recordingApi(calls),
-      isTrustedSender: (e) => e.sender === (ours as never) && e.senderFrame?.url === 'file:///app/dist/renderer/index.html',
+      isTrustedSender: (e) =>
+        e.sender === (ours as never) && e.senderFrame?.url === 'file:///app/dist/renderer/index.html',
       onRefused: (method) => refused.push(method),
     });
     const handler = bus.handlers.get(channelOf('updateSettings'))!;
-    await expect(Promise.resolve(handler({ sender: { id: 2 }, senderFrame: { url: 'file:///app/dist/renderer/index.html' } }, { port: 1 }))).rejects.toThrow(
-      /Refused updateSettings/,
-    );
-    await expect(Promise.resolve(handler({ sender: ours, senderFrame: { url: 'https://evil.example/' } }, { port: 1 }))).rejects.toThrow(/did not come from/);
+    await expect(
+      Promise.resolve(
+        handler({ sender: { id: 2 }, senderFrame: { url: 'file:///app/dist/renderer/index.html' } }, { port: 1 }),
+      ),
+    ).rejects.toThrow(/Refused updateSettings/);
+    await expect(
+      Promise.resolve(handler({ sender: ours, senderFrame: { url: 'https://evil.example/' } }, { port: 1 })),
+    ).rejects.toThrow(/did not come from/);
     expect(calls).toEqual([]);
     expect(refused).toEqual(['updateSettings', 'updateSettings']);
-    expect(await handler({ sender: ours, senderFrame: { url: 'file:///app/dist/renderer/index.html' } }, { port: 1 })).toBe('updateSettings-result');
+    expect(
+      await handler({ sender: ours, senderFrame: { url: 'file:///app/dist/renderer/index.html' } }, { port: 1 }),
+    ).toBe('updateSettings-result');
   });
 });

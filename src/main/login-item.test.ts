@@ -12,7 +12,10 @@ describe('open at login', () => {
     let entry: { path?: string; args?: string[] } | undefined;
     const app = {
       getLoginItemSettings: (o: { path?: string; args?: string[] } = {}) => ({
-        openAtLogin: entry !== undefined && (platform === 'darwin' || (o.path === entry.path && JSON.stringify(o.args ?? []) === JSON.stringify(entry.args ?? []))),
+        openAtLogin:
+          entry !== undefined &&
+          (platform === 'darwin' ||
+            (o.path === entry.path && JSON.stringify(o.args ?? []) === JSON.stringify(entry.args ?? []))),
         wasOpenedAtLogin,
       }),
       setLoginItemSettings: (s: { openAtLogin: boolean; path?: string; args?: string[] }) => {
@@ -25,7 +28,11 @@ describe('open at login', () => {
 
   it('macOS: a login item without args, and a launch at login known from wasOpenedAtLogin', () => {
     const { app, calls } = fakeLoginItems('darwin');
-    const item = createLoginItem({ app, platform: 'darwin', execPath: '/Applications/Assistant Proxy.app/Contents/MacOS/Assistant Proxy' });
+    const item = createLoginItem({
+      app,
+      platform: 'darwin',
+      execPath: '/Applications/Assistant Proxy.app/Contents/MacOS/Assistant Proxy',
+    });
     expect(item.supported).toBe(true);
     item.set(true);
     expect(item.get()).toBe(true);
@@ -59,7 +66,9 @@ describe('open at login', () => {
       expect(item.get()).toBe(false);
       item.set(true);
       expect(autostartPath(env)).toBe(join(dir, 'autostart', 'assistant-proxy.desktop'));
-      expect(readFileSync(autostartPath(env), 'utf8')).toContain('Exec="/home/u/Apps/Assistant Proxy.AppImage" --hidden');
+      expect(readFileSync(autostartPath(env), 'utf8')).toContain(
+        'Exec="/home/u/Apps/Assistant Proxy.AppImage" --hidden',
+      );
       expect(item.get()).toBe(true);
       expect(item.openedAtLogin(['/tmp/.mount_x/assistant-proxy', '--hidden'])).toBe(true);
       item.set(false);
@@ -72,7 +81,15 @@ describe('open at login', () => {
 
   it('quotes Exec arguments per the desktop entry spec', () => {
     expect(autostartEntry('/usr/bin/electron', ['/home/u/my app', '--hidden'])).toBe(
-      ['[Desktop Entry]', 'Type=Application', 'Name=Assistant Proxy', 'Exec=/usr/bin/electron "/home/u/my app" --hidden', 'X-GNOME-Autostart-enabled=true', 'Terminal=false', ''].join('\n'),
+      [
+        '[Desktop Entry]',
+        'Type=Application',
+        'Name=Assistant Proxy',
+        'Exec=/usr/bin/electron "/home/u/my app" --hidden',
+        'X-GNOME-Autostart-enabled=true',
+        'Terminal=false',
+        '',
+      ].join('\n'),
     );
   });
 });

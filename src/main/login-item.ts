@@ -12,7 +12,10 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface LoginItemApp {
-  getLoginItemSettings(options?: { path?: string; args?: string[] }): { openAtLogin: boolean; wasOpenedAtLogin?: boolean };
+  getLoginItemSettings(options?: { path?: string; args?: string[] }): {
+    openAtLogin: boolean;
+    wasOpenedAtLogin?: boolean;
+  };
   setLoginItemSettings(settings: { openAtLogin: boolean; path?: string; args?: string[] }): void;
 }
 
@@ -32,8 +35,18 @@ export function autostartPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The .desktop entry; `exec` is the AppImage path when run from one (its mount point changes every launch). */
 export function autostartEntry(exec: string, args: string[] = [hiddenArg]): string {
-  const quoted = [exec, ...args].map((a) => (/[\s"'\\$`]/.test(a) ? `"${a.replace(/(["\\$`])/g, '\\$1')}"` : a)).join(' ');
-  return ['[Desktop Entry]', 'Type=Application', 'Name=Assistant Proxy', `Exec=${quoted}`, 'X-GNOME-Autostart-enabled=true', 'Terminal=false', ''].join('\n');
+  const quoted = [exec, ...args]
+    .map((a) => (/[\s"'\\$`]/.test(a) ? `"${a.replace(/(["\\$`])/g, '\\$1')}"` : a))
+    .join(' ');
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Assistant Proxy',
+    `Exec=${quoted}`,
+    'X-GNOME-Autostart-enabled=true',
+    'Terminal=false',
+    '',
+  ].join('\n');
 }
 
 export function createLoginItem(opts: {

@@ -5,10 +5,25 @@ import { statusFixture } from '../../test/main/status-fixture.js';
 
 const now = Date.parse('2025-06-01T12:00:00Z');
 const hour = 3_600_000;
-const loggedIn = (expiresInMs: number) => statusFixture({ auth: { status: 'healthy', loggedIn: true, user: 'dev@example.com', expires: new Date(now + expiresInMs).toISOString() } });
+const loggedIn = (expiresInMs: number) =>
+  statusFixture({
+    auth: {
+      status: 'healthy',
+      loggedIn: true,
+      user: 'dev@example.com',
+      expires: new Date(now + expiresInMs).toISOString(),
+    },
+  });
 const loggedOut = statusFixture({ auth: { status: 'unauthenticated', loggedIn: false } });
-const cliMissing = statusFixture({ cli: { status: 'unhealthy', searchedPaths: ['/usr/bin/x'] }, auth: { status: 'unknown', loggedIn: false } });
-const stopped = statusFixture({ state: 'stopped', cli: { status: 'unknown', searchedPaths: [] }, auth: { status: 'unknown', loggedIn: false } });
+const cliMissing = statusFixture({
+  cli: { status: 'unhealthy', searchedPaths: ['/usr/bin/x'] },
+  auth: { status: 'unknown', loggedIn: false },
+});
+const stopped = statusFixture({
+  state: 'stopped',
+  cli: { status: 'unknown', searchedPaths: [] },
+  auth: { status: 'unknown', loggedIn: false },
+});
 
 describe('loginStateOf', () => {
   it('maps the probe result to one state', () => {
@@ -20,7 +35,10 @@ describe('loginStateOf', () => {
     expect(loginStateOf(stopped, now, 24 * hour)).toBe('unknown');
     expect(loginStateOf(statusFixture({ auth: { status: 'healthy', loggedIn: true } }), now, 24 * hour)).toBe('ok');
     // An access token a refresh token renews is fine whatever its end: the CLI renews it.
-    const renewing = (ms: number) => statusFixture({ auth: { status: 'healthy', loggedIn: true, expires: new Date(now + ms).toISOString(), renews: true } });
+    const renewing = (ms: number) =>
+      statusFixture({
+        auth: { status: 'healthy', loggedIn: true, expires: new Date(now + ms).toISOString(), renews: true },
+      });
     expect(loginStateOf(renewing(2 * hour), now, 24 * hour)).toBe('ok');
     expect(loginStateOf(renewing(-1), now, 24 * hour)).toBe('ok');
   });
@@ -30,13 +48,25 @@ describe('LoginWatcher', () => {
   function watcherOver(statuses: ControlStatus[]) {
     let i = 0;
     const seen: LoginTransition[] = [];
-    const watcher = new LoginWatcher({ refresh: async () => statuses[Math.min(i++, statuses.length - 1)], intervalMs: 60_000, now: () => now });
+    const watcher = new LoginWatcher({
+      refresh: async () => statuses[Math.min(i++, statuses.length - 1)],
+      intervalMs: 60_000,
+      now: () => now,
+    });
     watcher.on('transition', (t) => seen.push(t));
     return { watcher, seen };
   }
 
   it('announces logging out, logging in again, and an approaching expiry, once each', async () => {
-    const { watcher, seen } = watcherOver([loggedIn(48 * hour), loggedIn(48 * hour), loggedOut, loggedOut, loggedIn(48 * hour), loggedIn(3 * hour), loggedIn(3 * hour)]);
+    const { watcher, seen } = watcherOver([
+      loggedIn(48 * hour),
+      loggedIn(48 * hour),
+      loggedOut,
+      loggedOut,
+      loggedIn(48 * hour),
+      loggedIn(3 * hour),
+      loggedIn(3 * hour),
+    ]);
     for (let k = 0; k < 7; k++) await watcher.check();
     expect(seen.map((t) => [t.from, t.to])).toEqual([
       ['unknown', 'ok'],
@@ -45,9 +75,15 @@ describe('LoginWatcher', () => {
       ['ok', 'expiring'],
     ]);
     expect(seen[0].notification).toBeUndefined(); // a normal start is not worth a notification
-    expect(seen[1].notification).toEqual({ title: 'Assistant CLI is logged out', body: expect.stringContaining('log in again') });
+    expect(seen[1].notification).toEqual({
+      title: 'Assistant CLI is logged out',
+      body: expect.stringContaining('log in again'),
+    });
     expect(seen[2].notification).toEqual({ title: 'Assistant CLI is ready', body: 'Logged in as dev@example.com.' });
-    expect(seen[3].notification).toEqual({ title: 'CLI login expires soon', body: expect.stringContaining('in about 3 hours') });
+    expect(seen[3].notification).toEqual({
+      title: 'CLI login expires soon',
+      body: expect.stringContaining('in about 3 hours'),
+    });
     expect(watcher.state).toBe('expiring');
   });
 

@@ -30,21 +30,37 @@ export function loginStateOf(status: ControlStatus, now: number, expiringSoonMs:
   return status.auth.status === 'healthy' ? 'ok' : 'unknown';
 }
 
-function describe(to: LoginState, from: LoginState, status: ControlStatus, now: number): LoginTransition['notification'] {
+function describe(
+  to: LoginState,
+  from: LoginState,
+  status: ControlStatus,
+  now: number,
+): LoginTransition['notification'] {
   switch (to) {
     case 'cli-missing':
-      return { title: 'Assistant CLI not found', body: 'Tool mode needs the CLI: install it, or set its path in the Assistant Proxy window.' };
+      return {
+        title: 'Assistant CLI not found',
+        body: 'Tool mode needs the CLI: install it, or set its path in the Assistant Proxy window.',
+      };
     case 'logged-out':
-      return { title: 'Assistant CLI is logged out', body: 'Requests through the CLI will fail until you log in again with the CLI.' };
+      return {
+        title: 'Assistant CLI is logged out',
+        body: 'Requests through the CLI will fail until you log in again with the CLI.',
+      };
     case 'expired':
       return { title: 'CLI login expired', body: 'The CLI login token has expired: log in again with the CLI.' };
     case 'expiring': {
       const minutes = Math.max(1, Math.round((Date.parse(status.auth.expires ?? '') - now) / 60_000));
       const when = minutes >= 120 ? `${Math.round(minutes / 60)} hours` : `${minutes} minutes`;
-      return { title: 'CLI login expires soon', body: `The CLI login token expires in about ${when}. Log in again with the CLI to avoid interruptions.` };
+      return {
+        title: 'CLI login expires soon',
+        body: `The CLI login token expires in about ${when}. Log in again with the CLI to avoid interruptions.`,
+      };
     }
     case 'ok':
-      return from === 'unknown' ? undefined : { title: 'Assistant CLI is ready', body: `Logged in${status.auth.user ? ` as ${status.auth.user}` : ''}.` };
+      return from === 'unknown'
+        ? undefined
+        : { title: 'Assistant CLI is ready', body: `Logged in${status.auth.user ? ` as ${status.auth.user}` : ''}.` };
     default:
       return undefined;
   }
@@ -79,7 +95,11 @@ export class LoginWatcher extends EventEmitter<{ transition: [LoginTransition]; 
     const next = loginStateOf(status, this.now(), this.expiringSoonMs);
     // "unknown" (server stopped or restarting) keeps the last known state: a restart must not re-announce it.
     if (next === 'unknown' || next === this.last) return undefined;
-    const transition: LoginTransition = { from: this.last, to: next, notification: describe(next, this.last, status, this.now()) };
+    const transition: LoginTransition = {
+      from: this.last,
+      to: next,
+      notification: describe(next, this.last, status, this.now()),
+    };
     this.last = next;
     this.emit('transition', transition);
     return transition;

@@ -4,11 +4,29 @@ import type { QuotaWindow } from '../proxy/control-api.js';
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
-const w = (window: string, utilization: number | null, resetsInMin: number, status = 'allowed', observedAt = now, source: QuotaWindow['source'] = 'direct'): QuotaWindow => ({ source, window, utilization, resetsAt: Math.round((now + resetsInMin * 60_000) / 1000), status, observedAt });
+const w = (
+  window: string,
+  utilization: number | null,
+  resetsInMin: number,
+  status = 'allowed',
+  observedAt = now,
+  source: QuotaWindow['source'] = 'direct',
+): QuotaWindow => ({
+  source,
+  window,
+  utilization,
+  resetsAt: Math.round((now + resetsInMin * 60_000) / 1000),
+  status,
+  observedAt,
+});
 
 describe('quota line', () => {
   it('"5h 18 % · week 23 % · resets 16:05" from the newest observation of each window', () => {
-    const windows = [w('seven_day', 0.23, 3 * 1440), w('five_hour', 0.1, 245, 'allowed', now - 60_000, 'cli'), w('five_hour', 0.18, 245)];
+    const windows = [
+      w('seven_day', 0.23, 3 * 1440),
+      w('five_hour', 0.1, 245, 'allowed', now - 60_000, 'cli'),
+      w('five_hour', 0.18, 245),
+    ];
     expect(quotaLine(windows, now, clock)).toBe('5h 18 % · week 23 % · resets 16:05');
   });
 
@@ -19,7 +37,9 @@ describe('quota line', () => {
 
   it('adds when the limit comes at the pace so far, when that is before the reset, and names extra usage', () => {
     // 60 % with 3 h of 5 left: 30 %/h, the limit 1 h 20 min after the observation.
-    expect(quotaLine([w('five_hour', 0.6, 180), { ...w('overage', 0.04, 0), resetsAt: null }], now, clock)).toBe('5h 60 % (limit ~13:20 at this pace) · extra usage 4 % · resets 15:00');
+    expect(quotaLine([w('five_hour', 0.6, 180), { ...w('overage', 0.04, 0), resetsAt: null }], now, clock)).toBe(
+      '5h 60 % (limit ~13:20 at this pace) · extra usage 4 % · resets 15:00',
+    );
   });
 });
 
@@ -31,7 +51,12 @@ describe('quota notifications', () => {
     let r = run(s, [w('five_hour', 0.5, 200)]);
     expect(r.notices).toEqual([]);
     r = run((s = r.state), [w('five_hour', 0.81, 150)]);
-    expect(r.notices).toEqual([{ title: '81 % of the 5-hour limit used', body: 'Requests will be refused when it is used up. It resets at 14:30.' }]);
+    expect(r.notices).toEqual([
+      {
+        title: '81 % of the 5-hour limit used',
+        body: 'Requests will be refused when it is used up. It resets at 14:30.',
+      },
+    ]);
     r = run((s = r.state), [w('five_hour', 0.9, 150)]);
     expect(r.notices).toEqual([]);
     r = run((s = r.state), [w('five_hour', 0.96, 150)]);
@@ -49,7 +74,12 @@ describe('quota notifications', () => {
     let r = run({}, [w('five_hour', 0.85, 30)]);
     expect(r.notices).toHaveLength(1);
     r = run(r.state, [w('five_hour', 1, 30, 'rejected')]);
-    expect(r.notices).toEqual([{ title: 'Subscription limit reached (5-hour window)', body: 'Requests are refused until the window resets. It resets at 12:30.' }]);
+    expect(r.notices).toEqual([
+      {
+        title: 'Subscription limit reached (5-hour window)',
+        body: 'Requests are refused until the window resets. It resets at 12:30.',
+      },
+    ]);
     r = run(r.state, [w('five_hour', 1, 29, 'rejected')]);
     expect(r.notices).toEqual([]);
     // A reset time drifting later within the period is not a new period.

@@ -22,10 +22,22 @@ interface WindowMemory {
 
 export type AlertState = Record<string, WindowMemory>;
 
-const shortNames: Record<string, string> = { overage: 'extra usage', five_hour: '5h', seven_day: 'week', seven_day_opus: 'week (largest)', seven_day_sonnet: 'week (mid-size)' };
-const longNames: Record<string, string> = { five_hour: '5-hour', seven_day: '7-day', seven_day_opus: '7-day (largest models)', seven_day_sonnet: '7-day (mid-size models)' };
+const shortNames: Record<string, string> = {
+  overage: 'extra usage',
+  five_hour: '5h',
+  seven_day: 'week',
+  seven_day_opus: 'week (largest)',
+  seven_day_sonnet: 'week (mid-size)',
+};
+const longNames: Record<string, string> = {
+  five_hour: '5-hour',
+  seven_day: '7-day',
+  seven_day_opus: '7-day (largest models)',
+  seven_day_sonnet: '7-day (mid-size models)',
+};
 
-export const defaultClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+export const defaultClock = (ms: number): string =>
+  new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
 
 /** The newest observation of each window name (direct mode and the CLI may both report one). */
 export function latestByWindow(windows: QuotaWindow[]): QuotaWindow[] {
@@ -41,7 +53,11 @@ const order = (w: string) => (w === 'five_hour' ? 0 : w === 'seven_day' ? 1 : 2)
 const pct = (u: number) => `${Math.round(u * 100)} %`;
 
 /** "5h 18 % · week 23 % · resets 16:05", or undefined when no window has been observed. */
-export function quotaLine(windows: QuotaWindow[], now: number, clock: (ms: number) => string = defaultClock): string | undefined {
+export function quotaLine(
+  windows: QuotaWindow[],
+  now: number,
+  clock: (ms: number) => string = defaultClock,
+): string | undefined {
   const latest = latestByWindow(windows);
   if (latest.length === 0) return undefined;
   const parts = latest.map((w) => {
@@ -52,13 +68,18 @@ export function quotaLine(windows: QuotaWindow[], now: number, clock: (ms: numbe
   });
   // The reset that matters next: the 5-hour window's, else the soonest one still ahead.
   const future = latest.filter((w) => w.resetsAt !== null && w.resetsAt * 1000 > now);
-  const next = future.find((w) => w.window === 'five_hour') ?? future.sort((a, b) => (a.resetsAt ?? 0) - (b.resetsAt ?? 0))[0];
+  const next =
+    future.find((w) => w.window === 'five_hour') ?? future.sort((a, b) => (a.resetsAt ?? 0) - (b.resetsAt ?? 0))[0];
   if (next?.resetsAt) parts.push(`resets ${clock(next.resetsAt * 1000)}`);
   return parts.join(' · ');
 }
 
 /** The notifications due for these observations, and the memory to pass next time. */
-export function quotaAlerts(state: AlertState, windows: QuotaWindow[], clock: (ms: number) => string = defaultClock): { notices: Notice[]; state: AlertState } {
+export function quotaAlerts(
+  state: AlertState,
+  windows: QuotaWindow[],
+  clock: (ms: number) => string = defaultClock,
+): { notices: Notice[]; state: AlertState } {
   const next: AlertState = { ...state };
   const notices: Notice[] = [];
   for (const w of latestByWindow(windows)) {
@@ -66,18 +87,25 @@ export function quotaAlerts(state: AlertState, windows: QuotaWindow[], clock: (m
     let memory = next[key];
     // Once the period's reset time has passed, a new period begins: what was announced no longer counts. (A reset
     // time that merely drifts later within a period, as rolling windows report it, is not a new period.)
-    if (!memory || (memory.period !== null && w.observedAt >= memory.period * 1000)) memory = { period: w.resetsAt, announced: 0, rejected: false };
+    if (!memory || (memory.period !== null && w.observedAt >= memory.period * 1000))
+      memory = { period: w.resetsAt, announced: 0, rejected: false };
     memory = { ...memory, period: w.resetsAt ?? memory.period };
     const name = longNames[key] ?? key.replace(/_/g, ' ');
     const reset = w.resetsAt ? ` It resets at ${clock(w.resetsAt * 1000)}.` : '';
     if (w.status === 'rejected' && !memory.rejected) {
-      notices.push({ title: `Subscription limit reached (${name} window)`, body: `Requests are refused until the window resets.${reset}` });
+      notices.push({
+        title: `Subscription limit reached (${name} window)`,
+        body: `Requests are refused until the window resets.${reset}`,
+      });
       memory.rejected = true;
       memory.announced = 95;
     } else if (w.utilization !== null) {
       const level = w.utilization >= 0.95 ? 95 : w.utilization >= 0.8 ? 80 : 0;
       if (level > memory.announced) {
-        notices.push({ title: `${pct(w.utilization)} of the ${name} limit used`, body: `Requests will be refused when it is used up.${reset}` });
+        notices.push({
+          title: `${pct(w.utilization)} of the ${name} limit used`,
+          body: `Requests will be refused when it is used up.${reset}`,
+        });
         memory.announced = level;
       }
     }

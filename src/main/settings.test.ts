@@ -53,7 +53,10 @@ describe('sanitizeStoredSettings', () => {
   });
 
   it('falls back to loopback when a LAN host was stored without its access key', () => {
-    expect(sanitizeStoredSettings({ host: '0.0.0.0', port: 8001 })).toEqual({ settings: { port: 8001 }, dropped: ['host'] });
+    expect(sanitizeStoredSettings({ host: '0.0.0.0', port: 8001 })).toEqual({
+      settings: { port: 8001 },
+      dropped: ['host'],
+    });
   });
 
   it('treats a store that is not an object as empty', () => {
@@ -78,12 +81,19 @@ describe('openSettings', () => {
     expect(s).toMatchObject({ settings: {}, warnings: [] });
     s.persist({ port: 8124, modes: ['tool', 'direct'] });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ port: 8124, modes: ['tool', 'direct'] });
-    expect(openSettings({ createStore: () => new JsonFileStore(file), filePath: file }).settings).toEqual({ port: 8124, modes: ['tool', 'direct'] });
+    expect(openSettings({ createStore: () => new JsonFileStore(file), filePath: file }).settings).toEqual({
+      port: 8124,
+      modes: ['tool', 'direct'],
+    });
   });
 
   it('a corrupt file: defaults, a warning naming the kept copy, the copy kept, a fresh store that saves', () => {
     writeFileSync(file, '{"port": 8123,, oops');
-    const s = openSettings({ createStore: () => new JsonFileStore(file), filePath: file, now: () => Date.parse('2025-01-02T03:04:05.678Z') });
+    const s = openSettings({
+      createStore: () => new JsonFileStore(file),
+      filePath: file,
+      now: () => Date.parse('2025-01-02T03:04:05.678Z'),
+    });
     expect(s.settings).toEqual({});
     expect(s.warnings).toHaveLength(1);
     const backup = `${file}.corrupt-2025-01-02T03-04-05-678Z`;

@@ -32,7 +32,8 @@ export interface SanitizeResult {
 
 /** Keeps every stored value the schema accepts; drops the ones it does not, one at a time, naming them. */
 export function sanitizeStoredSettings(raw: unknown, profile?: Profile): SanitizeResult {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { settings: {}, dropped: raw === undefined ? [] : ['(whole store)'] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { settings: {}, dropped: raw === undefined ? [] : ['(whole store)'] };
   const settings: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   const dropped: string[] = [];
   for (let i = 0; i <= Object.keys(raw).length; i++) {
@@ -122,10 +123,14 @@ export function openSettings(opts: OpenSettingsOptions): AppSettings {
       renameSync(opts.filePath, backup);
       ownerOnly(backup, settingsFileMode);
       store = createStore();
-      warnings.push(`The settings file could not be read (${describeStoreError(err)}); defaults are in use. The old file was kept as ${backup}.`);
+      warnings.push(
+        `The settings file could not be read (${describeStoreError(err)}); defaults are in use. The old file was kept as ${backup}.`,
+      );
     } catch (again) {
       store = undefined;
-      warnings.push(`The settings file ${opts.filePath} cannot be used (${describeStoreError(again)}); defaults are in use and changes will not be saved.`);
+      warnings.push(
+        `The settings file ${opts.filePath} cannot be used (${describeStoreError(again)}); defaults are in use and changes will not be saved.`,
+      );
     }
   }
   let settings: Settings = {};

@@ -46,24 +46,34 @@ describe('loginShellPath', () => {
     const failing: RunShell = async () => {
       throw new Error('Command failed: timed out');
     };
-    expect(await loginShellPath({ platform: 'linux', env: { SHELL: '/bin/bash', PATH: '/usr/bin' }, run: failing })).toEqual({
+    expect(
+      await loginShellPath({ platform: 'linux', env: { SHELL: '/bin/bash', PATH: '/usr/bin' }, run: failing }),
+    ).toEqual({
       path: '/usr/bin',
       source: 'inherited',
       error: '/bin/bash -ilc failed: Command failed: timed out',
     });
     const silent: RunShell = async () => 'nothing here';
-    expect(await loginShellPath({ platform: 'linux', env: { SHELL: '/bin/bash', PATH: '/usr/bin' }, run: silent })).toMatchObject({ path: '/usr/bin', source: 'inherited' });
+    expect(
+      await loginShellPath({ platform: 'linux', env: { SHELL: '/bin/bash', PATH: '/usr/bin' }, run: silent }),
+    ).toMatchObject({ path: '/usr/bin', source: 'inherited' });
   });
 
   it('does nothing on Windows (GUI apps get the user PATH there)', async () => {
     const run: RunShell = async () => {
       throw new Error('must not run');
     };
-    expect(await loginShellPath({ platform: 'win32', env: { PATH: 'C:\\bin' }, run })).toEqual({ path: 'C:\\bin', source: 'inherited' });
+    expect(await loginShellPath({ platform: 'win32', env: { PATH: 'C:\\bin' }, run })).toEqual({
+      path: 'C:\\bin',
+      source: 'inherited',
+    });
   });
 
   it.skipIf(!existsSync('/bin/sh'))('reads PATH from a real /bin/sh login shell', async () => {
-    const r = await loginShellPath({ platform: 'linux', env: { SHELL: '/bin/sh', PATH: '/usr/bin:/bin:/opt/marker-dir', HOME: '/nonexistent' } });
+    const r = await loginShellPath({
+      platform: 'linux',
+      env: { SHELL: '/bin/sh', PATH: '/usr/bin:/bin:/opt/marker-dir', HOME: '/nonexistent' },
+    });
     expect(r.source).toBe('login-shell');
     expect(r.path.split(':')).toContain('/opt/marker-dir');
   });

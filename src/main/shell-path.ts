@@ -21,8 +21,13 @@ export function parseShellPath(stdout: string): string | undefined {
   if (start < 0) return undefined;
   const end = stdout.indexOf(pathMarker, start + pathMarker.length);
   if (end < 0) return undefined;
-  // eslint-disable-next-line no-control-regex -- strip terminal escapes some profiles print
-  const value = stdout.slice(start + pathMarker.length, end).replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').trim();
+  // Strip the terminal escapes some profiles print.
+  // eslint-disable-next-line no-control-regex -- the escape character is what the pattern matches
+  const escapes = /\u001b\[[0-9;]*[A-Za-z]/g;
+  const value = stdout
+    .slice(start + pathMarker.length, end)
+    .replace(escapes, '')
+    .trim();
   return value.length > 0 ? value : undefined;
 }
 
@@ -41,15 +46,24 @@ export function mergePaths(first: string | undefined, second: string | undefined
   return out.join(sep);
 }
 
-export type RunShell = (file: string, args: string[], opts: { timeoutMs: number; env: NodeJS.ProcessEnv }) => Promise<string>;
+export type RunShell = (
+  file: string,
+  args: string[],
+  opts: { timeoutMs: number; env: NodeJS.ProcessEnv },
+) => Promise<string>;
 
 const runShell: RunShell = (file, args, { timeoutMs, env }) =>
   new Promise((resolve, reject) => {
-    const child = execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL', env, maxBuffer: 1024 * 1024 }, (err, stdout) => {
-      // A profile that exits non-zero after printing PATH still gave us what we need.
-      if (err && !String(stdout).includes(pathMarker)) reject(err);
-      else resolve(String(stdout));
-    });
+    const child = execFile(
+      file,
+      args,
+      { timeout: timeoutMs, killSignal: 'SIGKILL', env, maxBuffer: 1024 * 1024 },
+      (err, stdout) => {
+        // A profile that exits non-zero after printing PATH still gave us what we need.
+        if (err && !String(stdout).includes(pathMarker)) reject(err);
+        else resolve(String(stdout));
+      },
+    );
     child.stdin?.end();
   });
 

@@ -26,14 +26,36 @@ let blocker: Server | undefined;
 const signals = new Map<string, () => void>();
 const dirs: string[] = [];
 
-function setup(opts: { settings?: string; trayHost?: boolean; argv?: string[]; platform?: NodeJS.Platform; singleInstance?: boolean; wasOpenedAtLogin?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+function setup(
+  opts: {
+    settings?: string;
+    trayHost?: boolean;
+    argv?: string[];
+    platform?: NodeJS.Platform;
+    singleInstance?: boolean;
+    wasOpenedAtLogin?: boolean;
+    env?: NodeJS.ProcessEnv;
+  } = {},
+) {
   const root = mkdtempSync(join(tmpdir(), 'start-app-'));
   dirs.push(root);
   const userData = join(root, 'user-data');
   mkdirSync(userData, { recursive: true });
   if (opts.settings !== undefined) writeFileSync(join(userData, 'settings.json'), opts.settings);
-  fake = fakeElectron({ appPath: repo, userData: join(root, 'default-user-data'), singleInstance: opts.singleInstance, wasOpenedAtLogin: opts.wasOpenedAtLogin });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(root, 'home'), XDG_CONFIG_HOME: join(root, 'config'), LOG_LEVEL: 'silent', ASSISTANT_PROXY_USER_DATA: userData, ...opts.env };
+  fake = fakeElectron({
+    appPath: repo,
+    userData: join(root, 'default-user-data'),
+    singleInstance: opts.singleInstance,
+    wasOpenedAtLogin: opts.wasOpenedAtLogin,
+  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: join(root, 'home'),
+    XDG_CONFIG_HOME: join(root, 'config'),
+    LOG_LEVEL: 'silent',
+    ASSISTANT_PROXY_USER_DATA: userData,
+    ...opts.env,
+  };
   const host: Partial<AppHost> = {
     argv: opts.argv ?? ['electron'],
     platform: opts.platform ?? 'linux',
@@ -48,7 +70,8 @@ function setup(opts: { settings?: string; trayHost?: boolean; argv?: string[]; p
   return { fake, running, userData, env };
 }
 
-const labels = (items: MenuItem[] | undefined): string[] => (items ?? []).filter((i) => i.type !== 'separator').map((i) => i.label ?? '');
+const labels = (items: MenuItem[] | undefined): string[] =>
+  (items ?? []).filter((i) => i.type !== 'separator').map((i) => i.label ?? '');
 
 async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -87,19 +110,30 @@ describe('startApp under a fake Electron', () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     fakeCli = await makeFakeCli({ scenario: 'hang', version: '2.9.77' });
-    const { fake, running, userData } = setup({ settings: JSON.stringify({ port, logLevel: 'warn', cliPath: fakeCli.path }) });
+    const { fake, running, userData } = setup({
+      settings: JSON.stringify({ port, logLevel: 'warn', cliPath: fakeCli.path }),
+    });
     await running.ready;
 
     // The settings directory is switched before the single-instance lock (kept in userData).
     expect(fake.events.find((e) => e.type === 'single-instance-lock')).toMatchObject({ userData });
     expect(running.controller()!.status()).toMatchObject({ state: 'running', host: '127.0.0.1', port });
     expect((await fetch(`${base}/v1/models`)).status).toBe(200);
-    await until('the probe reports the fake CLI', async () => ((await (await fetch(`${base}/health/detailed`)).json()) as any).components?.assistant_cli?.version === '2.9.77');
+    await until(
+      'the probe reports the fake CLI',
+      async () =>
+        ((await (await fetch(`${base}/health/detailed`)).json()) as any).components?.assistant_cli?.version ===
+        '2.9.77',
+    );
 
     // The window: locked down, the preload and the page next to the built main process (dist/main/../renderer is
     // where vite builds the page).
     const created = fake.events.find((e) => e.type === 'window-created')!;
-    expect(created.options.webPreferences).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true });
+    expect(created.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+    });
     const mainDir = join(repo, 'src', 'main');
     expect(created.options.webPreferences.preload).toBe(join(mainDir, 'preload.cjs'));
     expect(fake.events.find((e) => e.type === 'window-load')!.file).toBe(join(mainDir, '..', 'renderer', 'index.html'));
@@ -127,29 +161,42 @@ describe('startApp under a fake Electron', () => {
     expect(fake.handled()).toEqual(expect.arrayContaining(controlMethods.map((m) => channelOf(m))));
     expect(await fake.invoke(channelOf('getStatus'))).toMatchObject({ state: 'running', port });
     await expect(fake.invoke(channelOf('getStatus'), [], { sender: 'foreign' })).rejects.toThrow(/Refused getStatus/);
-    await expect(fake.invoke(channelOf('stop'), [], { frameUrl: 'https://elsewhere.example/' })).rejects.toThrow(/Refused stop/);
+    await expect(fake.invoke(channelOf('stop'), [], { frameUrl: 'https://elsewhere.example/' })).rejects.toThrow(
+      /Refused stop/,
+    );
     expect(await answers(`${base}/health`)).toBe(true);
 
     // Tray actions: copy a URL, Stop (the port refuses, the window is told), Start (it answers again).
     fake.click(['Copy OpenAI SDK base URL']);
-    await until('the clipboard', () => fake.events.some((e) => e.type === 'clipboard' && e.text === `${base}/compat/v1`));
+    await until('the clipboard', () =>
+      fake.events.some((e) => e.type === 'clipboard' && e.text === `${base}/compat/v1`),
+    );
     fake.click(['Copy native SDK base URL']);
     await until('the clipboard', () => fake.events.some((e) => e.type === 'clipboard' && e.text === base));
     fake.click(['Stop proxy']);
     await until('stopped', () => labels(fake.trayMenu())[0] === 'Stopped');
     expect(await answers(`${base}/health`)).toBe(false);
-    expect(fake.events.some((e) => e.type === 'webcontents-send' && e.channel === statusPushChannel && e.args[0]?.state === 'stopped')).toBe(true);
+    expect(
+      fake.events.some(
+        (e) => e.type === 'webcontents-send' && e.channel === statusPushChannel && e.args[0]?.state === 'stopped',
+      ),
+    ).toBe(true);
     fake.click(['Start proxy']);
     await until('running again', () => labels(fake.trayMenu())[0] === `Running on 127.0.0.1:${port}`);
 
     // A mode switched off in the tray is applied and saved; the data directory default is not written into it.
     fake.click(['Modes', 'Direct API']);
-    await until('the modes are saved', () => JSON.parse(readFileSync(join(userData, 'settings.json'), 'utf8')).modes?.join() === 'tool,respapi');
+    await until(
+      'the modes are saved',
+      () => JSON.parse(readFileSync(join(userData, 'settings.json'), 'utf8')).modes?.join() === 'tool,respapi',
+    );
     expect(JSON.parse(readFileSync(join(userData, 'settings.json'), 'utf8'))).not.toHaveProperty('dataDir');
 
     // Open at login (Linux): an autostart entry that starts the app hidden.
     fake.click(['Open at login']);
-    expect(readFileSync(join(dirs[0], 'config', 'autostart', 'assistant-proxy.desktop'), 'utf8')).toContain('Exec="/opt/Assistant Proxy/assistant-proxy" --hidden');
+    expect(readFileSync(join(dirs[0], 'config', 'autostart', 'assistant-proxy.desktop'), 'utf8')).toContain(
+      'Exec="/opt/Assistant Proxy/assistant-proxy" --hidden',
+    );
 
     // Closing the window while the tray exists only hides it.
     const win = fake.windows()[0];
@@ -158,13 +205,29 @@ describe('startApp under a fake Electron', () => {
     expect(win.visible).toBe(false);
 
     // The ledger is in the app's user-data folder (docs/usage.md "Where") and records what the proxy carried.
-    expect((await fetch(`${base}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
+    expect(
+      (
+        await fetch(`${base}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(400);
     expect(readdirSync(userData)).toContain('usage.db');
     expect(running.usage()!.path).toBe(join(userData, 'usage.db'));
-    await until('the request is in the ledger', () => running.usage()!.requests().rows.some((r) => r.route === '/v1/messages' && r.outcome === 'rejected'), 3000);
+    await until(
+      'the request is in the ledger',
+      () =>
+        running
+          .usage()!
+          .requests()
+          .rows.some((r) => r.route === '/v1/messages' && r.outcome === 'rejected'),
+      3000,
+    );
 
     // A request in flight on a CLI that never answers, then Quit: the proxy ends the CLI child before Electron quits.
-    const model = (((await (await fetch(`${base}/v1/models`)).json()) as any).data[0].id) as string;
+    const model = ((await (await fetch(`${base}/v1/models`)).json()) as any).data[0].id as string;
     const inFlight = fetch(`${base}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -172,14 +235,25 @@ describe('startApp under a fake Electron', () => {
     })
       .then((res) => res.arrayBuffer())
       .catch(() => undefined);
-    await until('the CLI child runs the request', async () => (await fakeCli!.records()).some((r) => r.argv.includes('-p') || r.argv.includes('--print')) && (await fakeCli!.alivePids()).length > 0);
+    await until(
+      'the CLI child runs the request',
+      async () =>
+        (await fakeCli!.records()).some((r) => r.argv.includes('-p') || r.argv.includes('--print')) &&
+        (await fakeCli!.alivePids()).length > 0,
+    );
     fake.click(['Quit Assistant Proxy']);
     await until('the app quit', () => fake.quit);
     await inFlight;
     expect(await answers(`${base}/health`)).toBe(false);
     await until('no CLI child is left alive', async () => (await fakeCli!.alivePids()).length === 0, 3000);
     // The first before-quit was held back until the proxy stopped and the window heard it.
-    const order = fake.events.map((e) => (e.type === 'webcontents-send' ? `status:${e.args[0]?.state}` : e.type === 'before-quit' ? `before-quit:${e.prevented}` : e.type));
+    const order = fake.events.map((e) =>
+      e.type === 'webcontents-send'
+        ? `status:${e.args[0]?.state}`
+        : e.type === 'before-quit'
+          ? `before-quit:${e.prevented}`
+          : e.type,
+    );
     const firstQuit = order.indexOf('before-quit:true');
     expect(firstQuit).toBeGreaterThanOrEqual(0);
     expect(order.indexOf('status:stopped', firstQuit)).toBeGreaterThan(firstQuit);
@@ -192,13 +266,24 @@ describe('startApp under a fake Electron', () => {
     const root = mkdtempSync(join(tmpdir(), 'start-app-profile-'));
     dirs.push(root);
     const profileFile = join(root, 'profile.json');
-    writeFileSync(profileFile, JSON.stringify({ providerName: 'Example Provider', quota: { providerPrefix: 'x-example-limit' } }));
-    const { running } = setup({ settings: JSON.stringify({ port, logLevel: 'silent' }), env: { ASSISTANT_PROFILE_FILE: profileFile } });
+    writeFileSync(
+      profileFile,
+      JSON.stringify({ providerName: 'Example Provider', quota: { providerPrefix: 'x-example-limit' } }),
+    );
+    const { running } = setup({
+      settings: JSON.stringify({ port, logLevel: 'silent' }),
+      env: { ASSISTANT_PROFILE_FILE: profileFile },
+    });
     await running.ready;
     expect(running.controller()!.status().sdk.providerName).toBe('Example Provider');
     const ledger = running.usage()!;
-    ledger.upstreamHeaders('direct', { 'x-example-limit-5h-utilization': '0.25', 'x-example-limit-5h-reset': '1795000000' });
-    expect(ledger.quotaWindows()).toEqual([expect.objectContaining({ source: 'direct', utilization: 0.25, resetsAt: 1_795_000_000 })]);
+    ledger.upstreamHeaders('direct', {
+      'x-example-limit-5h-utilization': '0.25',
+      'x-example-limit-5h-reset': '1795000000',
+    });
+    expect(ledger.quotaWindows()).toEqual([
+      expect.objectContaining({ source: 'direct', utilization: 0.25, resetsAt: 1_795_000_000 }),
+    ]);
   });
 
   it('a data directory the user chose wins over the user-data folder', async () => {
@@ -226,7 +311,9 @@ describe('startApp under a fake Electron', () => {
     const kept = readdirSync(userData).filter((f) => f.startsWith('settings.json.corrupt-'));
     expect(kept).toHaveLength(1);
     expect(readFileSync(join(userData, kept[0]), 'utf8')).toBe('{"port": 8123, oops');
-    expect(fake.events.some((e) => e.type === 'notification' && e.title === 'Assistant Proxy could not start')).toBe(true);
+    expect(fake.events.some((e) => e.type === 'notification' && e.title === 'Assistant Proxy could not start')).toBe(
+      true,
+    );
     expect(fake.events.some((e) => e.type === 'tray-created')).toBe(false);
     await until('the window is shown', () => fake.events.some((e) => e.type === 'window-show'));
     const status = (await fake.invoke(channelOf('getStatus'))) as any;
@@ -240,7 +327,10 @@ describe('startApp under a fake Electron', () => {
 
   it('starts hidden in the tray when launched at login (--hidden), and quits cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const { fake, running } = setup({ settings: JSON.stringify({ port, logLevel: 'silent' }), argv: ['assistant-proxy', '--hidden'] });
+    const { fake, running } = setup({
+      settings: JSON.stringify({ port, logLevel: 'silent' }),
+      argv: ['assistant-proxy', '--hidden'],
+    });
     await running.ready;
     expect(await answers(`http://127.0.0.1:${port}/health`)).toBe(true);
     expect(fake.events.some((e) => e.type === 'window-created' || e.type === 'window-show')).toBe(false);
@@ -251,7 +341,11 @@ describe('startApp under a fake Electron', () => {
   });
 
   it('macOS: a login-item launch (wasOpenedAtLogin, no arguments) starts hidden; an ordinary one shows the window', async () => {
-    const hidden = setup({ settings: JSON.stringify({ port: await freePort(), logLevel: 'silent' }), platform: 'darwin', wasOpenedAtLogin: true });
+    const hidden = setup({
+      settings: JSON.stringify({ port: await freePort(), logLevel: 'silent' }),
+      platform: 'darwin',
+      wasOpenedAtLogin: true,
+    });
     await hidden.running.ready;
     expect(hidden.fake.events.some((e) => e.type === 'window-created' || e.type === 'window-show')).toBe(false);
     // The menu-bar icon is the template image macOS tints itself.
@@ -259,7 +353,10 @@ describe('startApp under a fake Electron', () => {
     hidden.fake.electron.app.quit();
     await until('the app quit', () => hidden.fake.quit);
 
-    const shown = setup({ settings: JSON.stringify({ port: await freePort(), logLevel: 'silent' }), platform: 'darwin' });
+    const shown = setup({
+      settings: JSON.stringify({ port: await freePort(), logLevel: 'silent' }),
+      platform: 'darwin',
+    });
     await shown.running.ready;
     await until('the window is shown', () => shown.fake.events.some((e) => e.type === 'window-show'));
   });
@@ -270,7 +367,9 @@ describe('startApp under a fake Electron', () => {
     await running.ready;
     expect(fake.quit).toBe(true);
     expect(running.controller()).toBeUndefined();
-    expect(fake.events.map((e) => e.type).filter((t) => ['window-created', 'tray-created', 'notification'].includes(t))).toEqual([]);
+    expect(
+      fake.events.map((e) => e.type).filter((t) => ['window-created', 'tray-created', 'notification'].includes(t)),
+    ).toEqual([]);
     expect(fake.handled()).toEqual([]);
     expect(await answers(`http://127.0.0.1:${port}/health`)).toBe(false);
   });

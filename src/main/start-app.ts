@@ -35,7 +35,8 @@ import { createMainWindow, type MainWindow, type WindowOptions } from './window.
 
 /** The part of Electron's main-process API the app uses; the real module satisfies it. */
 export interface AppElectron extends TrayElectron {
-  app: Pick<App, 'on' | 'quit' | 'whenReady' | 'getPath' | 'setPath' | 'getAppPath' | 'requestSingleInstanceLock'> & LoginItemApp;
+  app: Pick<App, 'on' | 'quit' | 'whenReady' | 'getPath' | 'setPath' | 'getAppPath' | 'requestSingleInstanceLock'> &
+    LoginItemApp;
   BrowserWindow: WindowOptions['BrowserWindow'];
   Notification: { isSupported(): boolean; new (options: { title: string; body: string }): { show(): void } };
   clipboard: Pick<Clipboard, 'writeText'>;
@@ -86,7 +87,13 @@ function defaultHost(): AppHost {
       const { default: Store } = await import('electron-store');
       // clearInvalidConfig off: a corrupt file throws, so openSettings can keep it aside and tell the user.
       // configFileMode: the file holds the access key, so it is written owner-only (docs/security.md "Files").
-      return (cwd, options) => new Store<Record<string, unknown>>({ cwd, name: 'settings', clearInvalidConfig: false, configFileMode: options?.configFileMode });
+      return (cwd, options) =>
+        new Store<Record<string, unknown>>({
+          cwd,
+          name: 'settings',
+          clearInvalidConfig: false,
+          configFileMode: options?.configFileMode,
+        });
     },
     loginShellPath: (env) => loginShellPath({ env }),
     hasTrayHost: (env) => hasTrayHost({ env }),
@@ -94,7 +101,11 @@ function defaultHost(): AppHost {
   };
 }
 
-export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOverrides: Partial<AppHost> = {}): RunningApp {
+export function startApp(
+  electron: AppElectron,
+  env: NodeJS.ProcessEnv,
+  hostOverrides: Partial<AppHost> = {},
+): RunningApp {
   const host: AppHost = { ...defaultHost(), ...hostOverrides };
   const { app, BrowserWindow, Notification, clipboard, dialog, ipcMain, shell } = electron;
   const assetsDir = join(app.getAppPath(), 'assets');
@@ -226,7 +237,11 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
     }
   }
 
-  async function setupProxy(stored: ReturnType<typeof openSettings>, defaults: Settings, profile: Profile): Promise<void> {
+  async function setupProxy(
+    stored: ReturnType<typeof openSettings>,
+    defaults: Settings,
+    profile: Profile,
+  ): Promise<void> {
     // A GUI-launched app has no login-shell PATH: fix it before the proxy looks for the CLI.
     const shellPath = await host.loginShellPath(env);
     if (shellPath.error) log.warn({ reason: shellPath.error }, 'using the inherited PATH');
@@ -238,7 +253,8 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
     try {
       const key = ownerKeyFor(validateSettings({ ...defaults, ...stored.settings }, profile));
       ownerKey = key.owner?.key;
-      if (key.error) log.warn({ reason: key.error }, "the owner's key could not be saved: usage data stays closed to clients");
+      if (key.error)
+        log.warn({ reason: key.error }, "the owner's key could not be saved: usage data stays closed to clients");
     } catch {
       // Bad stored settings: the controller reports them.
     }
@@ -342,19 +358,34 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
       // Through the running proxy (what clients see); the CLI probe gets the same PATH as the proxy's children.
       diagnose: () => {
         const status = ctl.status();
-        return runDiagnose(ctl.getConfig(), { deps: proxyDeps, proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined, usage });
+        return runDiagnose(ctl.getConfig(), {
+          deps: proxyDeps,
+          proxyUrl: status.state === 'running' ? clientBaseUrl(status) : undefined,
+          usage,
+        });
       },
       saveCsv: async (suggestedName, csv) => {
-        const options = { title: 'Export usage as CSV', defaultPath: join(app.getPath('downloads'), suggestedName), filters: [{ name: 'CSV', extensions: ['csv'] }] };
-        const result = win.window ? await dialog.showSaveDialog(win.window, options) : await dialog.showSaveDialog(options);
+        const options = {
+          title: 'Export usage as CSV',
+          defaultPath: join(app.getPath('downloads'), suggestedName),
+          filters: [{ name: 'CSV', extensions: ['csv'] }],
+        };
+        const result = win.window
+          ? await dialog.showSaveDialog(win.window, options)
+          : await dialog.showSaveDialog(options);
         if (result.canceled || !result.filePath) return undefined;
         await writeFile(result.filePath, csv, { mode: 0o600 });
         return result.filePath;
       },
       openPath: (path) => shell.openPath(path),
       pickCliPath: async () => {
-        const options = { title: 'Choose the assistant CLI executable', properties: ['openFile' as const, 'showHiddenFiles' as const] };
-        const result = win.window ? await dialog.showOpenDialog(win.window, options) : await dialog.showOpenDialog(options);
+        const options = {
+          title: 'Choose the assistant CLI executable',
+          properties: ['openFile' as const, 'showHiddenFiles' as const],
+        };
+        const result = win.window
+          ? await dialog.showOpenDialog(win.window, options)
+          : await dialog.showOpenDialog(options);
         return result.canceled ? undefined : result.filePaths[0];
       },
     });
@@ -362,7 +393,8 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
       ipcMain,
       api,
       isTrustedSender: (event) => win.isOurs(event.sender, event.senderFrame?.url),
-      onRefused: (method, event) => log.warn({ method, url: event.senderFrame?.url }, 'refused an IPC call from outside the window'),
+      onRefused: (method, event) =>
+        log.warn({ method, url: event.senderFrame?.url }, 'refused an IPC call from outside the window'),
     });
   }
 
@@ -402,7 +434,10 @@ export function startApp(electron: AppElectron, env: NodeJS.ProcessEnv, hostOver
       for (const n of due.notices) notify(n.title, n.body);
       tray?.refresh();
     };
-    const timer = setInterval(() => void tick().catch((err: Error) => log.warn({ err: err.message }, 'usage watch failed')), USAGE_WATCH_MS);
+    const timer = setInterval(
+      () => void tick().catch((err: Error) => log.warn({ err: err.message }, 'usage watch failed')),
+      USAGE_WATCH_MS,
+    );
     app.on('will-quit', () => clearInterval(timer));
     void tick().catch(() => undefined);
   }

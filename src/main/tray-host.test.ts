@@ -29,8 +29,16 @@ describe('tray host detection', () => {
     const broken = async () => {
       throw new Error('dbus-send: not found');
     };
-    expect(await hasTrayHost({ platform: 'linux', env: { DISPLAY: ':0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME' }, run: broken })).toBe(false);
-    expect(await hasTrayHost({ platform: 'linux', env: { DISPLAY: ':0', XDG_CURRENT_DESKTOP: 'XFCE' }, run: broken })).toBe(true);
+    expect(
+      await hasTrayHost({
+        platform: 'linux',
+        env: { DISPLAY: ':0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME' },
+        run: broken,
+      }),
+    ).toBe(false);
+    expect(
+      await hasTrayHost({ platform: 'linux', env: { DISPLAY: ':0', XDG_CURRENT_DESKTOP: 'XFCE' }, run: broken }),
+    ).toBe(true);
     expect(guessFromDesktop({ DESKTOP_SESSION: 'gnome' })).toBe(false);
   });
 

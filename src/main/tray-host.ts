@@ -9,7 +9,9 @@ export type RunCommand = (file: string, args: string[], timeoutMs: number) => Pr
 
 const run: RunCommand = (file, args, timeoutMs) =>
   new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (err, stdout) => (err ? reject(err) : resolve(String(stdout))));
+    execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (err, stdout) =>
+      err ? reject(err) : resolve(String(stdout)),
+    );
   });
 
 export const nameHasOwnerArgs = [
@@ -33,7 +35,9 @@ export function guessFromDesktop(env: NodeJS.ProcessEnv): boolean {
   return !desktop.includes('gnome');
 }
 
-export async function hasTrayHost(opts: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; run?: RunCommand } = {}): Promise<boolean> {
+export async function hasTrayHost(
+  opts: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; run?: RunCommand } = {},
+): Promise<boolean> {
   const platform = opts.platform ?? process.platform;
   const env = opts.env ?? process.env;
   if (platform !== 'linux') return true;

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { setupTray, toMenuTemplate, trayIconPath } from './tray.js';
-import { clientBaseUrl, copyTextFor, statusLine, toggledModes, trayIconState, trayMenuModel, trayTooltip, type TrayAction, type TrayExtras } from './tray-model.js';
+import {
+  clientBaseUrl,
+  copyTextFor,
+  statusLine,
+  toggledModes,
+  trayIconState,
+  trayMenuModel,
+  trayTooltip,
+  type TrayAction,
+  type TrayExtras,
+} from './tray-model.js';
 import { statusFixture } from '../../test/main/status-fixture.js';
 
 const prefs = { openAtLogin: false, openAtLoginSupported: true };
@@ -12,8 +22,18 @@ describe('trayMenuModel', () => {
       { kind: 'separator' },
       { kind: 'action', label: 'Stop proxy', action: 'stop', enabled: true },
       { kind: 'separator' },
-      { kind: 'action', label: 'Copy OpenAI SDK base URL (http://127.0.0.1:8000/compat/v1)', action: 'copy-compat-url', enabled: true },
-      { kind: 'action', label: 'Copy native SDK base URL (http://127.0.0.1:8000)', action: 'copy-native-url', enabled: true },
+      {
+        kind: 'action',
+        label: 'Copy OpenAI SDK base URL (http://127.0.0.1:8000/compat/v1)',
+        action: 'copy-compat-url',
+        enabled: true,
+      },
+      {
+        kind: 'action',
+        label: 'Copy native SDK base URL (http://127.0.0.1:8000)',
+        action: 'copy-native-url',
+        enabled: true,
+      },
       { kind: 'separator' },
       { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
       { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
@@ -33,14 +53,20 @@ describe('trayMenuModel', () => {
   });
 
   it('the quota line and the errors of the last hour under the status, the errors only when there are any', () => {
-    const items = trayMenuModel(statusFixture(), prefs, { quotaLine: '5h 18 % · week 23 % · resets 16:05', errorsLastHour: 3 });
+    const items = trayMenuModel(statusFixture(), prefs, {
+      quotaLine: '5h 18 % · week 23 % · resets 16:05',
+      errorsLastHour: 3,
+    });
     expect(items.slice(0, 4)).toEqual([
       { kind: 'label', label: 'Running on 127.0.0.1:8000' },
       { kind: 'label', label: '5h 18 % · week 23 % · resets 16:05' },
       { kind: 'label', label: '3 errors in the last hour' },
       { kind: 'separator' },
     ]);
-    expect(trayMenuModel(statusFixture(), prefs, { errorsLastHour: 1 })[1]).toEqual({ kind: 'label', label: '1 error in the last hour' });
+    expect(trayMenuModel(statusFixture(), prefs, { errorsLastHour: 1 })[1]).toEqual({
+      kind: 'label',
+      label: '1 error in the last hour',
+    });
     const quiet = trayMenuModel(statusFixture(), prefs, { errorsLastHour: 0 });
     expect(quiet.filter((i) => i.kind === 'label')).toEqual([{ kind: 'label', label: 'Running on 127.0.0.1:8000' }]);
   });
@@ -60,7 +86,10 @@ describe('trayMenuModel', () => {
   });
 
   it('attention items follow the status line', () => {
-    const items = trayMenuModel(statusFixture({ attention: ['Assistant CLI is logged out: log in again with the CLI'] }), prefs);
+    const items = trayMenuModel(
+      statusFixture({ attention: ['Assistant CLI is logged out: log in again with the CLI'] }),
+      prefs,
+    );
     expect(items[1]).toEqual({ kind: 'label', label: '⚠ Assistant CLI is logged out: log in again with the CLI' });
   });
 
@@ -74,7 +103,9 @@ describe('trayMenuModel', () => {
 
   it('the last mode on cannot be switched off', () => {
     const modes = trayMenuModel(statusFixture({ modes: ['direct'] }), prefs).find((i) => i.kind === 'submenu');
-    expect(modes?.kind === 'submenu' && modes.items.map((m) => m.kind === 'checkbox' && [m.checked, m.enabled])).toEqual([
+    expect(
+      modes?.kind === 'submenu' && modes.items.map((m) => m.kind === 'checkbox' && [m.checked, m.enabled]),
+    ).toEqual([
       [false, true],
       [true, false],
       [false, true],
@@ -82,7 +113,11 @@ describe('trayMenuModel', () => {
   });
 
   it('hides Open at login where unsupported and shows its state where supported', () => {
-    expect(trayMenuModel(statusFixture(), { openAtLogin: true, openAtLoginSupported: false }).some((i) => i.kind === 'checkbox' && i.action === 'toggle-open-at-login')).toBe(false);
+    expect(
+      trayMenuModel(statusFixture(), { openAtLogin: true, openAtLoginSupported: false }).some(
+        (i) => i.kind === 'checkbox' && i.action === 'toggle-open-at-login',
+      ),
+    ).toBe(false);
     expect(trayMenuModel(statusFixture(), { openAtLogin: true, openAtLoginSupported: true })).toContainEqual({
       kind: 'checkbox',
       label: 'Open at login',
@@ -96,7 +131,9 @@ describe('trayMenuModel', () => {
     expect(clientBaseUrl({ host: '0.0.0.0', port: 9000 })).toBe('http://127.0.0.1:9000');
     expect(clientBaseUrl({ host: '::1', port: 9000 })).toBe('http://[::1]:9000');
     expect(statusLine(statusFixture({ host: '::1' }))).toBe('Running on [::1]:8000');
-    expect(copyTextFor('copy-compat-url', statusFixture({ host: '0.0.0.0', port: 8123 }))).toBe('http://127.0.0.1:8123/compat/v1');
+    expect(copyTextFor('copy-compat-url', statusFixture({ host: '0.0.0.0', port: 8123 }))).toBe(
+      'http://127.0.0.1:8123/compat/v1',
+    );
     // The native SDK adds /v1 itself: a copied .../v1 made it call /v1/v1/messages.
     expect(copyTextFor('copy-native-url', statusFixture())).toBe('http://127.0.0.1:8000');
   });
@@ -108,7 +145,9 @@ describe('trayIconState', () => {
     expect(trayIconState(statusFixture({ state: 'stopped' }))).toBe('stopped');
     expect(trayIconState(statusFixture({ state: 'error', error: 'Port 8000 already in use' }))).toBe('attention');
     expect(trayIconState(statusFixture({ attention: ['Assistant CLI not found'] }))).toBe('attention');
-    expect(trayIconState(statusFixture({ state: 'stopped', attention: ['Assistant CLI not found'] }))).toBe('attention');
+    expect(trayIconState(statusFixture({ state: 'stopped', attention: ['Assistant CLI not found'] }))).toBe(
+      'attention',
+    );
   });
 });
 
@@ -126,7 +165,9 @@ describe('tray adapter', () => {
     expect(template[0]).toEqual({ label: 'Running on 127.0.0.1:8000', enabled: false });
     const stop = template[2] as { click: () => void };
     stop.click();
-    const modes = template.find((t) => t.label === 'Modes') as { submenu: Array<{ type: string; checked: boolean; click: () => void }> };
+    const modes = template.find((t) => t.label === 'Modes') as {
+      submenu: Array<{ type: string; checked: boolean; click: () => void }>;
+    };
     expect(modes.submenu[1]).toMatchObject({ type: 'checkbox', checked: true });
     modes.submenu[1].click();
     expect(clicked).toEqual(['stop', 'toggle-mode:direct']);
@@ -174,14 +215,22 @@ describe('tray adapter', () => {
     });
     extras = { quotaLine: '5h 18 % · week 23 % · resets 16:05', errorsLastHour: 2 };
     tray.refresh();
-    expect((menus.at(-1) as Array<{ label?: string }>).slice(1, 3).map((i) => i.label)).toEqual(['5h 18 % · week 23 % · resets 16:05', '2 errors in the last hour']);
+    expect((menus.at(-1) as Array<{ label?: string }>).slice(1, 3).map((i) => i.label)).toEqual([
+      '5h 18 % · week 23 % · resets 16:05',
+      '2 errors in the last hour',
+    ]);
     extras = {};
     status = statusFixture({ state: 'stopped' });
     tray.refresh();
     tray.refresh();
     status = statusFixture({ state: 'error', error: 'Port 8000 already in use' });
     tray.refresh();
-    expect(images).toEqual(['/a/tray/linux/running.png', '/a/tray/linux/running.png', '/a/tray/linux/stopped.png', '/a/tray/linux/attention.png']);
+    expect(images).toEqual([
+      '/a/tray/linux/running.png',
+      '/a/tray/linux/running.png',
+      '/a/tray/linux/stopped.png',
+      '/a/tray/linux/attention.png',
+    ]);
     expect(tooltips.at(-1)).toBe('Assistant Proxy: Port 8000 already in use');
     expect(menus).toHaveLength(5);
   });
@@ -191,6 +240,8 @@ describe('tray tooltip', () => {
   it('is the status, then the limits line with its pace when there is one', () => {
     const status = statusFixture({ host: '127.0.0.1' });
     expect(trayTooltip(status)).toBe(`Assistant Proxy: ${statusLine(status)}`);
-    expect(trayTooltip(status, { quotaLine: '5h 60 % (limit ~13:20 at this pace) · resets 15:00' })).toBe(`Assistant Proxy: ${statusLine(status)}\n5h 60 % (limit ~13:20 at this pace) · resets 15:00`);
+    expect(trayTooltip(status, { quotaLine: '5h 60 % (limit ~13:20 at this pace) · resets 15:00' })).toBe(
+      `Assistant Proxy: ${statusLine(status)}\n5h 60 % (limit ~13:20 at this pace) · resets 15:00`,
+    );
   });
 });

@@ -86,8 +86,18 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
       ? { kind: 'action', label: 'Stop proxy', action: 'stop', enabled: !busy }
       : { kind: 'action', label: 'Start proxy', action: 'start', enabled: !busy },
     { kind: 'separator' },
-    { kind: 'action', label: `Copy OpenAI SDK base URL (${copyTextFor('copy-compat-url', status)})`, action: 'copy-compat-url', enabled: true },
-    { kind: 'action', label: `Copy native SDK base URL (${copyTextFor('copy-native-url', status)})`, action: 'copy-native-url', enabled: true },
+    {
+      kind: 'action',
+      label: `Copy OpenAI SDK base URL (${copyTextFor('copy-compat-url', status)})`,
+      action: 'copy-compat-url',
+      enabled: true,
+    },
+    {
+      kind: 'action',
+      label: `Copy native SDK base URL (${copyTextFor('copy-native-url', status)})`,
+      action: 'copy-native-url',
+      enabled: true,
+    },
     { kind: 'separator' },
     { kind: 'action', label: 'Open window', action: 'open-window', enabled: true },
     { kind: 'action', label: 'Diagnose…', action: 'diagnose', enabled: true },
@@ -104,7 +114,14 @@ export function trayMenuModel(status: ControlStatus, prefs: TrayPrefs, extras: T
       })),
     },
   );
-  if (prefs.openAtLoginSupported) items.push({ kind: 'checkbox', label: 'Open at login', action: 'toggle-open-at-login', checked: prefs.openAtLogin, enabled: true });
+  if (prefs.openAtLoginSupported)
+    items.push({
+      kind: 'checkbox',
+      label: 'Open at login',
+      action: 'toggle-open-at-login',
+      checked: prefs.openAtLogin,
+      enabled: true,
+    });
   items.push({ kind: 'separator' }, { kind: 'action', label: 'Quit Assistant Proxy', action: 'quit', enabled: true });
   return items;
 }

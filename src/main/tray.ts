@@ -4,7 +4,16 @@
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
 import type { ControlStatus } from '../proxy/control-api.js';
-import { trayIconState, trayMenuModel, trayTooltip, type TrayAction, type TrayExtras, type TrayIconState, type TrayMenuItem, type TrayPrefs } from './tray-model.js';
+import {
+  trayIconState,
+  trayMenuModel,
+  trayTooltip,
+  type TrayAction,
+  type TrayExtras,
+  type TrayIconState,
+  type TrayMenuItem,
+  type TrayPrefs,
+} from './tray-model.js';
 
 export interface TrayElectron {
   Tray: new (image: NativeImage) => Tray;
@@ -31,7 +40,10 @@ export function trayIconPath(assetsDir: string, state: TrayIconState, platform: 
   return join(assetsDir, 'tray', `${state}.png`);
 }
 
-export function toMenuTemplate(items: TrayMenuItem[], onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {
+export function toMenuTemplate(
+  items: TrayMenuItem[],
+  onAction: (action: TrayAction) => void,
+): MenuItemConstructorOptions[] {
   return items.map((item): MenuItemConstructorOptions => {
     switch (item.kind) {
       case 'label':
@@ -41,7 +53,13 @@ export function toMenuTemplate(items: TrayMenuItem[], onAction: (action: TrayAct
       case 'action':
         return { label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
       case 'checkbox':
-        return { label: item.label, type: 'checkbox', checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
+        return {
+          label: item.label,
+          type: 'checkbox',
+          checked: item.checked,
+          enabled: item.enabled,
+          click: () => onAction(item.action),
+        };
       case 'submenu':
         return { label: item.label, submenu: toMenuTemplate(item.items, onAction) };
     }
@@ -57,7 +75,9 @@ export interface AppTray {
 export function setupTray(opts: TrayOptions): AppTray {
   const { electron, assetsDir, platform } = opts;
   let shownState: TrayIconState | undefined;
-  const tray = new electron.Tray(electron.nativeImage.createFromPath(trayIconPath(assetsDir, trayIconState(opts.status()), platform)));
+  const tray = new electron.Tray(
+    electron.nativeImage.createFromPath(trayIconPath(assetsDir, trayIconState(opts.status()), platform)),
+  );
   const refresh = () => {
     const status = opts.status();
     const state = trayIconState(status);
@@ -66,7 +86,11 @@ export function setupTray(opts: TrayOptions): AppTray {
       shownState = state;
     }
     tray.setToolTip(trayTooltip(status, opts.extras?.()));
-    tray.setContextMenu(electron.Menu.buildFromTemplate(toMenuTemplate(trayMenuModel(status, opts.prefs(), opts.extras?.()), opts.onAction)));
+    tray.setContextMenu(
+      electron.Menu.buildFromTemplate(
+        toMenuTemplate(trayMenuModel(status, opts.prefs(), opts.extras?.()), opts.onAction),
+      ),
+    );
   };
   refresh();
   return {

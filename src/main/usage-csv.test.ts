@@ -29,7 +29,9 @@ describe('usage CSV', () => {
   });
 
   it('quotes commas and quotes, and defuses cells a spreadsheet would run as formulas', () => {
-    const line = usageCsv([{ ...row, route: '/x,"y"', client: '=HYPERLINK("http://evil")', mode: null }]).split('\r\n')[1];
+    const line = usageCsv([{ ...row, route: '/x,"y"', client: '=HYPERLINK("http://evil")', mode: null }]).split(
+      '\r\n',
+    )[1];
     expect(line).toContain(',"/x,""y""",');
     expect(line).toContain(`,"'=HYPERLINK(""http://evil"")",`);
     expect(line.split(',')[2]).toBe('');

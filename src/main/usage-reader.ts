@@ -2,7 +2,15 @@
 // control service reads through. The ledger implements it (or a small adapter over it does, in index.ts), and
 // tests can give a fake. Methods may answer at once or as promises.
 
-import type { CapturedBodies, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSummary } from '../proxy/control-api.js';
+import type {
+  CapturedBodies,
+  QuotaWindow,
+  RequestPage,
+  RequestQuery,
+  SummaryBy,
+  UsageRecord,
+  UsageSummary,
+} from '../proxy/control-api.js';
 
 type Maybe<T> = T | Promise<T>;
 

@@ -4,7 +4,9 @@ import { createMainWindow, secureWebPreferences } from './window.js';
 
 class FakeWebContents extends EventEmitter {
   sent: Array<[string, unknown]> = [];
-  permissionRequest: ((contents: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void) | undefined;
+  permissionRequest:
+    | ((contents: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void)
+    | undefined;
   permissionCheck: ((contents: unknown, permission: string, origin: string, details: unknown) => boolean) | undefined;
   session = {
     setPermissionRequestHandler: (h: FakeWebContents['permissionRequest']) => (this.permissionRequest = h),
@@ -64,7 +66,12 @@ class FakeWindow extends EventEmitter {
 
 function make(hide: () => boolean) {
   FakeWindow.made = [];
-  const w = createMainWindow({ BrowserWindow: FakeWindow as never, preloadPath: '/app/dist/main/preload.cjs', indexPath: '/app/dist/renderer/index.html', hideOnClose: hide });
+  const w = createMainWindow({
+    BrowserWindow: FakeWindow as never,
+    preloadPath: '/app/dist/main/preload.cjs',
+    indexPath: '/app/dist/renderer/index.html',
+    hideOnClose: hide,
+  });
   return w;
 }
 
@@ -73,7 +80,9 @@ describe('main window', () => {
     const w = make(() => true);
     w.show();
     const win = FakeWindow.made[0];
-    expect((win.options as { webPreferences: unknown }).webPreferences).toEqual(secureWebPreferences('/app/dist/main/preload.cjs'));
+    expect((win.options as { webPreferences: unknown }).webPreferences).toEqual(
+      secureWebPreferences('/app/dist/main/preload.cjs'),
+    );
     expect(secureWebPreferences('/p')).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true });
     expect(win.webContents.openHandler?.()).toEqual({ action: 'deny' });
     let prevented = false;
@@ -84,12 +93,27 @@ describe('main window', () => {
 
   it('denies every permission request and check: the page uses none', () => {
     FakeWindow.made = [];
-    const w = createMainWindow({ BrowserWindow: FakeWindow as never, preloadPath: '/app/preload.cjs', indexPath: '/app/index.html', hideOnClose: () => true });
+    const w = createMainWindow({
+      BrowserWindow: FakeWindow as never,
+      preloadPath: '/app/preload.cjs',
+      indexPath: '/app/index.html',
+      hideOnClose: () => true,
+    });
     w.show();
     const contents = FakeWindow.made[0].webContents;
     expect(contents.permissionRequest).toBeTypeOf('function');
     expect(contents.permissionCheck).toBeTypeOf('function');
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'hid', 'serial', 'fullscreen', 'openExternal']) {
+    for (const permission of [
+      'media',
+      'geolocation',
+      'notifications',
+      'clipboard-read',
+      'clipboard-sanitized-write',
+      'hid',
+      'serial',
+      'fullscreen',
+      'openExternal',
+    ]) {
       let granted: boolean | undefined;
       contents.permissionRequest!(contents, permission, (g) => (granted = g), {});
       expect(granted, permission).toBe(false);

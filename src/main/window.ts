@@ -26,8 +26,17 @@ export interface MainWindow {
 }
 
 /** The webPreferences every dashboard window gets; exported so a test can check nothing loosens them. */
-export function secureWebPreferences(preloadPath: string): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
-  return { preload: preloadPath, contextIsolation: true, nodeIntegration: false, sandbox: true, webSecurity: true, spellcheck: false };
+export function secureWebPreferences(
+  preloadPath: string,
+): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
+  return {
+    preload: preloadPath,
+    contextIsolation: true,
+    nodeIntegration: false,
+    sandbox: true,
+    webSecurity: true,
+    spellcheck: false,
+  };
 }
 
 export function createMainWindow(opts: WindowOptions): MainWindow {
@@ -83,7 +92,13 @@ export function createMainWindow(opts: WindowOptions): MainWindow {
       if (win && !win.isDestroyed()) win.webContents.send(channel, payload);
     },
     isOurs(sender, frameUrl) {
-      return win !== undefined && !win.isDestroyed() && sender === win.webContents && frameUrl !== undefined && frameUrl.split('#')[0] === pageUrl;
+      return (
+        win !== undefined &&
+        !win.isDestroyed() &&
+        sender === win.webContents &&
+        frameUrl !== undefined &&
+        frameUrl.split('#')[0] === pageUrl
+      );
     },
     get window() {
       return win;

@@ -53,13 +53,23 @@ function cliLines(snap: CliSnapshot, profile: Profile, cliPath: string | undefin
   // users to install a CLI they had; the banner says "checking" and prints the result when the check ends.
   if (!snap.lastCheck) return { line: 'checking… (the result follows when the check ends)' };
   if (snap.cli.status === 'unhealthy' || (snap.cli.status === 'unknown' && !snap.cli.path)) {
-    if (cliPath) return { line: `not found at ${cliPath} (ASSISTANT_CLI_PATH)`, next: 'point ASSISTANT_CLI_PATH (--cli-path) at the CLI, or unset it to search PATH' };
+    if (cliPath)
+      return {
+        line: `not found at ${cliPath} (ASSISTANT_CLI_PATH)`,
+        next: 'point ASSISTANT_CLI_PATH (--cli-path) at the CLI, or unset it to search PATH',
+      };
     return { line: 'not found on PATH', next: `${install}, then log in: ${login}` };
   }
   const where = `${snap.cli.path ?? '?'}${snap.cli.version ? ` (${snap.cli.version})` : ''}`;
-  if (snap.cli.status === 'error') return { line: `found at ${where}, but it does not answer: ${snap.cli.error ?? 'unknown error'}`, next: 'check that the CLI runs by itself' };
-  if (snap.auth.loggedIn) return { line: `found at ${where}, logged in${snap.auth.user ? ` as ${snap.auth.user}` : ''}` };
-  if (snap.auth.status === 'unauthenticated') return { line: `found at ${where}, not logged in`, next: profile.cli.loginHint };
+  if (snap.cli.status === 'error')
+    return {
+      line: `found at ${where}, but it does not answer: ${snap.cli.error ?? 'unknown error'}`,
+      next: 'check that the CLI runs by itself',
+    };
+  if (snap.auth.loggedIn)
+    return { line: `found at ${where}, logged in${snap.auth.user ? ` as ${snap.auth.user}` : ''}` };
+  if (snap.auth.status === 'unauthenticated')
+    return { line: `found at ${where}, not logged in`, next: profile.cli.loginHint };
   return { line: `found at ${where}; login state not known yet${snap.auth.error ? ` (${snap.auth.error})` : ''}` };
 }
 
@@ -84,7 +94,9 @@ function ollamaLine(status: OllamaListenerStatus, mode: Config['ollamaMode']): s
 function keyLine(config: Config, key: { owner?: OwnerKey; error?: string }): string {
   if (config.accessKey !== undefined) return '  access key: PROXY_ACCESS_KEY, required for every request';
   if (key.owner) {
-    const what = config.requireAccessKey ? 'required for every request (REQUIRE_ACCESS_KEY)' : 'opens usage data and /health/detailed in full; chats need none';
+    const what = config.requireAccessKey
+      ? 'required for every request (REQUIRE_ACCESS_KEY)'
+      : 'opens usage data and /health/detailed in full; chats need none';
     return `  owner key: ${key.owner.path}${key.owner.created ? ' (new)' : ''}, readable only by you; ${what} (docs/security.md)`;
   }
   return `  owner key: not saved (${key.error ?? 'unknown error'}); usage data stays closed until DATA_DIR can be written`;
@@ -99,7 +111,12 @@ function startupSummary(
   ollama: OllamaListenerStatus,
   key: { owner?: OwnerKey; error?: string },
 ): string {
-  const lines = [`Assistant Proxy ${version} listening on ${url}`, ...formatBaseUrls(baseUrls(url, config.modes)), `  modes on: ${config.modes.join(', ') || 'none'}`, keyLine(config, key)];
+  const lines = [
+    `Assistant Proxy ${version} listening on ${url}`,
+    ...formatBaseUrls(baseUrls(url, config.modes)),
+    `  modes on: ${config.modes.join(', ') || 'none'}`,
+    keyLine(config, key),
+  ];
   const ollamaText = ollamaLine(ollama, config.ollamaMode);
   if (ollamaText) lines.push(ollamaText);
   const next: string[] = [];
@@ -183,12 +200,23 @@ async function main(): Promise<number> {
         () => undefined,
       );
     }
-    logger.info({ url, modes: config.modes, cli: snap.cli.path ?? null, cliStatus: snap.cli.status, loggedIn: snap.auth.loggedIn }, 'assistant-proxy listening');
+    logger.info(
+      {
+        url,
+        modes: config.modes,
+        cli: snap.cli.path ?? null,
+        cliStatus: snap.cli.status,
+        loggedIn: snap.auth.loggedIn,
+      },
+      'assistant-proxy listening',
+    );
   } catch (err) {
     await proxy.close(0).catch(() => undefined);
     ledger.close();
     // listen() rejects with a message written for a person (port taken, address not available, not allowed).
-    process.stderr.write(`${name}: ${err instanceof PortInUseError ? '' : 'cannot start: '}${(err as Error).message}\n`);
+    process.stderr.write(
+      `${name}: ${err instanceof PortInUseError ? '' : 'cannot start: '}${(err as Error).message}\n`,
+    );
     return 1;
   }
   await new Promise<void>((resolve) => {
@@ -200,7 +228,9 @@ async function main(): Promise<number> {
         process.exit(130);
       }
       stopping = true;
-      process.stderr.write(`${name}: ${signal} received, stopping (in-flight requests may finish for up to ${config.shutdownGraceMs} ms)\n`);
+      process.stderr.write(
+        `${name}: ${signal} received, stopping (in-flight requests may finish for up to ${config.shutdownGraceMs} ms)\n`,
+      );
       logger.info({ signal }, 'shutting down');
       void proxy.close().then(() => {
         ledger.close();
@@ -218,7 +248,9 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     // Not a setting and not a known start-up failure: our own bug. The stack helps a report; no secret is in it.
-    process.stderr.write(`${name}: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `${name}: unexpected failure: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -63,7 +63,13 @@ export function buildComponents(services: Services): Components {
     childEnv: deps.childEnv,
     envPath: deps.envPath,
     usage: services.usage,
-    findCli: () => findCli({ cliPath: config.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: deps.envPath }),
+    findCli: () =>
+      findCli({
+        cliPath: config.cliPath,
+        names: profile.cli.executableNames,
+        extraPaths: profile.cli.extraSearchPaths,
+        envPath: deps.envPath,
+      }),
   });
   const credential = createRespapiCredential({
     path: config.respapiCredentialsPath,
@@ -74,7 +80,13 @@ export function buildComponents(services: Services): Components {
     now: deps.now,
   });
   const respapi: RespapiParts = {
-    client: new RespapiClient({ baseUrl: config.respapiBaseUrl, profile, credential, timeouts: config, usage: services.usage }),
+    client: new RespapiClient({
+      baseUrl: config.respapiBaseUrl,
+      profile,
+      credential,
+      timeouts: config,
+      usage: services.usage,
+    }),
     sessions: new SessionRegistry({ idleMs: config.respapiSessionIdleMs, now: deps.now }),
     instructions: new InstructionsSource(config.respapiInstructionsPath ?? defaultInstructionsPath()),
   };

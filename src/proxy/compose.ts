@@ -3,7 +3,6 @@
 // docs/configuration.md), and the usage ledger opened with that profile's quota header names (docs/usage.md).
 // The desktop app adds its data directory, the app's user-data folder, beneath the user's own settings.
 
-import { join } from 'node:path';
 import { loadOwnerKey, type OwnerKey } from './auth/owner-key.js';
 import { ConfigError, type Config, type Settings } from './config.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';

@@ -106,59 +106,279 @@ interface SettingSource {
 /** How each setting is named outside the code (`--help` prints this list; docs/configuration.md mirrors it). */
 export const settingSources: SettingSource[] = [
   { key: 'port', env: 'PORT', flag: '--port', kind: 'int', help: 'listening port (0 = any free port)' },
-  { key: 'host', env: 'HOST', flag: '--host', kind: 'string', help: 'bind address; non-loopback needs PROXY_ACCESS_KEY' },
+  {
+    key: 'host',
+    env: 'HOST',
+    flag: '--host',
+    kind: 'string',
+    help: 'bind address; non-loopback needs PROXY_ACCESS_KEY',
+  },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', kind: 'string', help: logLevels.join(', ') },
-  { key: 'corsOrigins', env: 'CORS_ORIGINS', flag: '--cors-origins', kind: 'list', help: 'comma list of allowed browser origins; empty = CORS off' },
-  { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: '--allowed-hosts', kind: 'list', help: 'extra Host header names accepted while bound to loopback' },
-  { key: 'accessKey', env: 'PROXY_ACCESS_KEY', kind: 'string', help: 'when set, every client must present it, on loopback too (16+ chars); required beyond loopback' },
-  { key: 'requireAccessKey', env: 'REQUIRE_ACCESS_KEY', kind: 'bool', help: "every client must present the owner's key (the file owner-key in the data directory, or PROXY_ACCESS_KEY), chats included; default: only the owner's data needs it" },
+  {
+    key: 'corsOrigins',
+    env: 'CORS_ORIGINS',
+    flag: '--cors-origins',
+    kind: 'list',
+    help: 'comma list of allowed browser origins; empty = CORS off',
+  },
+  {
+    key: 'allowedHosts',
+    env: 'ALLOWED_HOSTS',
+    flag: '--allowed-hosts',
+    kind: 'list',
+    help: 'extra Host header names accepted while bound to loopback',
+  },
+  {
+    key: 'accessKey',
+    env: 'PROXY_ACCESS_KEY',
+    kind: 'string',
+    help: 'when set, every client must present it, on loopback too (16+ chars); required beyond loopback',
+  },
+  {
+    key: 'requireAccessKey',
+    env: 'REQUIRE_ACCESS_KEY',
+    kind: 'bool',
+    help: "every client must present the owner's key (the file owner-key in the data directory, or PROXY_ACCESS_KEY), chats included; default: only the owner's data needs it",
+  },
   { key: 'metricsEnabled', env: 'METRICS_ENABLED', flag: '--metrics', kind: 'bool', help: 'serve /metrics' },
-  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', kind: 'int', help: 'requests per minute per client IP; every loopback address counts as one client' },
-  { key: 'rateLimitBurst', env: 'RATE_LIMIT_BURST', kind: 'int', help: 'extra requests allowed above the per-minute rate' },
-  { key: 'maxConnections', env: 'MAX_CONNECTIONS', kind: 'int', help: 'open connections at once; more are closed on arrival' },
-  { key: 'maxConnectionsPerClient', env: 'MAX_CONNECTIONS_PER_CLIENT', kind: 'int', help: 'open connections at once from one client address' },
+  {
+    key: 'rateLimitPerMinute',
+    env: 'RATE_LIMIT_PER_MINUTE',
+    kind: 'int',
+    help: 'requests per minute per client IP; every loopback address counts as one client',
+  },
+  {
+    key: 'rateLimitBurst',
+    env: 'RATE_LIMIT_BURST',
+    kind: 'int',
+    help: 'extra requests allowed above the per-minute rate',
+  },
+  {
+    key: 'maxConnections',
+    env: 'MAX_CONNECTIONS',
+    kind: 'int',
+    help: 'open connections at once; more are closed on arrival',
+  },
+  {
+    key: 'maxConnectionsPerClient',
+    env: 'MAX_CONNECTIONS_PER_CLIENT',
+    kind: 'int',
+    help: 'open connections at once from one client address',
+  },
   { key: 'bodyLimitBytes', env: 'BODY_LIMIT_BYTES', kind: 'int', help: 'largest accepted request body' },
   { key: 'modes', env: 'MODES', flag: '--modes', kind: 'list', help: `modes that are on: ${modeNames.join(', ')}` },
-  { key: 'cliPath', env: 'ASSISTANT_CLI_PATH', flag: '--cli-path', kind: 'string', help: 'the assistant CLI executable', shownDefault: 'searched on PATH' },
-  { key: 'cliWorkDir', env: 'CLI_WORKDIR', kind: 'string', help: 'working directory of CLI children, created empty and owner-only', shownDefault: 'DATA_DIR/cli-workdir' },
-  { key: 'cliAllowedTools', env: 'CLI_ALLOWED_TOOLS', kind: 'list', help: "tools the CLI may use without asking (none: the CLI's own rules apply)" },
+  {
+    key: 'cliPath',
+    env: 'ASSISTANT_CLI_PATH',
+    flag: '--cli-path',
+    kind: 'string',
+    help: 'the assistant CLI executable',
+    shownDefault: 'searched on PATH',
+  },
+  {
+    key: 'cliWorkDir',
+    env: 'CLI_WORKDIR',
+    kind: 'string',
+    help: 'working directory of CLI children, created empty and owner-only',
+    shownDefault: 'DATA_DIR/cli-workdir',
+  },
+  {
+    key: 'cliAllowedTools',
+    env: 'CLI_ALLOWED_TOOLS',
+    kind: 'list',
+    help: "tools the CLI may use without asking (none: the CLI's own rules apply)",
+  },
   { key: 'cliDisallowedTools', env: 'CLI_DISALLOWED_TOOLS', kind: 'list', help: 'tools the CLI may never use' },
-  { key: 'cliUnconfinedShell', env: 'CLI_UNCONFINED_SHELL', kind: 'bool', help: 'let CLI_ALLOWED_TOOLS offer Bash: it runs any command as you, past every file rule (default false)' },
-  { key: 'cliMaxRetries', env: 'CLI_MAX_RETRIES', kind: 'int', help: "bound on the CLI's own retries of failed provider calls" },
+  {
+    key: 'cliUnconfinedShell',
+    env: 'CLI_UNCONFINED_SHELL',
+    kind: 'bool',
+    help: 'let CLI_ALLOWED_TOOLS offer Bash: it runs any command as you, past every file rule (default false)',
+  },
+  {
+    key: 'cliMaxRetries',
+    env: 'CLI_MAX_RETRIES',
+    kind: 'int',
+    help: "bound on the CLI's own retries of failed provider calls",
+  },
   { key: 'cliMaxConcurrent', env: 'CLI_MAX_CONCURRENT', kind: 'int', help: 'CLI children running at once' },
   { key: 'cliQueueSize', env: 'CLI_QUEUE_SIZE', kind: 'int', help: 'requests waiting for a CLI slot before 429' },
-  { key: 'cliFirstTokenTimeoutMs', env: 'CLI_FIRST_TOKEN_TIMEOUT_MS', kind: 'int', help: 'deadline for the CLI to start answering' },
-  { key: 'cliToolResultTimeoutMs', env: 'CLI_TOOL_RESULT_TIMEOUT_MS', kind: 'int', help: "how long a CLI waits for the client's tool results before it ends" },
+  {
+    key: 'cliFirstTokenTimeoutMs',
+    env: 'CLI_FIRST_TOKEN_TIMEOUT_MS',
+    kind: 'int',
+    help: 'deadline for the CLI to start answering',
+  },
+  {
+    key: 'cliToolResultTimeoutMs',
+    env: 'CLI_TOOL_RESULT_TIMEOUT_MS',
+    kind: 'int',
+    help: "how long a CLI waits for the client's tool results before it ends",
+  },
   { key: 'requestTimeoutMs', env: 'REQUEST_TIMEOUT_MS', kind: 'int', help: 'deadline for a whole chat request' },
   { key: 'apiBaseUrl', env: 'ASSISTANT_API_BASE_URL', kind: 'string', help: "the provider's native API base" },
-  { key: 'credentialsPath', env: 'ASSISTANT_CREDENTIALS_PATH', kind: 'string', help: "the CLI's OAuth credential file" },
-  { key: 'oauthTokenUrl', env: 'ASSISTANT_OAUTH_TOKEN_URL', kind: 'string', help: 'token endpoint for refreshing that credential' },
-  { key: 'upstreamConnectTimeoutMs', env: 'UPSTREAM_CONNECT_TIMEOUT_MS', kind: 'int', help: 'direct/response-API connect deadline' },
-  { key: 'upstreamFirstByteTimeoutMs', env: 'UPSTREAM_FIRST_BYTE_TIMEOUT_MS', kind: 'int', help: 'deadline for the upstream to start answering' },
-  { key: 'upstreamIdleTimeoutMs', env: 'UPSTREAM_IDLE_TIMEOUT_MS', kind: 'int', help: 'longest silence inside an upstream stream' },
+  {
+    key: 'credentialsPath',
+    env: 'ASSISTANT_CREDENTIALS_PATH',
+    kind: 'string',
+    help: "the CLI's OAuth credential file",
+  },
+  {
+    key: 'oauthTokenUrl',
+    env: 'ASSISTANT_OAUTH_TOKEN_URL',
+    kind: 'string',
+    help: 'token endpoint for refreshing that credential',
+  },
+  {
+    key: 'upstreamConnectTimeoutMs',
+    env: 'UPSTREAM_CONNECT_TIMEOUT_MS',
+    kind: 'int',
+    help: 'direct/response-API connect deadline',
+  },
+  {
+    key: 'upstreamFirstByteTimeoutMs',
+    env: 'UPSTREAM_FIRST_BYTE_TIMEOUT_MS',
+    kind: 'int',
+    help: 'deadline for the upstream to start answering',
+  },
+  {
+    key: 'upstreamIdleTimeoutMs',
+    env: 'UPSTREAM_IDLE_TIMEOUT_MS',
+    kind: 'int',
+    help: 'longest silence inside an upstream stream',
+  },
   { key: 'respapiBaseUrl', env: 'RESPAPI_BASE_URL', kind: 'string', help: 'the response API base' },
-  { key: 'respapiCredentialsPath', env: 'RESPAPI_CREDENTIALS_PATH', kind: 'string', help: "the response API's OAuth2 credential file" },
-  { key: 'respapiOauthTokenUrl', env: 'RESPAPI_OAUTH_TOKEN_URL', kind: 'string', help: 'token endpoint for refreshing it' },
-  { key: 'respapiInstructionsPath', env: 'RESPAPI_INSTRUCTIONS_PATH', kind: 'string', help: 'instruction prompt file', shownDefault: 'assets/respapi-instructions.md' },
-  { key: 'respapiSessionIdleMs', env: 'RESPAPI_SESSION_IDLE_MS', kind: 'int', help: 'idle lifetime of a response-API session' },
-  { key: 'healthRefreshMs', env: 'HEALTH_REFRESH_MS', kind: 'int', help: 'how often the CLI probe runs in the background' },
-  { key: 'shutdownGraceMs', env: 'SHUTDOWN_GRACE_MS', kind: 'int', help: 'how long in-flight streams may finish on shutdown' },
-  { key: 'bodyTimeoutMs', env: 'BODY_TIMEOUT_MS', kind: 'int', help: 'deadline for a client to finish sending its request body' },
-  { key: 'dataDir', env: 'DATA_DIR', flag: '--data-dir', kind: 'string', help: 'where the usage database and other user data live' },
-  { key: 'usageRetentionDays', env: 'USAGE_RETENTION_DAYS', kind: 'int', help: 'days of request history kept in the usage ledger' },
-  { key: 'usageMaxMb', env: 'USAGE_MAX_MB', kind: 'int', help: 'size cap of the usage database; oldest rows pruned past it' },
-  { key: 'captureBodies', env: 'CAPTURE_BODIES', flag: '--capture-bodies', kind: 'bool', help: 'keep redacted request/response bodies of recent requests for the inspector' },
-  { key: 'captureBodiesCount', env: 'CAPTURE_BODIES_COUNT', kind: 'int', help: 'how many recent requests keep captured bodies' },
-  { key: 'quotaAlerts', env: 'QUOTA_ALERTS', kind: 'list', help: `alerts that are on (each once per crossing): ${laneAlertKinds.join(', ')}; empty = none` },
-  { key: 'modelAliases', env: 'MODEL_ALIASES', kind: 'list', help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-6' },
-  { key: 'cliPoolSize', env: 'CLI_POOL_SIZE', kind: 'int', help: 'warm CLI processes kept ready in tool mode (0 = off)' },
+  {
+    key: 'respapiCredentialsPath',
+    env: 'RESPAPI_CREDENTIALS_PATH',
+    kind: 'string',
+    help: "the response API's OAuth2 credential file",
+  },
+  {
+    key: 'respapiOauthTokenUrl',
+    env: 'RESPAPI_OAUTH_TOKEN_URL',
+    kind: 'string',
+    help: 'token endpoint for refreshing it',
+  },
+  {
+    key: 'respapiInstructionsPath',
+    env: 'RESPAPI_INSTRUCTIONS_PATH',
+    kind: 'string',
+    help: 'instruction prompt file',
+    shownDefault: 'assets/respapi-instructions.md',
+  },
+  {
+    key: 'respapiSessionIdleMs',
+    env: 'RESPAPI_SESSION_IDLE_MS',
+    kind: 'int',
+    help: 'idle lifetime of a response-API session',
+  },
+  {
+    key: 'healthRefreshMs',
+    env: 'HEALTH_REFRESH_MS',
+    kind: 'int',
+    help: 'how often the CLI probe runs in the background',
+  },
+  {
+    key: 'shutdownGraceMs',
+    env: 'SHUTDOWN_GRACE_MS',
+    kind: 'int',
+    help: 'how long in-flight streams may finish on shutdown',
+  },
+  {
+    key: 'bodyTimeoutMs',
+    env: 'BODY_TIMEOUT_MS',
+    kind: 'int',
+    help: 'deadline for a client to finish sending its request body',
+  },
+  {
+    key: 'dataDir',
+    env: 'DATA_DIR',
+    flag: '--data-dir',
+    kind: 'string',
+    help: 'where the usage database and other user data live',
+  },
+  {
+    key: 'usageRetentionDays',
+    env: 'USAGE_RETENTION_DAYS',
+    kind: 'int',
+    help: 'days of request history kept in the usage ledger',
+  },
+  {
+    key: 'usageMaxMb',
+    env: 'USAGE_MAX_MB',
+    kind: 'int',
+    help: 'size cap of the usage database; oldest rows pruned past it',
+  },
+  {
+    key: 'captureBodies',
+    env: 'CAPTURE_BODIES',
+    flag: '--capture-bodies',
+    kind: 'bool',
+    help: 'keep redacted request/response bodies of recent requests for the inspector',
+  },
+  {
+    key: 'captureBodiesCount',
+    env: 'CAPTURE_BODIES_COUNT',
+    kind: 'int',
+    help: 'how many recent requests keep captured bodies',
+  },
+  {
+    key: 'quotaAlerts',
+    env: 'QUOTA_ALERTS',
+    kind: 'list',
+    help: `alerts that are on (each once per crossing): ${laneAlertKinds.join(', ')}; empty = none`,
+  },
+  {
+    key: 'modelAliases',
+    env: 'MODEL_ALIASES',
+    kind: 'list',
+    help: 'comma list of alias=model, e.g. gpt-4o=assistant-sonnet-4-6',
+  },
+  {
+    key: 'cliPoolSize',
+    env: 'CLI_POOL_SIZE',
+    kind: 'int',
+    help: 'warm CLI processes kept ready in tool mode (0 = off)',
+  },
   { key: 'cliPoolIdleMs', env: 'CLI_POOL_IDLE_MS', kind: 'int', help: 'how long a warm CLI process may wait unused' },
-  { key: 'cliUserSetup', env: 'CLI_USER_SETUP', kind: 'bool', help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat" },
-  { key: 'cliLiveMax', env: 'CLI_LIVE_MAX', kind: 'int', help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off' },
-  { key: 'cliLiveIdleMs', env: 'CLI_LIVE_IDLE_MS', kind: 'int', help: 'how long a live conversation waits for its next turn' },
-  { key: 'cliLiveMaxMb', env: 'CLI_LIVE_MAX_MB', kind: 'int', help: 'memory cap of live and warm CLI processes together, MB' },
-  { key: 'ollamaPort', env: 'OLLAMA_PORT', flag: '--ollama-port', kind: 'int', help: "also serve the Ollama API on this port (11434 is Ollama's own; unset = off)" },
-  { key: 'ollamaMode', env: 'OLLAMA_MODE', kind: 'string', help: 'which mode answers the Ollama listener\'s chats: tool or direct' },
+  {
+    key: 'cliUserSetup',
+    env: 'CLI_USER_SETUP',
+    kind: 'bool',
+    help: "CLI children load the user's own CLI set-up (hooks, memory file, MCP servers, transcripts); costs tokens and time on every chat",
+  },
+  {
+    key: 'cliLiveMax',
+    env: 'CLI_LIVE_MAX',
+    kind: 'int',
+    help: 'live conversations (CLI processes kept after their turn for a follow-up) at most; 0 = off',
+  },
+  {
+    key: 'cliLiveIdleMs',
+    env: 'CLI_LIVE_IDLE_MS',
+    kind: 'int',
+    help: 'how long a live conversation waits for its next turn',
+  },
+  {
+    key: 'cliLiveMaxMb',
+    env: 'CLI_LIVE_MAX_MB',
+    kind: 'int',
+    help: 'memory cap of live and warm CLI processes together, MB',
+  },
+  {
+    key: 'ollamaPort',
+    env: 'OLLAMA_PORT',
+    flag: '--ollama-port',
+    kind: 'int',
+    help: "also serve the Ollama API on this port (11434 is Ollama's own; unset = off)",
+  },
+  {
+    key: 'ollamaMode',
+    env: 'OLLAMA_MODE',
+    kind: 'string',
+    help: "which mode answers the Ollama listener's chats: tool or direct",
+  },
 ];
 
 export class ConfigError extends Error {
@@ -178,7 +398,8 @@ function convert(source: SettingSource, raw: string, origin: string): unknown {
     case 'string':
       return raw;
     case 'int': {
-      if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`Invalid setting ${name}: expected an integer, got "${raw}"`);
+      if (!/^-?\d+$/.test(raw.trim()))
+        throw new ConfigError(`Invalid setting ${name}: expected an integer, got "${raw}"`);
       return Number(raw);
     }
     case 'bool': {
@@ -188,7 +409,10 @@ function convert(source: SettingSource, raw: string, origin: string): unknown {
       throw new ConfigError(`Invalid setting ${name}: expected true or false, got "${raw}"`);
     }
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
   }
 }
 
@@ -297,10 +521,14 @@ export function validateSettings(settings: Settings, profile: Profile = defaultP
   const result = configSchema(profile).strict().safeParse(settings);
   if (!result.success) {
     const issue = result.error.issues[0];
-    if (issue.code === 'unrecognized_keys') throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`, issue.keys[0]);
+    if (issue.code === 'unrecognized_keys')
+      throw new ConfigError(`Unknown setting ${issue.keys.join(', ')}`, issue.keys[0]);
     throw new ConfigError(describeIssue(issue), String(issue.path[0] ?? ''));
   }
-  const config: Config = { ...result.data, cliWorkDir: result.data.cliWorkDir ?? join(result.data.dataDir, 'cli-workdir') };
+  const config: Config = {
+    ...result.data,
+    cliWorkDir: result.data.cliWorkDir ?? join(result.data.dataDir, 'cli-workdir'),
+  };
   if (!isLoopbackHost(config.host) && !config.accessKey) {
     throw new ConfigError(
       `Refusing to listen on ${config.host} without an access key: set PROXY_ACCESS_KEY (16+ characters) that clients must send as their API key, or bind 127.0.0.1`,
@@ -308,7 +536,10 @@ export function validateSettings(settings: Settings, profile: Profile = defaultP
     );
   }
   if (config.ollamaPort !== undefined && config.ollamaPort !== 0 && config.ollamaPort === config.port) {
-    throw new ConfigError(`Invalid setting OLLAMA_PORT (--ollama-port): ${config.ollamaPort} is the main port (PORT); choose another, e.g. 11434`, 'ollamaPort');
+    throw new ConfigError(
+      `Invalid setting OLLAMA_PORT (--ollama-port): ${config.ollamaPort} is the main port (PORT); choose another, e.g. 11434`,
+      'ollamaPort',
+    );
   }
   return config;
 }
@@ -321,7 +552,12 @@ export interface LoadConfigInput {
   profile?: Profile;
 }
 
-export function loadConfig(input: LoadConfigInput = {}): { config: Config; help: boolean; diagnose: boolean; full: boolean } {
+export function loadConfig(input: LoadConfigInput = {}): {
+  config: Config;
+  help: boolean;
+  diagnose: boolean;
+  full: boolean;
+} {
   const env = input.env ?? process.env;
   const args = parseArgs(input.argv ?? []);
   const file = args.configFile ?? env.ASSISTANT_PROXY_CONFIG;
@@ -341,11 +577,19 @@ export function usage(): string {
   const defaults = configSchema().parse({}) as Record<string, unknown>;
   const lines = ['Usage: npm run serve -- [options]', '', 'Options (each also an environment variable):'];
   for (const s of settingSources) {
-    lines.push(`  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help} (default: ${s.shownDefault ?? shownDefault(defaults[s.key])})`);
+    lines.push(
+      `  ${(s.flag ?? '').padEnd(18)} ${s.env.padEnd(30)} ${s.help} (default: ${s.shownDefault ?? shownDefault(defaults[s.key])})`,
+    );
   }
-  lines.push(`  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`);
-  lines.push(`  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`);
-  lines.push(`  ${'--full'.padEnd(18)} ${''.padEnd(30)} with --diagnose: keep the account e-mail and home paths in the report (left out by default)`);
+  lines.push(
+    `  ${'--config FILE'.padEnd(18)} ${'ASSISTANT_PROXY_CONFIG'.padEnd(30)} JSON settings file (keys as in docs/configuration.md) (default: none)`,
+  );
+  lines.push(
+    `  ${'--diagnose'.padEnd(18)} ${''.padEnd(30)} check each enabled mode end to end, print a report, exit 0 when all is well`,
+  );
+  lines.push(
+    `  ${'--full'.padEnd(18)} ${''.padEnd(30)} with --diagnose: keep the account e-mail and home paths in the report (left out by default)`,
+  );
   lines.push(`  ${'--help'.padEnd(18)} ${''.padEnd(30)} this list`);
   return lines.join('\n');
 }

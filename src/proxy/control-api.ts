@@ -7,7 +7,17 @@ import type { DiagnoseReport } from './diagnose/types.js';
 import type { LogLevelName, LogLine, LogPage } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import type { SessionView } from './respapi/session-registry.js';
-import type { CapturedBodies, Outcome, QuotaWindow, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './usage/types.js';
+import type {
+  CapturedBodies,
+  Outcome,
+  QuotaWindow,
+  RequestPage,
+  RequestQuery,
+  SummaryBy,
+  SummaryRow,
+  UsageRecord,
+  UsageSummary,
+} from './usage/types.js';
 
 export type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
 
@@ -25,7 +35,16 @@ export interface ControlStatus {
   /** The warm CLI pool of tool mode (CLI_POOL_SIZE; docs/tool-mode.md): absent while the proxy is not running. */
   cliPool?: { enabled: boolean; size: number; warm: number; hits: number; misses: number; rssBytes?: number };
   /** Live conversations of tool mode (CLI_LIVE_MAX; docs/tool-mode.md): absent while the proxy is not running. */
-  cliLive?: { enabled: boolean; max: number; live: number; busy: number; idle: number; waitingForTools: number; continued: number; rssBytes?: number };
+  cliLive?: {
+    enabled: boolean;
+    max: number;
+    live: number;
+    busy: number;
+    idle: number;
+    waitingForTools: number;
+    continued: number;
+    rssBytes?: number;
+  };
   /** `renews`: `expires` is an access token's that renews by itself (src/proxy/health/cli-probe.ts), not a login's end. */
   auth: { status: string; loggedIn: boolean; user?: string; subscription?: string; expires?: string; renews?: boolean };
   uptime?: string;
@@ -39,7 +58,12 @@ export interface ControlStatus {
    * The Ollama listener (docs/ollama.md): off, listening (its port), or its port taken (a real Ollama running) with
    * the one line that says so; `mode` answers its chats.
    */
-  ollama: { state: 'off' | 'listening' | 'port-in-use' | 'failed'; port?: number; message?: string; mode: 'tool' | 'direct' };
+  ollama: {
+    state: 'off' | 'listening' | 'port-in-use' | 'failed';
+    port?: number;
+    message?: string;
+    mode: 'tool' | 'direct';
+  };
   /** The catalog's models with their context length when known (docs/configuration.md "Models"). */
   modelDetails?: Array<{ id: string; contextLength?: number }>;
   /** The mid-priced model snippets default to (the newest of its family), not the most expensive one. */
@@ -131,4 +155,14 @@ export interface CsvExport {
 export type { MetricsSummary, RequestRecord, SessionView };
 export type { LogLevelName, LogLine, LogPage };
 export type { DiagnoseReport };
-export type { CapturedBodies, Outcome, QuotaWindow, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary };
+export type {
+  CapturedBodies,
+  Outcome,
+  QuotaWindow,
+  RequestPage,
+  RequestQuery,
+  SummaryBy,
+  SummaryRow,
+  UsageRecord,
+  UsageSummary,
+};

@@ -42,7 +42,16 @@ function poolView(p: CliPoolSnapshot): NonNullable<ControlStatus['cliPool']> {
 }
 
 function liveView(l: LiveConversationsSnapshot): NonNullable<ControlStatus['cliLive']> {
-  return { enabled: l.enabled, max: l.max, live: l.live, busy: l.busy, idle: l.idle, waitingForTools: l.waitingForTools, continued: l.continued, rssBytes: l.rssBytes };
+  return {
+    enabled: l.enabled,
+    max: l.max,
+    live: l.live,
+    busy: l.busy,
+    idle: l.idle,
+    waitingForTools: l.waitingForTools,
+    continued: l.continued,
+    rssBytes: l.rssBytes,
+  };
 }
 
 export class ProxyController extends EventEmitter {
@@ -92,7 +101,14 @@ export class ProxyController extends EventEmitter {
     this.setState('starting');
     // The log level is a setting the window can change: the shared logger follows it on every (re)start.
     this.logger.level = this.config.logLevel;
-    const proxy = createProxy({ config: this.config, profile: this.profile, logger: this.logger, deps: this.opts.deps, usage: this.opts.usage, ownerKey: this.opts.ownerKey });
+    const proxy = createProxy({
+      config: this.config,
+      profile: this.profile,
+      logger: this.logger,
+      deps: this.opts.deps,
+      usage: this.opts.usage,
+      ownerKey: this.opts.ownerKey,
+    });
     try {
       await proxy.listen();
     } catch (err) {
@@ -125,7 +141,8 @@ export class ProxyController extends EventEmitter {
   updateSettings(patch: Settings): Promise<SettingsResult> {
     return this.serial(async () => {
       const next = { ...this.settings, ...patch };
-      for (const [k, v] of Object.entries(next)) if (v === undefined || v === '') delete (next as Record<string, unknown>)[k];
+      for (const [k, v] of Object.entries(next))
+        if (v === undefined || v === '') delete (next as Record<string, unknown>)[k];
       let config: Config;
       try {
         config = validateSettings({ ...this.opts.defaults, ...next }, this.profile);
@@ -153,13 +170,21 @@ export class ProxyController extends EventEmitter {
           this.settings = previous.settings;
           this.config = previous.config;
           // The window shows this beside the port field: name the port, not the CLI's --port/PORT knobs.
-          const message = err instanceof PortInUseError ? `Port ${err.port} already in use on ${err.host}: choose another port.` : `Could not start with the new settings: ${(err as Error).message}`;
+          const message =
+            err instanceof PortInUseError
+              ? `Port ${err.port} already in use on ${err.host}: choose another port.`
+              : `Could not start with the new settings: ${(err as Error).message}`;
           try {
             await this.startNow();
           } catch {
             /* the old settings no longer start either; status shows the error */
           }
-          return { ok: false, errors: err instanceof PortInUseError ? { port: message } : undefined, message: `${message} The previous settings were kept.`, status: this.status() };
+          return {
+            ok: false,
+            errors: err instanceof PortInUseError ? { port: message } : undefined,
+            message: `${message} The previous settings were kept.`,
+            status: this.status(),
+          };
         }
       }
       await this.opts.persist?.(this.settings);
@@ -172,7 +197,13 @@ export class ProxyController extends EventEmitter {
     return new Promise((resolve) => {
       const s = createServer();
       s.once('error', (err: NodeJS.ErrnoException) =>
-        resolve({ free: false, message: err.code === 'EADDRINUSE' ? `Port ${port} already in use on ${this.config.host}` : `Port ${port} cannot be used (${err.code})` }),
+        resolve({
+          free: false,
+          message:
+            err.code === 'EADDRINUSE'
+              ? `Port ${port} already in use on ${this.config.host}`
+              : `Port ${port} cannot be used (${err.code})`,
+        }),
       );
       s.listen(port, this.config.host, () => s.close(() => resolve({ free: true })));
     });
@@ -216,15 +247,18 @@ export class ProxyController extends EventEmitter {
     const attention: string[] = [];
     if (this.state === 'error' && this.lastError) attention.push(this.lastError);
     if (snap && this.config.modes.includes('tool')) {
-      if (snap.cli.status === 'unhealthy') attention.push('Assistant CLI not found: install it or set its path in Settings');
-      else if (snap.cli.status === 'error') attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
+      if (snap.cli.status === 'unhealthy')
+        attention.push('Assistant CLI not found: install it or set its path in Settings');
+      else if (snap.cli.status === 'error')
+        attention.push(`Assistant CLI check failed: ${snap.cli.error ?? 'unknown error'}`);
       if (snap.auth.status === 'unauthenticated') attention.push('Assistant CLI is not logged in: log in with the CLI');
       // An access token that a refresh token renews ends every few hours as a matter of course: only a login's own
       // end needs the user (the window sat amber all day for a routine renewal).
       if (snap.auth.expires && !snap.auth.renews) {
         const left = Date.parse(snap.auth.expires) - (this.opts.deps?.now ?? Date.now)();
         if (left < 0) attention.push('The CLI login token has expired: log in again with the CLI');
-        else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000)) attention.push(`The CLI login token expires at ${snap.auth.expires}`);
+        else if (left < (this.opts.expiryWarningMs ?? 24 * 3_600_000))
+          attention.push(`The CLI login token expires at ${snap.auth.expires}`);
       }
     }
     const ollama = this.ollamaView(proxy);
@@ -247,7 +281,16 @@ export class ProxyController extends EventEmitter {
       cli: snap ? { ...snap.cli } : { status: 'unknown', searchedPaths: [] },
       cliPool: proxy && this.state === 'running' ? poolView(proxy.cliPool()) : undefined,
       cliLive: proxy && this.state === 'running' ? liveView(proxy.cliLive()) : undefined,
-      auth: snap ? { status: snap.auth.status, loggedIn: snap.auth.loggedIn, user: snap.auth.user, subscription: snap.auth.subscription, expires: snap.auth.expires, renews: snap.auth.renews } : { status: 'unknown', loggedIn: false },
+      auth: snap
+        ? {
+            status: snap.auth.status,
+            loggedIn: snap.auth.loggedIn,
+            user: snap.auth.user,
+            subscription: snap.auth.subscription,
+            expires: snap.auth.expires,
+            renews: snap.auth.renews,
+          }
+        : { status: 'unknown', loggedIn: false },
       uptime: services ? formatUptime(services.deps.now() - services.startedAt) : undefined,
       requestsProcessed: services?.metrics.requestsTotal ?? 0,
       errors: services?.metrics.errorsTotal ?? 0,
@@ -273,14 +316,21 @@ export class ProxyController extends EventEmitter {
   }
 
   /** The running proxy's catalog; before a start, the built-in fallback (the same one a proxy starts from). */
-  private modelView(proxy: ProxyServer | undefined): Pick<ControlStatus, 'models' | 'modelDetails' | 'defaultModel' | 'modelCatalog'> {
+  private modelView(
+    proxy: ProxyServer | undefined,
+  ): Pick<ControlStatus, 'models' | 'modelDetails' | 'defaultModel' | 'modelCatalog'> {
     const catalog = proxy?.catalog ?? createModelCatalog(this.profile, []);
     const snap = proxy?.catalog.snapshot();
     return {
       models: [...catalog.ids, ...this.profile.respapiModels.map((m) => m.id)],
-      modelDetails: catalog.models.map((m) => ({ id: m.id, ...(m.contextLength ? { contextLength: m.contextLength } : {}) })),
+      modelDetails: catalog.models.map((m) => ({
+        id: m.id,
+        ...(m.contextLength ? { contextLength: m.contextLength } : {}),
+      })),
       defaultModel: catalog.defaultModel,
-      modelCatalog: snap ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) } : { source: 'fallback' },
+      modelCatalog: snap
+        ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) }
+        : { source: 'fallback' },
     };
   }
 

@@ -64,7 +64,14 @@ describe('LogTap', () => {
     const log = createLogger('info', sink().stream, tap);
     const token = 'sk-ant-oat01-AbCdEfGhIjKlMnOp-0123456789';
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXZhbHVl';
-    log.info({ headers: { authorization: `Bearer ${token}`, 'x-api-key': token }, creds: { accessToken: token, refresh_token: token }, accessKey: 'a-long-proxy-access-key' }, 'upstream call');
+    log.info(
+      {
+        headers: { authorization: `Bearer ${token}`, 'x-api-key': token },
+        creds: { accessToken: token, refresh_token: token },
+        accessKey: 'a-long-proxy-access-key',
+      },
+      'upstream call',
+    );
     log.error({ err: `refresh failed for ${token}` }, `could not refresh ${jwt}`);
     await flush();
     const all = JSON.stringify(tap.since(0));

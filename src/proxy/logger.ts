@@ -14,7 +14,10 @@ const metadataKeys = ['lastLevel', 'lastObj', 'lastMsg', 'lastTime', 'lastLogger
 
 /** `destination` behind redactSecrets(): one scan per line, so no caller has to remember it. */
 function redactingDestination(destination: DestinationStream): DestinationStream {
-  const d = destination as DestinationStream & { flush?(cb?: (err?: Error) => void): void; flushSync?(): void } & Record<PropertyKey, unknown>;
+  const d = destination as DestinationStream & {
+    flush?(cb?: (err?: Error) => void): void;
+    flushSync?(): void;
+  } & Record<PropertyKey, unknown>;
   // A multistream (the desktop app's stdout + log file) picks its streams by the line's level, which pino sets on
   // the destination it writes to: the wrapper asks for it and hands it on, or the multistream would drop every line.
   const wantsMetadata = d[needsMetadata] === true;
@@ -49,7 +52,12 @@ const redactPaths = [
 /** A logger writing to `destination` (stdout by default) and, when given, to `tap` as well. */
 export function createLogger(level: string, destination?: DestinationStream, tap?: LogTap): Logger {
   const dest = redactingDestination(destination ?? pino.destination(1));
-  const out = tap ? pino.multistream([{ level: 'trace', stream: dest }, { level: 'trace', stream: tap }]) : dest;
+  const out = tap
+    ? pino.multistream([
+        { level: 'trace', stream: dest },
+        { level: 'trace', stream: tap },
+      ])
+    : dest;
   return pino(
     {
       level,
@@ -84,7 +92,14 @@ export interface LogPage {
   missed: number;
 }
 
-const levelNames: Record<number, LogLevelName> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const levelNames: Record<number, LogLevelName> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 
 /**
  * A bounded in-memory copy of the most recent log lines, for the window's live log (docs/desktop.md). It is a
@@ -117,7 +132,11 @@ export class LogTap {
       const line: LogLine = {
         seq: ++this.seq,
         time: typeof parsed.time === 'string' ? parsed.time : new Date().toISOString(),
-        level: (typeof parsed.level === 'number' ? levelNames[parsed.level] : undefined) ?? (typeof parsed.level === 'string' && Object.values(levelNames).includes(parsed.level as LogLevelName) ? (parsed.level as LogLevelName) : 'info'),
+        level:
+          (typeof parsed.level === 'number' ? levelNames[parsed.level] : undefined) ??
+          (typeof parsed.level === 'string' && Object.values(levelNames).includes(parsed.level as LogLevelName)
+            ? (parsed.level as LogLevelName)
+            : 'info'),
         msg: typeof parsed.msg === 'string' ? redactSecrets(parsed.msg) : '',
         line: text,
       };

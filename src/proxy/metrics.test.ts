@@ -8,7 +8,17 @@ import { ProxyMetrics, type Mode, type RequestRecord } from './metrics.js';
 const t0 = 1_700_000_000_000;
 
 function record(i: number, over: Partial<RequestRecord> = {}): RequestRecord {
-  return { time: new Date(t0).toISOString(), requestId: `r${i}`, method: 'POST', route: '/api/v1/messages', mode: 'direct', status: 200, durationMs: i, stream: false, ...over };
+  return {
+    time: new Date(t0).toISOString(),
+    requestId: `r${i}`,
+    method: 'POST',
+    route: '/api/v1/messages',
+    mode: 'direct',
+    status: 200,
+    durationMs: i,
+    stream: false,
+    ...over,
+  };
 }
 
 function finish(m: ProxyMetrics, rec: RequestRecord, mode: Mode | undefined = rec.mode, mayBeError = true): void {
@@ -61,20 +71,37 @@ describe('ProxyMetrics', () => {
     finish(m, record(4, { route: '/health', mode: 'none', status: 503 }), undefined, false);
     finish(m, record(5, { route: 'unmatched', mode: 'none', status: 404 }), undefined);
     now += 10_000;
-    finish(m, record(6, { mode: 'tool', route: '/compat/v1/chat/completions', errorType: 'client_disconnected', status: 499 }));
+    finish(
+      m,
+      record(6, { mode: 'tool', route: '/compat/v1/chat/completions', errorType: 'client_disconnected', status: 499 }),
+    );
 
     expect(m.requestsTotal).toBe(6);
     expect(m.errorsTotal).toBe(4);
     expect(m.inFlight).toBe(0);
-    expect(await sample(m, 'assistant_proxy_requests_total{mode="direct",route="/api/v1/messages",status="200"}')).toBe(1);
+    expect(await sample(m, 'assistant_proxy_requests_total{mode="direct",route="/api/v1/messages",status="200"}')).toBe(
+      1,
+    );
     expect(await sample(m, 'assistant_proxy_requests_total{mode="none",route="/health",status="503"}')).toBe(1);
-    expect(await sample(m, 'assistant_proxy_errors_total{mode="direct",route="/api/v1/messages",type="rate_limit_error"}')).toBe(1);
-    expect(await sample(m, 'assistant_proxy_errors_total{mode="direct",route="/api/v1/messages",type="http_500"}')).toBe(1);
+    expect(
+      await sample(m, 'assistant_proxy_errors_total{mode="direct",route="/api/v1/messages",type="rate_limit_error"}'),
+    ).toBe(1);
+    expect(
+      await sample(m, 'assistant_proxy_errors_total{mode="direct",route="/api/v1/messages",type="http_500"}'),
+    ).toBe(1);
     expect(await sample(m, 'assistant_proxy_errors_total{mode="none",route="unmatched",type="http_404"}')).toBe(1);
-    expect(await sample(m, 'assistant_proxy_errors_total{mode="none",route="/health",type="http_503"}')).toBeUndefined();
-    expect(await sample(m, 'assistant_proxy_request_duration_seconds_count{mode="direct",route="/api/v1/messages"}')).toBe(3);
-    expect(await sample(m, 'assistant_proxy_request_duration_seconds_sum{mode="direct",route="/api/v1/messages"}')).toBeCloseTo(0.025, 9);
-    expect(await sample(m, 'assistant_proxy_time_to_first_token_seconds_count{mode="direct",route="/api/v1/messages"}')).toBe(1);
+    expect(
+      await sample(m, 'assistant_proxy_errors_total{mode="none",route="/health",type="http_503"}'),
+    ).toBeUndefined();
+    expect(
+      await sample(m, 'assistant_proxy_request_duration_seconds_count{mode="direct",route="/api/v1/messages"}'),
+    ).toBe(3);
+    expect(
+      await sample(m, 'assistant_proxy_request_duration_seconds_sum{mode="direct",route="/api/v1/messages"}'),
+    ).toBeCloseTo(0.025, 9);
+    expect(
+      await sample(m, 'assistant_proxy_time_to_first_token_seconds_count{mode="direct",route="/api/v1/messages"}'),
+    ).toBe(1);
     expect(await sample(m, 'assistant_proxy_requests_in_flight{mode="direct"}')).toBe(0);
     expect(await sample(m, 'assistant_proxy_requests_in_flight{mode="tool"}')).toBe(0);
 
@@ -88,8 +115,12 @@ describe('ProxyMetrics', () => {
     m.started('direct');
     expect(await sample(m, 'assistant_proxy_requests_in_flight{mode="direct"}')).toBe(1);
     m.finished(record(7, { durationMs: 7 }), 'direct');
-    expect(await sample(m, 'assistant_proxy_requests_total{mode="direct",route="/api/v1/messages",status="200"}')).toBe(1);
-    expect(await sample(m, 'assistant_proxy_request_duration_seconds_count{mode="direct",route="/api/v1/messages"}')).toBe(1);
+    expect(await sample(m, 'assistant_proxy_requests_total{mode="direct",route="/api/v1/messages",status="200"}')).toBe(
+      1,
+    );
+    expect(
+      await sample(m, 'assistant_proxy_request_duration_seconds_count{mode="direct",route="/api/v1/messages"}'),
+    ).toBe(1);
     expect(await sample(m, 'assistant_proxy_requests_in_flight{mode="direct"}')).toBe(0);
   });
 });

@@ -109,7 +109,12 @@ export class ProxyMetrics {
 
   constructor(private readonly now: () => number = Date.now) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'assistant_proxy_requests_total', help: 'Total requests processed', labelNames: ['mode', 'route', 'status'], registers });
+    this.requests = new Counter({
+      name: 'assistant_proxy_requests_total',
+      help: 'Total requests processed',
+      labelNames: ['mode', 'route', 'status'],
+      registers,
+    });
     this.duration = new Histogram({
       name: 'assistant_proxy_request_duration_seconds',
       help: 'Request duration in seconds (until the last byte of the response)',
@@ -117,8 +122,17 @@ export class ProxyMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers,
     });
-    this.errors = new Counter({ name: 'assistant_proxy_errors_total', help: 'Total errors by type', labelNames: ['mode', 'route', 'type'], registers });
-    this.cliStatus = new Gauge({ name: 'assistant_proxy_cli_status', help: 'Assistant CLI availability (1 found and logged in, 0 otherwise)', registers });
+    this.errors = new Counter({
+      name: 'assistant_proxy_errors_total',
+      help: 'Total errors by type',
+      labelNames: ['mode', 'route', 'type'],
+      registers,
+    });
+    this.cliStatus = new Gauge({
+      name: 'assistant_proxy_cli_status',
+      help: 'Assistant CLI availability (1 found and logged in, 0 otherwise)',
+      registers,
+    });
     this.ttft = new Histogram({
       name: 'assistant_proxy_time_to_first_token_seconds',
       help: 'Time from request to the first token sent to the client',
@@ -126,9 +140,24 @@ export class ProxyMetrics {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
     });
-    this.inFlightGauge = new Gauge({ name: 'assistant_proxy_requests_in_flight', help: 'Requests being served now', labelNames: ['mode'], registers });
-    this.refusedRequests = new Counter({ name: 'assistant_proxy_refused_requests_total', help: 'Requests refused before any work (web pages of other origins, foreign Host names), by reason', labelNames: ['reason'], registers });
-    this.refusedConnections = new Counter({ name: 'assistant_proxy_refused_connections_total', help: 'Connections closed on arrival because a connection cap was reached, by cap', labelNames: ['reason'], registers });
+    this.inFlightGauge = new Gauge({
+      name: 'assistant_proxy_requests_in_flight',
+      help: 'Requests being served now',
+      labelNames: ['mode'],
+      registers,
+    });
+    this.refusedRequests = new Counter({
+      name: 'assistant_proxy_refused_requests_total',
+      help: 'Requests refused before any work (web pages of other origins, foreign Host names), by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.refusedConnections = new Counter({
+      name: 'assistant_proxy_refused_connections_total',
+      help: 'Connections closed on arrival because a connection cap was reached, by cap',
+      labelNames: ['reason'],
+      registers,
+    });
   }
 
   /** A request the rate limiter refused (http/rate-limit.ts). */
@@ -214,7 +243,12 @@ export class ProxyMetrics {
     }
     let series = byRoute.get(route);
     if (!series) {
-      series = { duration: this.duration.labels(mode, route), ttft: this.ttft.labels(mode, route), requests: new Map(), errors: new Map() };
+      series = {
+        duration: this.duration.labels(mode, route),
+        ttft: this.ttft.labels(mode, route),
+        requests: new Map(),
+        errors: new Map(),
+      };
       byRoute.set(route, series);
     }
     return series;
@@ -236,7 +270,12 @@ export class ProxyMetrics {
     for (let i = BUCKETS - 1; i >= 0; i--) {
       const slot = lastSlot - i * BUCKET_S;
       const b = this.buckets.get(slot);
-      const lat = b ? percentile([...b.latencies].sort((x, y) => x - y), 50) : null;
+      const lat = b
+        ? percentile(
+            [...b.latencies].sort((x, y) => x - y),
+            50,
+          )
+        : null;
       series.push([slot, b?.requests ?? 0, b?.errors ?? 0, lat]);
       if (slot > nowS - 60) lastMinute += b?.requests ?? 0;
     }

@@ -244,10 +244,23 @@ export const defaultProfile: Profile = {
   ownerName: 'anthropic',
   cli: {
     executableNames: ['claude'],
-    extraSearchPaths: ['.local/bin/claude', '.claude/local/claude', '/usr/local/bin/claude', '/opt/homebrew/bin/claude'],
+    extraSearchPaths: [
+      '.local/bin/claude',
+      '.claude/local/claude',
+      '/usr/local/bin/claude',
+      '/opt/homebrew/bin/claude',
+    ],
     versionArgs: ['--version'],
     authStatusArgs: ['auth', 'status'],
-    printArgs: ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'],
+    printArgs: [
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--include-partial-messages',
+    ],
     modelFlag: '--model',
     systemPromptFlag: '--system-prompt',
     systemPromptFileFlag: '--system-prompt-file',
@@ -399,9 +412,20 @@ export const defaultProfile: Profile = {
   // Subscription quota windows, as the provider and the response API report them on every answer (docs/usage.md).
   quota: {
     providerPrefix: 'anthropic-ratelimit-unified',
-    providerWindows: { '5h': 'five_hour', '7d': 'seven_day', '7d_opus': 'seven_day_opus', '7d_sonnet': 'seven_day_sonnet' },
+    providerWindows: {
+      '5h': 'five_hour',
+      '7d': 'seven_day',
+      '7d_opus': 'seven_day_opus',
+      '7d_sonnet': 'seven_day_sonnet',
+    },
     respapiFamily: 'codex',
-    windowMinutes: { '60': 'one_hour', '300': 'five_hour', '1440': 'one_day', '10080': 'seven_day', '43200': 'thirty_day' },
+    windowMinutes: {
+      '60': 'one_hour',
+      '300': 'five_hour',
+      '1440': 'one_day',
+      '10080': 'seven_day',
+      '43200': 'thirty_day',
+    },
     // The provider's texts as reported publicly in 2026 (docs/usage.md "The two refusals").
     refusals: {
       thirdParty: ['third-party apps now draw from your extra usage', 'draw from your extra usage'],
@@ -417,7 +441,9 @@ export const defaultProfile: Profile = {
   },
 };
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K];
+};
 export type ProfileOverrides = DeepPartial<Profile>;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

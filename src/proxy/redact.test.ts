@@ -16,7 +16,7 @@ const secrets: Record<string, string> = {
   'AWS access key id': 'AKIA' + 'IOSFODNN7EXAMPLE',
   'Google API key': 'AIza' + 'SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q',
   'Slack bot token': 'xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
-  'JWT': 'eyJhbGciOiJIUzI1NiJ9' + '.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+  JWT: 'eyJhbGciOiJIUzI1NiJ9' + '.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
   'Stripe live key': 'sk_live_' + '51H8a1b2c3d4e5f6g7h8i9j0',
 };
 
@@ -33,7 +33,12 @@ describe('redactSecrets', () => {
   it('removes credentials after an auth scheme and in credential-named fields, keeping ordinary fields', () => {
     expect(redactSecrets('Authorization: Bearer abcdefgh12345678')).not.toContain('abcdefgh12345678');
     expect(redactSecrets('Basic dXNlcjpwYXNzd29yZA==')).toBe('[redacted]');
-    const body = JSON.stringify({ api_key: 'plainvalue123', password: 'pw-hunter', max_tokens: 100, model: 'assistant-x' });
+    const body = JSON.stringify({
+      api_key: 'plainvalue123',
+      password: 'pw-hunter',
+      max_tokens: 100,
+      model: 'assistant-x',
+    });
     const out = redactSecrets(body);
     expect(out).not.toContain('plainvalue123');
     expect(out).not.toContain('pw-hunter');
@@ -44,7 +49,8 @@ describe('redactSecrets', () => {
   });
 
   it('leaves ordinary text alone', () => {
-    const text = 'scikit-learn and task-runner use disk-space; max_tokens=100 model assistant-sonnet-4-20250514; the token endpoint is unreachable; basic authentication';
+    const text =
+      'scikit-learn and task-runner use disk-space; max_tokens=100 model assistant-sonnet-4-20250514; the token endpoint is unreachable; basic authentication';
     expect(redactSecrets(text)).toBe(text);
   });
 
@@ -59,7 +65,20 @@ describe('redactSecrets', () => {
 
 describe('credential headers', () => {
   it('recognises the common names and any name that says it carries a credential', () => {
-    for (const h of ['Authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'X-Goog-Api-Key', 'x-proxy-access-key', 'cookie', 'set-cookie', 'x-auth-token', 'anthropic-api-key', 'x-session-token', 'private-token']) {
+    for (const h of [
+      'Authorization',
+      'proxy-authorization',
+      'x-api-key',
+      'api-key',
+      'X-Goog-Api-Key',
+      'x-proxy-access-key',
+      'cookie',
+      'set-cookie',
+      'x-auth-token',
+      'anthropic-api-key',
+      'x-session-token',
+      'private-token',
+    ]) {
       expect(isCredentialHeader(h), h).toBe(true);
     }
     for (const h of ['content-type', 'x-request-id', 'user-agent', 'anthropic-beta', 'accept', 'keep-alive']) {
@@ -68,7 +87,17 @@ describe('credential headers', () => {
   });
 
   it('replaces credential headers whole and scans the rest', () => {
-    const out = redactHeaders({ 'api-key': 'anything-at-all', 'x-note': `see ${secrets['AWS access key id']}`, accept: 'application/json', 'x-list': ['a', 'b'] });
-    expect(out).toEqual({ 'api-key': '[redacted]', 'x-note': 'see [redacted]', accept: 'application/json', 'x-list': 'a, b' });
+    const out = redactHeaders({
+      'api-key': 'anything-at-all',
+      'x-note': `see ${secrets['AWS access key id']}`,
+      accept: 'application/json',
+      'x-list': ['a', 'b'],
+    });
+    expect(out).toEqual({
+      'api-key': '[redacted]',
+      'x-note': 'see [redacted]',
+      accept: 'application/json',
+      'x-list': 'a, b',
+    });
   });
 });

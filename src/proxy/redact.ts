@@ -31,7 +31,8 @@ const credentialHeaderNames = new Set([
 ]);
 
 // Any other header whose name says it carries a credential (`anthropic-api-key`, `x-session-token`, `x-secret`).
-const credentialHeaderShape = /(?:^|-)(?:auth|authorization|token|api-?key|key|secret|password|passwd|cookie|session|credentials?|signature)$/i;
+const credentialHeaderShape =
+  /(?:^|-)(?:auth|authorization|token|api-?key|key|secret|password|passwd|cookie|session|credentials?|signature)$/i;
 
 /** True when a header of this name carries a credential (its value is shown as "[redacted]", never scanned). */
 export function isCredentialHeader(name: string): boolean {
@@ -73,13 +74,17 @@ const tokenShapes: string[] = [
 const tokenRegex = new RegExp(tokenShapes.join('|'), 'g');
 // The prefixes of every token shape and credential field name alone: one cheap test lets most lines (which hold
 // neither) skip the full passes. Kept in step with tokenShapes and secretField.
-const anyPrefix = /\b(?:sk[-_]|[rp]k_|gh[pousr]_|github_pat_|A(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|Iza)|ya29\.|xox[abposre]-|eyJ|[Bb]earer|BEARER|[Bb]asic|[Aa][Pp][Ii][_-]?[Kk]|[Xx]-(?:[Aa][Pp][Ii]|[Gg]oog|[Pp]roxy-[Aa]ccess)|[Aa][Cc][Cc][Ee][Ss][Ss][_-]?[KkTt]|[Ss]ecret|SECRET|[Aa][Ww][Ss][_-]?[Ss]|[Cc]lient[_-]?[Ss]|CLIENT[_-]?S|[Pp]assw|PASSW|[Aa]uth|AUTH|[Rr]efresh[_-]?[Tt]|REFRESH[_-]?T|[Ii][Dd][_-]?[Tt]oken|[Ss]ession[_-]?[Tt]|SESSION[_-]?T|[Pp]rivate[_-]?[Kk]|PRIVATE[_-]?K|[Tt]oken|TOKEN)/;
+const anyPrefix =
+  /\b(?:sk[-_]|[rp]k_|gh[pousr]_|github_pat_|A(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|Iza)|ya29\.|xox[abposre]-|eyJ|[Bb]earer|BEARER|[Bb]asic|[Aa][Pp][Ii][_-]?[Kk]|[Xx]-(?:[Aa][Pp][Ii]|[Gg]oog|[Pp]roxy-[Aa]ccess)|[Aa][Cc][Cc][Ee][Ss][Ss][_-]?[KkTt]|[Ss]ecret|SECRET|[Aa][Ww][Ss][_-]?[Ss]|[Cc]lient[_-]?[Ss]|CLIENT[_-]?S|[Pp]assw|PASSW|[Aa]uth|AUTH|[Rr]efresh[_-]?[Tt]|REFRESH[_-]?T|[Ii][Dd][_-]?[Tt]oken|[Ss]ession[_-]?[Tt]|SESSION[_-]?T|[Pp]rivate[_-]?[Kk]|PRIVATE[_-]?K|[Tt]oken|TOKEN)/;
 
 // Values found by what precedes them; the prefix is kept (`$1`).
 // A credential-named JSON field's string value: "api_key": "...", "authorization":"...".
 const jsonField = new RegExp(String.raw`("${secretField}"\s*:\s*")(?:[^"\\]|\\.){1,4096}(?=")`, 'gi');
 // A credential-named header or query/form field written as text: x-api-key: ..., api_key=...
-const textField = new RegExp(String.raw`((?:^|[\s,;?&{(])${secretField}\s*[:=]\s*)(?!\[redacted\])[^\s,;&"'<>]{4,}`, 'gi');
+const textField = new RegExp(
+  String.raw`((?:^|[\s,;?&{(])${secretField}\s*[:=]\s*)(?!\[redacted\])[^\s,;&"'<>]{4,}`,
+  'gi',
+);
 // Userinfo in a URL: scheme://user:password@host.
 const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s/:@]{1,200}:)[^\s/@]{1,200}@/gi;
 
@@ -102,14 +107,21 @@ export function rememberSecret(value: string | undefined): void {
   literals.push(value);
   if (literals.length > MAX_LITERALS) literals.shift();
   // Longest first, so a key that contains another is replaced whole.
-  literalRegex = new RegExp([...literals].sort((a, b) => b.length - a.length).map(escapeRegex).join('|'), 'g');
+  literalRegex = new RegExp(
+    [...literals]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegex)
+      .join('|'),
+    'g',
+  );
 }
 
 /** Replaces anything that looks like a key or token, and every registered literal secret, in free text. */
 export function redactSecrets(text: string): string {
   let out = text;
   if (literalRegex) out = out.replace(literalRegex, REDACTED);
-  if (anyPrefix.test(out)) out = out.replace(tokenRegex, REDACTED).replace(jsonField, `$1${REDACTED}`).replace(textField, `$1${REDACTED}`);
+  if (anyPrefix.test(out))
+    out = out.replace(tokenRegex, REDACTED).replace(jsonField, `$1${REDACTED}`).replace(textField, `$1${REDACTED}`);
   if (out.includes('@')) out = out.replace(urlPassword, `$1${REDACTED}@`);
   return out;
 }

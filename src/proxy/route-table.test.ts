@@ -1,18 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { validateSettings } from './config.js';
 import { modeNames } from '../shared/modes.js';
-import { declaredRoute, familyOf, inLedgerScope, isProbePath, isProbeRoute, routeOf, routeTable } from './route-table.js';
+import {
+  declaredRoute,
+  familyOf,
+  inLedgerScope,
+  isProbePath,
+  isProbeRoute,
+  routeOf,
+  routeTable,
+} from './route-table.js';
 import { createProxy } from './server.js';
 import { createLogger } from './logger.js';
 
 describe('the route table', () => {
   it('is exactly what the proxy registers, every route once', async () => {
-    const proxy = createProxy({ config: validateSettings({ port: 0, cliPoolSize: 0, ollamaPort: 0 }), logger: createLogger('silent'), usage: undefined });
+    const proxy = createProxy({
+      config: validateSettings({ port: 0, cliPoolSize: 0, ollamaPort: 0 }),
+      logger: createLogger('silent'),
+      usage: undefined,
+    });
     // Both listeners' routers: the main one and the Ollama listener's (docs/ollama.md).
-    const routers = [proxy.app, proxy.ollamaApp!].map((app) => app.middleware.map((m) => (m as { router?: { stack: Array<{ path: string; methods: string[] }> } }).router).find((r) => r !== undefined)!);
-    const registered = routers.flatMap((router) => router.stack.map((l) => `${l.methods.filter((m) => m !== 'HEAD').join(',')} ${l.path}`)).sort();
+    const routers = [proxy.app, proxy.ollamaApp!].map((app) =>
+      app.middleware
+        .map((m) => (m as { router?: { stack: Array<{ path: string; methods: string[] }> } }).router)
+        .find((r) => r !== undefined)!,
+    );
+    const registered = routers
+      .flatMap((router) => router.stack.map((l) => `${l.methods.filter((m) => m !== 'HEAD').join(',')} ${l.path}`))
+      .sort();
     // /usage/* is served only with a readable ledger; this proxy has none.
-    const declared = routeTable.filter((r) => !r.path.startsWith('/usage/')).map((r) => `${r.method} ${r.path}`).sort();
+    const declared = routeTable
+      .filter((r) => !r.path.startsWith('/usage/'))
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(registered).toEqual(declared);
     expect(new Set(routeTable.map((r) => r.path)).size).toBe(routeTable.length);
     await proxy.close();

@@ -32,7 +32,13 @@ export interface RouteDecl {
   modeBySetting: boolean;
 }
 
-type Row = [method: RouteDecl['method'], path: string, family: Family, mode: RouteMode, extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string; modeBySetting?: boolean }];
+type Row = [
+  method: RouteDecl['method'],
+  path: string,
+  family: Family,
+  mode: RouteMode,
+  extra?: { probe?: boolean; ledger?: boolean; open?: boolean; format?: string; modeBySetting?: boolean },
+];
 
 const rows: Row[] = [
   // The proxy's own endpoints.
@@ -159,7 +165,8 @@ export function routeOf(path: string): RouteDecl | undefined {
 /** The declaration registered for a method and pattern; throws for one the table lacks (a programming error). */
 export function declaredRoute(method: RouteDecl['method'], path: string): RouteDecl {
   const decl = byPath.get(path);
-  if (!decl || decl.method !== method) throw new Error(`route-table.ts declares no route ${method} ${path}: add its row there`);
+  if (!decl || decl.method !== method)
+    throw new Error(`route-table.ts declares no route ${method} ${path}: add its row there`);
   return decl;
 }
 

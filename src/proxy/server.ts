@@ -103,7 +103,9 @@ export class PortInUseError extends Error {
     readonly port: number,
     readonly host: string,
   ) {
-    super(`Port ${port} already in use on ${host}. Choose another port with --port or PORT (or in the app's settings).`);
+    super(
+      `Port ${port} already in use on ${host}. Choose another port with --port or PORT (or in the app's settings).`,
+    );
     this.name = 'PortInUseError';
   }
 }
@@ -124,7 +126,15 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   rememberSecret(ownerKey);
   // The probe runs the CLI with the children's environment: the same login, and never the proxy's own secrets.
   const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
-  const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now: deps.now, envPath: deps.envPath, env: probeEnv });
+  const probe = new CliProbe({
+    profile,
+    cliPath: config.cliPath,
+    credentialsPath: config.credentialsPath,
+    run: deps.run,
+    now: deps.now,
+    envPath: deps.envPath,
+    env: probeEnv,
+  });
   const closeHooks: Array<() => Promise<void> | void> = [];
   const inFlight = new Set<RequestAbort>();
   const services: Services = {
@@ -148,7 +158,10 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   const router = new Router<ProxyState>();
   // The Ollama listener's state beside the components' figures (docs/ollama.md): off, listening, or its port taken.
-  registerHealth(router, services, { port: () => boundPort, extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }) });
+  registerHealth(router, services, {
+    port: () => boundPort,
+    extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }),
+  });
   registerRoot(router, services);
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
@@ -178,7 +191,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     cors(config.corsOrigins),
     accessKey(ownerKey, {
       everything: config.accessKey !== undefined || config.requireAccessKey,
-      fileToolsNeedKey: config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell),
+      fileToolsNeedKey:
+        config.modes.includes('tool') && offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell),
     }),
     rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now, () => metrics.rateLimited(deps.now())),
   ];
@@ -186,7 +200,13 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   app.use(fallthrough(router));
   app.use(exactRoutes(router));
   const ollamaApp =
-    config.ollamaPort === undefined ? undefined : createOllamaApp(services, { cli: components.cli, direct: components.direct, catalog: components.catalog }, chain);
+    config.ollamaPort === undefined
+      ? undefined
+      : createOllamaApp(
+          services,
+          { cli: components.cli, direct: components.direct, catalog: components.catalog },
+          chain,
+        );
   let ollamaServer: Server | undefined;
   let ollamaStatus: OllamaListenerStatus = { state: 'off' };
 
@@ -240,7 +260,15 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     const receiveMs = config.bodyTimeoutMs + 1_000; // a second after the body deadline, so routes answer 408 first
     // requireHostHeader off: node's own 400 for an HTTP/1.1 request without Host would have no nosniff and no body;
     // the host guard answers it instead, in the family's shape (docs/http.md "Requests node refuses").
-    const s = createServer({ requestTimeout: receiveMs, headersTimeout: Math.min(headersTimeoutMs, receiveMs), connectionsCheckingInterval: 1_000, requireHostHeader: false }, listenerApp.callback());
+    const s = createServer(
+      {
+        requestTimeout: receiveMs,
+        headersTimeout: Math.min(headersTimeoutMs, receiveMs),
+        connectionsCheckingInterval: 1_000,
+        requireHostHeader: false,
+      },
+      listenerApp.callback(),
+    );
     s.keepAliveTimeout = keepAliveTimeoutMs;
     attachConnectionCaps(s, {
       total: config.maxConnections,
@@ -265,8 +293,14 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     await new Promise<void>((resolve, reject) => {
       s.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') reject(new PortInUseError(port, config.host));
-        else if (err.code === 'EACCES') reject(new Error(`Not allowed to listen on ${config.host}:${port} (${err.code}); choose a port above 1024 with ${names.flag} or ${names.env}`));
-        else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`Address ${config.host} is not available on this machine; choose another --host`));
+        else if (err.code === 'EACCES')
+          reject(
+            new Error(
+              `Not allowed to listen on ${config.host}:${port} (${err.code}); choose a port above 1024 with ${names.flag} or ${names.env}`,
+            ),
+          );
+        else if (err.code === 'EADDRNOTAVAIL')
+          reject(new Error(`Address ${config.host} is not available on this machine; choose another --host`));
         else reject(err);
       });
       s.listen(port, config.host, () => resolve());

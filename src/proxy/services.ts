@@ -44,7 +44,15 @@ export interface Services {
  */
 export const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) => {
   const groups = process.platform !== 'win32';
-  const child = execa(file, args, { timeout: timeoutMs, reject: false, stdin: 'ignore', forceKillAfterDelay: 1000, detached: groups, env, extendEnv: env === undefined });
+  const child = execa(file, args, {
+    timeout: timeoutMs,
+    reject: false,
+    stdin: 'ignore',
+    forceKillAfterDelay: 1000,
+    detached: groups,
+    env,
+    extendEnv: env === undefined,
+  });
   let timedOut = false;
   const killGroup = (signal: NodeJS.Signals) => {
     if (!groups || child.pid === undefined) return;
@@ -61,7 +69,12 @@ export const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) =
   const kill = setTimeout(() => killGroup('SIGKILL'), timeoutMs + 1000);
   try {
     const r = await child;
-    return { exitCode: r.exitCode, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), timedOut: timedOut || r.timedOut };
+    return {
+      exitCode: r.exitCode,
+      stdout: String(r.stdout ?? ''),
+      stderr: String(r.stderr ?? ''),
+      timedOut: timedOut || r.timedOut,
+    };
   } finally {
     clearTimeout(term);
     clearTimeout(kill);
@@ -76,7 +89,9 @@ let cachedVersion: string | undefined;
 export function serviceVersion(): string {
   if (cachedVersion) return cachedVersion;
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
     cachedVersion = pkg.version ?? '0.0.0';
   } catch {
     cachedVersion = '0.0.0';

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { trimToUptime, uptimeSeconds, xRange } from './chart-data.js';
 
 describe('chart data', () => {
-  const series = Array.from({ length: 60 }, (_, i) => [1000 + i * 10, i === 59 ? 3 : 0, 0, i === 59 ? 12 : null] as [number, number, number, number | null]);
+  const series = Array.from(
+    { length: 60 },
+    (_, i) => [1000 + i * 10, i === 59 ? 3 : 0, 0, i === 59 ? 12 : null] as [number, number, number, number | null],
+  );
 
   it('reads the uptime the status reports', () => {
     expect(uptimeSeconds('0h 0m 2s')).toBe(2);

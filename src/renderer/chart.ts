@@ -22,7 +22,12 @@ export function toChartData(series: MetricsSummary['series']): uPlot.AlignedData
 const HEIGHT = 180;
 
 /** A plot that follows its container's width, rebuilt with the new colours when the OS switches light and dark. */
-export function responsivePlot(build: () => uPlot, container: HTMLElement, width: () => number, height: number): { readonly plot: uPlot } {
+export function responsivePlot(
+  build: () => uPlot,
+  container: HTMLElement,
+  width: () => number,
+  height: number,
+): { readonly plot: uPlot } {
   const live = { plot: build() };
   new ResizeObserver(() => live.plot.setSize({ width: width(), height })).observe(container);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
@@ -36,22 +41,46 @@ export function createChart(container: HTMLElement): Chart {
   const width = () => Math.max(200, container.clientWidth);
   let data: uPlot.AlignedData = [[], [], [], []];
   const build = () => {
-    const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--border') }, ticks: { stroke: cssVar('--border') } };
+    const axis = {
+      stroke: cssVar('--muted'),
+      grid: { stroke: cssVar('--border') },
+      ticks: { stroke: cssVar('--border') },
+    };
     return new uPlot(
       {
         width: width(),
         height: HEIGHT,
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true, range: (_u, min, max) => xRange(min, max) }, y: { range: (_u, _min, max) => [0, Math.max(2, max)] }, ms: { auto: true } },
+        scales: {
+          x: { time: true, range: (_u, min, max) => xRange(min, max) },
+          y: { range: (_u, _min, max) => [0, Math.max(2, max)] },
+          ms: { auto: true },
+        },
         series: [
           {},
           { label: 'Requests / 10 s', stroke: cssVar('--series-requests'), width: 2 },
           { label: 'Errors', stroke: cssVar('--series-errors'), width: 2 },
-          { label: 'Latency p50 (ms)', stroke: cssVar('--series-latency'), scale: 'ms', width: 1.5, dash: [4, 3], spanGaps: true },
+          {
+            label: 'Latency p50 (ms)',
+            stroke: cssVar('--series-latency'),
+            scale: 'ms',
+            width: 1.5,
+            dash: [4, 3],
+            spanGaps: true,
+          },
         ],
         // Plain clock times: uPlot's default adds a date line that is cut at the left edge.
-        axes: [{ ...axis, space: 90, values: (_u, splits) => splits.map((t) => new Date(t * 1000).toLocaleTimeString(undefined, { hour12: false })) }, { ...axis, size: 40 }, { ...axis, side: 1, scale: 'ms', size: 50, grid: { show: false } }],
+        axes: [
+          {
+            ...axis,
+            space: 90,
+            values: (_u, splits) =>
+              splits.map((t) => new Date(t * 1000).toLocaleTimeString(undefined, { hour12: false })),
+          },
+          { ...axis, size: 40 },
+          { ...axis, side: 1, scale: 'ms', size: 50, grid: { show: false } },
+        ],
       },
       data,
       container,

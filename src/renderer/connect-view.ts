@@ -18,7 +18,8 @@ export function catalogLine(catalog: ControlStatus['modelCatalog']): string {
   if (!catalog) return '';
   const when = catalog.readAt ? ` read ${catalog.readAt.slice(0, 16).replace('T', ' ')} UTC` : '';
   if (catalog.source === 'live') return `From the provider's model list,${when}.`;
-  if (catalog.source === 'cached') return `From the provider's model list as last saved,${when}; not read since this start.`;
+  if (catalog.source === 'cached')
+    return `From the provider's model list as last saved,${when}; not read since this start.`;
   return "Built-in list: the provider's model list has not been read yet (log in with the CLI).";
 }
 
@@ -31,10 +32,18 @@ export interface BaseUrl {
 /** Base URLs to copy, each labelled with the SDK it works in as it is (src/shared/endpoints.ts), for the modes that
  * are on. */
 export function baseUrls(status: ControlStatus): BaseUrl[] {
-  const out: BaseUrl[] = sdkBaseUrls(clientBase(status), status.modes).map((b) => ({ what: b.label.charAt(0).toUpperCase() + b.label.slice(1), url: b.url, note: b.note }));
+  const out: BaseUrl[] = sdkBaseUrls(clientBase(status), status.modes).map((b) => ({
+    what: b.label.charAt(0).toUpperCase() + b.label.slice(1),
+    url: b.url,
+    note: b.note,
+  }));
   // The Ollama API's own address: IDE plugins with an Ollama provider take the address without a path.
   if (status.ollama.state === 'listening' && status.ollama.port !== undefined) {
-    out.push({ what: 'Ollama API', url: clientBaseUrl({ host: status.host, port: status.ollama.port }), note: 'for IDE plugins with an Ollama provider (docs/ollama.md)' });
+    out.push({
+      what: 'Ollama API',
+      url: clientBaseUrl({ host: status.host, port: status.ollama.port }),
+      note: 'for IDE plugins with an Ollama provider (docs/ollama.md)',
+    });
   }
   return out;
 }
@@ -74,13 +83,24 @@ export class ConnectPanel {
     if (settings) this.settings = settings;
     if (!this.status) return;
     byId('base-urls-stopped').hidden = this.status.state === 'running';
-    this.renderList('base-url-list', baseUrls(this.status).map((b) => ({ what: b.note ? `${b.what} (${b.note})` : b.what, text: b.url, label: `Copy the ${b.what} base URL` })));
+    this.renderList(
+      'base-url-list',
+      baseUrls(this.status).map((b) => ({
+        what: b.note ? `${b.what} (${b.note})` : b.what,
+        text: b.url,
+        label: `Copy the ${b.what} base URL`,
+      })),
+    );
     const context = new Map((this.status.modelDetails ?? []).map((m) => [m.id, m.contextLength]));
     this.renderList(
       'model-list',
       this.status.models.map((id) => {
         const tokens = context.get(id);
-        return { text: id, label: `Copy model id ${id}`, ...(tokens ? { note: `${contextText(tokens)} context` } : {}) };
+        return {
+          text: id,
+          label: `Copy model id ${id}`,
+          ...(tokens ? { note: `${contextText(tokens)} context` } : {}),
+        };
       }),
     );
     setText('model-catalog', catalogLine(this.status.modelCatalog));
@@ -127,7 +147,13 @@ export class ConnectPanel {
       if (modes.some((m) => m.mode === chosen)) modeSelect.value = chosen;
     }
     const mode = modeSelect.value as SnippetMode;
-    this.snippets = clientSnippets({ baseUrl: clientBase(this.status), apiKey, model: snippetModel(this.status.models, this.status.defaultModel), sdk: this.status.sdk, mode });
+    this.snippets = clientSnippets({
+      baseUrl: clientBase(this.status),
+      apiKey,
+      model: snippetModel(this.status.models, this.status.defaultModel),
+      sdk: this.status.sdk,
+      mode,
+    });
     const select = byId<HTMLSelectElement>('snippet-select');
     if (select.options.length !== this.snippets.length) {
       select.replaceChildren(...this.snippets.map((s) => Object.assign(el('option', s.title), { value: s.id })));

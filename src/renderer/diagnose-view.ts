@@ -31,8 +31,13 @@ export class DiagnosePanel {
       this.result = await this.control.diagnose();
       this.render(this.result);
       const failed = this.result.report.checks.filter((c) => c.status === 'fail').length;
-      const unset = this.result.report.checks.some((c) => c.status === 'unset') ? ' A mode that is not set up says how to set it up below.' : '';
-      setText('diagnose-message', `${failed === 0 ? 'All checks passed.' : `${failed} check${failed === 1 ? '' : 's'} failed: see what to do below.`}${unset}`);
+      const unset = this.result.report.checks.some((c) => c.status === 'unset')
+        ? ' A mode that is not set up says how to set it up below.'
+        : '';
+      setText(
+        'diagnose-message',
+        `${failed === 0 ? 'All checks passed.' : `${failed} check${failed === 1 ? '' : 's'} failed: see what to do below.`}${unset}`,
+      );
     } catch (err) {
       setText('diagnose-message', `Diagnose could not run: ${(err as Error).message}`);
     } finally {
@@ -50,7 +55,14 @@ export class DiagnosePanel {
         const badge = el('span', label[c.status], 'badge');
         badge.dataset.status = c.status;
         li.append(badge, el('span', `${c.title} (${c.mode})`, 'title'), el('span', c.detail, 'detail'));
-        if (c.remedy && c.status !== 'pass') li.append(el('span', `${c.status === 'fail' ? 'What to do' : c.status === 'unset' ? 'To use it' : 'Why'}: ${c.remedy}`, 'remedy'));
+        if (c.remedy && c.status !== 'pass')
+          li.append(
+            el(
+              'span',
+              `${c.status === 'fail' ? 'What to do' : c.status === 'unset' ? 'To use it' : 'Why'}: ${c.remedy}`,
+              'remedy',
+            ),
+          );
         return li;
       }),
     );

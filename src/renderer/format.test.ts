@@ -25,7 +25,11 @@ describe('format', () => {
   });
 
   it('turns schema messages into field messages', () => {
-    expect(fieldMessage('Invalid setting PORT (--port): expected an integer from 0 to 65535')).toBe('Expected an integer from 0 to 65535');
-    expect(fieldMessage('Port 8000 already in use on 127.0.0.1: choose another port.')).toBe('Port 8000 already in use on 127.0.0.1: choose another port.');
+    expect(fieldMessage('Invalid setting PORT (--port): expected an integer from 0 to 65535')).toBe(
+      'Expected an integer from 0 to 65535',
+    );
+    expect(fieldMessage('Port 8000 already in use on 127.0.0.1: choose another port.')).toBe(
+      'Port 8000 already in use on 127.0.0.1: choose another port.',
+    );
   });
 });

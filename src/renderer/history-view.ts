@@ -8,7 +8,14 @@ import { byId, el, setText } from './dom.js';
 import { formatMs } from './format.js';
 import { plainError } from './usage-view.js';
 
-const outcomeText: Record<Outcome, string> = { ok: 'ok', rejected: 'rejected', upstream_error: 'upstream error', client_gone: 'client gone', timeout: 'timeout', error: 'error' };
+const outcomeText: Record<Outcome, string> = {
+  ok: 'ok',
+  rejected: 'rejected',
+  upstream_error: 'upstream error',
+  client_gone: 'client gone',
+  timeout: 'timeout',
+  error: 'error',
+};
 const modeText = (m: UsageRecord['mode']) => (m === null ? '–' : modeShortLabels[m]);
 const tokens = (n: number | null) => (n === null ? '–' : String(n));
 
@@ -30,7 +37,8 @@ export class HistoryPanel {
   constructor(private readonly control: ControlApi) {}
 
   setup(): void {
-    for (const id of ['history-mode', 'history-outcome']) byId(id).addEventListener('change', () => void this.refresh());
+    for (const id of ['history-mode', 'history-outcome'])
+      byId(id).addEventListener('change', () => void this.refresh());
     byId('history-more').addEventListener('click', () => void this.load(true));
   }
 
@@ -41,7 +49,12 @@ export class HistoryPanel {
   private query(older: boolean): RequestQuery {
     const mode = byId<HTMLSelectElement>('history-mode').value;
     const outcome = byId<HTMLSelectElement>('history-outcome').value;
-    return { limit: 50, ...(older && this.nextBefore !== undefined ? { before: this.nextBefore } : {}), ...(mode ? { mode: mode as RequestQuery['mode'] } : {}), ...(outcome ? { outcome: outcome as Outcome } : {}) };
+    return {
+      limit: 50,
+      ...(older && this.nextBefore !== undefined ? { before: this.nextBefore } : {}),
+      ...(mode ? { mode: mode as RequestQuery['mode'] } : {}),
+      ...(outcome ? { outcome: outcome as Outcome } : {}),
+    };
   }
 
   private async load(older: boolean): Promise<void> {
@@ -68,9 +81,31 @@ export class HistoryPanel {
         open.addEventListener('click', () => void this.inspect(r.requestId));
         const cell = el('td');
         cell.append(open);
-        const outcome = el('td', `${r.status} ${outcomeText[r.outcome]}`, r.outcome === 'ok' ? 'ok nowrap' : 'bad nowrap');
+        const outcome = el(
+          'td',
+          `${r.status} ${outcomeText[r.outcome]}`,
+          r.outcome === 'ok' ? 'ok nowrap' : 'bad nowrap',
+        );
         tr.dataset.requestId = r.requestId;
-        tr.append(el('td', new Date(r.startedAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })), cell, el('td', modeText(r.mode), 'nowrap col-mode'), el('td', r.modelServed ?? r.modelRequested ?? '–'), outcome, el('td', formatMs(r.durationMs), 'num nowrap'), el('td', `${tokens(r.tokens.input)} / ${tokens(r.tokens.output)}`, 'num nowrap'));
+        tr.append(
+          el(
+            'td',
+            new Date(r.startedAt).toLocaleString(undefined, {
+              month: 'short',
+              day: 'numeric',
+              hour: '2-digit',
+              minute: '2-digit',
+              second: '2-digit',
+              hour12: false,
+            }),
+          ),
+          cell,
+          el('td', modeText(r.mode), 'nowrap col-mode'),
+          el('td', r.modelServed ?? r.modelRequested ?? '–'),
+          outcome,
+          el('td', formatMs(r.durationMs), 'num nowrap'),
+          el('td', `${tokens(r.tokens.input)} / ${tokens(r.tokens.output)}`, 'num nowrap'),
+        );
         return tr;
       }),
     );
@@ -106,7 +141,10 @@ export class HistoryPanel {
       ['Streamed', r.streamed ? 'yes' : 'no'],
       ['First token', formatMs(r.ttftMs)],
       ['Duration', formatMs(r.durationMs)],
-      ['Tokens', `${tokens(r.tokens.input)} in, ${tokens(r.tokens.output)} out, ${tokens(r.tokens.cacheRead)} cache read, ${tokens(r.tokens.cacheWrite)} cache write${r.tokensPartial ? ' (the answer ended before its final count)' : ''}`],
+      [
+        'Tokens',
+        `${tokens(r.tokens.input)} in, ${tokens(r.tokens.output)} out, ${tokens(r.tokens.cacheRead)} cache read, ${tokens(r.tokens.cacheWrite)} cache write${r.tokensPartial ? ' (the answer ended before its final count)' : ''}`,
+      ],
       // Which lane paid, as the provider reported it (docs/usage.md "Lanes").
       ['Paid by', r.billingLane ? laneText[r.billingLane] : 'not reported'],
       ...(r.refusal ? [['Billing refusal', refusalText[r.refusal]] as [string, string]] : []),
@@ -114,12 +152,22 @@ export class HistoryPanel {
     byId('inspector-fields').replaceChildren(...fields.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
     setText('inspector-title', `Request ${r.requestId}`);
     const b = detail.bodies;
-    setText('inspector-headers', b && Object.keys(b.headers).length ? Object.entries(b.headers).map(([k, v]) => `${k}: ${v}`).join('\n') : 'Not kept (headers are kept with bodies, when capture is on).');
+    setText(
+      'inspector-headers',
+      b && Object.keys(b.headers).length
+        ? Object.entries(b.headers)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n')
+        : 'Not kept (headers are kept with bodies, when capture is on).',
+    );
     byId('inspector-nobodies').hidden = Boolean(b && (b.request !== null || b.response !== null));
     byId('inspector-request').hidden = !b || b.request === null;
     byId('inspector-response').hidden = !b || b.response === null;
     setText('inspector-request', b?.request ? `Request body${b.truncated ? ' (truncated)' : ''}:\n${b.request}` : '');
-    setText('inspector-response', b?.response ? `Response body${b.truncated ? ' (truncated)' : ''}:\n${b.response}` : '');
+    setText(
+      'inspector-response',
+      b?.response ? `Response body${b.truncated ? ' (truncated)' : ''}:\n${b.response}` : '',
+    );
     section.hidden = false;
     byId('inspector-title').focus();
   }

@@ -29,7 +29,13 @@ export function describe(msg: string, line: string): { msg: string; fields: stri
     if (obj.route === obj.path || obj.route === 'unmatched') shown.add('route');
     if (obj.mode === 'none') shown.add('mode');
     const head = `${obj.method} ${obj.path} ${String(obj.status ?? '')}${typeof obj.durationMs === 'number' ? ` ${Math.round(obj.durationMs)} ms` : ''}`;
-    return { msg: head, fields: rest.filter(([k]) => !shown.has(k)).map(kv).join(' ') };
+    return {
+      msg: head,
+      fields: rest
+        .filter(([k]) => !shown.has(k))
+        .map(kv)
+        .join(' '),
+    };
   }
   return { msg, fields: rest.map(kv).join(' ') };
 }
@@ -87,7 +93,12 @@ export class LogPanel {
   }
 
   private note(): void {
-    const text = this.level === 'silent' ? 'The log level is "silent": nothing is logged. Choose another level in Settings.' : this.paused ? `Paused${this.waiting ? `: ${this.waiting} new line${this.waiting === 1 ? '' : 's'} waiting` : ''}.` : '';
+    const text =
+      this.level === 'silent'
+        ? 'The log level is "silent": nothing is logged. Choose another level in Settings.'
+        : this.paused
+          ? `Paused${this.waiting ? `: ${this.waiting} new line${this.waiting === 1 ? '' : 's'} waiting` : ''}.`
+          : '';
     setText('log-note', text);
   }
 
@@ -103,11 +114,17 @@ export class LogPanel {
       row.dataset.level = l.level;
       row.dataset.seq = String(l.seq);
       const shownText = describe(l.msg, l.line);
-      row.append(el('span', new Date(l.time).toLocaleTimeString(undefined, { hour12: false }), 't'), el('span', l.level.toUpperCase(), 'lvl'), el('span', shownText.msg, 'msg'), el('span', shownText.fields, 'fields'));
+      row.append(
+        el('span', new Date(l.time).toLocaleTimeString(undefined, { hour12: false }), 't'),
+        el('span', l.level.toUpperCase(), 'lvl'),
+        el('span', shownText.msg, 'msg'),
+        el('span', shownText.fields, 'fields'),
+      );
       return row;
     });
     box.replaceChildren(...rendered);
-    if (shown.length === 0) box.append(el('p', this.lines.length ? 'No lines at this level yet.' : 'No log lines yet.', 'muted'));
+    if (shown.length === 0)
+      box.append(el('p', this.lines.length ? 'No lines at this level yet.' : 'No log lines yet.', 'muted'));
     if (atBottom || full) box.scrollTop = box.scrollHeight;
   }
 }

@@ -54,7 +54,12 @@ function endSession(id: string): void {
 
 async function poll(): Promise<void> {
   try {
-    const [status, metrics, recent, sessions] = await Promise.all([control.getStatus(), control.getMetrics(), control.getRecentRequests(), control.getSessions()]);
+    const [status, metrics, recent, sessions] = await Promise.all([
+      control.getStatus(),
+      control.getMetrics(),
+      control.getRecentRequests(),
+      control.getSessions(),
+    ]);
     render(status);
     renderMetrics(metrics, status.state === 'running');
     chart?.update(metrics.series, uptimeSeconds(status.uptime));

@@ -21,12 +21,29 @@ export interface QuotaView {
   tone: 'ok' | 'warn' | 'bad';
 }
 
-const names: Record<string, string> = { overage: 'Extra usage', five_hour: '5-hour window', seven_day: '7-day window', seven_day_opus: '7-day window (largest models)', seven_day_sonnet: '7-day window (mid-size models)' };
+const names: Record<string, string> = {
+  overage: 'Extra usage',
+  five_hour: '5-hour window',
+  seven_day: '7-day window',
+  seven_day_opus: '7-day window (largest models)',
+  seven_day_sonnet: '7-day window (mid-size models)',
+};
 const sources: Record<string, string> = { direct: 'direct mode', cli: 'CLI', respapi: 'response API' };
 
 /** The window's length from its name (`five_hour`, `seven_day`, `2_hour`, …), in ms; undefined when unknown. */
 export function windowLengthMs(window: string): number | undefined {
-  const words: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, twelve: 12, thirty: 30 };
+  const words: Record<string, number> = {
+    one: 1,
+    two: 2,
+    three: 3,
+    four: 4,
+    five: 5,
+    six: 6,
+    seven: 7,
+    eight: 8,
+    twelve: 12,
+    thirty: 30,
+  };
   const m = /^(\d+|[a-z]+)_(hour|day|week)/.exec(window);
   if (!m) return undefined;
   const n = /^\d+$/.test(m[1]) ? Number(m[1]) : words[m[1]];
@@ -53,12 +70,25 @@ export function quotaViews(windows: QuotaWindow[], now: number): QuotaView[] {
     const used = w.utilization === null ? null : Math.max(0, Math.min(100, Math.round(w.utilization * 1000) / 10));
     const length = windowLengthMs(w.window);
     const resetMs = w.resetsAt === null ? undefined : w.resetsAt * 1000;
-    const elapsed = length !== undefined && resetMs !== undefined ? Math.max(0, Math.min(100, Math.round((1 - (resetMs - now) / length) * 1000) / 10)) : null;
-    const resetText = resetMs === undefined ? 'reset time not reported' : resetMs <= now ? `reset at ${clock(resetMs, now)} (not observed since)` : `resets in ${span(resetMs - now)} (${clock(resetMs, now)})`;
+    const elapsed =
+      length !== undefined && resetMs !== undefined
+        ? Math.max(0, Math.min(100, Math.round((1 - (resetMs - now) / length) * 1000) / 10))
+        : null;
+    const resetText =
+      resetMs === undefined
+        ? 'reset time not reported'
+        : resetMs <= now
+          ? `reset at ${clock(resetMs, now)} (not observed since)`
+          : `resets in ${span(resetMs - now)} (${clock(resetMs, now)})`;
     const ahead = used !== null && elapsed !== null && used > elapsed + 5;
     const rejected = w.status === 'rejected';
     const p = paceOf(w, length === undefined ? null : length / 1000);
-    const projection = !p || rejected ? '' : p.limitAt !== null ? `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset: the limit at ${clock(p.limitAt * 1000, now)}` : `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset`;
+    const projection =
+      !p || rejected
+        ? ''
+        : p.limitAt !== null
+          ? `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset: the limit at ${clock(p.limitAt * 1000, now)}`
+          : `at this pace about ${Math.round(p.expectedAtReset * 100)} % by the reset`;
     return {
       key: `${w.source}:${w.window}`,
       name: names[w.window] ?? w.window.replace(/_/g, ' '),
@@ -66,7 +96,13 @@ export function quotaViews(windows: QuotaWindow[], now: number): QuotaView[] {
       usedPct: used,
       elapsedPct: elapsed,
       resetText,
-      pace: rejected ? 'limit reached: requests are refused until the reset' : ahead ? 'used faster than time passes' : used === null ? 'reported without a figure' : '',
+      pace: rejected
+        ? 'limit reached: requests are refused until the reset'
+        : ahead
+          ? 'used faster than time passes'
+          : used === null
+            ? 'reported without a figure'
+            : '',
       projection,
       tone: rejected || (used ?? 0) >= 95 ? 'bad' : (used ?? 0) >= 80 || ahead || p?.limitAt != null ? 'warn' : 'ok',
     };

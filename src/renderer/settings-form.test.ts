@@ -10,9 +10,21 @@ describe('settings form', () => {
   });
 
   it('sends only what changed, as the schema types', () => {
-    const v = { ...valuesFromSettings(current), port: ' 8123 ', corsOn: true, corsOrigins: 'http://localhost:3000, http://127.0.0.1:5173\n', modes: ['direct' as const, 'tool' as const], logLevel: 'debug' as const };
+    const v = {
+      ...valuesFromSettings(current),
+      port: ' 8123 ',
+      corsOn: true,
+      corsOrigins: 'http://localhost:3000, http://127.0.0.1:5173\n',
+      modes: ['direct' as const, 'tool' as const],
+      logLevel: 'debug' as const,
+    };
     expect(patchFromValues(v, current)).toEqual({
-      patch: { port: 8123, corsOrigins: ['http://localhost:3000', 'http://127.0.0.1:5173'], modes: ['tool', 'direct'], logLevel: 'debug' },
+      patch: {
+        port: 8123,
+        corsOrigins: ['http://localhost:3000', 'http://127.0.0.1:5173'],
+        modes: ['tool', 'direct'],
+        logLevel: 'debug',
+      },
       errors: {},
     });
   });
@@ -30,7 +42,9 @@ describe('settings form', () => {
     const v = { ...valuesFromSettings(current), network: 'lan' as const, accessKey: 'abcdefghijklmnopqrstuvwx' };
     expect(patchFromValues(v, current).patch).toEqual({ host: '0.0.0.0', accessKey: 'abcdefghijklmnopqrstuvwx' });
     const withPath = validateSettings({ cliPath: '/usr/local/bin/cli' });
-    expect(patchFromValues({ ...valuesFromSettings(withPath), cliPath: '  ' }, withPath).patch).toEqual({ cliPath: '' });
+    expect(patchFromValues({ ...valuesFromSettings(withPath), cliPath: '  ' }, withPath).patch).toEqual({
+      cliPath: '',
+    });
   });
 
   it('keeps a custom loopback host the form cannot express', () => {
@@ -40,7 +54,14 @@ describe('settings form', () => {
   });
 
   it('reports what needs no server: not a number, CORS on without origins, no mode', () => {
-    const v = { ...valuesFromSettings(current), port: '80a', corsOn: true, corsOrigins: ' ', modes: [], rateLimitBurst: '-1' };
+    const v = {
+      ...valuesFromSettings(current),
+      port: '80a',
+      corsOn: true,
+      corsOrigins: ' ',
+      modes: [],
+      rateLimitBurst: '-1',
+    };
     expect(patchFromValues(v, current).errors).toEqual({
       port: 'Choose a port from 1 to 65535',
       corsOrigins: 'Add at least one origin, such as http://localhost:3000, or turn CORS off',
@@ -60,15 +81,22 @@ describe('settings form', () => {
     expect(patchFromValues(valuesFromSettings(anyPort), anyPort).errors).toEqual({});
   });
 
-  it('turns the Ollama API on at its usual port, off again by clearing the port, and refuses the proxy\'s own port', () => {
+  it("turns the Ollama API on at its usual port, off again by clearing the port, and refuses the proxy's own port", () => {
     const off = valuesFromSettings(current);
     expect(off).toMatchObject({ ollamaOn: false, ollamaPort: '11434', ollamaMode: 'tool' });
     expect(patchFromValues({ ...off, ollamaOn: true }, current)).toEqual({ patch: { ollamaPort: 11434 }, errors: {} });
-    expect(patchFromValues({ ...off, ollamaOn: true, ollamaMode: 'direct' }, current).patch).toEqual({ ollamaPort: 11434, ollamaMode: 'direct' });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaMode: 'direct' }, current).patch).toEqual({
+      ollamaPort: 11434,
+      ollamaMode: 'direct',
+    });
     const on = validateSettings({ port: 8000, ollamaPort: 11434 });
     expect(patchFromValues({ ...valuesFromSettings(on), ollamaOn: false }, on).patch).toEqual({ ollamaPort: '' });
-    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '8000' }, current).errors).toEqual({ ollamaPort: "Choose a port other than the proxy's own, such as 11434" });
-    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '99999' }, current).errors).toEqual({ ollamaPort: 'Choose a port from 1 to 65535' });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '8000' }, current).errors).toEqual({
+      ollamaPort: "Choose a port other than the proxy's own, such as 11434",
+    });
+    expect(patchFromValues({ ...off, ollamaOn: true, ollamaPort: '99999' }, current).errors).toEqual({
+      ollamaPort: 'Choose a port from 1 to 65535',
+    });
   });
 
   it('generates URL-safe access keys long enough for the schema', () => {

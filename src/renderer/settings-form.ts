@@ -70,7 +70,10 @@ function wholeNumber(text: string): number | undefined {
 }
 
 /** A patch with only the changed settings, or the field errors that stop it from being sent. */
-export function patchFromValues(v: FormValues, current: SettingsView): { patch: SettingsPatch; errors: Record<string, string> } {
+export function patchFromValues(
+  v: FormValues,
+  current: SettingsView,
+): { patch: SettingsPatch; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const next: SettingsPatch = {};
 
@@ -86,8 +89,12 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   next.accessKey = v.accessKey.trim() === '' ? undefined : v.accessKey.trim();
 
   if (v.corsOn) {
-    const origins = v.corsOrigins.split(/[\s,]+/).map((o) => o.trim()).filter(Boolean);
-    if (origins.length === 0) errors.corsOrigins = 'Add at least one origin, such as http://localhost:3000, or turn CORS off';
+    const origins = v.corsOrigins
+      .split(/[\s,]+/)
+      .map((o) => o.trim())
+      .filter(Boolean);
+    if (origins.length === 0)
+      errors.corsOrigins = 'Add at least one origin, such as http://localhost:3000, or turn CORS off';
     next.corsOrigins = origins;
   } else {
     next.corsOrigins = [];
@@ -109,8 +116,10 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
   if (v.ollamaOn) {
     const ollamaPort = wholeNumber(v.ollamaPort);
     // As for the main port, a stored 0 (any free port, from the command line) is kept while unchanged.
-    if (ollamaPort === undefined || ((ollamaPort < 1 || ollamaPort > 65535) && ollamaPort !== current.ollamaPort)) errors.ollamaPort = portRangeMessage;
-    else if (ollamaPort === (port ?? current.port)) errors.ollamaPort = 'Choose a port other than the proxy\'s own, such as 11434';
+    if (ollamaPort === undefined || ((ollamaPort < 1 || ollamaPort > 65535) && ollamaPort !== current.ollamaPort))
+      errors.ollamaPort = portRangeMessage;
+    else if (ollamaPort === (port ?? current.port))
+      errors.ollamaPort = "Choose a port other than the proxy's own, such as 11434";
     else next.ollamaPort = ollamaPort;
   } else {
     next.ollamaPort = undefined;
@@ -128,7 +137,9 @@ export function patchFromValues(v: FormValues, current: SettingsView): { patch: 
 }
 
 /** A random access key (24 bytes, URL-safe) from the page's CSPRNG. */
-export function generateAccessKey(random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
+export function generateAccessKey(
+  random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b),
+): string {
   const bytes = random(new Uint8Array(24));
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);

@@ -6,7 +6,16 @@
 import type { ControlApi, ControlStatus, SettingsResult, SettingsView } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { fieldMessage } from './format.js';
-import { alertKinds, allModes, generateAccessKey, logLevels, patchFromValues, portRangeMessage, valuesFromSettings, type FormValues } from './settings-form.js';
+import {
+  alertKinds,
+  allModes,
+  generateAccessKey,
+  logLevels,
+  patchFromValues,
+  portRangeMessage,
+  valuesFromSettings,
+  type FormValues,
+} from './settings-form.js';
 import { clientBase } from './views.js';
 
 const input = (id: string) => byId<HTMLInputElement>(id);
@@ -66,17 +75,24 @@ export class SettingsPanel {
   /** Keeps the "applied" note true to the current state (a later Stop must not leave "running on …" behind). */
   onStatus(status: ControlStatus): void {
     if (!this.applied) return;
-    this.setMessage(status.state === 'running' ? `Settings applied. The proxy is running on ${clientBase(status)}.` : 'Settings applied.', 'ok');
+    this.setMessage(
+      status.state === 'running'
+        ? `Settings applied. The proxy is running on ${clientBase(status)}.`
+        : 'Settings applied.',
+      'ok',
+    );
   }
 
   private fill(s: SettingsView): void {
     const v = valuesFromSettings(s);
     input('port').value = v.port;
-    for (const radio of document.querySelectorAll<HTMLInputElement>('input[name=network]')) radio.checked = radio.value === v.network;
+    for (const radio of document.querySelectorAll<HTMLInputElement>('input[name=network]'))
+      radio.checked = radio.value === v.network;
     input('accessKey').value = v.accessKey;
     input('corsOn').checked = v.corsOn;
     byId<HTMLTextAreaElement>('corsOrigins').value = v.corsOrigins;
-    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=modes]')) box.checked = v.modes.includes(box.value as FormValues['modes'][number]);
+    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=modes]'))
+      box.checked = v.modes.includes(box.value as FormValues['modes'][number]);
     input('rateLimitPerMinute').value = v.rateLimitPerMinute;
     input('rateLimitBurst').value = v.rateLimitBurst;
     input('metricsEnabled').checked = v.metricsEnabled;
@@ -85,20 +101,24 @@ export class SettingsPanel {
     input('ollamaOn').checked = v.ollamaOn;
     input('ollamaPort').value = v.ollamaPort;
     byId<HTMLSelectElement>('ollamaMode').value = v.ollamaMode;
-    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]')) box.checked = v.quotaAlerts.includes(box.value as FormValues['quotaAlerts'][number]);
+    for (const box of document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]'))
+      box.checked = v.quotaAlerts.includes(box.value as FormValues['quotaAlerts'][number]);
     this.setHint('');
     this.syncFormState();
   }
 
   private read(): FormValues {
-    const network = document.querySelector<HTMLInputElement>('input[name=network]:checked')?.value === 'lan' ? 'lan' : 'loopback';
+    const network =
+      document.querySelector<HTMLInputElement>('input[name=network]:checked')?.value === 'lan' ? 'lan' : 'loopback';
     return {
       port: input('port').value,
       network,
       accessKey: input('accessKey').value,
       corsOn: input('corsOn').checked,
       corsOrigins: byId<HTMLTextAreaElement>('corsOrigins').value,
-      modes: [...document.querySelectorAll<HTMLInputElement>('input[name=modes]:checked')].map((b) => b.value as FormValues['modes'][number]).filter((m) => allModes.includes(m)),
+      modes: [...document.querySelectorAll<HTMLInputElement>('input[name=modes]:checked')]
+        .map((b) => b.value as FormValues['modes'][number])
+        .filter((m) => allModes.includes(m)),
       rateLimitPerMinute: input('rateLimitPerMinute').value,
       rateLimitBurst: input('rateLimitBurst').value,
       metricsEnabled: input('metricsEnabled').checked,
@@ -107,7 +127,9 @@ export class SettingsPanel {
       ollamaOn: input('ollamaOn').checked,
       ollamaPort: input('ollamaPort').value,
       ollamaMode: byId<HTMLSelectElement>('ollamaMode').value === 'direct' ? 'direct' : 'tool',
-      quotaAlerts: [...document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]:checked')].map((b) => b.value as FormValues['quotaAlerts'][number]).filter((k) => alertKinds.includes(k)),
+      quotaAlerts: [...document.querySelectorAll<HTMLInputElement>('input[name=quotaAlerts]:checked')]
+        .map((b) => b.value as FormValues['quotaAlerts'][number])
+        .filter((k) => alertKinds.includes(k)),
     };
   }
 
@@ -164,7 +186,12 @@ export class SettingsPanel {
       const fieldErrors = result.errors ?? {};
       this.showErrors(fieldErrors);
       const kept = /previous settings were kept/i.test(result.message ?? '');
-      const bottom = Object.keys(fieldErrors).length > 0 ? (kept ? 'Not applied: the previous settings were kept.' : 'Not applied: fix the marked fields.') : fieldMessage(result.message ?? 'The settings were not applied.');
+      const bottom =
+        Object.keys(fieldErrors).length > 0
+          ? kept
+            ? 'Not applied: the previous settings were kept.'
+            : 'Not applied: fix the marked fields.'
+          : fieldMessage(result.message ?? 'The settings were not applied.');
       this.setMessage(bottom, 'error');
       return;
     }

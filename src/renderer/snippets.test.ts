@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { clientSnippets, maskKey, snippetModel, type SnippetInput } from './snippets.js';
 
-const sdk = { providerName: 'Provider', jsPackage: 'provider-sdk', jsClass: 'Provider', pyPackage: 'provider', pyClass: 'Provider' };
-const base: SnippetInput = { baseUrl: 'http://127.0.0.1:8000', apiKey: 'dummy', model: 'assistant-sonnet-4-20250514', sdk, mode: 'tool' };
+const sdk = {
+  providerName: 'Provider',
+  jsPackage: 'provider-sdk',
+  jsClass: 'Provider',
+  pyPackage: 'provider',
+  pyClass: 'Provider',
+};
+const base: SnippetInput = {
+  baseUrl: 'http://127.0.0.1:8000',
+  apiKey: 'dummy',
+  model: 'assistant-sonnet-4-20250514',
+  sdk,
+  mode: 'tool',
+};
 const byId = (input = base) => Object.fromEntries(clientSnippets(input).map((s) => [s.id, s]));
 
 describe('client snippets', () => {
@@ -50,16 +62,32 @@ describe('client snippets', () => {
       ].join('\n'),
     );
     expect(JSON.parse(s.zed.text)).toEqual({
-      language_models: { openai_compatible: { 'Assistant Proxy': { api_url: 'http://127.0.0.1:8000/compat/v1', available_models: [{ name: 'assistant-sonnet-4-20250514', max_tokens: 200000 }] } } },
+      language_models: {
+        openai_compatible: {
+          'Assistant Proxy': {
+            api_url: 'http://127.0.0.1:8000/compat/v1',
+            available_models: [{ name: 'assistant-sonnet-4-20250514', max_tokens: 200000 }],
+          },
+        },
+      },
     });
-    expect(s.aider.text).toBe('export OPENAI_API_BASE=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\naider --model openai/assistant-sonnet-4-20250514');
+    expect(s.aider.text).toBe(
+      'export OPENAI_API_BASE=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\naider --model openai/assistant-sonnet-4-20250514',
+    );
   });
 
   it('gives each coding agent the configuration the agents suite runs, for tool mode', () => {
     const s = byId();
     const openCode = (schema: string) => ({
       $schema: schema,
-      provider: { 'assistant-proxy': { npm: '@ai-sdk/anthropic', name: 'Assistant Proxy', options: { baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'dummy' }, models: { 'assistant-sonnet-4-20250514': {} } } },
+      provider: {
+        'assistant-proxy': {
+          npm: '@ai-sdk/anthropic',
+          name: 'Assistant Proxy',
+          options: { baseURL: 'http://127.0.0.1:8000/v1', apiKey: 'dummy' },
+          models: { 'assistant-sonnet-4-20250514': {} },
+        },
+      },
       model: 'assistant-proxy/assistant-sonnet-4-20250514',
     });
     expect(JSON.parse(s.opencode.text)).toEqual(openCode('https://opencode.ai/config.json'));
@@ -79,10 +107,21 @@ describe('client snippets', () => {
         '    capabilities: [tool_use]',
       ].join('\n'),
     );
-    expect(s.cline.text).toBe('cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/compat/v1');
-    expect(s.qwen.text).toBe('export OPENAI_BASE_URL=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\nexport OPENAI_MODEL=assistant-sonnet-4-20250514');
+    expect(s.cline.text).toBe(
+      'cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/compat/v1',
+    );
+    expect(s.qwen.text).toBe(
+      'export OPENAI_BASE_URL=http://127.0.0.1:8000/compat/v1\nexport OPENAI_API_KEY=dummy\nexport OPENAI_MODEL=assistant-sonnet-4-20250514',
+    );
     expect(JSON.parse(s.pi.text)).toEqual({
-      providers: { 'assistant-proxy': { baseUrl: 'http://127.0.0.1:8000', api: 'anthropic-messages', apiKey: 'dummy', models: [{ id: 'assistant-sonnet-4-20250514' }] } },
+      providers: {
+        'assistant-proxy': {
+          baseUrl: 'http://127.0.0.1:8000',
+          api: 'anthropic-messages',
+          apiKey: 'dummy',
+          models: [{ id: 'assistant-sonnet-4-20250514' }],
+        },
+      },
     });
     expect(s.codex.text).toBe(
       [
@@ -102,10 +141,14 @@ describe('client snippets', () => {
     expect(s['openai-python'].text).toContain('OpenAI(base_url="http://127.0.0.1:8000/api/v1", api_key="dummy")');
     expect(s['native-python'].text).toContain('Provider(base_url="http://127.0.0.1:8000/api", api_key="dummy")');
     expect(s.curl.text).toContain('curl http://127.0.0.1:8000/api/v1/chat/completions');
-    expect(JSON.parse(s.opencode.text).provider['assistant-proxy'].options.baseURL).toBe('http://127.0.0.1:8000/api/v1');
+    expect(JSON.parse(s.opencode.text).provider['assistant-proxy'].options.baseURL).toBe(
+      'http://127.0.0.1:8000/api/v1',
+    );
     expect(JSON.parse(s.kilo.text).provider['assistant-proxy'].options.baseURL).toBe('http://127.0.0.1:8000/api/v1');
     expect(s.continue.text).toContain('    apiBase: http://127.0.0.1:8000/api/v1\n');
-    expect(s.cline.text).toBe('cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/api/v1');
+    expect(s.cline.text).toBe(
+      'cline auth -p openai -k dummy -m assistant-sonnet-4-20250514 -b http://127.0.0.1:8000/api/v1',
+    );
     expect(s.qwen.text).toContain('export OPENAI_BASE_URL=http://127.0.0.1:8000/api/v1\n');
     expect(JSON.parse(s.pi.text).providers['assistant-proxy'].baseUrl).toBe('http://127.0.0.1:8000/api');
     expect(s.aider.text).toContain('export OPENAI_API_BASE=http://127.0.0.1:8000/api/v1\n');
@@ -124,7 +167,9 @@ describe('client snippets', () => {
   });
 
   it("suggests the catalog's mid-priced default, not the most expensive model", () => {
-    expect(snippetModel(['assistant-opus-4-6', 'assistant-sonnet-4-6', 'rm-4'], 'assistant-sonnet-4-6')).toBe('assistant-sonnet-4-6');
+    expect(snippetModel(['assistant-opus-4-6', 'assistant-sonnet-4-6', 'rm-4'], 'assistant-sonnet-4-6')).toBe(
+      'assistant-sonnet-4-6',
+    );
     // A default the list does not have (a stale status): the first tool-mode model.
     expect(snippetModel(['rm-4', 'assistant-opus-4-6'], 'assistant-gone-1')).toBe('assistant-opus-4-6');
     expect(snippetModel(['rm-4'])).toBe('rm-4');

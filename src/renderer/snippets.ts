@@ -39,7 +39,14 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
     JSON.stringify(
       {
         $schema: schema,
-        provider: { 'assistant-proxy': { npm: '@ai-sdk/anthropic', name: 'Assistant Proxy', options: { baseURL: aiSdkNative, apiKey }, models: { [model]: {} } } },
+        provider: {
+          'assistant-proxy': {
+            npm: '@ai-sdk/anthropic',
+            name: 'Assistant Proxy',
+            options: { baseURL: aiSdkNative, apiKey },
+            models: { [model]: {} },
+          },
+        },
         model: `assistant-proxy/${model}`,
       },
       null,
@@ -159,14 +166,22 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       id: 'qwen',
       title: 'qwen-code',
       hint: 'in a shell, then qwen (or qwen -p "…")',
-      text: [`export OPENAI_BASE_URL=${compat}`, `export OPENAI_API_KEY=${apiKey}`, `export OPENAI_MODEL=${model}`].join('\n'),
+      text: [
+        `export OPENAI_BASE_URL=${compat}`,
+        `export OPENAI_API_KEY=${apiKey}`,
+        `export OPENAI_MODEL=${model}`,
+      ].join('\n'),
     },
     {
       id: 'pi',
       title: 'pi',
       hint: `save as ~/.pi/agent/models.json, then pi --provider assistant-proxy --model ${model}`,
       text: JSON.stringify(
-        { providers: { 'assistant-proxy': { baseUrl: native, api: 'anthropic-messages', apiKey, models: [{ id: model }] } } },
+        {
+          providers: {
+            'assistant-proxy': { baseUrl: native, api: 'anthropic-messages', apiKey, models: [{ id: model }] },
+          },
+        },
         null,
         2,
       ),
@@ -192,7 +207,13 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       title: 'Zed',
       hint: 'add to settings.json; enter the API key in the Agent panel settings',
       text: JSON.stringify(
-        { language_models: { openai_compatible: { 'Assistant Proxy': { api_url: compat, available_models: [{ name: model, max_tokens: 200000 }] } } } },
+        {
+          language_models: {
+            openai_compatible: {
+              'Assistant Proxy': { api_url: compat, available_models: [{ name: model, max_tokens: 200000 }] },
+            },
+          },
+        },
         null,
         2,
       ),
@@ -201,7 +222,11 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       id: 'aider',
       title: 'Aider',
       hint: 'in a shell',
-      text: [`export OPENAI_API_BASE=${compat}`, `export OPENAI_API_KEY=${apiKey}`, `aider --model openai/${model}`].join('\n'),
+      text: [
+        `export OPENAI_API_BASE=${compat}`,
+        `export OPENAI_API_KEY=${apiKey}`,
+        `aider --model openai/${model}`,
+      ].join('\n'),
     },
   ];
 }

@@ -17,7 +17,16 @@ export function setupTabs(onShow: (panelId: string) => void): (panelId: string) 
   for (const [i, tab] of tabs.entries()) {
     tab.addEventListener('click', () => show(tab, false));
     tab.addEventListener('keydown', (e) => {
-      const to = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? tabs.length - 1 : undefined;
+      const to =
+        e.key === 'ArrowRight'
+          ? i + 1
+          : e.key === 'ArrowLeft'
+            ? i - 1
+            : e.key === 'Home'
+              ? 0
+              : e.key === 'End'
+                ? tabs.length - 1
+                : undefined;
       if (to === undefined) return;
       e.preventDefault();
       show(tabs[(to + tabs.length) % tabs.length], true);

@@ -17,11 +17,25 @@ export function createBarChart(container: HTMLElement, kind: 'time' | 'category'
   let data: uPlot.AlignedData = [[], [], []];
   const bars = (factor: number) => uPlot.paths.bars!({ size: [factor, 48] });
   const build = () => {
-    const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--border') }, ticks: { stroke: cssVar('--border') } };
+    const axis = {
+      stroke: cssVar('--muted'),
+      grid: { stroke: cssVar('--border') },
+      ticks: { stroke: cssVar('--border') },
+    };
     const xAxis =
       kind === 'category'
-        ? { ...axis, grid: { show: false }, splits: () => labels.map((_, i) => i), values: (_u: uPlot, splits: number[]) => splits.map((i) => short(labels[i] ?? '')) }
-        : { ...axis, space: 60, values: (_u: uPlot, splits: number[]) => splits.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })) };
+        ? {
+            ...axis,
+            grid: { show: false },
+            splits: () => labels.map((_, i) => i),
+            values: (_u: uPlot, splits: number[]) => splits.map((i) => short(labels[i] ?? '')),
+          }
+        : {
+            ...axis,
+            space: 60,
+            values: (_u: uPlot, splits: number[]) =>
+              splits.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })),
+          };
     return new uPlot(
       {
         width: width(),
@@ -29,13 +43,28 @@ export function createBarChart(container: HTMLElement, kind: 'time' | 'category'
         legend: { show: false },
         cursor: { show: false },
         scales: {
-          x: kind === 'category' ? { time: false, range: () => [-0.5, Math.max(0.5, labels.length - 0.5)] } : { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+          x:
+            kind === 'category'
+              ? { time: false, range: () => [-0.5, Math.max(0.5, labels.length - 0.5)] }
+              : { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
           y: { range: (_u, _min, max) => [0, Math.max(2, Math.ceil(max * 1.1))] },
         },
         series: [
           {},
-          { label: 'Requests', fill: cssVar('--series-requests'), stroke: cssVar('--series-requests'), paths: bars(0.7), points: { show: false } },
-          { label: 'Errors', fill: cssVar('--series-errors'), stroke: cssVar('--series-errors'), paths: bars(0.35), points: { show: false } },
+          {
+            label: 'Requests',
+            fill: cssVar('--series-requests'),
+            stroke: cssVar('--series-requests'),
+            paths: bars(0.7),
+            points: { show: false },
+          },
+          {
+            label: 'Errors',
+            fill: cssVar('--series-errors'),
+            stroke: cssVar('--series-errors'),
+            paths: bars(0.35),
+            points: { show: false },
+          },
         ],
         axes: [xAxis, { ...axis, size: 44 }],
       },

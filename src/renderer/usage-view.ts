@@ -11,7 +11,6 @@ import { createBarChart, type BarChart } from './usage-charts.js';
 
 export type Range = 'today' | '7d' | '30d';
 
-
 /** The start of the range: local midnight today, or of the day 6 / 29 days before it. */
 export function rangeStart(range: Range, now: number): number {
   const d = new Date(now);
@@ -21,10 +20,12 @@ export function rangeStart(range: Range, now: number): number {
   return d.getTime();
 }
 
-export const formatCount = (n: number): string => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} M` : n >= 10_000 ? `${(n / 1000).toFixed(1)} k` : String(n));
+export const formatCount = (n: number): string =>
+  n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} M` : n >= 10_000 ? `${(n / 1000).toFixed(1)} k` : String(n);
 
 /** "Error invoking remote method 'control:x': Error: The ledger …" (Electron's wrapping) to the message itself. */
-export const plainError = (err: unknown): string => String((err as Error)?.message ?? err).replace(/^Error invoking remote method '[^']+': (Error: )?/, '');
+export const plainError = (err: unknown): string =>
+  String((err as Error)?.message ?? err).replace(/^Error invoking remote method '[^']+': (Error: )?/, '');
 
 export class UsagePanel {
   private range: Range = 'today';
@@ -35,13 +36,16 @@ export class UsagePanel {
   constructor(private readonly control: ControlApi) {}
 
   setup(): void {
-    for (const b of document.querySelectorAll<HTMLButtonElement>('#usage [data-range]')) b.addEventListener('click', () => this.choose('range', b));
-    for (const b of document.querySelectorAll<HTMLButtonElement>('#usage [data-by]')) b.addEventListener('click', () => this.choose('by', b));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('#usage [data-range]'))
+      b.addEventListener('click', () => this.choose('range', b));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('#usage [data-by]'))
+      b.addEventListener('click', () => this.choose('by', b));
     byId('usage-export').addEventListener('click', () => void this.export());
   }
 
   private choose(what: 'range' | 'by', button: HTMLButtonElement): void {
-    for (const b of document.querySelectorAll<HTMLButtonElement>(`#usage [data-${what}]`)) b.setAttribute('aria-pressed', String(b === button));
+    for (const b of document.querySelectorAll<HTMLButtonElement>(`#usage [data-${what}]`))
+      b.setAttribute('aria-pressed', String(b === button));
     if (what === 'range') this.range = button.dataset.range as Range;
     else this.by = button.dataset.by as SummaryBy;
     void this.refresh();
@@ -78,7 +82,10 @@ export class UsagePanel {
         const li = el('li');
         li.dataset.window = v.key;
         const head = el('div', undefined, 'quota-head');
-        head.append(el('span', `${v.name} · ${v.source}`, 'name'), el('span', v.usedPct === null ? 'no figure reported' : `${v.usedPct} % used`, 'used'));
+        head.append(
+          el('span', `${v.name} · ${v.source}`, 'name'),
+          el('span', v.usedPct === null ? 'no figure reported' : `${v.usedPct} % used`, 'used'),
+        );
         const bar = el('div', undefined, 'bar');
         bar.dataset.tone = v.tone;
         bar.setAttribute('role', 'meter');
@@ -95,7 +102,14 @@ export class UsagePanel {
           mark.title = `${v.elapsedPct} % of the window's time has passed`;
           bar.append(mark);
         }
-        const note = [v.resetText, v.elapsedPct !== null ? `${v.elapsedPct} % of the time passed` : '', v.pace, v.projection].filter(Boolean).join(' · ');
+        const note = [
+          v.resetText,
+          v.elapsedPct !== null ? `${v.elapsedPct} % of the time passed` : '',
+          v.pace,
+          v.projection,
+        ]
+          .filter(Boolean)
+          .join(' · ');
         li.append(head, bar, el('p', note, `quota-note${v.pace && v.tone !== 'ok' ? ' ahead' : ''}`));
         return li;
       }),
@@ -105,7 +119,8 @@ export class UsagePanel {
   /** Each client family's share of the current 5-hour window's tokens (of its requests when none were reported). */
   private renderWindowClients(summary: UsageSummary, known: boolean): void {
     const rows = summary.rows.filter((r) => r.requests > 0);
-    const tokens = (r: (typeof rows)[number]) => r.tokens.input + r.tokens.output + r.tokens.cacheRead + r.tokens.cacheWrite;
+    const tokens = (r: (typeof rows)[number]) =>
+      r.tokens.input + r.tokens.output + r.tokens.cacheRead + r.tokens.cacheWrite;
     const allTokens = rows.reduce((a, r) => a + tokens(r), 0);
     const allRequests = rows.reduce((a, r) => a + r.requests, 0);
     const share = (r: (typeof rows)[number]) => (allTokens > 0 ? tokens(r) / allTokens : r.requests / allRequests);
@@ -118,7 +133,14 @@ export class UsagePanel {
           const li = el('li');
           const pct = Math.round(share(r) * 1000) / 10;
           const head = el('div', undefined, 'quota-head');
-          head.append(el('span', r.key, 'name'), el('span', `${pct} % · ${formatCount(r.requests)} request${r.requests === 1 ? "" : "s"} · ${formatCount(tokens(r))} tokens`, 'used'));
+          head.append(
+            el('span', r.key, 'name'),
+            el(
+              'span',
+              `${pct} % · ${formatCount(r.requests)} request${r.requests === 1 ? '' : 's'} · ${formatCount(tokens(r))} tokens`,
+              'used',
+            ),
+          );
           li.append(head);
           const bar = el('div', undefined, 'bar');
           const fill = el('div', undefined, 'fill');
@@ -167,7 +189,15 @@ export class UsagePanel {
     byId('usage-rows').replaceChildren(
       ...summary.rows.map((r) => {
         const tr = el('tr');
-        tr.append(el('td', r.key, 'mono'), el('td', String(r.requests), 'num'), el('td', String(r.errors), r.errors ? 'num bad' : 'num'), el('td', formatCount(r.tokens.input), 'num'), el('td', formatCount(r.tokens.output), 'num'), el('td', formatCount(r.tokens.cacheRead), 'num'), el('td', formatMs(r.ttftP50Ms), 'num nowrap'));
+        tr.append(
+          el('td', r.key, 'mono'),
+          el('td', String(r.requests), 'num'),
+          el('td', String(r.errors), r.errors ? 'num bad' : 'num'),
+          el('td', formatCount(r.tokens.input), 'num'),
+          el('td', formatCount(r.tokens.output), 'num'),
+          el('td', formatCount(r.tokens.cacheRead), 'num'),
+          el('td', formatMs(r.ttftP50Ms), 'num nowrap'),
+        );
         return tr;
       }),
     );

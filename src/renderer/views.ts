@@ -22,7 +22,8 @@ export function clientBase(status: ControlStatus): string {
 /** The pill's colour and words: a proxy that runs but cannot answer chats (no CLI, not logged in, anything in the
  * attention list) is not green "Running". The tray icon follows the same attention list (src/main/tray-model.ts). */
 export function pillOf(status: ControlStatus): { state: string; text: string } {
-  if (status.state !== 'running' || status.attention.length === 0) return { state: status.state, text: stateText[status.state] };
+  if (status.state !== 'running' || status.attention.length === 0)
+    return { state: status.state, text: stateText[status.state] };
   const tool = status.modes.includes('tool');
   // Short: the banner under the top bar says what to do, and a longer pill pushed Stop onto a second line at 800 px.
   if (tool && status.cli.status === 'unhealthy') return { state: 'attention', text: 'Running · no CLI' };
@@ -44,16 +45,32 @@ export function renderStatus(status: ControlStatus, now: number): void {
   toggle.dataset.action = running ? 'stop' : 'start';
   toggle.disabled = status.state === 'starting' || status.state === 'stopping';
 
-  const cliText: Record<string, string> = { healthy: 'Found', unhealthy: 'Not found', error: 'Check failed', unknown: 'Not checked yet' };
+  const cliText: Record<string, string> = {
+    healthy: 'Found',
+    unhealthy: 'Not found',
+    error: 'Check failed',
+    unknown: 'Not checked yet',
+  };
   // "Not found: CLI not found in PATH" said it twice (and named PATH when a path was set); the Path row says where.
   const cliError = status.cli.error && status.cli.status !== 'unhealthy' ? `: ${status.cli.error}` : '';
   setText('cli-status', `${cliText[status.cli.status] ?? status.cli.status}${cliError}`);
   byId('cli-status').dataset.status = status.cli.status;
-  setText('cli-path', status.cli.path ?? (status.cli.searchedPaths.length ? `searched ${status.cli.searchedPaths.length} ${status.cli.searchedPaths.length === 1 ? 'place' : 'places'}` : '–'));
+  setText(
+    'cli-path',
+    status.cli.path ??
+      (status.cli.searchedPaths.length
+        ? `searched ${status.cli.searchedPaths.length} ${status.cli.searchedPaths.length === 1 ? 'place' : 'places'}`
+        : '–'),
+  );
   setText('cli-version', status.cli.version ?? '–');
   setText('cli-pool', poolText(status));
   setText('cli-live', liveText(status));
-  const loginText: Record<string, string> = { healthy: 'Yes', unauthenticated: 'No: log in with the CLI', error: 'Check failed', unknown: 'Not checked yet' };
+  const loginText: Record<string, string> = {
+    healthy: 'Yes',
+    unauthenticated: 'No: log in with the CLI',
+    error: 'Check failed',
+    unknown: 'Not checked yet',
+  };
   setText('login-status', loginText[status.auth.status] ?? status.auth.status);
   byId('login-status').dataset.status = status.auth.status;
   setText('login-user', [status.auth.user, status.auth.subscription].filter(Boolean).join(' · ') || '–');
@@ -87,7 +104,12 @@ export function poolText(status: ControlStatus): string {
   if (!pool) return '–';
   if (!pool.enabled) return 'Off (CLI pool size 0)';
   const served = pool.hits + pool.misses;
-  const ready = pool.warm > 0 ? `${pool.warm} ready${pool.rssBytes !== undefined ? ` (${Math.round(pool.rssBytes / 2 ** 20)} MB)` : ''}` : served === 0 ? 'Started after the first chat' : 'None ready';
+  const ready =
+    pool.warm > 0
+      ? `${pool.warm} ready${pool.rssBytes !== undefined ? ` (${Math.round(pool.rssBytes / 2 ** 20)} MB)` : ''}`
+      : served === 0
+        ? 'Started after the first chat'
+        : 'None ready';
   const parts = [ready];
   if (served > 0) parts.push(`${pool.hits}/${served} chats warm`);
   return parts.join(' · ');
@@ -98,7 +120,11 @@ export function liveText(status: ControlStatus): string {
   const live = status.cliLive;
   if (!live) return '–';
   if (!live.enabled) return 'Off (CLI live max 0)';
-  const states = [live.busy > 0 ? `${live.busy} answering` : '', live.idle > 0 ? `${live.idle} waiting` : '', live.waitingForTools > 0 ? `${live.waitingForTools} waiting for tools` : '']
+  const states = [
+    live.busy > 0 ? `${live.busy} answering` : '',
+    live.idle > 0 ? `${live.idle} waiting` : '',
+    live.waitingForTools > 0 ? `${live.waitingForTools} waiting for tools` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   const memory = live.rssBytes !== undefined && live.live > 0 ? ` (${Math.round(live.rssBytes / 2 ** 20)} MB)` : '';
@@ -110,7 +136,8 @@ export function liveText(status: ControlStatus): string {
 /** The login's expiry in words: relative and absolute, or why there is none to show. */
 export function expiryText(status: ControlStatus, now: number): string {
   // An access token with a refresh token beside it: its end is routine, and the text says so.
-  if (status.auth.expires) return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})${status.auth.renews ? '; renews by itself' : ''}`;
+  if (status.auth.expires)
+    return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})${status.auth.renews ? '; renews by itself' : ''}`;
   // Logged in but no expiry: the CLI's status did not say and its credential file has none (a keychain login).
   if (status.auth.loggedIn) return 'Not reported by the CLI';
   return '–';
@@ -171,7 +198,13 @@ export function renderSessions(sessions: SessionView[], onEnd: (id: string) => v
       const action = el('td');
       action.append(end);
       const tr = el('tr');
-      tr.append(el('td', s.origin === 'generated' ? `${s.id} (generated)` : s.id, 'mono'), el('td', String(s.requests)), el('td', formatTime(s.last_used), 'nowrap'), el('td', formatTime(s.expires), 'nowrap'), action);
+      tr.append(
+        el('td', s.origin === 'generated' ? `${s.id} (generated)` : s.id, 'mono'),
+        el('td', String(s.requests)),
+        el('td', formatTime(s.last_used), 'nowrap'),
+        el('td', formatTime(s.expires), 'nowrap'),
+        action,
+      );
       return tr;
     }),
   );

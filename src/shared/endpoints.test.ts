@@ -4,8 +4,10 @@ import { modeNames } from './modes.js';
 
 describe('endpoints shared by the proxy, the tray and the window', () => {
   it('tells loopback hosts, with or without brackets', () => {
-    for (const h of ['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['0.0.0.0', '::', '[::]', '192.168.1.2', 'fe80::1', 'localhost.example', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '::1', '[::1]'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '[::]', '192.168.1.2', 'fe80::1', 'localhost.example', '128.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it('tells wildcard binds: 0.0.0.0, :: and [::]', () => {
@@ -31,7 +33,10 @@ describe('endpoints shared by the proxy, the tray and the window', () => {
       ['OpenAI SDK, direct mode', 'http://127.0.0.1:8000/api/v1'],
       ['OpenAI SDK, response API', 'http://127.0.0.1:8000/respapi'],
     ]);
-    expect(sdkBaseUrls('http://[::1]:9', ['direct']).map((b) => b.url)).toEqual(['http://[::1]:9/api', 'http://[::1]:9/api/v1']);
+    expect(sdkBaseUrls('http://[::1]:9', ['direct']).map((b) => b.url)).toEqual([
+      'http://[::1]:9/api',
+      'http://[::1]:9/api/v1',
+    ]);
   });
 
   it('lists every mode in menu order', () => {

@@ -48,6 +48,7 @@ export function sdkBaseUrls(base: string, modes: readonly string[]): SdkBaseUrl[
     out.push({ mode: 'direct', label: 'native SDK, direct mode', url: `${base}/api`, note: 'the SDK adds /v1' });
     out.push({ mode: 'direct', label: 'OpenAI SDK, direct mode', url: `${base}/api/v1` });
   }
-  if (modes.includes('respapi')) out.push({ mode: 'respapi', label: 'OpenAI SDK, response API', url: `${base}/respapi`, note: 'responses.create' });
+  if (modes.includes('respapi'))
+    out.push({ mode: 'respapi', label: 'OpenAI SDK, response API', url: `${base}/respapi`, note: 'responses.create' });
   return out;
 }

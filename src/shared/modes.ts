@@ -6,10 +6,22 @@ export const modeNames = ['tool', 'direct', 'respapi'] as const;
 export type ModeName = (typeof modeNames)[number];
 
 /** How the tray and the window name a mode. */
-export const modeLabels: Readonly<Record<ModeName, string>> = { tool: 'Tool (CLI)', direct: 'Direct API', respapi: 'Response API' };
+export const modeLabels: Readonly<Record<ModeName, string>> = {
+  tool: 'Tool (CLI)',
+  direct: 'Direct API',
+  respapi: 'Response API',
+};
 
 /** How a table cell (recent requests, request history) names a mode. */
-export const modeShortLabels: Readonly<Record<ModeName, string>> = { tool: 'tool', direct: 'direct', respapi: 'response API' };
+export const modeShortLabels: Readonly<Record<ModeName, string>> = {
+  tool: 'tool',
+  direct: 'direct',
+  respapi: 'response API',
+};
 
 /** How an error message names a mode's on/off setting. */
-export const modeSettingNames: Readonly<Record<ModeName, string>> = { tool: 'tool mode', direct: 'direct mode', respapi: 'response-API mode' };
+export const modeSettingNames: Readonly<Record<ModeName, string>> = {
+  tool: 'tool mode',
+  direct: 'direct mode',
+  respapi: 'response-API mode',
+};

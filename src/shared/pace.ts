@@ -65,14 +65,23 @@ export function paceOf(w: QuotaWindow, lengthSeconds: number | null): Pace | nul
     const at = observed + (1 - w.utilization) / rate;
     if (at < w.resetsAt) limitAt = Math.floor(at);
   }
-  return { expectedAtReset: Math.round(expectedAtReset * 10_000) / 10_000, limitAt, perHour: Math.round(rate * 3600 * 10_000) / 10_000 };
+  return {
+    expectedAtReset: Math.round(expectedAtReset * 10_000) / 10_000,
+    limitAt,
+    perHour: Math.round(rate * 3600 * 10_000) / 10_000,
+  };
 }
 
 /**
  * The span of the current window named `name` (ms): from its start (reset minus its length) to now, by the latest
  * observation whose reset is still ahead; without one, the last `fallbackSeconds` up to now, marked as such.
  */
-export function currentSpan<W extends QuotaWindow>(windows: W[], name: string, lengthSeconds: number, now: number): { from: number; to: number; source: W['source'] | null } {
+export function currentSpan<W extends QuotaWindow>(
+  windows: W[],
+  name: string,
+  lengthSeconds: number,
+  now: number,
+): { from: number; to: number; source: W['source'] | null } {
   let best: W | undefined;
   for (const w of windows) {
     if (w.window !== name || w.resetsAt === null || w.resetsAt * 1000 <= now) continue;

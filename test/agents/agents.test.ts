@@ -26,14 +26,18 @@ import { agents, type Agent, type Mode } from './agents.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cacheDir = join(root, '.cache/agents');
 const artifacts = join(root, 'test-artifacts/agents');
-const realCli = process.env.REAL_ASSISTANT_CLI || join(root, '.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe');
+const realCli =
+  process.env.REAL_ASSISTANT_CLI || join(root, '.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 const haveRealCli = existsSync(realCli);
 const model = 'assistant-sonnet-4-20250514';
 const answerPrefix = 'The file says:';
 const runTimeoutMs = 180_000;
 const only = (process.env.AGENTS_ONLY ?? '').split(',').filter(Boolean);
 
-if (!haveRealCli) console.warn(`[agents] tool-mode cases skipped: no real assistant CLI at ${realCli} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`);
+if (!haveRealCli)
+  console.warn(
+    `[agents] tool-mode cases skipped: no real assistant CLI at ${realCli} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+  );
 
 // eslint-disable-next-line no-control-regex -- terminal colour codes are what it strips
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
@@ -51,7 +55,8 @@ function toolResultsOf(request: RecordedRequest): string[] {
   const out: string[] = [];
   for (const m of body?.messages ?? []) {
     if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type?: string; content?: unknown }>) if (b.type === 'tool_result') out.push(JSON.stringify(b.content));
+    for (const b of m.content as Array<{ type?: string; content?: unknown }>)
+      if (b.type === 'tool_result') out.push(JSON.stringify(b.content));
   }
   return out;
 }
@@ -62,7 +67,8 @@ function toolCallsOf(request: RecordedRequest): string[] {
   const out: string[] = [];
   for (const m of body?.messages ?? []) {
     if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type?: string; name?: string; input?: unknown }>) if (b.type === 'tool_use') out.push(`${b.name}(${JSON.stringify(b.input)})`);
+    for (const b of m.content as Array<{ type?: string; name?: string; input?: unknown }>)
+      if (b.type === 'tool_use') out.push(`${b.name}(${JSON.stringify(b.input)})`);
   }
   return out;
 }
@@ -72,7 +78,11 @@ function toolNamesOf(request: RecordedRequest): string[] {
   return tools.map((t) => String(t.name));
 }
 
-async function runAgent(bed: Bed, agent: Agent, mode: Mode): Promise<{ record: string; answer: string; marker: string; result: Result; requests: RecordedRequest[] }> {
+async function runAgent(
+  bed: Bed,
+  agent: Agent,
+  mode: Mode,
+): Promise<{ record: string; answer: string; marker: string; result: Result; requests: RecordedRequest[] }> {
   const base = await mkdtemp(join(tmpdir(), `agent-${agent.name}-${mode}-`));
   const home = join(base, 'home');
   const cwd = join(base, 'project');
@@ -99,21 +109,43 @@ async function runAgent(bed: Bed, agent: Agent, mode: Mode): Promise<{ record: s
   };
   const bin = join(cacheDir, agent.name, agent.bin);
   const from = bed.sim.received.length;
-  const lines: string[] = [`agent: ${agent.pkg} (${agent.format} format), node ${process.version}`, `mode: ${mode}`, `cwd: ${cwd}`, `marker: ${marker}`];
+  const lines: string[] = [
+    `agent: ${agent.pkg} (${agent.format} format), node ${process.version}`,
+    `mode: ${mode}`,
+    `cwd: ${cwd}`,
+    `marker: ${marker}`,
+  ];
   for (const args of run.setup) {
-    const setup = await execa(bin, args, { cwd, env, extendEnv: false, stdin: 'ignore', timeout: 60_000, reject: false, all: true });
+    const setup = await execa(bin, args, {
+      cwd,
+      env,
+      extendEnv: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+      reject: false,
+      all: true,
+    });
     lines.push(`setup: ${agent.name} ${args.join(' ')} -> exit ${setup.exitCode}`, stripAnsi(setup.all ?? ''));
   }
   for (const [path, content] of Object.entries(run.files)) lines.push(`file ${path}:`, content);
   for (const [k, v] of Object.entries(run.env)) lines.push(`env ${k}=${v}`);
   const started = Date.now();
-  const result = await execa(bin, run.args, { cwd, env, extendEnv: false, stdin: 'ignore', timeout: runTimeoutMs, reject: false });
+  const result = await execa(bin, run.args, {
+    cwd,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    timeout: runTimeoutMs,
+    reject: false,
+  });
   const requests = bed.sim.received.slice(from).filter((r) => r.path === '/v1/messages');
   lines.push(
     `run: ${agent.name} ${run.args.map((a) => JSON.stringify(a)).join(' ')}`,
     `exit: ${result.exitCode}${result.timedOut ? ' (timed out)' : ''} after ${Date.now() - started} ms`,
-    '--- stdout', stripAnsi(result.stdout as string),
-    '--- stderr (last 4000 chars)', stripAnsi(result.stderr as string).slice(-4000),
+    '--- stdout',
+    stripAnsi(result.stdout as string),
+    '--- stderr (last 4000 chars)',
+    stripAnsi(result.stderr as string).slice(-4000),
     `--- provider requests: ${requests.length}`,
     ...requests.map(
       (r) =>
@@ -133,7 +165,11 @@ describe('coding agents through the proxy', () => {
   beforeAll(async () => {
     const home = await mkdtemp(join(tmpdir(), 'agents-bed-'));
     const cliToken = 'sk-ant-oat01-agents-suite';
-    const credentialsPath = await writeCliCredentials(join(home, '.claude'), { accessToken: cliToken, refreshToken: 'sk-ant-ort01-agents-suite', expiresAt: Date.now() + 3_600_000 });
+    const credentialsPath = await writeCliCredentials(join(home, '.claude'), {
+      accessToken: cliToken,
+      refreshToken: 'sk-ant-ort01-agents-suite',
+      expiresAt: Date.now() + 3_600_000,
+    });
     const sim = await startSimulator({ knobs: { replyText: 'A side answer from the simulator.' } });
     const profile = createProfile();
     const proxy = await startProxy(
@@ -143,11 +179,18 @@ describe('coding agents through the proxy', () => {
         credentialsPath,
         oauthTokenUrl: sim.cliTokenUrl,
         rateLimitPerMinute: 10_000,
-        ...(haveRealCli ? { cliPath: realCli, cliWorkDir: join(home, 'cli-work'), cliFirstTokenTimeoutMs: 60_000 } : {}),
+        ...(haveRealCli
+          ? { cliPath: realCli, cliWorkDir: join(home, 'cli-work'), cliFirstTokenTimeoutMs: 60_000 }
+          : {}),
       },
       {
         deps: {
-          childEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, [profile.cli.baseUrlEnv]: sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+          childEnv: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            [profile.cli.baseUrlEnv]: sim.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
         },
       },
     );
@@ -163,26 +206,41 @@ describe('coding agents through the proxy', () => {
   for (const agent of agents) {
     const installed = existsSync(join(cacheDir, agent.name, agent.bin));
     const chosen = only.length === 0 || only.includes(agent.name);
-    if (!installed) console.warn(`[agents] ${agent.name} skipped: not installed in ${join(cacheDir, agent.name)} (run bash scripts/setup-agents.sh)`);
+    if (!installed)
+      console.warn(
+        `[agents] ${agent.name} skipped: not installed in ${join(cacheDir, agent.name)} (run bash scripts/setup-agents.sh)`,
+      );
     describe.skipIf(!installed || !chosen)(`${agent.pkg}`, () => {
       for (const mode of ['direct', 'tool'] as const) {
         const title = `${mode} mode: reads a file with its own tool and answers with its content`;
-        it.skipIf(mode === 'tool' && !haveRealCli)(title, async () => {
-          const { record, answer, marker, requests } = await runAgent(bed, agent, mode);
-          const context = `${agent.name} in ${mode} mode; record: test-artifacts/agents/${agent.name}-${mode}.txt\n${record.slice(-3000)}`;
-          // The tool really ran: its output went back to the provider as a tool_result.
-          const resultsCarryingMarker = requests.filter((r) => toolResultsOf(r).some((t) => t.includes(marker)));
-          expect(resultsCarryingMarker.length, `the agent's read result never reached the provider: ${context}`).toBeGreaterThan(0);
-          // ...and the final answer, made from that result, is what the agent printed.
-          expect(answer, `the final answer does not show the file's content: ${context}`).toMatch(new RegExp(`${answerPrefix}[\\s\\S]*${marker}`));
-          if (mode === 'tool') {
-            // Through the CLI: the provider saw the CLI's login and the agent's tools offered as the CLI's MCP tools.
-            expect(resultsCarryingMarker[0].headers.authorization, context).toBe(`Bearer ${bed.cliToken}`);
-            expect(toolNamesOf(resultsCarryingMarker[0]).every((n) => n.startsWith('mcp__')), `the CLI offered tools other than the agent's: ${context}`).toBe(true);
-          } else {
-            expect(resultsCarryingMarker[0].headers.authorization, context).toBe(`Bearer ${bed.directToken}`);
-          }
-        }, runTimeoutMs + 30_000);
+        it.skipIf(mode === 'tool' && !haveRealCli)(
+          title,
+          async () => {
+            const { record, answer, marker, requests } = await runAgent(bed, agent, mode);
+            const context = `${agent.name} in ${mode} mode; record: test-artifacts/agents/${agent.name}-${mode}.txt\n${record.slice(-3000)}`;
+            // The tool really ran: its output went back to the provider as a tool_result.
+            const resultsCarryingMarker = requests.filter((r) => toolResultsOf(r).some((t) => t.includes(marker)));
+            expect(
+              resultsCarryingMarker.length,
+              `the agent's read result never reached the provider: ${context}`,
+            ).toBeGreaterThan(0);
+            // ...and the final answer, made from that result, is what the agent printed.
+            expect(answer, `the final answer does not show the file's content: ${context}`).toMatch(
+              new RegExp(`${answerPrefix}[\\s\\S]*${marker}`),
+            );
+            if (mode === 'tool') {
+              // Through the CLI: the provider saw the CLI's login and the agent's tools offered as the CLI's MCP tools.
+              expect(resultsCarryingMarker[0].headers.authorization, context).toBe(`Bearer ${bed.cliToken}`);
+              expect(
+                toolNamesOf(resultsCarryingMarker[0]).every((n) => n.startsWith('mcp__')),
+                `the CLI offered tools other than the agent's: ${context}`,
+              ).toBe(true);
+            } else {
+              expect(resultsCarryingMarker[0].headers.authorization, context).toBe(`Bearer ${bed.directToken}`);
+            }
+          },
+          runTimeoutMs + 30_000,
+        );
       }
     });
   }

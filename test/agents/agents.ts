@@ -47,7 +47,9 @@ export interface Agent {
 /** The window's snippet for this agent (src/renderer/snippets.ts): what the suite runs is what users copy. */
 function snippet(id: string, ctx: RunContext): string {
   const sdk = { providerName: 'Provider', jsPackage: 'sdk', jsClass: 'Sdk', pyPackage: 'sdk', pyClass: 'Sdk' };
-  const found = clientSnippets({ baseUrl: ctx.proxyUrl, apiKey: 'dummy', model: ctx.model, sdk, mode: ctx.mode }).find((s) => s.id === id);
+  const found = clientSnippets({ baseUrl: ctx.proxyUrl, apiKey: 'dummy', model: ctx.model, sdk, mode: ctx.mode }).find(
+    (s) => s.id === id,
+  );
   if (!found) throw new Error(`no snippet ${id}`);
   return found.text;
 }
@@ -65,21 +67,36 @@ export const agents: Agent[] = [
     pkg: 'opencode-ai@1.18.33',
     bin: 'node_modules/.bin/opencode',
     format: 'native',
-    configure: (ctx) => ({ setup: [], args: ['run', ctx.prompt], env: {}, files: { [join(ctx.home, '.config/opencode/opencode.json')]: snippet('opencode', ctx) } }),
+    configure: (ctx) => ({
+      setup: [],
+      args: ['run', ctx.prompt],
+      env: {},
+      files: { [join(ctx.home, '.config/opencode/opencode.json')]: snippet('opencode', ctx) },
+    }),
   },
   {
     name: 'kilo',
     pkg: '@kilocode/cli@7.7.7',
     bin: 'node_modules/.bin/kilo',
     format: 'native',
-    configure: (ctx) => ({ setup: [], args: ['run', ctx.prompt], env: {}, files: { [join(ctx.home, '.config/kilo/kilo.json')]: snippet('kilo', ctx) } }),
+    configure: (ctx) => ({
+      setup: [],
+      args: ['run', ctx.prompt],
+      env: {},
+      files: { [join(ctx.home, '.config/kilo/kilo.json')]: snippet('kilo', ctx) },
+    }),
   },
   {
     name: 'cn',
     pkg: '@continuedev/cli@1.5.47',
     bin: 'node_modules/.bin/cn',
     format: 'openai',
-    configure: (ctx) => ({ setup: [], args: ['-p', ctx.prompt], env: {}, files: { [join(ctx.home, '.continue/config.yaml')]: snippet('continue', ctx) } }),
+    configure: (ctx) => ({
+      setup: [],
+      args: ['-p', ctx.prompt],
+      env: {},
+      files: { [join(ctx.home, '.continue/config.yaml')]: snippet('continue', ctx) },
+    }),
   },
   {
     name: 'cline',
@@ -87,7 +104,12 @@ export const agents: Agent[] = [
     bin: 'node_modules/.bin/cline',
     format: 'openai',
     // The snippet is one `cline auth …` command line (its words hold no spaces).
-    configure: (ctx) => ({ setup: [snippet('cline', ctx).split(' ').slice(1)], args: [ctx.prompt], env: {}, files: {} }),
+    configure: (ctx) => ({
+      setup: [snippet('cline', ctx).split(' ').slice(1)],
+      args: [ctx.prompt],
+      env: {},
+      files: {},
+    }),
   },
   {
     name: 'qwen',

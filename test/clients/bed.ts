@@ -36,7 +36,11 @@ export async function startClientBed(settings: Settings = {}): Promise<ClientBed
   const dir = await mkdtemp(join(tmpdir(), 'client-bed-'));
   const sim = await startSimulator();
   const cli = await makeFakeCli({});
-  const credentialsPath = await writeCliCredentials(dir, { accessToken: 'sk-ant-oat01-client-bed-token', refreshToken: 'sk-ant-ort01-client-bed', expiresAt: Date.now() + 3_600_000 });
+  const credentialsPath = await writeCliCredentials(dir, {
+    accessToken: 'sk-ant-oat01-client-bed-token',
+    refreshToken: 'sk-ant-ort01-client-bed',
+    expiresAt: Date.now() + 3_600_000,
+  });
   const proxy = await startProxy(
     {
       modes: ['tool', 'direct'],

@@ -70,7 +70,9 @@ describe('the start-up summary', () => {
     });
 
     it('says where the CLI is and that it is logged in, with no next step for tool mode', async () => {
-      const text = await summaryOf(serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: cli.path }));
+      const text = await summaryOf(
+        serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: cli.path }),
+      );
       expect(text).toContain(`assistant CLI: found at ${cli.path} (2.1.330), logged in`);
       expect(text).toContain('modes on: tool');
       expect(text).not.toContain('/respapi');
@@ -80,7 +82,9 @@ describe('the start-up summary', () => {
     it('names the login command when the CLI is logged out', async () => {
       const out = await makeFakeCli({ loggedIn: false });
       try {
-        const text = await summaryOf(serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: out.path }));
+        const text = await summaryOf(
+          serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: out.path }),
+        );
         expect(text).toContain('not logged in');
         expect(text).toMatch(/Next: .*claude auth login/);
       } finally {
@@ -90,7 +94,9 @@ describe('the start-up summary', () => {
   });
 
   it('names a wrong ASSISTANT_CLI_PATH as the thing to fix', async () => {
-    const text = await summaryOf(serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: '/nowhere/claude' }));
+    const text = await summaryOf(
+      serve(['--port', String(await freePort()), '--modes', 'tool'], { ASSISTANT_CLI_PATH: '/nowhere/claude' }),
+    );
     expect(text).toContain('assistant CLI: not found at /nowhere/claude (ASSISTANT_CLI_PATH)');
     expect(text).toContain('Next: point ASSISTANT_CLI_PATH');
   }, 30_000);
@@ -120,7 +126,9 @@ describe('exit codes', () => {
   it('2 and one line for an alias of an unknown model (MODEL_ALIASES)', async () => {
     const run = serve([], { MODEL_ALIASES: 'gpt-4o=gpt-5' });
     expect(await run.exited).toBe(2);
-    expect(run.err().trim().split('\n')).toEqual([expect.stringMatching(/^assistant-proxy: Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/)]);
+    expect(run.err().trim().split('\n')).toEqual([
+      expect.stringMatching(/^assistant-proxy: Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model/),
+    ]);
   });
 
   it('2 for an unreadable ASSISTANT_PROFILE_FILE', async () => {
@@ -135,6 +143,8 @@ describe('exit codes', () => {
     // 192.0.2.1 is a documentation address (RFC 5737) that no machine has; beyond loopback an access key is needed.
     const run = serve(['--host', '192.0.2.1', '--port', '0'], { PROXY_ACCESS_KEY: 'a-long-enough-access-key' });
     expect(await run.exited).toBe(1);
-    expect(run.err().trim()).toBe('assistant-proxy: cannot start: Address 192.0.2.1 is not available on this machine; choose another --host');
+    expect(run.err().trim()).toBe(
+      'assistant-proxy: cannot start: Address 192.0.2.1 is not available on this machine; choose another --host',
+    );
   });
 });

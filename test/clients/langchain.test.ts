@@ -16,8 +16,10 @@ afterAll(async () => {
   await bed?.close();
 });
 
-const openai = (base: string) => new ChatOpenAI({ model, apiKey: 'dummy', maxRetries: 0, configuration: { baseURL: `${bed.url}${base}` } });
-const anthropic = (base: string) => new ChatAnthropic({ model, apiKey: 'dummy', maxRetries: 0, anthropicApiUrl: `${bed.url}${base}` });
+const openai = (base: string) =>
+  new ChatOpenAI({ model, apiKey: 'dummy', maxRetries: 0, configuration: { baseURL: `${bed.url}${base}` } });
+const anthropic = (base: string) =>
+  new ChatAnthropic({ model, apiKey: 'dummy', maxRetries: 0, anthropicApiUrl: `${bed.url}${base}` });
 
 const clients: Array<{ name: string; tool: () => BaseChatModel; direct: () => ChatOpenAI | ChatAnthropic }> = [
   { name: 'ChatOpenAI', tool: () => openai('/compat/v1'), direct: () => openai('/api/v1') },
@@ -26,7 +28,8 @@ const clients: Array<{ name: string; tool: () => BaseChatModel; direct: () => Ch
 
 async function streamedText(chat: BaseChatModel): Promise<string[]> {
   const parts: string[] = [];
-  for await (const chunk of await chat.stream('say hi')) if (typeof chunk.content === 'string' && chunk.content) parts.push(chunk.content);
+  for await (const chunk of await chat.stream('say hi'))
+    if (typeof chunk.content === 'string' && chunk.content) parts.push(chunk.content);
   return parts;
 }
 
@@ -54,10 +57,15 @@ for (const c of clients) {
       const ask = new HumanMessage('Weather in Paris?');
       const first = (await chat.invoke([ask])) as AIMessage;
       expect(first.tool_calls).toMatchObject([{ name: 'get_weather', args: { location: 'Paris' } }]);
-      const second = await chat.invoke([ask, first, new ToolMessage({ tool_call_id: first.tool_calls![0].id!, content: 'sunny' })]);
+      const second = await chat.invoke([
+        ask,
+        first,
+        new ToolMessage({ tool_call_id: first.tool_calls![0].id!, content: 'sunny' }),
+      ]);
       expect(second.content).toBe('The tool said: sunny');
       let streamedCall: AIMessageChunk | undefined;
-      for await (const chunk of await chat.stream([ask])) streamedCall = streamedCall ? streamedCall.concat(chunk) : chunk;
+      for await (const chunk of await chat.stream([ask]))
+        streamedCall = streamedCall ? streamedCall.concat(chunk) : chunk;
       expect(streamedCall?.tool_calls).toMatchObject([{ name: 'get_weather', args: { location: 'Paris' } }]);
     });
   });

@@ -52,7 +52,12 @@ describe('native SDK models.retrieve', () => {
     it(`retrieves a model at ${base || '/'}v1/models/{id} with the native fields`, async () => {
       const client = new Anthropic({ baseURL: `${proxy.url}${base}`, apiKey: 'dummy', maxRetries: 0 });
       const model = await client.models.retrieve(sonnet);
-      expect(model).toMatchObject({ id: sonnet, type: 'model', display_name: sonnet, created_at: '2025-05-14T00:00:00.000Z' });
+      expect(model).toMatchObject({
+        id: sonnet,
+        type: 'model',
+        display_name: sonnet,
+        created_at: '2025-05-14T00:00:00.000Z',
+      });
     });
 
     it(`raises NotFoundError in the native shape at ${base || '/'}v1/models/{id}`, async () => {

@@ -20,7 +20,13 @@ describe('native SDK, tool mode', () => {
   for (const base of ['', '/cc']) {
     it(`${base || '/'}: messages.create answers the CLI's text`, async () => {
       const message = await client(base).messages.create({ model, max_tokens: 100, messages });
-      expect(message).toMatchObject({ type: 'message', role: 'assistant', model, stop_reason: 'end_turn', content: [{ type: 'text', text: cliReply }] });
+      expect(message).toMatchObject({
+        type: 'message',
+        role: 'assistant',
+        model,
+        stop_reason: 'end_turn',
+        content: [{ type: 'text', text: cliReply }],
+      });
       expect(message.usage).toMatchObject({ input_tokens: cliInputTokens('say hi'), output_tokens: 3 });
     });
 
@@ -45,7 +51,9 @@ describe('native SDK, tool mode', () => {
 });
 
 describe('native SDK, direct mode (/api)', () => {
-  const tools: Anthropic.Tool[] = [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters }];
+  const tools: Anthropic.Tool[] = [
+    { name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters },
+  ];
 
   it('answers the provider text, streamed and not', async () => {
     const message = await client('/api').messages.create({ model, max_tokens: 100, messages });
@@ -68,7 +76,11 @@ describe('native SDK, direct mode (/api)', () => {
       model,
       max_tokens: 200,
       tools,
-      messages: [...ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.id, content: 'sunny, 21 C' }] }],
+      messages: [
+        ...ask,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.id, content: 'sunny, 21 C' }] },
+      ],
     });
     expect(second.content).toEqual([{ type: 'text', text: 'The tool said: sunny, 21 C' }]);
   });

@@ -16,7 +16,9 @@ afterAll(async () => {
 const client = (base: string) => new OpenAI({ baseURL: `${bed.url}${base}`, apiKey: 'dummy', maxRetries: 0 });
 const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'say hi' }];
 
-async function streamedText(stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>): Promise<{ parts: string[]; finish: string[]; ids: Set<string> }> {
+async function streamedText(
+  stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+): Promise<{ parts: string[]; finish: string[]; ids: Set<string> }> {
   const parts: string[] = [];
   const finish: string[] = [];
   const ids = new Set<string>();
@@ -39,11 +41,17 @@ describe('OpenAI SDK, tool mode', () => {
       expect(completion.choices[0].message.content).toBe(cliReply);
       expect(completion.choices[0].finish_reason).toBe('stop');
       expect(completion.model).toBe(model);
-      expect(completion.usage).toMatchObject({ prompt_tokens: cliInputTokens('say hi'), completion_tokens: 3, total_tokens: cliInputTokens('say hi') + 3 });
+      expect(completion.usage).toMatchObject({
+        prompt_tokens: cliInputTokens('say hi'),
+        completion_tokens: 3,
+        total_tokens: cliInputTokens('say hi') + 3,
+      });
     });
 
     it(`${base}: streams the text token by token, one id, one finish_reason`, async () => {
-      const { parts, finish, ids } = await streamedText(await client(base).chat.completions.create({ model, messages, stream: true, ...limit }));
+      const { parts, finish, ids } = await streamedText(
+        await client(base).chat.completions.create({ model, messages, stream: true, ...limit }),
+      );
       expect(parts).toEqual(['Hi ', 'from ', 'fake!']);
       expect(finish).toEqual(['stop']);
       expect(ids.size).toBe(1);
@@ -58,10 +66,18 @@ describe('OpenAI SDK, tool mode', () => {
 
   // The client's own tools in tool mode: test/tool-client-tools.test.ts (docs/tool-mode.md "The client's own tools").
   it('tools in tool mode are taken (the model decides whether to call them); a provider-run tool is a 400 pointing to direct mode', async () => {
-    const done = await client('/compat/v1').chat.completions.create({ model, messages, tools: [{ type: 'function', function: weatherTool }] });
+    const done = await client('/compat/v1').chat.completions.create({
+      model,
+      messages,
+      tools: [{ type: 'function', function: weatherTool }],
+    });
     expect(done.choices[0].finish_reason).toBe('stop');
     const err = await client('/compat/v1')
-      .chat.completions.create({ model, messages, tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool] })
+      .chat.completions.create({
+        model,
+        messages,
+        tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('/api/v1/chat/completions');
@@ -74,7 +90,9 @@ describe('OpenAI SDK, direct mode (/api/v1)', () => {
   it('answers the provider text, streamed and not', async () => {
     const done = await client('/api/v1').chat.completions.create({ model, messages });
     expect(done.choices[0].message.content).toBe(simReply);
-    const { parts, finish } = await streamedText(await client('/api/v1').chat.completions.create({ model, messages, stream: true }));
+    const { parts, finish } = await streamedText(
+      await client('/api/v1').chat.completions.create({ model, messages, stream: true }),
+    );
     expect(parts.join('')).toBe(simReply);
     expect(parts.length).toBeGreaterThan(1);
     expect(finish).toEqual(['stop']);
@@ -86,7 +104,10 @@ describe('OpenAI SDK, direct mode (/api/v1)', () => {
     const first = await runner.finalChatCompletion();
     const call = first.choices[0].message.tool_calls?.[0];
     expect(first.choices[0].finish_reason).toBe('tool_calls');
-    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } });
+    expect(call).toMatchObject({
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+    });
     const second = await client('/api/v1').chat.completions.create({
       model,
       tools,

@@ -23,11 +23,15 @@ const messages = [{ role: 'user' as const, content: 'say hi' }];
 describe('model resolution in tool mode', () => {
   it('refuses gpt-4o unless aliased: 404 model_not_found naming the available ids, before any CLI starts', async () => {
     const before = (await bed.cli.records()).length;
-    const err = await openai().chat.completions.create({ model: 'gpt-4-turbo', messages }).catch((e: unknown) => e);
+    const err = await openai()
+      .chat.completions.create({ model: 'gpt-4-turbo', messages })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect(err).toMatchObject({ status: 404, code: 'model_not_found' });
     expect((err as Error).message).toContain('assistant-sonnet-4-20250514');
-    const nativeErr = await native().messages.create({ model: 'gpt-4-turbo', max_tokens: 10, messages }).catch((e: unknown) => e);
+    const nativeErr = await native()
+      .messages.create({ model: 'gpt-4-turbo', max_tokens: 10, messages })
+      .catch((e: unknown) => e);
     expect(nativeErr).toBeInstanceOf(Anthropic.NotFoundError);
     expect((await bed.cli.records()).length).toBe(before);
   });
@@ -48,7 +52,11 @@ describe('model resolution in tool mode', () => {
   });
 
   it('names the served model in streams too', async () => {
-    const stream = await openai().chat.completions.create({ model: 'claude-3-5-haiku-20241022', messages, stream: true });
+    const stream = await openai().chat.completions.create({
+      model: 'claude-3-5-haiku-20241022',
+      messages,
+      stream: true,
+    });
     const models = new Set<string>();
     for await (const chunk of stream) models.add(chunk.model);
     expect([...models]).toEqual(['assistant-3-5-haiku-20241022']);
@@ -57,7 +65,9 @@ describe('model resolution in tool mode', () => {
 
 describe('OpenAI-format clients at /v1', () => {
   it('get a 400 naming /compat/v1 when they send no max_tokens', async () => {
-    const err = await openai('/v1').chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages }).catch((e: unknown) => e);
+    const err = await openai('/v1')
+      .chat.completions.create({ model: 'assistant-sonnet-4-20250514', messages })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('/compat/v1');
   });
@@ -66,7 +76,10 @@ describe('OpenAI-format clients at /v1', () => {
 describe('POST /v1/messages/count_tokens in tool mode', () => {
   it("answers the provider's own count, through the CLI login", async () => {
     bed.sim.reset();
-    const count = await native().messages.countTokens({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'one two three four' }] });
+    const count = await native().messages.countTokens({
+      model: 'assistant-sonnet-4-20250514',
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
     expect(count).toEqual({ input_tokens: 4 });
     const seen = bed.sim.requests('/v1/messages/count_tokens');
     expect(seen).toHaveLength(1);
@@ -79,8 +92,12 @@ describe('POST /v1/messages/count_tokens in tool mode', () => {
     // The bed's proxy has read the provider's list, whose newest sonnet the built-in list does not have.
     await bed.proxy.proxy.catalog.refresh();
     await native().messages.countTokens({ model: 'sonnet', messages });
-    expect((bed.sim.requests('/v1/messages/count_tokens')[0].json as { model: string }).model).toBe('claude-sonnet-4-7');
-    const err = await native().messages.countTokens({ model: 'gpt-4-turbo', messages }).catch((e: unknown) => e);
+    expect((bed.sim.requests('/v1/messages/count_tokens')[0].json as { model: string }).model).toBe(
+      'claude-sonnet-4-7',
+    );
+    const err = await native()
+      .messages.countTokens({ model: 'gpt-4-turbo', messages })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
   });
 });

@@ -16,8 +16,10 @@ afterAll(async () => {
   await bed?.close();
 });
 
-const compatible = (base: string): LanguageModel => createOpenAICompatible({ name: 'assistant-proxy', baseURL: `${bed.url}${base}`, apiKey: 'dummy' }).chatModel(model);
-const anthropic = (base: string): LanguageModel => createAnthropic({ baseURL: `${bed.url}${base}`, apiKey: 'dummy' })(model);
+const compatible = (base: string): LanguageModel =>
+  createOpenAICompatible({ name: 'assistant-proxy', baseURL: `${bed.url}${base}`, apiKey: 'dummy' }).chatModel(model);
+const anthropic = (base: string): LanguageModel =>
+  createAnthropic({ baseURL: `${bed.url}${base}`, apiKey: 'dummy' })(model);
 
 const providers: Array<{ name: string; tool: () => LanguageModel; direct: () => LanguageModel }> = [
   { name: '@ai-sdk/openai-compatible', tool: () => compatible('/compat/v1'), direct: () => compatible('/api/v1') },
@@ -60,10 +62,22 @@ for (const provider of providers) {
     });
 
     it('direct mode: a tool is called and its result fed back, streamed and not', async () => {
-      const done = await generateText({ model: provider.direct(), prompt: 'Weather in Paris?', tools: { get_weather: weather }, stopWhen: stepCountIs(2), maxRetries: 0 });
+      const done = await generateText({
+        model: provider.direct(),
+        prompt: 'Weather in Paris?',
+        tools: { get_weather: weather },
+        stopWhen: stepCountIs(2),
+        maxRetries: 0,
+      });
       expect(done.steps[0].toolCalls).toMatchObject([{ toolName: 'get_weather', input: { location: 'Paris' } }]);
       expect(done.text).toBe('The tool said: sunny in Paris');
-      const stream = streamText({ model: provider.direct(), prompt: 'Weather in Paris?', tools: { get_weather: weather }, stopWhen: stepCountIs(2), maxRetries: 0 });
+      const stream = streamText({
+        model: provider.direct(),
+        prompt: 'Weather in Paris?',
+        tools: { get_weather: weather },
+        stopWhen: stepCountIs(2),
+        maxRetries: 0,
+      });
       let text = '';
       for await (const part of stream.textStream) text += part;
       expect(text).toBe('The tool said: sunny in Paris');

@@ -35,11 +35,17 @@ export interface Bed {
 export const cliAccessToken = 'sk-ant-oat01-bed-access-0123456789abcdef';
 export const cliRefreshToken = 'sk-ant-ort01-bed-refresh-0123456789abcdef';
 
-export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs; profile?: ProfileOverrides } = {}): Promise<Bed> {
+export async function startBed(
+  opts: { settings?: Settings; cli?: FakeCliKnobs; profile?: ProfileOverrides } = {},
+): Promise<Bed> {
   const sim = await startSimulator();
   const cli = await makeFakeCli(opts.cli ?? {});
   const dir = await mkdtemp(join(tmpdir(), 'hardening-bed-'));
-  const cliCredentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: cliAccessToken, refreshToken: cliRefreshToken, expiresAt: Date.now() + 24 * 3_600_000 });
+  const cliCredentialsPath = await writeCliCredentials(join(dir, 'cli'), {
+    accessToken: cliAccessToken,
+    refreshToken: cliRefreshToken,
+    expiresAt: Date.now() + 24 * 3_600_000,
+  });
   const respapiCredentialsPath = await writeRespapiCredentials(join(dir, 'respapi'));
   const settings: Settings = {
     modes: ['tool', 'direct', 'respapi'],
@@ -68,13 +74,20 @@ export async function startBed(opts: { settings?: Settings; cli?: FakeCliKnobs; 
     respapiCredentialsPath,
     settings,
     async secrets() {
-      const respapi = JSON.parse(await readFile(respapiCredentialsPath, 'utf8')) as { tokens: Record<string, string | null> };
-      const fromRespapi = [respapi.tokens.access_token, respapi.tokens.refresh_token, respapi.tokens.id_token].filter((t): t is string => typeof t === 'string' && t.length > 0);
+      const respapi = JSON.parse(await readFile(respapiCredentialsPath, 'utf8')) as {
+        tokens: Record<string, string | null>;
+      };
+      const fromRespapi = [respapi.tokens.access_token, respapi.tokens.refresh_token, respapi.tokens.id_token].filter(
+        (t): t is string => typeof t === 'string' && t.length > 0,
+      );
       return [cliAccessToken, cliRefreshToken, ...fromRespapi];
     },
     async sibling(extra, knobs) {
       const otherCli = knobs ? await makeFakeCli(knobs) : cli;
-      const p = await startProxy({ ...settings, cliPath: otherCli.path, ...extra }, { deps: { childEnv }, profile: opts.profile });
+      const p = await startProxy(
+        { ...settings, cliPath: otherCli.path, ...extra },
+        { deps: { childEnv }, profile: opts.profile },
+      );
       const entry = { proxy: p, cli: otherCli };
       others.push(entry);
       return entry;
@@ -129,15 +142,26 @@ export function sendRaw(baseUrl: string, req: RawRequest, timeoutMs = 15_000): P
     if (req.body !== undefined && !Object.keys(headerList).some((k) => k.toLowerCase() === 'content-length')) {
       headerList['content-length'] = String(Buffer.byteLength(req.body));
     }
-    const r = httpRequest({ host: u.hostname, port: u.port, method: req.method, path: req.path, headers: headerList, setHost: false, agent: false }, (res) => {
-      status = res.statusCode ?? 0;
-      headers = res.headers;
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => finish({}));
-      res.on('error', (err) => finish({ error: err.message }));
-      res.on('aborted', () => finish({ error: 'aborted' }));
-    });
+    const r = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        method: req.method,
+        path: req.path,
+        headers: headerList,
+        setHost: false,
+        agent: false,
+      },
+      (res) => {
+        status = res.statusCode ?? 0;
+        headers = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => finish({}));
+        res.on('error', (err) => finish({ error: err.message }));
+        res.on('aborted', () => finish({ error: 'aborted' }));
+      },
+    );
     const timer = setTimeout(() => {
       r.destroy();
       finish({ timedOut: true });

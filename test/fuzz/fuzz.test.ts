@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.FUZZ_STATS) for (const [name, byStatus] of stats) console.log(name, Object.fromEntries([...byStatus].sort()));
+  if (process.env.FUZZ_STATS)
+    for (const [name, byStatus] of stats) console.log(name, Object.fromEntries([...byStatus].sort()));
   await bed?.close();
 });
 

@@ -8,9 +8,25 @@
 // and, for all three, the provider only ever sees documented paths.
 
 import fc from 'fast-check';
-import { anyRequest, bodyText, documentedUpstreamPaths, mutatedJsonRequest, mutate, validRequest, type Mutation, type RouteDef } from './arbitraries.js';
+import {
+  anyRequest,
+  bodyText,
+  documentedUpstreamPaths,
+  mutatedJsonRequest,
+  mutate,
+  validRequest,
+  type Mutation,
+  type RouteDef,
+} from './arbitraries.js';
 import { sendRaw, type Bed, type RawAnswer, type RawRequest } from './bed.js';
-import { errorAnswerProblem, errorBodyProblem, familyOfTarget, parseSseText, streamError, streamProblem } from './shapes.js';
+import {
+  errorAnswerProblem,
+  errorBodyProblem,
+  familyOfTarget,
+  parseSseText,
+  streamError,
+  streamProblem,
+} from './shapes.js';
 
 export interface FuzzProperty {
   name: string;
@@ -23,7 +39,12 @@ export interface FuzzProperty {
 class Finding extends Error {}
 
 function describeRequest(req: RawRequest): string {
-  const body = req.body === undefined ? '(no body)' : typeof req.body === 'string' ? req.body.slice(0, 300) : `<${req.body.length} bytes>`;
+  const body =
+    req.body === undefined
+      ? '(no body)'
+      : typeof req.body === 'string'
+        ? req.body.slice(0, 300)
+        : `<${req.body.length} bytes>`;
   return `${req.method} ${req.path} ${JSON.stringify(req.headers ?? {})} ${body}`;
 }
 
@@ -49,7 +70,8 @@ function checkAnswer(req: RawRequest, answer: RawAnswer): void {
       // shaped like its family's error bodies (STYLE.md habit 7); the native stream uses the provider's own form.
       const family = familyOfTarget(req.path);
       const why = errorBodyProblem(family === 'general' ? 'general' : family, err.body);
-      if (why && !(family === 'native' && (err.body as { type?: string }).type === 'error')) fail(req, answer, `in-stream error in the wrong shape: ${why}`);
+      if (why && !(family === 'native' && (err.body as { type?: string }).type === 'error'))
+        fail(req, answer, `in-stream error in the wrong shape: ${why}`);
     }
   }
 }
@@ -57,7 +79,8 @@ function checkAnswer(req: RawRequest, answer: RawAnswer): void {
 function checkUpstream(bed: Bed, from: number): void {
   const seen = bed.sim.received.slice(from);
   for (const r of seen) {
-    if (!documentedUpstreamPaths.has(r.path)) throw new Finding(`the provider saw an undocumented path: ${r.method} ${r.url}`);
+    if (!documentedUpstreamPaths.has(r.path))
+      throw new Finding(`the provider saw an undocumented path: ${r.method} ${r.url}`);
   }
 }
 
@@ -101,7 +124,11 @@ export const properties: FuzzProperty[] = [
       fc.asyncProperty(mutatedJsonRequest as fc.Arbitrary<unknown>, async (input) => {
         const m = input as { route: RouteDef; body: unknown; mutations: Mutation[] };
         const text = bodyText(mutate(m.body, m.mutations));
-        await exchange(bed, { method: 'POST', path: m.route.path, headers: { 'content-type': 'application/json' }, body: text }, 'mutatedBodies');
+        await exchange(
+          bed,
+          { method: 'POST', path: m.route.path, headers: { 'content-type': 'application/json' }, body: text },
+          'mutatedBodies',
+        );
       }),
   },
   {
@@ -110,7 +137,15 @@ export const properties: FuzzProperty[] = [
     make: (bed) =>
       fc.asyncProperty(validRequest as fc.Arbitrary<unknown>, async (input) => {
         const v = input as { route: { method: string; path: string }; body?: unknown };
-        const req: RawRequest = v.body === undefined ? { method: v.route.method, path: v.route.path } : { method: 'POST', path: v.route.path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(v.body) };
+        const req: RawRequest =
+          v.body === undefined
+            ? { method: v.route.method, path: v.route.path }
+            : {
+                method: 'POST',
+                path: v.route.path,
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(v.body),
+              };
         const answer = await exchange(bed, req, 'validRequests');
         if (answer.status !== 200) fail(req, answer, `a valid request was answered ${answer.status}`);
         if (String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) {

@@ -18,7 +18,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function detailsProblem(details: unknown): string | undefined {
   if (details === undefined) return undefined;
-  if (!isObject(details) || !isString(details.field) || !isString(details.issue)) return `details is not {field, issue}: ${JSON.stringify(details)}`;
+  if (!isObject(details) || !isString(details.field) || !isString(details.issue))
+    return `details is not {field, issue}: ${JSON.stringify(details)}`;
   return undefined;
 }
 
@@ -54,7 +55,9 @@ export function errorAnswerProblem(target: string, method: string, answer: RawAn
     return `error answer ${answer.status} is not valid JSON: ${answer.text.slice(0, 200)}`;
   }
   const why = errorBodyProblem(familyOfTarget(target), body);
-  return why ? `${answer.status} in the wrong shape for ${familyOfTarget(target)}: ${why}; body ${answer.text.slice(0, 300)}` : undefined;
+  return why
+    ? `${answer.status} in the wrong shape for ${familyOfTarget(target)}: ${why}; body ${answer.text.slice(0, 300)}`
+    : undefined;
 }
 
 export interface SseEvent {
@@ -88,7 +91,8 @@ export function streamError(events: SseEvent[]): { family?: Family; body: unknow
     } catch {
       continue;
     }
-    if (e.event === 'error' || e.event === 'response.failed' || (isObject(data) && isObject(data.error))) return { body: data };
+    if (e.event === 'error' || e.event === 'response.failed' || (isObject(data) && isObject(data.error)))
+      return { body: data };
   }
   return undefined;
 }
@@ -119,18 +123,22 @@ export function clearErrorProblem(target: string, answer: RawAnswer): string | u
   if (answer.status === 500) return 'answered 500';
   if (answer.status >= 400) return errorAnswerProblem(target, 'POST', answer);
   if (answer.status !== 200) return `unexpected status ${answer.status}`;
-  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) return `200 with a complete answer, not an error: ${answer.text.slice(0, 200)}`;
+  if (!String(answer.headers['content-type'] ?? '').startsWith('text/event-stream'))
+    return `200 with a complete answer, not an error: ${answer.text.slice(0, 200)}`;
   const events = parseSseText(answer.text);
   const err = streamError(events);
   if (!err) return `stream ended without an error event: ...${answer.text.slice(-300)}`;
   const body = err.body as Record<string, unknown>;
   if (target.startsWith('/respapi')) {
     const e = (isObject(body.error) ? body.error : body) as Record<string, unknown>;
-    return isString(e.message) && e.message.length > 0 ? undefined : `response-API error event without a message: ${JSON.stringify(body)}`;
+    return isString(e.message) && e.message.length > 0
+      ? undefined
+      : `response-API error event without a message: ${JSON.stringify(body)}`;
   }
   const family = familyOfTarget(target);
   const why = errorBodyProblem(family, body);
   if (why) return `in-stream error in the wrong shape: ${why}`;
-  if (family === 'compat' && events.at(-1)?.data !== '[DONE]') return 'compatible stream did not end with [DONE] after its error';
+  if (family === 'compat' && events.at(-1)?.data !== '[DONE]')
+    return 'compatible stream did not end with [DONE] after its error';
   return undefined;
 }

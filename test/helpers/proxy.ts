@@ -27,7 +27,10 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(settings: Settings = {}, opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides; usage?: UsageSink } = {}): Promise<TestProxy> {
+export async function startProxy(
+  settings: Settings = {},
+  opts: { deps?: Partial<ProxyDeps>; profile?: ProfileOverrides; usage?: UsageSink } = {},
+): Promise<TestProxy> {
   const profile = createProfile(opts.profile ?? {});
   // No warm CLI pool and no live conversations unless a test asks for them: tests count the CLI children a request
   // starts, and expect each to end after its answer.
@@ -62,7 +65,13 @@ export async function startProxy(settings: Settings = {}, opts: { deps?: Partial
   // The model catalog is read from the provider when a test asks (proxy.catalog.refresh()) or on an unknown id, not
   // at start: a bed that counts every provider call and token refresh sees only its own (test/model-catalog.test.ts
   // covers the read at start).
-  const proxy = createProxy({ config, profile, logger, deps: { readModelsAtStart: false, ...opts.deps }, usage: opts.usage });
+  const proxy = createProxy({
+    config,
+    profile,
+    logger,
+    deps: { readModelsAtStart: false, ...opts.deps },
+    usage: opts.usage,
+  });
   const { port, url } = await proxy.listen();
   return {
     url,

@@ -18,16 +18,31 @@ export interface ToolBed {
   close(): Promise<void>;
 }
 
-export const childEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' };
+export const childEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  LANG: 'C.UTF-8',
+};
 
 /** `env` adds variables to the user's environment the child inherits. */
-export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings = {}, env: Record<string, string> = {}): Promise<ToolBed> {
+export async function startToolBed(
+  knobs: FakeCliKnobs = {},
+  settings: Settings = {},
+  env: Record<string, string> = {},
+): Promise<ToolBed> {
   const cli = await makeFakeCli(knobs);
   const base = await mkdtemp(join(tmpdir(), 'tool-bed-'));
   // A directory that does not exist yet: the backend creates it.
   const workDir = join(base, 'cli-workdir');
   const proxy = await startProxy(
-    { cliPath: cli.path, cliWorkDir: workDir, dataDir: join(base, 'data'), modes: ['tool'], rateLimitPerMinute: 10_000, ...settings },
+    {
+      cliPath: cli.path,
+      cliWorkDir: workDir,
+      dataDir: join(base, 'data'),
+      modes: ['tool'],
+      rateLimitPerMinute: 10_000,
+      ...settings,
+    },
     { deps: { childEnv: { ...childEnv, ...env } } },
   );
   return {
@@ -45,7 +60,12 @@ export async function startToolBed(knobs: FakeCliKnobs = {}, settings: Settings 
 }
 
 export async function postJson(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...init,
+  });
 }
 
 /** Server-sent events as {event, data} (data parsed as JSON unless it is [DONE]); with the read they arrived in. */

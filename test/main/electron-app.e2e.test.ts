@@ -17,11 +17,15 @@ import { makeFakeCli } from '../fixtures/fake-cli.js';
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 function electronBinary(): { path?: string; why?: string } {
-  if (process.env.ELECTRON_PATH) return existsSync(process.env.ELECTRON_PATH) ? { path: process.env.ELECTRON_PATH } : { why: `ELECTRON_PATH ${process.env.ELECTRON_PATH} does not exist` };
+  if (process.env.ELECTRON_PATH)
+    return existsSync(process.env.ELECTRON_PATH)
+      ? { path: process.env.ELECTRON_PATH }
+      : { why: `ELECTRON_PATH ${process.env.ELECTRON_PATH} does not exist` };
   try {
     const pkg = createRequire(import.meta.url).resolve('electron/package.json');
     const pathTxt = join(dirname(pkg), 'path.txt');
-    if (!existsSync(pathTxt)) return { why: 'the electron package has no binary yet (path.txt missing; `npx install-electron` fetches it)' };
+    if (!existsSync(pathTxt))
+      return { why: 'the electron package has no binary yet (path.txt missing; `npx install-electron` fetches it)' };
     const bin = join(dirname(pkg), 'dist', readFileSync(pathTxt, 'utf8').trim());
     return existsSync(bin) ? { path: bin } : { why: `Electron binary ${bin} is missing` };
   } catch (err) {
@@ -45,7 +49,11 @@ describe.skipIf(!bin.path || headless)('Electron app end to end', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
     writeFileSync(join(userData, 'settings.json'), JSON.stringify({ port, logLevel: 'silent', cliPath: fake.path }));
-    const app = await electron.launch({ executablePath: bin.path, args: [repo, '--no-sandbox'], env: { ...process.env, ASSISTANT_PROXY_USER_DATA: userData } });
+    const app = await electron.launch({
+      executablePath: bin.path,
+      args: [repo, '--no-sandbox'],
+      env: { ...process.env, ASSISTANT_PROXY_USER_DATA: userData },
+    });
     try {
       const page = await app.firstWindow();
       await page.waitForSelector('body[data-ready=true]');
@@ -53,7 +61,9 @@ describe.skipIf(!bin.path || headless)('Electron app end to end', () => {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       // The page has the bridge and nothing of Node.
       expect(await page.evaluate(() => typeof (window as unknown as { control?: unknown }).control)).toBe('object');
-      expect(await page.evaluate(() => typeof (globalThis as unknown as { require?: unknown }).require)).toBe('undefined');
+      expect(await page.evaluate(() => typeof (globalThis as unknown as { require?: unknown }).require)).toBe(
+        'undefined',
+      );
       await app.evaluate(({ app: electronApp }) => electronApp.quit());
       await app.waitForEvent('close');
       await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();

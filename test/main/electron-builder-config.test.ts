@@ -46,10 +46,12 @@ describe('electron-builder.yml', () => {
     expect(config.mac?.target).toEqual(['dmg']);
     expect(config.win?.target).toEqual(['nsis']);
     // The icons it names exist (run scripts/make-icons.mjs to regenerate them).
-    for (const icon of [config.linux?.icon, config.mac?.icon, config.win?.icon]) expect(existsSync(`${repo}${icon}`)).toBe(true);
+    for (const icon of [config.linux?.icon, config.mac?.icon, config.win?.icon])
+      expect(existsSync(`${repo}${icon}`)).toBe(true);
     expect(existsSync(`${repo}assets/icons/512x512.png`)).toBe(true);
     for (const state of ['running', 'stopped', 'attention']) {
-      for (const suffix of ['', '@2x', 'Template', 'Template@2x']) expect(existsSync(`${repo}assets/tray/${state}${suffix}.png`)).toBe(true);
+      for (const suffix of ['', '@2x', 'Template', 'Template@2x'])
+        expect(existsSync(`${repo}assets/tray/${state}${suffix}.png`)).toBe(true);
     }
   });
 
@@ -76,7 +78,7 @@ describe('electron-builder.yml', () => {
     }
   });
 
-  it('packages no native module: nothing in the app\'s dependencies needs rebuilding for Electron\'s ABI', () => {
+  it("packages no native module: nothing in the app's dependencies needs rebuilding for Electron's ABI", () => {
     // Walks package.json's dependencies (what electron-builder packs) through node_modules, nested copies first.
     const seen = new Set<string>();
     const native: string[] = [];
@@ -87,7 +89,10 @@ describe('electron-builder.yml', () => {
         if (existsSync(join(candidate, 'package.json'))) {
           if (seen.has(candidate)) return;
           seen.add(candidate);
-          const pkg = JSON.parse(readFileSync(join(candidate, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; gypfile?: boolean };
+          const pkg = JSON.parse(readFileSync(join(candidate, 'package.json'), 'utf8')) as {
+            dependencies?: Record<string, string>;
+            gypfile?: boolean;
+          };
           if (pkg.gypfile || existsSync(join(candidate, 'binding.gyp'))) native.push(name);
           for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, candidate);
           return;
@@ -96,22 +101,36 @@ describe('electron-builder.yml', () => {
         dir = dirname(dir);
       }
     };
-    const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const dep of Object.keys(root.dependencies)) visit(dep, repo.replace(/\/$/, ''));
     expect(seen.size).toBeGreaterThan(Object.keys(root.dependencies).length);
     expect(native).toEqual([]);
   });
 
-  it('leaves out of the app what only the headless first run needs (the project\'s Node, typescript, tsx), and packs the rest', async () => {
+  it("leaves out of the app what only the headless first run needs (the project's Node, typescript, tsx), and packs the rest", async () => {
     // The filter electron-builder itself applies to each dependency's files (app-builder-lib's
     // getNodeModuleFileMatcher: every file, minus the config's exclusions), asked about one file of each package.
     const { getNodeModuleFileMatcher } = require('app-builder-lib/out/fileMatcher.js') as {
-      getNodeModuleFileMatcher(appDir: string, destination: string, expand: (s: string) => string, platformOptions: object, packager: object): {
+      getNodeModuleFileMatcher(
+        appDir: string,
+        destination: string,
+        expand: (s: string) => string,
+        platformOptions: object,
+        packager: object,
+      ): {
         createFilter(): (file: string, stat: Stats & { moduleFullFilePath?: string }) => boolean;
       };
     };
     const config = await getConfig(repo, `${repo}electron-builder.yml`, null);
-    const matcher = getNodeModuleFileMatcher(repo, '/app', (s) => s, {}, { config, debugLogger: new DebugLogger(false) });
+    const matcher = getNodeModuleFileMatcher(
+      repo,
+      '/app',
+      (s) => s,
+      {},
+      { config, debugLogger: new DebugLogger(false) },
+    );
     const packed = (name: string): boolean => {
       const file = join(repo, 'node_modules', name, 'package.json');
       const stat: Stats & { moduleFullFilePath?: string } = lstatSync(file);
@@ -124,6 +143,11 @@ describe('electron-builder.yml', () => {
 
   it('the validation is real: a misspelt option is rejected', async () => {
     const config = await getConfig(repo, `${repo}electron-builder.yml`, null);
-    await expect(validateConfiguration({ ...config, linux: { ...config.linux, tarrget: ['deb'] } as never }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration object/);
+    await expect(
+      validateConfiguration(
+        { ...config, linux: { ...config.linux, tarrget: ['deb'] } as never },
+        new DebugLogger(false),
+      ),
+    ).rejects.toThrow(/Invalid configuration object/);
   });
 });

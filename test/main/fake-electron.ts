@@ -47,7 +47,12 @@ export class JsonFileStore implements StoreLike {
   }
 }
 
-export function fakeElectron(opts: { appPath: string; userData: string; singleInstance?: boolean; wasOpenedAtLogin?: boolean }) {
+export function fakeElectron(opts: {
+  appPath: string;
+  userData: string;
+  singleInstance?: boolean;
+  wasOpenedAtLogin?: boolean;
+}) {
   const events: Recorded[] = [];
   const record = (type: string, fields: Record<string, unknown> = {}) => void events.push({ type, ...fields });
   let ready = false;
@@ -76,8 +81,12 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
       record('single-instance-lock', { userData: paths.userData });
       return opts.singleInstance ?? true;
     },
-    getLoginItemSettings: () => ({ openAtLogin: loginItems.length > 0, wasOpenedAtLogin: opts.wasOpenedAtLogin ?? false }),
-    setLoginItemSettings: (s: { openAtLogin: boolean }) => void (s.openAtLogin ? loginItems.push(s) : loginItems.splice(0)),
+    getLoginItemSettings: () => ({
+      openAtLogin: loginItems.length > 0,
+      wasOpenedAtLogin: opts.wasOpenedAtLogin ?? false,
+    }),
+    setLoginItemSettings: (s: { openAtLogin: boolean }) =>
+      void (s.openAtLogin ? loginItems.push(s) : loginItems.splice(0)),
     quit: () => {
       if (quit) return;
       const event = new PreventableEvent();
@@ -100,12 +109,15 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
     visible = false;
     destroyed = false;
     readonly webContents = {
-      send: (channel: string, ...args: unknown[]) => record('webcontents-send', { channel, args: JSON.parse(JSON.stringify(args)) }),
+      send: (channel: string, ...args: unknown[]) =>
+        record('webcontents-send', { channel, args: JSON.parse(JSON.stringify(args)) }),
       setWindowOpenHandler: () => undefined,
       on: () => undefined,
       session: {
-        setPermissionRequestHandler: (handler: unknown) => record('permission-request-handler', { set: typeof handler === 'function' }),
-        setPermissionCheckHandler: (handler: unknown) => record('permission-check-handler', { set: typeof handler === 'function' }),
+        setPermissionRequestHandler: (handler: unknown) =>
+          record('permission-request-handler', { set: typeof handler === 'function' }),
+        setPermissionCheckHandler: (handler: unknown) =>
+          record('permission-check-handler', { set: typeof handler === 'function' }),
       },
     };
     constructor(readonly options: Record<string, any>) {
@@ -186,9 +198,13 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
     nativeImage: { createFromPath: (path: string) => ({ path, empty: !existsSync(path) }) },
     Notification: FakeNotification,
     clipboard: { writeText: (text: string) => record('clipboard', { text }) },
-    dialog: { showSaveDialog: async () => ({ canceled: true }), showOpenDialog: async () => ({ canceled: true, filePaths: [] }) },
+    dialog: {
+      showSaveDialog: async () => ({ canceled: true }),
+      showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+    },
     ipcMain: {
-      handle: (channel: string, fn: (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown) => void handlers.set(channel, fn),
+      handle: (channel: string, fn: (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown) =>
+        void handlers.set(channel, fn),
       removeHandler: (channel: string) => void handlers.delete(channel),
     },
     shell: { openPath: async (path: string) => (record('open-path', { path }), '') },
@@ -216,7 +232,11 @@ export function fakeElectron(opts: { appPath: string; userData: string; singleIn
       item!.click!();
     },
     /** Calls an IPC handler the way the preload does: from our window's page, another webContents, or another page. */
-    async invoke(channel: string, args: unknown[] = [], from: { sender?: 'window' | 'foreign'; frameUrl?: string } = {}): Promise<unknown> {
+    async invoke(
+      channel: string,
+      args: unknown[] = [],
+      from: { sender?: 'window' | 'foreign'; frameUrl?: string } = {},
+    ): Promise<unknown> {
       const fn = handlers.get(channel);
       if (!fn) throw new Error(`no handler for ${channel}`);
       const win = [...windows][0];

@@ -13,11 +13,20 @@ function files(dir: string): string[] {
     return statSync(p).isDirectory() ? files(p) : /\.(c|m)?ts$/.test(name) ? [p] : [];
   });
 }
-const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => ({ type: Boolean(m[2]), spec: m[3] ?? m[4] }));
+const importsOf = (file: string) =>
+  [
+    ...readFileSync(file, 'utf8').matchAll(
+      /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm,
+    ),
+  ].map((m) => ({ type: Boolean(m[2]), spec: m[3] ?? m[4] }));
 
 describe('layers', () => {
   it('src/proxy never imports electron, src/main or src/renderer', () => {
-    const bad = files(join(src, 'proxy')).flatMap((f) => importsOf(f).filter((i) => /^electron(\/|$)|\/main\/|\/renderer\//.test(i.spec)).map((i) => `${f}: ${i.spec}`));
+    const bad = files(join(src, 'proxy')).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => /^electron(\/|$)|\/main\/|\/renderer\//.test(i.spec))
+        .map((i) => `${f}: ${i.spec}`),
+    );
     expect(bad).toEqual([]);
   });
 
@@ -26,17 +35,26 @@ describe('layers', () => {
     const bad = files(join(src, 'renderer'))
       .filter((f) => !f.endsWith('.test.ts'))
       .flatMap((f) =>
-      importsOf(f)
-        .filter((i) => (i.spec.includes('/proxy/') && !(i.type && i.spec.endsWith('/proxy/control-api.js'))) || i.spec.startsWith('node:') || i.spec === 'electron')
-        .map((i) => `${f}: ${i.spec}`),
-    );
+        importsOf(f)
+          .filter(
+            (i) =>
+              (i.spec.includes('/proxy/') && !(i.type && i.spec.endsWith('/proxy/control-api.js'))) ||
+              i.spec.startsWith('node:') ||
+              i.spec === 'electron',
+          )
+          .map((i) => `${f}: ${i.spec}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('src/shared imports nothing: the window and the proxy both load it', () => {
     const bad = files(join(src, 'shared'))
       .filter((f) => !f.endsWith('.test.ts'))
-      .flatMap((f) => importsOf(f).filter((i) => !i.spec.startsWith('./')).map((i) => `${f}: ${i.spec}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !i.spec.startsWith('./'))
+          .map((i) => `${f}: ${i.spec}`),
+      );
     expect(bad).toEqual([]);
   });
 

@@ -17,7 +17,13 @@ export function statusFixture(overrides: Partial<ControlStatus> = {}): ControlSt
     errors: 0,
     notices: [],
     models: ['assistant-sonnet-4-20250514', 'rm-4'],
-    sdk: { providerName: 'Provider', jsPackage: 'provider-sdk', jsClass: 'Provider', pyPackage: 'provider', pyClass: 'Provider' },
+    sdk: {
+      providerName: 'Provider',
+      jsPackage: 'provider-sdk',
+      jsClass: 'Provider',
+      pyPackage: 'provider',
+      pyClass: 'Provider',
+    },
     ollama: { state: 'off', mode: 'tool' },
     ...overrides,
   };

@@ -4,7 +4,15 @@
 // contract in src/proxy/usage/types.ts, computed from the records, not hard-coded.
 
 import type { UsageReader } from '../../src/main/usage-reader.js';
-import type { CapturedBodies, QuotaWindow, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from '../../src/proxy/control-api.js';
+import type {
+  CapturedBodies,
+  QuotaWindow,
+  RequestQuery,
+  SummaryBy,
+  SummaryRow,
+  UsageRecord,
+  UsageSummary,
+} from '../../src/proxy/control-api.js';
 
 const DAY = 86_400_000;
 
@@ -20,7 +28,12 @@ function rng(seed: number): () => number {
 export function sampleRecords(now: number, count = 400): UsageRecord[] {
   const rand = rng(42);
   const shapes = [
-    { mode: 'tool', route: '/compat/v1/chat/completions', model: 'assistant-sonnet-4-20250514', client: 'openai-python' },
+    {
+      mode: 'tool',
+      route: '/compat/v1/chat/completions',
+      model: 'assistant-sonnet-4-20250514',
+      client: 'openai-python',
+    },
     { mode: 'tool', route: '/v1/messages', model: 'assistant-opus-4-20250514', client: 'anthropic-js' },
     { mode: 'direct', route: '/api/v1/messages', model: 'assistant-sonnet-4-20250514', client: 'anthropic-python' },
     { mode: 'respapi', route: '/respapi/:session_id/responses', model: 'rm-4', client: 'curl' },
@@ -46,21 +59,63 @@ export function sampleRecords(now: number, count = 400): UsageRecord[] {
       client: shape.client,
       status,
       outcome: fail ? (status === 429 || status === 401 ? 'upstream_error' : 'error') : 'ok',
-      errorType: fail ? (status === 429 ? 'rate_limit_error' : status === 401 ? 'authentication_error' : 'api_error') : null,
-      tokens: fail ? { input: null, output: null, cacheRead: null, cacheWrite: null } : { input, output, cacheRead: shape.mode === 'tool' ? Math.round(input * 0.6) : 0, cacheWrite: shape.mode === 'tool' ? Math.round(input * 0.1) : 0 },
+      errorType: fail
+        ? status === 429
+          ? 'rate_limit_error'
+          : status === 401
+            ? 'authentication_error'
+            : 'api_error'
+        : null,
+      tokens: fail
+        ? { input: null, output: null, cacheRead: null, cacheWrite: null }
+        : {
+            input,
+            output,
+            cacheRead: shape.mode === 'tool' ? Math.round(input * 0.6) : 0,
+            cacheWrite: shape.mode === 'tool' ? Math.round(input * 0.1) : 0,
+          },
       ttftMs: fail ? null : Math.round(300 + rand() * 1500),
       durationMs: Math.round(600 + rand() * 9000),
     });
   }
   // One unmatched path, as the ledger records it: the raw path.
-  rows.push({ ...rows[0], requestId: 'req_unmatched', route: '/no/such/route', mode: null, method: 'GET', status: 404, outcome: 'rejected', errorType: 'not_found_error', tokens: { input: null, output: null, cacheRead: null, cacheWrite: null }, ttftMs: null, durationMs: 2, modelRequested: null, modelServed: null, startedAt: now - 60_000 });
+  rows.push({
+    ...rows[0],
+    requestId: 'req_unmatched',
+    route: '/no/such/route',
+    mode: null,
+    method: 'GET',
+    status: 404,
+    outcome: 'rejected',
+    errorType: 'not_found_error',
+    tokens: { input: null, output: null, cacheRead: null, cacheWrite: null },
+    ttftMs: null,
+    durationMs: 2,
+    modelRequested: null,
+    modelServed: null,
+    startedAt: now - 60_000,
+  });
   return rows.sort((a, b) => b.startedAt - a.startedAt);
 }
 
 export function sampleQuota(now: number): QuotaWindow[] {
   return [
-    { source: 'direct', window: 'five_hour', utilization: 0.18, resetsAt: Math.round((now + 2.5 * 3_600_000) / 1000), status: 'allowed', observedAt: now - 120_000 },
-    { source: 'direct', window: 'seven_day', utilization: 0.23, resetsAt: Math.round((now + 4 * DAY) / 1000), status: 'allowed', observedAt: now - 120_000 },
+    {
+      source: 'direct',
+      window: 'five_hour',
+      utilization: 0.18,
+      resetsAt: Math.round((now + 2.5 * 3_600_000) / 1000),
+      status: 'allowed',
+      observedAt: now - 120_000,
+    },
+    {
+      source: 'direct',
+      window: 'seven_day',
+      utilization: 0.23,
+      resetsAt: Math.round((now + 4 * DAY) / 1000),
+      status: 'allowed',
+      observedAt: now - 120_000,
+    },
   ];
 }
 
@@ -90,7 +145,14 @@ function summarise(rows: UsageRecord[]): Omit<SummaryRow, 'key'> {
     tokens.cacheWrite += r.tokens.cacheWrite ?? 0;
   }
   const ttft = rows.map((r) => r.ttftMs).filter((t): t is number => t !== null);
-  return { requests: rows.length, errors: rows.filter((r) => r.outcome !== 'ok').length, tokens, unreportedTokens: unreported, ttftP50Ms: percentile(ttft, 50), ttftP95Ms: percentile(ttft, 95) };
+  return {
+    requests: rows.length,
+    errors: rows.filter((r) => r.outcome !== 'ok').length,
+    tokens,
+    unreportedTokens: unreported,
+    ttftP50Ms: percentile(ttft, 50),
+    ttftP95Ms: percentile(ttft, 95),
+  };
 }
 
 export class FakeUsageReader implements UsageReader {
@@ -104,12 +166,27 @@ export class FakeUsageReader implements UsageReader {
     const rows = this.records.filter((r) => r.startedAt >= from && r.startedAt <= to);
     const groups = new Map<string, UsageRecord[]>();
     for (const r of rows) groups.set(keyOf(r, by), [...(groups.get(keyOf(r, by)) ?? []), r]);
-    return { from, to, by, rows: [...groups.entries()].map(([key, rs]) => ({ key, ...summarise(rs) })).sort((a, b) => (by === 'day' ? a.key.localeCompare(b.key) : b.requests - a.requests)), total: summarise(rows) };
+    return {
+      from,
+      to,
+      by,
+      rows: [...groups.entries()]
+        .map(([key, rs]) => ({ key, ...summarise(rs) }))
+        .sort((a, b) => (by === 'day' ? a.key.localeCompare(b.key) : b.requests - a.requests)),
+      total: summarise(rows),
+    };
   }
 
   requests(q: RequestQuery) {
     const limit = q.limit ?? 50;
-    const rows = this.records.filter((r) => (q.before === undefined || r.startedAt < q.before) && (!q.mode || r.mode === q.mode) && (!q.outcome || r.outcome === q.outcome)).slice(0, limit);
+    const rows = this.records
+      .filter(
+        (r) =>
+          (q.before === undefined || r.startedAt < q.before) &&
+          (!q.mode || r.mode === q.mode) &&
+          (!q.outcome || r.outcome === q.outcome),
+      )
+      .slice(0, limit);
     return { rows, nextBefore: rows.length === limit ? rows[rows.length - 1].startedAt : undefined };
   }
 

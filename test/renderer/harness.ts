@@ -30,11 +30,19 @@ export const chromiumPath = '/usr/bin/chromium';
 export const haveChromium = existsSync(chromiumPath);
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const artifacts = join(repoRoot, 'test-artifacts');
-const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
+const types: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.map': 'application/json',
+};
 
 async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(
+      /^(\.\.[/\\])+/,
+      '',
+    );
     try {
       const file = join(dir, path === '/' ? 'index.html' : path);
       const body = await readFile(file);
@@ -76,7 +84,11 @@ export interface HarnessOptions {
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'renderer-'));
   const outDir = join(dir, 'site');
-  await build({ configFile: join(repoRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir, emptyOutDir: true, sourcemap: false } });
+  await build({
+    configFile: join(repoRoot, 'vite.config.ts'),
+    logLevel: 'silent',
+    build: { outDir, emptyOutDir: true, sourcemap: false },
+  });
   const site = await serveStatic(outDir);
   await mkdir(artifacts, { recursive: true });
 
@@ -84,7 +96,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const port = await freePort();
   const sim = await startSimulator();
   const respapiCredentialsPath = await writeRespapiCredentials(join(dir, 'respapi'), {});
-  const credentialsPath = await writeCliCredentials(join(dir, 'cli'), { accessToken: 'sk-ant-oat01-window-test-token-0123456789', refreshToken: 'sk-ant-ort01-window-refresh-0123456789', expiresAt: Date.now() + 5 * 3_600_000 });
+  const credentialsPath = await writeCliCredentials(join(dir, 'cli'), {
+    accessToken: 'sk-ant-oat01-window-test-token-0123456789',
+    refreshToken: 'sk-ant-ort01-window-refresh-0123456789',
+    expiresAt: Date.now() + 5 * 3_600_000,
+  });
   // The app's logger shape: a destination (here discarded) plus the tap the live log reads.
   const tap = new LogTap(1000);
   const logger = opts.logger ?? createLogger('info', new Writable({ write: (_c, _e, done) => done() }), tap);
@@ -111,17 +127,34 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const copied: string[] = [];
   const pageErrors: string[] = [];
   const base = { controller, logger, tap, fake, sim, port, dir, copied, pageErrors };
-  const service = createControlService(controller, { copyText: (t) => void copied.push(t), pickCliPath: async () => fake.path, logTap: tap, usage: opts.usage, ...opts.serviceDeps });
+  const service = createControlService(controller, {
+    copyText: (t) => void copied.push(t),
+    pickCliPath: async () => fake.path,
+    logTap: tap,
+    usage: opts.usage,
+    ...opts.serviceDeps,
+  });
   const api = opts.wrapApi ? opts.wrapApi(service, base) : service;
 
   const browser: Browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--headless'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--headless',
+    ],
   });
 
   const open: Harness['open'] = async (o = {}) => {
-    const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: o.colorScheme ?? 'light' });
+    const context = await browser.newContext({
+      viewport: { width: o.width ?? 1280, height: o.height ?? 800 },
+      colorScheme: o.colorScheme ?? 'light',
+    });
     const page = await context.newPage();
     const served = o.api ?? api;
     page.on('pageerror', (err) => pageErrors.push(err.message));
@@ -130,16 +163,22 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       if (!(controlMethods as readonly string[]).includes(method)) throw new Error(`unknown method ${method}`);
       return (served[method as keyof ControlApi] as (...a: unknown[]) => Promise<unknown>)(...args);
     });
-    await page.addInitScript((methods: string[]) => {
-      const invoke = (window as unknown as { __controlInvoke(m: string, a: unknown[]): Promise<unknown> }).__controlInvoke;
-      const control: Record<string, unknown> = Object.fromEntries(methods.map((m) => [m, (...a: unknown[]) => invoke(m, a)]));
-      // The preload's push subscription for the tray's tab requests; tests call window.__show(...) to push one.
-      control.onShow = (listener: (what: unknown) => void) => {
-        (window as unknown as { __show: (what: unknown) => void }).__show = listener;
-        return () => undefined;
-      };
-      (window as unknown as { control: Record<string, unknown> }).control = control;
-    }, [...controlMethods]);
+    await page.addInitScript(
+      (methods: string[]) => {
+        const invoke = (window as unknown as { __controlInvoke(m: string, a: unknown[]): Promise<unknown> })
+          .__controlInvoke;
+        const control: Record<string, unknown> = Object.fromEntries(
+          methods.map((m) => [m, (...a: unknown[]) => invoke(m, a)]),
+        );
+        // The preload's push subscription for the tray's tab requests; tests call window.__show(...) to push one.
+        control.onShow = (listener: (what: unknown) => void) => {
+          (window as unknown as { __show: (what: unknown) => void }).__show = listener;
+          return () => undefined;
+        };
+        (window as unknown as { control: Record<string, unknown> }).control = control;
+      },
+      [...controlMethods],
+    );
     await page.goto(site.url);
     await page.waitForSelector('body[data-ready=true]');
     return page;
@@ -161,10 +200,18 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 /** Resolves when a GET answers; rejects with the connection error otherwise. */
-export const get = (port: number, path = '/health', init: RequestInit = {}) => fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000), ...init });
-export const refuses = async (port: number) => get(port).then(() => false, (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED');
+export const get = (port: number, path = '/health', init: RequestInit = {}) =>
+  fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000), ...init });
+export const refuses = async (port: number) =>
+  get(port).then(
+    () => false,
+    (err: Error & { cause?: { code?: string } }) => err.cause?.code === 'ECONNREFUSED',
+  );
 
-export async function showTab(page: Page, name: 'overview' | 'usage' | 'log' | 'diagnose' | 'connect' | 'settings'): Promise<void> {
+export async function showTab(
+  page: Page,
+  name: 'overview' | 'usage' | 'log' | 'diagnose' | 'connect' | 'settings',
+): Promise<void> {
   await page.click(`#tab-${name}`);
   await page.waitForSelector(`#panel-${name}:not([hidden])`, { state: 'attached' });
 }
@@ -180,8 +227,10 @@ export async function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
     const doc = document.documentElement;
-    if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
-    const name = (e: Element) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
+    if (doc.scrollWidth > doc.clientWidth + 1)
+      out.push(`page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+    const name = (e: Element) =>
+      `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
     const visible = (e: Element) => {
       const r = e.getBoundingClientRect();
       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
@@ -192,9 +241,13 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       for (const e of card.querySelectorAll('*')) {
         if (!visible(e) || e.closest('.visually-hidden')) continue;
         const r = e.getBoundingClientRect();
-        if (r.right > box.right + 1 || r.left < box.left - 1) out.push(`${name(e)} is outside its card ${name(card).slice(0, 40)}: ${Math.round(r.left)}..${Math.round(r.right)} vs ${Math.round(box.left)}..${Math.round(box.right)}`);
+        if (r.right > box.right + 1 || r.left < box.left - 1)
+          out.push(
+            `${name(e)} is outside its card ${name(card).slice(0, 40)}: ${Math.round(r.left)}..${Math.round(r.right)} vs ${Math.round(box.left)}..${Math.round(box.right)}`,
+          );
         const style = getComputedStyle(e);
-        if (/(auto|scroll)/.test(style.overflowX) && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)} scrolls sideways: ${e.scrollWidth} > ${e.clientWidth}`);
+        if (/(auto|scroll)/.test(style.overflowX) && e.scrollWidth > e.clientWidth + 1)
+          out.push(`${name(e)} scrolls sideways: ${e.scrollWidth} > ${e.clientWidth}`);
       }
     }
     return out;
@@ -208,11 +261,33 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // evaluate() runs outside the page's CSP, which (rightly) refuses inline scripts.
   await page.evaluate(await axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: Document,
+            o: object,
+          ): Promise<{
+            violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+          }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, target: v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ') }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      target: v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', '),
+    }));
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.target})`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.target})`);
 }
 
-export const screenshot = (page: Page, name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+export const screenshot = (page: Page, name: string) =>
+  page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });

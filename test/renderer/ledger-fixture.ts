@@ -10,7 +10,13 @@ import { sampleRecords } from '../main/usage-fixture.js';
 
 export async function openSampleLedger(dir: string, opts: { now?: number; count?: number } = {}): Promise<UsageLedger> {
   const now = opts.now ?? Date.now();
-  const ledger = UsageLedger.open({ dataDir: join(dir, 'usage'), retentionDays: 90, maxMb: 64, captureBodies: true, captureCount: 50 });
+  const ledger = UsageLedger.open({
+    dataDir: join(dir, 'usage'),
+    retentionDays: 90,
+    maxMb: 64,
+    captureBodies: true,
+    captureCount: 50,
+  });
   for (const row of sampleRecords(now, opts.count)) ledger.record(row);
   ledger.flush();
   return ledger;
@@ -34,7 +40,15 @@ export async function realRequests(port: number, sim: Simulator): Promise<string
   sim.knobs.quotaHeaders = quotaHeaders();
   const ids: string[] = [];
   for (const path of ['/v1/messages', '/api/v1/messages']) {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] }) });
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 32,
+        messages: [{ role: 'user', content: 'Hello' }],
+      }),
+    });
     await res.text();
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
     ids.push(res.headers.get('x-request-id') ?? '');

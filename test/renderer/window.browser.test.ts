@@ -9,11 +9,23 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
-import { chromiumPath, get, haveChromium, layoutProblems, refuses, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import {
+  chromiumPath,
+  get,
+  haveChromium,
+  layoutProblems,
+  refuses,
+  screenshot,
+  showTab,
+  startHarness,
+  type Harness,
+} from './harness.js';
 
-if (!haveChromium) console.warn(`[window.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`[window.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
-const cells = (page: Page, body: string) => page.$$eval(`${body} tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+const cells = (page: Page, body: string) =>
+  page.$$eval(`${body} tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
 
 describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy', () => {
   let h: Harness;
@@ -57,36 +69,64 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
   it('health: the login expiry is shown while logged in, and no gap opens under the Health card', async () => {
     // The CLI credential file of this test expires in 5 hours.
     await expect.poll(() => page.textContent('#login-expiry')).toMatch(/^in (4 h 5\d|5 h 0) min \(/);
-    const gap = await page.evaluate(() => document.getElementById('metrics')!.getBoundingClientRect().top - document.getElementById('health')!.getBoundingClientRect().bottom);
+    const gap = await page.evaluate(
+      () =>
+        document.getElementById('metrics')!.getBoundingClientRect().top -
+        document.getElementById('health')!.getBoundingClientRect().bottom,
+    );
     expect(gap).toBeLessThanOrEqual(24);
   });
 
   it('recent requests fit their card (no cut "Durat"), an unmatched path is not called "unmatched"', async () => {
     const long = `/respapi/a-rather-long-session-name-that-goes-on-${'x'.repeat(40)}/responses`;
-    await fetch(`http://127.0.0.1:${port}${long}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] }) });
+    await fetch(`http://127.0.0.1:${port}${long}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'rm-4', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     await expect.poll(async () => (await cells(page, '#requests')).length, { timeout: 5000 }).toBe(6);
     const rows = await cells(page, '#requests');
     expect(rows.some((r) => r[1].includes('unmatched'))).toBe(false);
     // The path the client asked for, not the metrics' `unmatched` label.
     expect(rows.some((r) => r[1] === 'GET /no/such/route' && r[4] === '404')).toBe(true);
-    expect(await page.$$eval('#recent th', (ths) => ths.map((th) => th.textContent))).toEqual(['Time', 'Request', 'Mode', 'Model', 'Status', 'Duration', 'Tokens in / out']);
-    for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
+    expect(await page.$$eval('#recent th', (ths) => ths.map((th) => th.textContent))).toEqual([
+      'Time',
+      'Request',
+      'Mode',
+      'Model',
+      'Status',
+      'Duration',
+      'Tokens in / out',
+    ]);
+    for (const size of [
+      { width: 800, height: 600 },
+      { width: 1280, height: 800 },
+    ]) {
       await page.setViewportSize(size);
       expect(await layoutProblems(page)).toEqual([]);
       // Every header cell shows its whole text (a cut one has a scrollWidth beyond its box).
-      expect(await page.$$eval('#recent th', (ths) => ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent))).toEqual([]);
+      expect(
+        await page.$$eval('#recent th', (ths) =>
+          ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent),
+        ),
+      ).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('the chart spans the uptime, not ten empty minutes, and its legend has no "--" and does not wrap', async () => {
     const span = Number(await page.getAttribute('#chart', 'data-span-seconds'));
-    const uptime = Number(/(\d+)s$/.exec((await page.textContent('#uptime')) ?? '')?.[1]) + 60 * Number(/(\d+)m/.exec((await page.textContent('#uptime')) ?? '')?.[1]);
+    const uptime =
+      Number(/(\d+)s$/.exec((await page.textContent('#uptime')) ?? '')?.[1]) +
+      60 * Number(/(\d+)m/.exec((await page.textContent('#uptime')) ?? '')?.[1]);
     expect(span).toBeLessThanOrEqual(uptime + 20);
     expect(await page.textContent('#metrics')).not.toContain('--');
     for (const width of [800, 1280]) {
       await page.setViewportSize({ width, height: 800 });
-      const legend = await page.$eval('#chart-legend', (e) => ({ h: e.getBoundingClientRect().height, items: [...e.children].map((li) => li.getBoundingClientRect().top) }));
+      const legend = await page.$eval('#chart-legend', (e) => ({
+        h: e.getBoundingClientRect().height,
+        items: [...e.children].map((li) => li.getBoundingClientRect().top),
+      }));
       expect(new Set(legend.items).size).toBe(1);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -98,13 +138,21 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     const chat = await get(port, '/v1/messages', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
     });
     expect(chat.status).toBe(200);
     await chat.arrayBuffer();
-    await expect.poll(() => page.textContent('#cli-pool'), { timeout: 10_000 }).toMatch(/^1 ready \(\d+ MB\) · 0\/1 chats warm$/);
+    await expect
+      .poll(() => page.textContent('#cli-pool'), { timeout: 10_000 })
+      .toMatch(/^1 ready \(\d+ MB\) · 0\/1 chats warm$/);
     // The chat's process stays for a follow-up turn (docs/tool-mode.md "Live conversations").
-    await expect.poll(() => page.textContent('#cli-live'), { timeout: 10_000 }).toMatch(/^1 of 4 \(\d+ MB\): 1 waiting$/);
+    await expect
+      .poll(() => page.textContent('#cli-live'), { timeout: 10_000 })
+      .toMatch(/^1 of 4 \(\d+ MB\): 1 waiting$/);
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-overview-cli-pool-1280x800-light');
     const small = await h.open({ width: 800, height: 600, colorScheme: 'dark' });
@@ -124,13 +172,15 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect((await ask()).status).toBe(200);
     expect((await ask()).status).toBe(200);
     const row = async () => (await cells(page, '#session-rows')).filter((r) => r[0] === 'window-session');
-    await expect.poll(row, { timeout: 5000 }).toEqual([['window-session', '2', expect.any(String), expect.any(String), 'End']]);
+    await expect
+      .poll(row, { timeout: 5000 })
+      .toEqual([['window-session', '2', expect.any(String), expect.any(String), 'End']]);
     await page.click('#session-rows tr:has-text("window-session") button');
     await expect.poll(row, { timeout: 5000 }).toEqual([]);
     expect(h.controller.sessions().some((s) => s.id === 'window-session')).toBe(false);
   });
 
-  it('refuses port 70000 with one message, in the window\'s own words, and keeps the proxy where it was', async () => {
+  it("refuses port 70000 with one message, in the window's own words, and keeps the proxy where it was", async () => {
     await showTab(page, 'settings');
     await page.fill('#port', '70000');
     await expect.poll(() => page.textContent('#port-hint')).toBe('Choose a port from 1 to 65535');
@@ -172,7 +222,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     const next = await freePort();
     await page.fill('#port', String(next));
     await page.click('#apply');
-    await expect.poll(() => page.textContent('#settings-message'), { timeout: 10_000 }).toBe(`Settings applied. The proxy is running on http://127.0.0.1:${next}.`);
+    await expect
+      .poll(() => page.textContent('#settings-message'), { timeout: 10_000 })
+      .toBe(`Settings applied. The proxy is running on http://127.0.0.1:${next}.`);
     expect(await page.textContent('#port-error')).toBe('');
     expect((await get(next)).status).toBe(200);
     expect(await refuses(port)).toBe(true);
@@ -219,7 +271,10 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await page.uncheck('input[name=modes][value=respapi]');
     await page.click('#apply');
     await expect.poll(() => page.textContent('#settings-message'), { timeout: 10_000 }).toContain('Settings applied');
-    expect(h.controller.getSettings()).toMatchObject({ corsOrigins: ['http://localhost:3000'], modes: ['tool', 'direct'] });
+    expect(h.controller.getSettings()).toMatchObject({
+      corsOrigins: ['http://localhost:3000'],
+      modes: ['tool', 'direct'],
+    });
     const res = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { origin: 'http://localhost:3000' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
   });
@@ -265,34 +320,57 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     // Base URLs of the modes that are on (response API was switched off above), each with its own Copy.
     const urls = await page.$$eval('#base-url-list code', (cs) => cs.map((c) => c.textContent));
     // Each as the SDK it is labelled for takes it: the native SDKs add /v1 themselves.
-    expect(urls).toEqual([`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}/compat/v1`, `http://127.0.0.1:${port}/api`, `http://127.0.0.1:${port}/api/v1`]);
+    expect(urls).toEqual([
+      `http://127.0.0.1:${port}`,
+      `http://127.0.0.1:${port}/compat/v1`,
+      `http://127.0.0.1:${port}/api`,
+      `http://127.0.0.1:${port}/api/v1`,
+    ]);
     await page.click(`#base-url-list li:has-text("/compat/v1") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(`http://127.0.0.1:${port}/compat/v1`);
     // The live catalog: the simulator lists a model the built-in list does not have, with its context length.
-    await expect.poll(() => page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? '')), { timeout: 10_000 }).toContain('assistant-sonnet-4-7');
+    await expect
+      .poll(() => page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? '')), { timeout: 10_000 })
+      .toContain('assistant-sonnet-4-7');
     const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
     expect(models).toEqual(h.controller.status().models);
     expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-7") .note')).toBe('1M context');
     expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-6") .note')).toBe('200K context');
-    expect(await page.textContent('#model-catalog')).toMatch(/^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+    expect(await page.textContent('#model-catalog')).toMatch(
+      /^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
+    );
     await page.click(`#model-list li:has-text("${models[1]}") button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
     // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
-    expect(await page.$$eval('#snippet-mode option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['tool', 'direct']);
+    expect(await page.$$eval('#snippet-mode option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
+      'tool',
+      'direct',
+    ]);
     await page.selectOption('#snippet-select', 'opencode');
-    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/v1`);
+    expect(
+      JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL,
+    ).toBe(`http://127.0.0.1:${port}/v1`);
     await page.selectOption('#snippet-mode', 'direct');
-    expect(JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL).toBe(`http://127.0.0.1:${port}/api/v1`);
+    expect(
+      JSON.parse((await page.textContent('#snippet-text')) ?? '').provider['assistant-proxy'].options.baseURL,
+    ).toBe(`http://127.0.0.1:${port}/api/v1`);
     await page.selectOption('#snippet-select', 'cline');
-    expect(await page.textContent('#snippet-text')).toMatch(new RegExp(`^cline auth -p openai -k dummy -m assistant-sonnet-4-7 -b http://127\\.0\\.0\\.1:${port}/api/v1$`));
+    expect(await page.textContent('#snippet-text')).toMatch(
+      new RegExp(`^cline auth -p openai -k dummy -m assistant-sonnet-4-7 -b http://127\\.0\\.0\\.1:${port}/api/v1$`),
+    );
     expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
     await page.click('#copy-snippet');
     await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);
-    for (const size of [{ width: 800, height: 600 }, { width: 1280, height: 800 }]) {
+    for (const size of [
+      { width: 800, height: 600 },
+      { width: 1280, height: 800 },
+    ]) {
       await page.setViewportSize(size);
       for (const mode of ['tool', 'direct']) {
         await page.selectOption('#snippet-mode', mode);
-        for (const option of await page.$$eval('#snippet-select option', (os) => os.map((o) => (o as HTMLOptionElement).value))) {
+        for (const option of await page.$$eval('#snippet-select option', (os) =>
+          os.map((o) => (o as HTMLOptionElement).value),
+        )) {
           await page.selectOption('#snippet-select', option);
           expect(await layoutProblems(page), `${mode} ${option}`).toEqual([]);
         }
@@ -313,8 +391,16 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     h.logger.warn({ detail: `upstream said ${secret}` }, 'a warning with a token in it');
     await get(port, '/v1/models');
     const lines = () => page.$$eval('#log-lines .log-line', (ls) => ls.map((l) => l.textContent ?? ''));
-    await expect.poll(async () => (await lines()).some((l) => /INFO\s*GET \/v1\/models 200 \d+ ms/.test(l) && l.includes('requestId=req_')), { timeout: 5000 }).toBe(true);
-    await expect.poll(async () => (await lines()).some((l) => l.includes('WARN') && l.includes('a warning with a token in it'))).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await lines()).some((l) => /INFO\s*GET \/v1\/models 200 \d+ ms/.test(l) && l.includes('requestId=req_')),
+        { timeout: 5000 },
+      )
+      .toBe(true);
+    await expect
+      .poll(async () => (await lines()).some((l) => l.includes('WARN') && l.includes('a warning with a token in it')))
+      .toBe(true);
     expect((await page.textContent('#log-lines')) ?? '').not.toContain(secret);
     await screenshot(page, 'window-log-live-1280x800-light');
     // Level filter: warnings and errors only.
@@ -350,7 +436,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
       await showTab(page, 'diagnose');
       await page.click('#diagnose-run');
       await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
-      const checks = await page.$$eval('#diagnose-checks li', (lis) => lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']));
+      const checks = await page.$$eval('#diagnose-checks li', (lis) =>
+        lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']),
+      );
       expect(checks.map((c) => [c[0], c[1]])).toEqual([
         ['cli', 'pass'],
         ['login', 'pass'],
@@ -362,7 +450,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
       expect(await layoutProblems(page)).toEqual([]);
       await screenshot(page, 'window-diagnose-report-1280x800-light');
       await page.click('#diagnose-copy');
-      await expect.poll(() => h.copied.at(-1) ?? '').toContain("[FAIL] Direct mode's credentials accepted by the provider (direct)");
+      await expect
+        .poll(() => h.copied.at(-1) ?? '')
+        .toContain("[FAIL] Direct mode's credentials accepted by the provider (direct)");
       expect(h.copied.at(-1)).toContain('1 check failed.');
       expect(h.copied.at(-1)).not.toMatch(/sk-ant-o[ar]t01-window/);
     } finally {
@@ -372,7 +462,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
 
   it('the tray\'s "Diagnose…" shows the Diagnose tab and runs it', async () => {
     await showTab(page, 'overview');
-    await page.evaluate(() => (window as unknown as { __show(w: unknown): void }).__show({ panel: 'diagnose', run: true }));
+    await page.evaluate(() =>
+      (window as unknown as { __show(w: unknown): void }).__show({ panel: 'diagnose', run: true }),
+    );
     expect(await page.getAttribute('#tab-diagnose', 'aria-selected')).toBe('true');
     expect(await page.isVisible('#panel-diagnose')).toBe(true);
     await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toBe('All checks passed.');
@@ -385,7 +477,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     await showTab(page, 'diagnose');
     await page.click('#diagnose-run');
     await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
-    const checks = await page.$$eval('#diagnose-checks li', (lis) => lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']));
+    const checks = await page.$$eval('#diagnose-checks li', (lis) =>
+      lis.map((li) => [(li as HTMLElement).dataset.check, (li as HTMLElement).dataset.status, li.textContent ?? '']),
+    );
     expect(checks.map((c) => [c[0], c[1]])).toEqual([
       ['cli', 'pass'],
       ['login', 'pass'],
@@ -395,7 +489,9 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     ]);
     expect(checks[4][2]).toContain('NOT SET UP');
     expect(checks[4][2]).toContain('To use it: Log in with the response-API CLI');
-    expect(await page.textContent('#diagnose-message')).toBe('All checks passed. A mode that is not set up says how to set it up below.');
+    expect(await page.textContent('#diagnose-message')).toBe(
+      'All checks passed. A mode that is not set up says how to set it up below.',
+    );
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-diagnose-not-set-up-1280x800-light');
   }, 40_000);

@@ -10,9 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UsageLedger } from '../../src/proxy/usage/index.js';
 import { openSampleLedger, realRequests } from './ledger-fixture.js';
-import { axeViolations, chromiumPath, get, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import {
+  axeViolations,
+  chromiumPath,
+  get,
+  haveChromium,
+  layoutProblems,
+  screenshot,
+  showTab,
+  startHarness,
+  type Harness,
+} from './harness.js';
 
-if (!haveChromium) console.warn(`[window.layout.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`[window.layout.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
 const tabs = ['overview', 'usage', 'log', 'diagnose', 'connect', 'settings'] as const;
 const sizes = [
@@ -46,31 +57,37 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
 
   for (const theme of themes) {
     for (const size of sizes) {
-      it(`${size.width}×${size.height} ${theme}: every tab fits, passes axe and is screenshotted`, { timeout: 60_000 }, async () => {
-        const page = await h.open({ ...size, colorScheme: theme });
-        try {
-          const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-          // The theme follows the OS: a dark page in dark mode, a light one in light mode.
-          const [r, g, b] = (bg.match(/\d+/g) ?? []).map(Number);
-          expect((r + g + b) / 3 > 128 ? 'light' : 'dark').toBe(theme);
-          await expect.poll(() => page.textContent('#state')).toBe('Running');
-          for (const tab of tabs) {
-            await showTab(page, tab);
-            if (tab === 'diagnose') {
-              await page.click('#diagnose-run');
-              await expect.poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 }).toMatch(/passed|failed/);
+      it(
+        `${size.width}×${size.height} ${theme}: every tab fits, passes axe and is screenshotted`,
+        { timeout: 60_000 },
+        async () => {
+          const page = await h.open({ ...size, colorScheme: theme });
+          try {
+            const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+            // The theme follows the OS: a dark page in dark mode, a light one in light mode.
+            const [r, g, b] = (bg.match(/\d+/g) ?? []).map(Number);
+            expect((r + g + b) / 3 > 128 ? 'light' : 'dark').toBe(theme);
+            await expect.poll(() => page.textContent('#state')).toBe('Running');
+            for (const tab of tabs) {
+              await showTab(page, tab);
+              if (tab === 'diagnose') {
+                await page.click('#diagnose-run');
+                await expect
+                  .poll(() => page.textContent('#diagnose-message'), { timeout: 20_000 })
+                  .toMatch(/passed|failed/);
+              }
+              await page.waitForTimeout(tab === 'overview' ? 1200 : 300);
+              const problems = await layoutProblems(page);
+              expect(problems, `${tab}: ${problems.join('; ')}`).toEqual([]);
+              const violations = await axeViolations(page);
+              expect(violations, `${tab}: ${violations.join('; ')}`).toEqual([]);
+              await screenshot(page, `window-${tab}-${size.width}x${size.height}-${theme}`);
             }
-            await page.waitForTimeout(tab === 'overview' ? 1200 : 300);
-            const problems = await layoutProblems(page);
-            expect(problems, `${tab}: ${problems.join('; ')}`).toEqual([]);
-            const violations = await axeViolations(page);
-            expect(violations, `${tab}: ${violations.join('; ')}`).toEqual([]);
-            await screenshot(page, `window-${tab}-${size.width}x${size.height}-${theme}`);
+          } finally {
+            await page.context().close();
           }
-        } finally {
-          await page.context().close();
-        }
-      });
+        },
+      );
     }
   }
 
@@ -99,14 +116,21 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
 
 /** Presses Tab until focus leaves the page; returns the visible controls of the panel it never reached, or reached without a focus ring. */
 async function tabThrough(page: Page, tab: string): Promise<string[]> {
-  const wanted: string[] = await page.$$eval(`#panel-${tab} :is(button, input, select, textarea, [tabindex="0"]), .topbar button`, (els) =>
-    els
-      // A radio group is one tab stop (arrow keys move inside it): only its checked radio is expected.
-      .filter((e) => (e as HTMLElement).offsetParent !== null && !(e as HTMLButtonElement).disabled && !((e as HTMLInputElement).type === 'radio' && !(e as HTMLInputElement).checked))
-      .map((e, i) => {
-        (e as HTMLElement).dataset.kbd = String(i);
-        return String(i);
-      }),
+  const wanted: string[] = await page.$$eval(
+    `#panel-${tab} :is(button, input, select, textarea, [tabindex="0"]), .topbar button`,
+    (els) =>
+      els
+        // A radio group is one tab stop (arrow keys move inside it): only its checked radio is expected.
+        .filter(
+          (e) =>
+            (e as HTMLElement).offsetParent !== null &&
+            !(e as HTMLButtonElement).disabled &&
+            !((e as HTMLInputElement).type === 'radio' && !(e as HTMLInputElement).checked),
+        )
+        .map((e, i) => {
+          (e as HTMLElement).dataset.kbd = String(i);
+          return String(i);
+        }),
   );
   const reached = new Set<string>();
   const noRing: string[] = [];
@@ -123,7 +147,17 @@ async function tabThrough(page: Page, tab: string): Promise<string[]> {
     if (info.kbd !== undefined) reached.add(info.kbd);
     if (!info.ring) noRing.push(`no focus ring: ${info.name}`);
   }
-  const missed = await page.$$eval('[data-kbd]', (els, r) => els.filter((e) => !r.includes((e as HTMLElement).dataset.kbd ?? '')).map((e) => `not reached: ${e.tagName} ${e.id} ${(e as HTMLElement).getAttribute('aria-label') ?? e.textContent?.slice(0, 20)}`), [...reached]);
+  const missed = await page.$$eval(
+    '[data-kbd]',
+    (els, r) =>
+      els
+        .filter((e) => !r.includes((e as HTMLElement).dataset.kbd ?? ''))
+        .map(
+          (e) =>
+            `not reached: ${e.tagName} ${e.id} ${(e as HTMLElement).getAttribute('aria-label') ?? e.textContent?.slice(0, 20)}`,
+        ),
+    [...reached],
+  );
   await page.$$eval('[data-kbd]', (els) => els.forEach((e) => delete (e as HTMLElement).dataset.kbd));
   return [...missed, ...new Set(noRing)];
 }

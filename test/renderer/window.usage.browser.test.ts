@@ -12,10 +12,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UsageLedger } from '../../src/proxy/usage/index.js';
 import { rangeStart } from '../../src/renderer/usage-view.js';
-import { chromiumPath, haveChromium, layoutProblems, screenshot, showTab, startHarness, type Harness } from './harness.js';
+import {
+  chromiumPath,
+  haveChromium,
+  layoutProblems,
+  screenshot,
+  showTab,
+  startHarness,
+  type Harness,
+} from './harness.js';
 import { openSampleLedger, realRequests } from './ledger-fixture.js';
 
-if (!haveChromium) console.warn(`[window.usage.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
+if (!haveChromium)
+  console.warn(`[window.usage.browser.test] skipped: ${chromiumPath} is not installed (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)('usage tab', () => {
   let h: Harness;
@@ -36,7 +45,11 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     realIds.push(...(await realRequests(h.port, h.sim)));
     ledger.flush();
     captured = all().find((r) => r.outcome === 'ok' && r.mode === 'tool' && !realIds.includes(r.requestId))!.requestId;
-    ledger.capture(captured, { request: { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'Hello' }] }, response: { content: [{ type: 'text', text: 'Hi!' }] }, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ant-oat01-must-not-show-0123456789' } });
+    ledger.capture(captured, {
+      request: { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'Hello' }] },
+      response: { content: [{ type: 'text', text: 'Hi!' }] },
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ant-oat01-must-not-show-0123456789' },
+    });
     page = await h.open({ width: 1280, height: 800 });
     await showTab(page, 'usage');
   });
@@ -51,7 +64,14 @@ describe.skipIf(!haveChromium)('usage tab', () => {
 
   it('the requests made through the proxy are in the history, as the pipeline recorded them', async () => {
     await expect.poll(() => page.locator(`#history-rows tr[data-request-id="${realIds[0]}"]`).count()).toBe(1);
-    const rows = await page.$$eval('#history-rows tr', (trs, ids) => trs.filter((tr) => ids.includes((tr as HTMLElement).dataset.requestId ?? '')).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')), realIds);
+    const rows = await page.$$eval(
+      '#history-rows tr',
+      (trs, ids) =>
+        trs
+          .filter((tr) => ids.includes((tr as HTMLElement).dataset.requestId ?? ''))
+          .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      realIds,
+    );
     expect(rows.map((r) => [r[1], r[2], r[4]])).toEqual([
       ['POST /api/v1/messages', 'direct', '200 ok'],
       ['POST /v1/messages', 'tool', '200 ok'],
@@ -77,7 +97,9 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await expect.poll(() => page.getAttribute('#usage-daily', 'data-bars')).toBe('30');
     await page.click('#usage [data-by="mode"]');
     const expected = ledger.summary(rangeStart('30d', Date.now()), Date.now(), 'mode');
-    await expect.poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(expected.rows.map((r) => r.key));
+    await expect
+      .poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent)))
+      .toEqual(expected.rows.map((r) => r.key));
     expect(await text('#usage-key-head')).toBe('Mode');
     expect(await page.getAttribute('#usage [data-by="mode"]', 'aria-pressed')).toBe('true');
     expect(await layoutProblems(page)).toEqual([]);
@@ -85,7 +107,13 @@ describe.skipIf(!haveChromium)('usage tab', () => {
   });
 
   it("quota windows from the simulator's headers: used share, reset countdown and the elapsed-time marker", async () => {
-    const items = await page.$$eval('#quota-list li', (lis) => lis.map((li) => ({ text: li.textContent ?? '', fill: (li.querySelector('.fill') as HTMLElement).style.width, mark: (li.querySelector('.elapsed') as HTMLElement | null)?.style.left ?? null })));
+    const items = await page.$$eval('#quota-list li', (lis) =>
+      lis.map((li) => ({
+        text: li.textContent ?? '',
+        fill: (li.querySelector('.fill') as HTMLElement).style.width,
+        mark: (li.querySelector('.elapsed') as HTMLElement | null)?.style.left ?? null,
+      })),
+    );
     expect(items).toHaveLength(2);
     expect(items[0].text).toContain('5-hour window · direct mode');
     expect(items[0].text).toContain('18 % used');
@@ -102,11 +130,26 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     // Real answers in each lane: the plan, then extra usage, with the 5-hour window 60 % used two hours in.
     const now = Date.now();
     const reset = Math.round((now + 3 * 3_600_000) / 1000);
-    h.sim.knobs.quotaHeaders = { 'anthropic-ratelimit-unified-5h-utilization': '0.6', 'anthropic-ratelimit-unified-5h-reset': String(reset), 'anthropic-ratelimit-unified-5h-status': 'allowed_warning' };
+    h.sim.knobs.quotaHeaders = {
+      'anthropic-ratelimit-unified-5h-utilization': '0.6',
+      'anthropic-ratelimit-unified-5h-reset': String(reset),
+      'anthropic-ratelimit-unified-5h-status': 'allowed_warning',
+    };
     let extraId = '';
-    for (const [inUse, agent] of [[false, 'curl/8.5.0'], [true, 'OpenAI/JS 4.0.0']] as const) {
+    for (const [inUse, agent] of [
+      [false, 'curl/8.5.0'],
+      [true, 'OpenAI/JS 4.0.0'],
+    ] as const) {
       h.sim.knobs.overage = { inUse, utilization: inUse ? 0.04 : 0 };
-      const res = await fetch(`http://127.0.0.1:${h.port}/api/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': agent }, body: JSON.stringify({ model: 'assistant-sonnet-4-20250514', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] }) });
+      const res = await fetch(`http://127.0.0.1:${h.port}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': agent },
+        body: JSON.stringify({
+          model: 'assistant-sonnet-4-20250514',
+          max_tokens: 32,
+          messages: [{ role: 'user', content: 'Hello' }],
+        }),
+      });
       await res.text();
       if (inUse) extraId = res.headers.get('x-request-id') ?? '';
     }
@@ -116,19 +159,31 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     await page.click('#usage [data-range="today"]');
     await page.click('#usage [data-by="lane"]');
     const expected = ledger.summary(rangeStart('today', Date.now()), Date.now(), 'lane');
-    await expect.poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(expected.rows.map((r) => r.key));
+    await expect
+      .poll(() => page.$$eval('#usage-rows tr td:first-child', (tds) => tds.map((td) => td.textContent)))
+      .toEqual(expected.rows.map((r) => r.key));
     expect(expected.rows.map((r) => r.key)).toEqual(expect.arrayContaining(['plan', 'extra_usage']));
     expect(await text('#usage-key-head')).toBe('Lane');
-    const five = await page.$$eval('#quota-list li', (lis) => lis.map((li) => li.textContent ?? '').filter((t) => t.includes('5-hour window')));
+    const five = await page.$$eval('#quota-list li', (lis) =>
+      lis.map((li) => li.textContent ?? '').filter((t) => t.includes('5-hour window')),
+    );
     expect(five[0]).toContain('60 % used');
     expect(five[0]).toMatch(/at this pace about 150 % by the reset: the limit at \d\d:\d\d/);
-    expect((await page.$$eval('#quota-list li', (lis) => lis.map((li) => li.textContent ?? ''))).some((t) => t.startsWith('Extra usage'))).toBe(true);
+    expect(
+      (await page.$$eval('#quota-list li', (lis) => lis.map((li) => li.textContent ?? ''))).some((t) =>
+        t.startsWith('Extra usage'),
+      ),
+    ).toBe(true);
     const clients = await page.$$eval('#window-clients li .name', (els) => els.map((e) => e.textContent));
     expect(clients).toEqual(expect.arrayContaining(['curl', 'openai-js']));
     expect(await text('#window-clients-title')).toBe('This 5-hour window by client');
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-usage-lanes-pace-1280x800-light');
-    for (const [width, height, colorScheme] of [[800, 600, 'dark'], [1280, 800, 'dark'], [800, 600, 'light']] as const) {
+    for (const [width, height, colorScheme] of [
+      [800, 600, 'dark'],
+      [1280, 800, 'dark'],
+      [800, 600, 'light'],
+    ] as const) {
       const p = await h.open({ width, height, colorScheme });
       await showTab(p, 'usage');
       await p.click('#usage [data-by="client"]');
@@ -150,20 +205,31 @@ describe.skipIf(!haveChromium)('usage tab', () => {
 
   it('history: filters, paging and the inspector (bodies only where captured)', async () => {
     await page.selectOption('#history-outcome', 'upstream_error');
-    await expect.poll(async () => (await page.$$eval('#history-rows tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent ?? ''))).every((t) => t.endsWith('upstream error'))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await page.$$eval('#history-rows tr td:nth-child(5)', (tds) => tds.map((td) => td.textContent ?? ''))).every(
+          (t) => t.endsWith('upstream error'),
+        ),
+      )
+      .toBe(true);
     const failing = all().filter((r) => r.outcome === 'upstream_error');
     expect(await page.locator('#history-rows tr').count()).toBe(Math.min(50, failing.length));
     await page.selectOption('#history-outcome', '');
     await page.selectOption('#history-mode', 'tool');
     await expect.poll(() => page.locator('#history-rows tr').count()).toBe(50);
-    expect((await page.$$eval('#history-rows tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent))).every((m) => m === 'tool')).toBe(true);
+    expect(
+      (await page.$$eval('#history-rows tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent))).every(
+        (m) => m === 'tool',
+      ),
+    ).toBe(true);
     await page.click('#history-more');
     await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(50);
 
     await page.selectOption('#history-mode', '');
     const rec = all().find((r) => r.requestId === captured)!;
     await expect.poll(() => page.locator('#history-rows tr').count()).toBe(50);
-    while ((await page.locator(`#history-rows tr[data-request-id="${captured}"]`).count()) === 0) await page.click('#history-more');
+    while ((await page.locator(`#history-rows tr[data-request-id="${captured}"]`).count()) === 0)
+      await page.click('#history-more');
     await page.click(`#history-rows tr[data-request-id="${captured}"] button`);
     await expect.poll(() => text('#inspector-title')).toBe(`Request ${captured}`);
     const fields = await text('#inspector-fields');

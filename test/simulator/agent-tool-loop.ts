@@ -44,7 +44,9 @@ export function bareToolName(name: string): string {
 }
 
 function normalise(name: string): string {
-  return bareToolName(name).toLowerCase().replace(/[^a-z]/g, '');
+  return bareToolName(name)
+    .toLowerCase()
+    .replace(/[^a-z]/g, '');
 }
 
 const readNames = ['read', 'readfile', 'readfiles', 'view', 'readtextfile', 'fileread'];
@@ -56,7 +58,13 @@ export function findReadTool(tools: ToolDef[]): ToolDef | undefined {
     const hit = tools.find((t) => normalise(t.name) === wanted && readInput(t, '/x') !== undefined);
     if (hit) return hit;
   }
-  return tools.find((t) => /read/.test(normalise(t.name)) && /file/.test(normalise(t.name)) && !/many|multi|dir/.test(normalise(t.name)) && readInput(t, '/x') !== undefined);
+  return tools.find(
+    (t) =>
+      /read/.test(normalise(t.name)) &&
+      /file/.test(normalise(t.name)) &&
+      !/many|multi|dir/.test(normalise(t.name)) &&
+      readInput(t, '/x') !== undefined,
+  );
 }
 
 /** The string property that names a file: path, file_path, filePath, absolute_path, target_file, uri... */
@@ -79,9 +87,11 @@ export function readInput(tool: ToolDef, path: string): Record<string, unknown> 
   if (key) return { ...requiredDefaults(schema, key), [key]: path };
   for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
     if (prop?.type !== 'array') continue;
-    if (prop.items?.type === 'string' && /path|file/i.test(name)) return { ...requiredDefaults(schema, name), [name]: [path] };
+    if (prop.items?.type === 'string' && /path|file/i.test(name))
+      return { ...requiredDefaults(schema, name), [name]: [path] };
     const inner = prop.items?.type === 'object' ? pathKey(prop.items) : undefined;
-    if (inner) return { ...requiredDefaults(schema, name), [name]: [{ ...requiredDefaults(prop.items, inner), [inner]: path }] };
+    if (inner)
+      return { ...requiredDefaults(schema, name), [name]: [{ ...requiredDefaults(prop.items, inner), [inner]: path }] };
   }
   return undefined;
 }
@@ -106,7 +116,8 @@ export function shellInput(tool: ToolDef, path: string): Record<string, unknown>
 function completionTool(tools: ToolDef[]): { tool: ToolDef; param: string } | undefined {
   const tool = tools.find((t) => normalise(t.name) === 'attemptcompletion');
   const props = tool?.input_schema?.properties ?? {};
-  const param = Object.keys(props).find((k) => k === 'result') ?? Object.keys(props).find((k) => props[k]?.type === 'string');
+  const param =
+    Object.keys(props).find((k) => k === 'result') ?? Object.keys(props).find((k) => props[k]?.type === 'string');
   return tool && param ? { tool, param } : undefined;
 }
 
@@ -118,7 +129,16 @@ function requiredDefaults(schema: Schema | undefined, skip: string): Record<stri
   for (const key of required) {
     if (key === skip) continue;
     const type = props[key]?.type;
-    out[key] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? false : type === 'array' ? [] : type === 'object' ? {} : '';
+    out[key] =
+      type === 'number' || type === 'integer'
+        ? 1
+        : type === 'boolean'
+          ? false
+          : type === 'array'
+            ? []
+            : type === 'object'
+              ? {}
+              : '';
   }
   return out;
 }
@@ -133,7 +153,8 @@ function blocksOf(messages: unknown[], role: string): Block[] {
 
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b) => (typeof (b as Block)?.text === 'string' ? ((b as Block).text as string) : '')).join('');
+  if (Array.isArray(content))
+    return content.map((b) => (typeof (b as Block)?.text === 'string' ? ((b as Block).text as string) : '')).join('');
   return '';
 }
 
@@ -142,7 +163,11 @@ function toolUse(id: string, name: string, input: Record<string, unknown>): Plan
 }
 
 /** The plan of an agent's tool loop, or undefined when the knob is off or the request carries no tools. */
-export function planAgentToolLoop(body: Record<string, unknown>, knobs: SimulatorKnobs, nextToolId: () => string): ReplyPlan | undefined {
+export function planAgentToolLoop(
+  body: Record<string, unknown>,
+  knobs: SimulatorKnobs,
+  nextToolId: () => string,
+): ReplyPlan | undefined {
   const loop = knobs.agentToolLoop;
   const tools = Array.isArray(body.tools) ? (body.tools as ToolDef[]).filter((t) => typeof t?.name === 'string') : [];
   if (!loop || tools.length === 0) return undefined;
@@ -159,16 +184,36 @@ export function planAgentToolLoop(body: Record<string, unknown>, knobs: Simulato
   });
 
   const read = findReadTool(tools) ?? findShellTool(tools);
-  const readUse = uses.find((u) => typeof u.name === 'string' && read !== undefined && normalise(u.name) === normalise(read.name));
+  const readUse = uses.find(
+    (u) => typeof u.name === 'string' && read !== undefined && normalise(u.name) === normalise(read.name),
+  );
   if (!readUse) {
-    if (!read) return plan([{ type: 'text', pieces: splitText(`No read-file tool among: ${tools.map((t) => t.name).join(', ')}`) }], 'end_turn');
-    return plan([toolUse(nextToolId(), read.name, (readInput(read, loop.path) ?? shellInput(read, loop.path))!)], 'tool_use');
+    if (!read)
+      return plan(
+        [{ type: 'text', pieces: splitText(`No read-file tool among: ${tools.map((t) => t.name).join(', ')}`) }],
+        'end_turn',
+      );
+    return plan(
+      [toolUse(nextToolId(), read.name, (readInput(read, loop.path) ?? shellInput(read, loop.path))!)],
+      'tool_use',
+    );
   }
   const readResult = results.find((r) => r.tool_use_id === readUse.id);
-  if (!readResult) return plan([{ type: 'text', pieces: splitText(`The result of ${readUse.name} did not come back.`) }], 'end_turn');
+  if (!readResult)
+    return plan([{ type: 'text', pieces: splitText(`The result of ${readUse.name} did not come back.`) }], 'end_turn');
   const answer = `${loop.answerPrefix ?? 'The file says:'} ${resultText(readResult.content)}`;
   const done = completionTool(tools);
-  const completed = done && uses.some((u) => typeof u.name === 'string' && normalise(u.name) === normalise(done.tool.name));
-  if (done && !completed) return plan([toolUse(nextToolId(), done.tool.name, { ...requiredDefaults(done.tool.input_schema, done.param), [done.param]: answer })], 'tool_use');
+  const completed =
+    done && uses.some((u) => typeof u.name === 'string' && normalise(u.name) === normalise(done.tool.name));
+  if (done && !completed)
+    return plan(
+      [
+        toolUse(nextToolId(), done.tool.name, {
+          ...requiredDefaults(done.tool.input_schema, done.param),
+          [done.param]: answer,
+        }),
+      ],
+      'tool_use',
+    );
   return plan([{ type: 'text', pieces: splitText(answer) }], 'end_turn');
 }

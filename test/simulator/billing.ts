@@ -7,8 +7,10 @@ import type { RecordedRequest, SimulatorKnobs } from './types.js';
 const prefix = 'anthropic-ratelimit-unified';
 
 export const billingRefusalText = {
-  extra_usage_off: 'Third-party apps now draw from your extra usage, not your plan limits. Extra usage is turned off for this account; turn it on to keep using this app.',
-  cli_only_credential: 'This credential is only authorized for use with Claude Code and cannot be used for other API requests.',
+  extra_usage_off:
+    'Third-party apps now draw from your extra usage, not your plan limits. Extra usage is turned off for this account; turn it on to keep using this app.',
+  cli_only_credential:
+    'This credential is only authorized for use with Claude Code and cannot be used for other API requests.',
 } as const;
 
 /** The overage headers of knobs.overage (none when unset). */
@@ -44,7 +46,11 @@ function looksThirdParty(record: RecordedRequest, body: Record<string, unknown>)
 }
 
 /** The billing refusal due for this request, or undefined; counts `times` down like failWith. */
-export function billingRefusalDue(knobs: SimulatorKnobs, record: RecordedRequest, body: Record<string, unknown>): string | undefined {
+export function billingRefusalDue(
+  knobs: SimulatorKnobs,
+  record: RecordedRequest,
+  body: Record<string, unknown>,
+): string | undefined {
   const r = knobs.billingRefusal;
   if (!r) return undefined;
   if ((r.when ?? 'always') === 'third-party' && !looksThirdParty(record, body)) return undefined;

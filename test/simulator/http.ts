@@ -13,7 +13,12 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -44,7 +49,13 @@ export async function sendJsonChunked(
   const size = Math.ceil(bytes.length / Math.max(1, pieces));
   for (let at = 0, n = 0; at < bytes.length; at += size, n++) {
     if (n > 0 && opts.atHalfway && n >= pieces / 2) return opts.atHalfway();
-    if (n > 0 && !(await (opts.intervalMs ? pause(opts.intervalMs, res) : new Promise((r) => setImmediate(() => r(!res.destroyed)))))) return;
+    if (
+      n > 0 &&
+      !(await (opts.intervalMs
+        ? pause(opts.intervalMs, res)
+        : new Promise((r) => setImmediate(() => r(!res.destroyed)))))
+    )
+      return;
     res.write(bytes.subarray(at, at + size));
   }
   res.end();

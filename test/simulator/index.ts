@@ -152,19 +152,29 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     record.body = await readBody(req);
     record.json = parseJson(record.body);
     const drop = state.knobs.dropBeforeHeaders;
-    if (drop === true || (typeof drop === 'string' && (drop.endsWith('*') ? record.path.startsWith(drop.slice(0, -1)) : record.path === drop))) {
+    if (
+      drop === true ||
+      (typeof drop === 'string' &&
+        (drop.endsWith('*') ? record.path.startsWith(drop.slice(0, -1)) : record.path === drop))
+    ) {
       state.serverCut.add(res);
       res.socket?.destroy();
       return;
     }
     const route = routes[`${record.method} ${record.path}`];
     if (!route) {
-      sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `No route ${record.method} ${record.path}` } });
+      sendJson(res, 404, {
+        type: 'error',
+        error: { type: 'not_found_error', message: `No route ${record.method} ${record.path}` },
+      });
       return;
     }
     const isForm = (record.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded');
     if (record.body.length > 0 && record.json === undefined && !isForm) {
-      sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Request body is not valid JSON' } });
+      sendJson(res, 400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'Request body is not valid JSON' },
+      });
       return;
     }
     await route({ state, record, res });

@@ -22,7 +22,12 @@ import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext, type SimulatorKnobs } from './types.js';
 
 function baseHeaders(ctx: RouteContext): Record<string, string> {
-  return { 'request-id': `req_sim_${ctx.state.next('req')}`, ...rateLimitHeaders(), ...overageHeaders(ctx.state.knobs), ...ctx.state.knobs.quotaHeaders };
+  return {
+    'request-id': `req_sim_${ctx.state.next('req')}`,
+    ...rateLimitHeaders(),
+    ...overageHeaders(ctx.state.knobs),
+    ...ctx.state.knobs.quotaHeaders,
+  };
 }
 
 /** Answers 401 and returns false when the request carries no credential, or one the knobs do not accept. */
@@ -200,7 +205,8 @@ async function streamMessage(
       return;
     }
     if (step.delta && deltasSent > 0 && !(await pause(knobs.chunkIntervalMs, res))) return;
-    if (step.delta && deltasSent === 0 && knobs.firstDeltaDelayMs > 0 && !(await pause(knobs.firstDeltaDelayMs, res))) return;
+    if (step.delta && deltasSent === 0 && knobs.firstDeltaDelayMs > 0 && !(await pause(knobs.firstDeltaDelayMs, res)))
+      return;
     if (!writeSse(res, step.event, step.data)) return;
     if (step.delta) deltasSent++;
   }
@@ -208,7 +214,10 @@ async function streamMessage(
 }
 
 /** Applies a streamFault; shared with the response API, whose stream has the same faults. */
-export async function applyFault(ctx: RouteContext, fault: NonNullable<RouteContext['state']['knobs']['streamFault']>): Promise<void> {
+export async function applyFault(
+  ctx: RouteContext,
+  fault: NonNullable<RouteContext['state']['knobs']['streamFault']>,
+): Promise<void> {
   const { state, res } = ctx;
   switch (fault) {
     case 'truncate':
@@ -240,7 +249,11 @@ function displayName(suffix: string): string {
  * A model the provider lists and the profile's built-in list does not have: a model shipped after this build, which
  * the proxy must learn from the provider's list (docs/configuration.md "Models"). Newest of its family.
  */
-export const simulatorOnlyModel = { id: 'claude-sonnet-4-7', created: Date.UTC(2026, 10, 2) / 1000, maxInputTokens: 1_000_000 };
+export const simulatorOnlyModel = {
+  id: 'claude-sonnet-4-7',
+  created: Date.UTC(2026, 10, 2) / 1000,
+  maxInputTokens: 1_000_000,
+};
 
 type ListedModel = { type: 'model'; id: string; display_name: string; created_at: string; max_input_tokens?: number };
 
@@ -273,7 +286,12 @@ export async function handleModels(ctx: RouteContext): Promise<void> {
   const headers = baseHeaders(ctx);
   if (!checkAuth(ctx, headers)) return;
   const data = providerModels();
-  sendJson(ctx.res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }, headers);
+  sendJson(
+    ctx.res,
+    200,
+    { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+    headers,
+  );
 }
 
 /** POST /v1/messages/count_tokens: the prompt's tokens under the same rule a message is billed by (prompt-cache.ts). */
@@ -283,7 +301,13 @@ export async function handleCountTokens(ctx: RouteContext): Promise<void> {
   const headers = baseHeaders(ctx);
   if (!checkAuth(ctx, headers) || failIfAsked(ctx, headers)) return;
   const body = record.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+  if (
+    !body ||
+    typeof body !== 'object' ||
+    Array.isArray(body) ||
+    typeof body.model !== 'string' ||
+    !Array.isArray(body.messages)
+  ) {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }

@@ -30,7 +30,11 @@ interface Usage {
 }
 
 async function post(body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ model, max_tokens: 100, ...body }) });
+  return fetch(`${sim.url}/v1/messages`, {
+    method: 'POST',
+    headers: key,
+    body: JSON.stringify({ model, max_tokens: 100, ...body }),
+  });
 }
 
 async function usageOf(body: Record<string, unknown>): Promise<Usage> {
@@ -41,7 +45,9 @@ async function usageOf(body: Record<string, unknown>): Promise<Usage> {
 
 /** A system prompt of `n` tokens, cached with `ttl`. */
 const cachedSystem = (n: number, ttl?: '5m' | '1h') => [{ type: 'text', text: text(n), cache_control: eph(ttl) }];
-const ask = (n: number, cc?: ReturnType<typeof eph>) => [{ role: 'user', content: [{ type: 'text', text: text(n, 'q'), ...(cc ? { cache_control: cc } : {}) }] }];
+const ask = (n: number, cc?: ReturnType<typeof eph>) => [
+  { role: 'user', content: [{ type: 'text', text: text(n, 'q'), ...(cc ? { cache_control: cc } : {}) }] },
+];
 
 describe('prompt caching', () => {
   it('bills a request without breakpoints as plain input, counted at 4 bytes a token (count_tokens agrees)', async () => {
@@ -55,7 +61,11 @@ describe('prompt caching', () => {
     });
     // Nothing was written: the same request again reads nothing.
     expect((await usageOf(body)).cache_read_input_tokens).toBe(0);
-    const count = await fetch(`${sim.url}/v1/messages/count_tokens`, { method: 'POST', headers: key, body: JSON.stringify({ model, ...body }) });
+    const count = await fetch(`${sim.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ model, ...body }),
+    });
     expect(await count.json()).toEqual({ input_tokens: 1510 });
   });
 
@@ -67,14 +77,20 @@ describe('prompt caching', () => {
       cache_read_input_tokens: 0,
       cache_creation: { ephemeral_5m_input_tokens: 1500, ephemeral_1h_input_tokens: 0 },
     });
-    expect(await usageOf({ ...body, messages: ask(30) })).toMatchObject({ input_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 1500 });
+    expect(await usageOf({ ...body, messages: ask(30) })).toMatchObject({
+      input_tokens: 30,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 1500,
+    });
     const billed = sim.requests('/v1/messages').map((r) => r.billed?.cache_read_input_tokens);
     expect(billed).toEqual([0, 1500]);
   });
 
   it("never writes a prefix below the model's minimum: 1,024 tokens for most, 2,048 for haiku-class", async () => {
     expect((await usageOf({ system: cachedSystem(1000), messages: ask(10) })).cache_creation_input_tokens).toBe(0);
-    expect((await usageOf({ system: cachedSystem(1020), messages: ask(10, eph()) })).cache_creation_input_tokens).toBe(1030);
+    expect((await usageOf({ system: cachedSystem(1020), messages: ask(10, eph()) })).cache_creation_input_tokens).toBe(
+      1030,
+    );
     const haiku = { model: 'claude-3-5-haiku-20241022', system: cachedSystem(1500), messages: ask(10) };
     expect(await usageOf(haiku)).toMatchObject({ input_tokens: 1510, cache_creation_input_tokens: 0 });
     expect((await usageOf({ ...haiku, system: cachedSystem(2100) })).cache_creation_input_tokens).toBe(2100);
@@ -91,7 +107,10 @@ describe('prompt caching', () => {
     expect(await usageOf(five)).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 1200 });
 
     const hour = { system: cachedSystem(1300, '1h'), messages: ask(5) };
-    expect((await usageOf(hour)).cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1300 });
+    expect((await usageOf(hour)).cache_creation).toEqual({
+      ephemeral_5m_input_tokens: 0,
+      ephemeral_1h_input_tokens: 1300,
+    });
     clock += 50 * minute;
     expect((await usageOf(hour)).cache_read_input_tokens).toBe(1300);
     clock += 61 * minute;
@@ -107,7 +126,10 @@ describe('prompt caching', () => {
     });
     // Six minutes on, the 5-minute entry is gone and the 1-hour one is read: only the message part is written again.
     clock += 6 * minute;
-    expect(await usageOf(body)).toMatchObject({ cache_read_input_tokens: 1100, cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 0 } });
+    expect(await usageOf(body)).toMatchObject({
+      cache_read_input_tokens: 1100,
+      cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 0 },
+    });
   });
 
   it('orders the prefix tools, system, messages: a tool change misses all, a thinking change keeps tools and system', async () => {
@@ -136,7 +158,11 @@ describe('prompt caching', () => {
     // A user turn of `blocks` blocks of 10 tokens, the last one marked (as a client marks its newest turn).
     const last = (blocks: number, marked = true, letter = 'x') => ({
       role: 'user',
-      content: Array.from({ length: blocks }, (_, i) => ({ type: 'text', text: text(10, letter), ...(marked && i === blocks - 1 ? { cache_control: eph() } : {}) })),
+      content: Array.from({ length: blocks }, (_, i) => ({
+        type: 'text',
+        text: text(10, letter),
+        ...(marked && i === blocks - 1 ? { cache_control: eph() } : {}),
+      })),
     });
     const one = await usageOf({ messages: [...history, last(1)] });
     expect(one).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 1251, input_tokens: 0 });
@@ -153,7 +179,10 @@ describe('prompt caching', () => {
   it('caches up to the last block under a top-level cache_control (automatic caching)', async () => {
     const body = { cache_control: eph(), system: text(1100), messages: ask(50) };
     expect((await usageOf(body)).cache_creation_input_tokens).toBe(1150);
-    expect((await usageOf({ ...body, messages: [...ask(50), { role: 'assistant', content: 'ok' }, ...ask(20)] })).cache_read_input_tokens).toBe(1150);
+    expect(
+      (await usageOf({ ...body, messages: [...ask(50), { role: 'assistant', content: 'ok' }, ...ask(20)] }))
+        .cache_read_input_tokens,
+    ).toBe(1150);
   });
 
   it('reports the bill in a stream’s message_start, and empties the cache on reset()', async () => {
@@ -161,7 +190,11 @@ describe('prompt caching', () => {
     await (await post(body)).text();
     const events = await readSse(await post(body));
     const start = events.find((e) => e.event === 'message_start')?.json as { message: { usage: Usage } };
-    expect(start.message.usage).toMatchObject({ input_tokens: 5, cache_read_input_tokens: 1100, cache_creation_input_tokens: 0 });
+    expect(start.message.usage).toMatchObject({
+      input_tokens: 5,
+      cache_read_input_tokens: 1100,
+      cache_creation_input_tokens: 0,
+    });
     sim.reset();
     expect((await usageOf({ ...body, stream: false })).cache_read_input_tokens).toBe(0);
   });
@@ -179,49 +212,80 @@ describe('refusals, in the provider’s words and shape', () => {
   const hi = [{ role: 'user', content: 'hi' }];
 
   it('refuses a thinking budget not below max_tokens, and one below 1,024', async () => {
-    expect(await refused({ messages: hi, max_tokens: 1024, thinking: { type: 'enabled', budget_tokens: 1024 } })).toMatch(/^`max_tokens` must be greater than `thinking.budget_tokens`/);
-    expect(await refused({ messages: hi, max_tokens: 100, thinking: { type: 'enabled', budget_tokens: 1024 } })).toMatch(/must be greater than `thinking.budget_tokens`/);
+    expect(
+      await refused({ messages: hi, max_tokens: 1024, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+    ).toMatch(/^`max_tokens` must be greater than `thinking.budget_tokens`/);
+    expect(
+      await refused({ messages: hi, max_tokens: 100, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+    ).toMatch(/must be greater than `thinking.budget_tokens`/);
     expect(await refused({ messages: hi, max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1000 } })).toBe(
       'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024',
     );
-    expect((await post({ messages: hi, max_tokens: 1025, thinking: { type: 'enabled', budget_tokens: 1024 } })).status).toBe(200);
+    expect(
+      (await post({ messages: hi, max_tokens: 1025, thinking: { type: 'enabled', budget_tokens: 1024 } })).status,
+    ).toBe(200);
     expect((await post({ messages: hi, max_tokens: 10, thinking: { type: 'disabled' } })).status).toBe(200);
   });
 
   it('refuses sampling changes and forced tool use with thinking', async () => {
     const thinking = { messages: hi, max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 } };
-    expect(await refused({ ...thinking, temperature: 0.2 })).toMatch(/^`temperature` may only be set to 1 when thinking is enabled/);
+    expect(await refused({ ...thinking, temperature: 0.2 })).toMatch(
+      /^`temperature` may only be set to 1 when thinking is enabled/,
+    );
     expect(await refused({ ...thinking, top_k: 5 })).toMatch(/^`top_k` must be unset when thinking is enabled/);
     expect(await refused({ ...thinking, top_p: 0.5 })).toMatch(/^`top_p` must be greater than or equal to 0.95/);
     const tools = [{ name: 'lookup', input_schema: { type: 'object' } }];
-    expect(await refused({ ...thinking, tools, tool_choice: { type: 'any' } })).toBe('Thinking may not be enabled when tool_choice forces tool use.');
+    expect(await refused({ ...thinking, tools, tool_choice: { type: 'any' } })).toBe(
+      'Thinking may not be enabled when tool_choice forces tool use.',
+    );
     expect((await post({ ...thinking, temperature: 1, top_p: 0.97 })).status).toBe(200);
     expect((await post({ messages: hi, temperature: 0.2, top_k: 5 })).status).toBe(200);
   });
 
   it('refuses a missing max_tokens and a temperature out of range', async () => {
-    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ model, messages: hi }) });
+    const res = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ model, messages: hi }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe('max_tokens: Field required');
-    expect(await refused({ messages: hi, temperature: 1.5 })).toBe('temperature: Input should be less than or equal to 1');
+    expect(await refused({ messages: hi, temperature: 1.5 })).toBe(
+      'temperature: Input should be less than or equal to 1',
+    );
   });
 
   it('refuses more than 4 breakpoints, an unknown lifetime, and a 1-hour breakpoint after a 5-minute one', async () => {
-    const blocks = (n: number, ttl?: '5m' | '1h') => Array.from({ length: n }, (_, i) => ({ type: 'text', text: `part ${i}`, cache_control: eph(ttl) }));
-    expect(await refused({ system: blocks(3), messages: [{ role: 'user', content: blocks(2) }] })).toBe('A maximum of 4 blocks with `cache_control` may be provided. Found 5.');
-    expect(await refused({ system: blocks(4), messages: hi, cache_control: eph() })).toMatch(/Found 5\.$/);
-    expect(await refused({ system: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '2h' } }], messages: hi })).toBe(
-      "system.0.cache_control.ephemeral.ttl: Input should be '5m' or '1h'",
+    const blocks = (n: number, ttl?: '5m' | '1h') =>
+      Array.from({ length: n }, (_, i) => ({ type: 'text', text: `part ${i}`, cache_control: eph(ttl) }));
+    expect(await refused({ system: blocks(3), messages: [{ role: 'user', content: blocks(2) }] })).toBe(
+      'A maximum of 4 blocks with `cache_control` may be provided. Found 5.',
     );
+    expect(await refused({ system: blocks(4), messages: hi, cache_control: eph() })).toMatch(/Found 5\.$/);
+    expect(
+      await refused({
+        system: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '2h' } }],
+        messages: hi,
+      }),
+    ).toBe("system.0.cache_control.ephemeral.ttl: Input should be '5m' or '1h'");
     expect(await refused({ system: blocks(1, '5m'), messages: [{ role: 'user', content: blocks(1, '1h') }] })).toMatch(
       /^messages\.0\.content\.0\.cache_control\.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block/,
     );
-    expect(await refused({ system: [{ type: 'text', text: '', cache_control: eph() }], messages: hi })).toBe('system.0: cache_control cannot be set for empty text blocks');
-    expect((await post({ system: blocks(2, '1h'), messages: [{ role: 'user', content: blocks(2, '5m') }] })).status).toBe(200);
+    expect(await refused({ system: [{ type: 'text', text: '', cache_control: eph() }], messages: hi })).toBe(
+      'system.0: cache_control cannot be set for empty text blocks',
+    );
+    expect(
+      (await post({ system: blocks(2, '1h'), messages: [{ role: 'user', content: blocks(2, '5m') }] })).status,
+    ).toBe(200);
   });
 
   it('refuses a streamed request before the stream starts, and bills nothing for it', async () => {
-    const res = await post({ messages: hi, max_tokens: 500, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 } });
+    const res = await post({
+      messages: hi,
+      max_tokens: 500,
+      stream: true,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(sim.requests('/v1/messages').at(-1)?.billed).toBeUndefined();

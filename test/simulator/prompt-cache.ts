@@ -114,7 +114,10 @@ export function promptBlocks(body: Record<string, unknown>): PromptBlock[] {
       const msg = (m ?? {}) as { role?: unknown; content?: unknown };
       const role = `${String(msg.role)}:`;
       if (typeof msg.content === 'string') out.push(blockOf(`messages.${i}.content`, 'messages', msg.content, role));
-      else if (Array.isArray(msg.content)) msg.content.forEach((c, j) => out.push(blockOf(`messages.${i}.content.${j}`, 'messages', c, j === 0 ? role : '')));
+      else if (Array.isArray(msg.content))
+        msg.content.forEach((c, j) =>
+          out.push(blockOf(`messages.${i}.content.${j}`, 'messages', c, j === 0 ? role : '')),
+        );
     });
   }
   return out;
@@ -203,7 +206,8 @@ export class PromptCache {
       billedTo = b;
     }
     usage.cache_read_input_tokens = readAt >= 0 ? upTo[readAt] : 0;
-    usage.cache_creation_input_tokens = usage.cache_creation.ephemeral_5m_input_tokens + usage.cache_creation.ephemeral_1h_input_tokens;
+    usage.cache_creation_input_tokens =
+      usage.cache_creation.ephemeral_5m_input_tokens + usage.cache_creation.ephemeral_1h_input_tokens;
     usage.input_tokens = total - usage.cache_read_input_tokens - usage.cache_creation_input_tokens;
     return usage;
   }

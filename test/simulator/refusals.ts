@@ -14,7 +14,8 @@ function thinkingRefusal(body: Record<string, unknown>): string | undefined {
   if (!thinking || typeof thinking !== 'object' || thinking.type !== 'enabled') return undefined;
   const budget = thinking.budget_tokens;
   if (typeof budget !== 'number' || !Number.isInteger(budget)) return 'thinking.enabled.budget_tokens: Field required';
-  if (budget < MIN_THINKING_BUDGET) return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`;
+  if (budget < MIN_THINKING_BUDGET)
+    return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`;
   if (typeof body.max_tokens === 'number' && budget >= body.max_tokens) {
     return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${thinkingDocs}#max-tokens-and-context-window-size`;
   }
@@ -22,7 +23,8 @@ function thinkingRefusal(body: Record<string, unknown>): string | undefined {
   if (body.temperature !== undefined && body.temperature !== null && body.temperature !== 1) {
     return `\`temperature\` may only be set to 1 when thinking is enabled. ${considerations}`;
   }
-  if (body.top_k !== undefined && body.top_k !== null) return `\`top_k\` must be unset when thinking is enabled. ${considerations}`;
+  if (body.top_k !== undefined && body.top_k !== null)
+    return `\`top_k\` must be unset when thinking is enabled. ${considerations}`;
   if (typeof body.top_p === 'number' && body.top_p < 0.95) {
     return `\`top_p\` must be greater than or equal to 0.95 or unset when thinking is enabled. ${considerations}`;
   }
@@ -37,7 +39,8 @@ function samplingRefusal(body: Record<string, unknown>): string | undefined {
     return 'max_tokens: Input should be greater than or equal to 1';
   }
   const t = body.temperature;
-  if (typeof t === 'number' && (t < 0 || t > 1)) return `temperature: Input should be ${t < 0 ? 'greater than or equal to 0' : 'less than or equal to 1'}`;
+  if (typeof t === 'number' && (t < 0 || t > 1))
+    return `temperature: Input should be ${t < 0 ? 'greater than or equal to 0' : 'less than or equal to 1'}`;
   return undefined;
 }
 
@@ -47,11 +50,14 @@ function cacheRefusal(body: Record<string, unknown>): string | undefined {
     const cc = b.cacheControl;
     if (!cc) continue;
     if (cc.type !== 'ephemeral') return `${b.path}.cache_control.type: Input should be 'ephemeral'`;
-    if (cc.ttl !== undefined && cc.ttl !== '5m' && cc.ttl !== '1h') return `${b.path}.cache_control.ephemeral.ttl: Input should be '5m' or '1h'`;
-    if (b.section !== 'tools' && b.type === 'text' && b.text === '') return `${b.path}: cache_control cannot be set for empty text blocks`;
+    if (cc.ttl !== undefined && cc.ttl !== '5m' && cc.ttl !== '1h')
+      return `${b.path}.cache_control.ephemeral.ttl: Input should be '5m' or '1h'`;
+    if (b.section !== 'tools' && b.type === 'text' && b.text === '')
+      return `${b.path}: cache_control cannot be set for empty text blocks`;
   }
   const marks = breakpointsOf(body, blocks);
-  if (marks.length > MAX_BREAKPOINTS) return `A maximum of ${MAX_BREAKPOINTS} blocks with \`cache_control\` may be provided. Found ${marks.length}.`;
+  if (marks.length > MAX_BREAKPOINTS)
+    return `A maximum of ${MAX_BREAKPOINTS} blocks with \`cache_control\` may be provided. Found ${marks.length}.`;
   // Lifetimes may only shorten along the prompt: a 1-hour breakpoint after a 5-minute one is refused.
   let seenShort = false;
   for (const i of [...marks].sort((x, y) => x - y)) {

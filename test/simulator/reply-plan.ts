@@ -11,8 +11,7 @@ import { planAgentToolLoop } from './agent-tool-loop.js';
 import type { SimulatorKnobs } from './types.js';
 
 export type PlannedBlock =
-  | { type: 'text'; pieces: string[] }
-  | { type: 'tool_use'; id: string; name: string; input: unknown; pieces: string[] };
+  { type: 'text'; pieces: string[] } | { type: 'tool_use'; id: string; name: string; input: unknown; pieces: string[] };
 
 export interface ReplyPlan {
   blocks: PlannedBlock[];
@@ -89,11 +88,7 @@ function toolResultText(result: ToolResultLike): string {
   return '';
 }
 
-export function planReply(
-  body: Record<string, unknown>,
-  knobs: SimulatorKnobs,
-  nextToolId: () => string,
-): ReplyPlan {
+export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, nextToolId: () => string): ReplyPlan {
   // A coding agent's own tool loop (agent-tool-loop.ts), when the agentToolLoop knob asks for one.
   const agentLoop = planAgentToolLoop(body, knobs, nextToolId);
   if (agentLoop) return agentLoop;
@@ -107,7 +102,9 @@ export function planReply(
     if (knobs.toolPreamble) blocks.push({ type: 'text', pieces: splitText(knobs.toolPreamble, knobs.chunkCount) });
     // Several calls in one turn (knobs.toolCalls), each naming the next tool of the request in turn.
     for (let i = 0; i < Math.max(1, knobs.toolCalls ?? 1); i++) {
-      const tool = (knobs.toolName !== undefined ? tools.find((t) => t.name === knobs.toolName) : undefined) ?? tools[i % tools.length];
+      const tool =
+        (knobs.toolName !== undefined ? tools.find((t) => t.name === knobs.toolName) : undefined) ??
+        tools[i % tools.length];
       const name = typeof tool.name === 'string' ? tool.name : 'tool';
       const pieces = splitJson(JSON.stringify(knobs.toolInput));
       blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });

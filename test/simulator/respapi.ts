@@ -6,7 +6,16 @@
 
 import { defaultProfile } from '../../src/proxy/profile.js';
 import { applyFault } from './messages.js';
-import { bearerOf, defaultFailureMessage, failureHeaders, pause, sendJson, startSse, takeFailure, writeSse } from './http.js';
+import {
+  bearerOf,
+  defaultFailureMessage,
+  failureHeaders,
+  pause,
+  sendJson,
+  startSse,
+  takeFailure,
+  writeSse,
+} from './http.js';
 import { decodeJwt } from './jwt.js';
 import { countWords, splitText } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext } from './types.js';
@@ -49,11 +58,19 @@ function checkAuth(ctx: RouteContext): boolean {
   }
   const accepted = state.knobs.respapiAcceptTokens;
   if (tokenSetSize(accepted) > 0 && !tokenSetHas(accepted, token)) {
-    sendJson(res, 401, errorBody('invalid_request_error', 'Provided authentication token is not valid', 'invalid_token'));
+    sendJson(
+      res,
+      401,
+      errorBody('invalid_request_error', 'Provided authentication token is not valid', 'invalid_token'),
+    );
     return false;
   }
   if (state.knobs.respapiNoSubscription) {
-    sendJson(res, 403, errorBody('usage_not_included', 'Your plan does not include access to this API', 'usage_not_included'));
+    sendJson(
+      res,
+      403,
+      errorBody('usage_not_included', 'Your plan does not include access to this API', 'usage_not_included'),
+    );
     return false;
   }
   return true;

@@ -30,7 +30,11 @@ function postMessages(body: unknown, headers: Record<string, string> = key, quer
   return fetch(`${sim.url}/v1/messages${query}`, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
-const hello = { model: 'claude-sonnet-4-20250514', max_tokens: 100, messages: [{ role: 'user', content: 'say hi please' }] };
+const hello = {
+  model: 'claude-sonnet-4-20250514',
+  max_tokens: 100,
+  messages: [{ role: 'user', content: 'say hi please' }],
+};
 
 describe('POST /v1/messages, non-streaming', () => {
   it('answers a native message with deterministic usage and pass-through headers', async () => {
@@ -77,7 +81,10 @@ describe('POST /v1/messages, non-streaming', () => {
     for (let i = 0; i < 4; i++) {
       const res = await postMessages(hello, key);
       framing.push(res.headers.get('content-length') === null);
-      expect(await res.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hi from the simulator!' }] });
+      expect(await res.json()).toMatchObject({
+        type: 'message',
+        content: [{ type: 'text', text: 'Hi from the simulator!' }],
+      });
     }
     expect(framing).toEqual([true, false, true, false]);
   });
@@ -85,16 +92,26 @@ describe('POST /v1/messages, non-streaming', () => {
   it('cuts at a stop sequence and at max_tokens', async () => {
     sim.knobs.replyText = 'one two three four five';
     const stopped = await (await postMessages({ ...hello, stop_sequences: ['three'] })).json();
-    expect(stopped).toMatchObject({ content: [{ text: 'one two ' }], stop_reason: 'stop_sequence', stop_sequence: 'three' });
+    expect(stopped).toMatchObject({
+      content: [{ text: 'one two ' }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'three',
+    });
     const capped = await (await postMessages({ ...hello, max_tokens: 2 })).json();
-    expect(capped).toMatchObject({ content: [{ text: 'one two ' }], stop_reason: 'max_tokens', usage: { output_tokens: 2 } });
+    expect(capped).toMatchObject({
+      content: [{ text: 'one two ' }],
+      stop_reason: 'max_tokens',
+      usage: { output_tokens: 2 },
+    });
   });
 
   it('answers tools with tool_use, and a tool_result with its text', async () => {
     const tools = [{ name: 'get_weather', input_schema: { type: 'object' } }];
     const first = await (await postMessages({ ...hello, tools })).json();
     expect(first.stop_reason).toBe('tool_use');
-    expect(first.content).toEqual([{ type: 'tool_use', id: 'toolu_sim_1', name: 'get_weather', input: { location: 'Paris' } }]);
+    expect(first.content).toEqual([
+      { type: 'tool_use', id: 'toolu_sim_1', name: 'get_weather', input: { location: 'Paris' } },
+    ]);
     const second = await (
       await postMessages({
         ...hello,
@@ -102,11 +119,17 @@ describe('POST /v1/messages, non-streaming', () => {
         messages: [
           ...hello.messages,
           { role: 'assistant', content: first.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_sim_1', content: [{ type: 'text', text: 'sunny' }] }] },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'toolu_sim_1', content: [{ type: 'text', text: 'sunny' }] }],
+          },
         ],
       })
     ).json();
-    expect(second).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'The tool said: sunny' }] });
+    expect(second).toMatchObject({
+      stop_reason: 'end_turn',
+      content: [{ type: 'text', text: 'The tool said: sunny' }],
+    });
   });
 });
 
@@ -128,7 +151,9 @@ describe('POST /v1/messages, streaming', () => {
     ]);
     for (const e of events) expect((e.json as { type: string }).type).toBe(e.event);
     const deltas = events.filter((e) => e.event === 'content_block_delta');
-    expect(deltas.map((e) => (e.json as { delta: { text: string } }).delta.text).join('')).toBe('Hi from the simulator!');
+    expect(deltas.map((e) => (e.json as { delta: { text: string } }).delta.text).join('')).toBe(
+      'Hi from the simulator!',
+    );
     expect(new Set(deltas.map((e) => e.read)).size).toBe(deltas.length);
     expect(events.find((e) => e.event === 'message_delta')?.json).toMatchObject({
       delta: { stop_reason: 'end_turn' },
@@ -146,7 +171,9 @@ describe('POST /v1/messages, streaming', () => {
     sim.knobs.toolPreamble = 'Let me check.';
     const tools = [{ name: 'get_weather', input_schema: { type: 'object' } }];
     const events = await readSse(await postMessages({ ...hello, tools, stream: true }));
-    const starts = events.filter((e) => e.event === 'content_block_start').map((e) => e.json as { content_block: { type: string } });
+    const starts = events
+      .filter((e) => e.event === 'content_block_start')
+      .map((e) => e.json as { content_block: { type: string } });
     expect(starts.map((s) => s.content_block.type)).toEqual(['text', 'tool_use']);
     expect(starts[1]).toMatchObject({ index: 1, content_block: { id: 'toolu_sim_1', name: 'get_weather', input: {} } });
     const pieces = events
@@ -223,11 +250,19 @@ describe('POST /v1/messages, streaming', () => {
   it('a stalled non-streamed answer stays open after half its writes', async () => {
     sim.knobs.streamFault = 'stall';
     const ac = new AbortController();
-    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify(hello), signal: ac.signal });
+    const res = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify(hello),
+      signal: ac.signal,
+    });
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(first.value?.length).toBeGreaterThan(0);
-    const more = await Promise.race([reader.read().then(() => 'more'), new Promise((r) => setTimeout(() => r('silent'), 100))]);
+    const more = await Promise.race([
+      reader.read().then(() => 'more'),
+      new Promise((r) => setTimeout(() => r('silent'), 100)),
+    ]);
     expect(more).toBe('silent');
     ac.abort();
     await expect.poll(() => sim.requests('/v1/messages')[0].aborted).toBe(true);
@@ -235,7 +270,11 @@ describe('POST /v1/messages, streaming', () => {
 
   it('close() ends a stalled stream', async () => {
     const other = await startSimulator({ knobs: { streamFault: 'stall' } });
-    const res = await fetch(`${other.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, stream: true }) });
+    const res = await fetch(`${other.url}/v1/messages`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ ...hello, stream: true }),
+    });
     const reading = readSse(res, { tolerateErrors: true });
     await new Promise((r) => setTimeout(r, 50));
     await other.close();
@@ -271,20 +310,38 @@ describe('billing knobs', () => {
     sim.knobs.billingRefusal = { reason: 'extra_usage_off', times: 1 };
     const refused = await postMessages(hello);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: billingRefusalText.extra_usage_off } });
+    expect(await refused.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: billingRefusalText.extra_usage_off },
+    });
     expect((await postMessages(hello)).status).toBe(200);
 
     sim.knobs.billingRefusal = { reason: 'cli_only_credential', when: 'third-party' };
     // A client's own key, and a login whose prompt opens with the CLI's own billing block, are served.
     expect((await postMessages(hello)).status).toBe(200);
-    expect((await postMessages({ ...hello, system: [{ type: 'text', text: 'x-anthropic-billing-header: cc_version=1; cc_entrypoint=cli;' }] }, oauth)).status).toBe(200);
+    expect(
+      (
+        await postMessages(
+          {
+            ...hello,
+            system: [{ type: 'text', text: 'x-anthropic-billing-header: cc_version=1; cc_entrypoint=cli;' }],
+          },
+          oauth,
+        )
+      ).status,
+    ).toBe(200);
     const other = await postMessages({ ...hello, system: 'You are my app.' }, oauth);
     expect(other.status).toBe(400);
-    expect(((await other.json()) as { error: { message: string } }).error.message).toBe(billingRefusalText.cli_only_credential);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toBe(
+      billingRefusalText.cli_only_credential,
+    );
     // A single-underscore mcp_ tool name is a third-party app's, whatever the credential.
     const tools = [{ name: 'mcp_search', input_schema: { type: 'object' } }];
     expect((await postMessages({ ...hello, tools })).status).toBe(400);
-    expect((await postMessages({ ...hello, tools: [{ name: 'mcp__srv__search', input_schema: { type: 'object' } }] })).status).toBe(200);
+    expect(
+      (await postMessages({ ...hello, tools: [{ name: 'mcp__srv__search', input_schema: { type: 'object' } }] }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -296,7 +353,10 @@ describe('auth and error knobs', () => {
     const bad = await postMessages(hello, { ...key, 'x-api-key': 'dummy' });
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    const good = await postMessages(hello, { authorization: 'Bearer sk-ant-oat01-good', 'content-type': 'application/json' });
+    const good = await postMessages(hello, {
+      authorization: 'Bearer sk-ant-oat01-good',
+      'content-type': 'application/json',
+    });
     expect(good.status).toBe(200);
   });
 
@@ -329,9 +389,18 @@ describe('auth and error knobs', () => {
 describe('GET /v1/models', () => {
   it("lists a model the profile does not have, then provider model ids made from the profile's", async () => {
     const body = await (await fetch(`${sim.url}/v1/models`, { headers: key })).json();
-    expect(body.data[0]).toMatchObject({ type: 'model', id: 'claude-sonnet-4-7', display_name: 'Sonnet 4 7', max_input_tokens: 1_000_000 });
+    expect(body.data[0]).toMatchObject({
+      type: 'model',
+      id: 'claude-sonnet-4-7',
+      display_name: 'Sonnet 4 7',
+      max_input_tokens: 1_000_000,
+    });
     expect(body.data[1]).toMatchObject({ type: 'model', id: 'claude-opus-4-6', display_name: 'Opus 4 6' });
-    expect(body).toMatchObject({ has_more: false, first_id: 'claude-sonnet-4-7', last_id: 'claude-3-5-haiku-20241022' });
+    expect(body).toMatchObject({
+      has_more: false,
+      first_id: 'claude-sonnet-4-7',
+      last_id: 'claude-3-5-haiku-20241022',
+    });
   });
 });
 
@@ -344,9 +413,16 @@ describe('token endpoints', () => {
       body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'sk-ant-ort01-x', client_id: 'cid' }),
     });
     const body = await res.json();
-    expect(body).toMatchObject({ access_token: 'sk-ant-oat01-sim-1', refresh_token: 'sk-ant-ort01-sim-1', expires_in: 28800 });
+    expect(body).toMatchObject({
+      access_token: 'sk-ant-oat01-sim-1',
+      refresh_token: 'sk-ant-ort01-sim-1',
+      expires_in: 28800,
+    });
     expect(sim.tokenRefreshes).toBe(1);
-    const ok = await postMessages(hello, { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' });
+    const ok = await postMessages(hello, {
+      authorization: `Bearer ${body.access_token}`,
+      'content-type': 'application/json',
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -413,7 +489,12 @@ describe('delays', () => {
 });
 
 describe('response API', () => {
-  const respBody = { model: 'rm-4', instructions: 'be nice', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }], stream: true };
+  const respBody = {
+    model: 'rm-4',
+    instructions: 'be nice',
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello there' }] }],
+    stream: true,
+  };
   const post = (token: string, body: unknown = respBody, headers: Record<string, string> = {}): Promise<Response> =>
     fetch(`${sim.respapiBaseUrl}/responses`, {
       method: 'POST',
@@ -428,7 +509,10 @@ describe('response API', () => {
 
   it('streams the response events and records session and account headers', async () => {
     sim.knobs.chunkIntervalMs = 5;
-    const res = await post(sim.mintRespapiAccessToken(), respBody, { session_id: 'sess-1', 'chatgpt-account-id': 'acct-sim-1' });
+    const res = await post(sim.mintRespapiAccessToken(), respBody, {
+      session_id: 'sess-1',
+      'chatgpt-account-id': 'acct-sim-1',
+    });
     expect(res.status).toBe(200);
     const events = await readSse(res);
     const names = events.map((e) => e.event);
@@ -466,7 +550,9 @@ describe('credential file helpers', () => {
     const dir = await mkdtemp(join(tmpdir(), 'sim-creds-'));
     try {
       const cli = await writeCliCredentials(dir, { accessToken: 'a', refreshToken: 'r', expiresAt: 123 });
-      expect(JSON.parse(await readFile(cli, 'utf8'))).toMatchObject({ claudeAiOauth: { accessToken: 'a', refreshToken: 'r', expiresAt: 123 } });
+      expect(JSON.parse(await readFile(cli, 'utf8'))).toMatchObject({
+        claudeAiOauth: { accessToken: 'a', refreshToken: 'r', expiresAt: 123 },
+      });
       expect((await stat(cli)).mode & 0o777).toBe(0o600);
       const exp = Math.floor(Date.now() / 1000) + 60;
       const resp = await writeRespapiCredentials(dir, { accessExp: exp, accountId: 'acct-9' });
@@ -510,7 +596,12 @@ describe('connection faults and open requests (fault-injection knobs)', () => {
   it('openRequests counts answers not yet closed: a stalled stream until the client goes away', async () => {
     sim.knobs.streamFault = 'stall';
     const ac = new AbortController();
-    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, stream: true }), signal: ac.signal });
+    const res = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ ...hello, stream: true }),
+      signal: ac.signal,
+    });
     const reading = readSse(res, { tolerateErrors: true });
     await new Promise((r) => setTimeout(r, 50));
     expect(sim.openRequests()).toBe(1);
@@ -523,7 +614,11 @@ describe('connection faults and open requests (fault-injection knobs)', () => {
 
 describe('POST /v1/messages/count_tokens', () => {
   it('counts the words of system and messages, as message usage does', async () => {
-    const res = await fetch(`${sim.url}/v1/messages/count_tokens`, { method: 'POST', headers: key, body: JSON.stringify({ ...hello, system: 'be brief' }) });
+    const res = await fetch(`${sim.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ ...hello, system: 'be brief' }),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ input_tokens: 5 });
   });

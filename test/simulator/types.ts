@@ -144,7 +144,11 @@ export interface SimulatorKnobs {
    * (`third-party`: a tool named with a single-underscore `mcp_` prefix, or an OAuth request whose system prompt
    * does not open with the CLI's own billing block). `times` as failWith.
    */
-  billingRefusal?: { reason: 'extra_usage_off' | 'cli_only_credential'; when?: 'always' | 'third-party'; times?: number };
+  billingRefusal?: {
+    reason: 'extra_usage_off' | 'cli_only_credential';
+    when?: 'always' | 'third-party';
+    times?: number;
+  };
   /** Extra response headers on every streamed response-API answer (its rate-limit headers). */
   respapiQuotaHeaders?: Record<string, string>;
   /** How prompt tokens are counted (prompt-cache.ts): `words` (default) or `bytes` (4 bytes a token). */

@@ -34,7 +34,9 @@ async function writerStoppedBeforeRename(path: string, data: string): Promise<{ 
     await writeFileAtomic(${JSON.stringify(path)}, ${JSON.stringify(data)}, {
       beforeRename: (tmp) => { process.stdout.write(tmp + '\\n'); return new Promise(() => {}); },
     });`;
-  const child = spawn(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const tmp = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -75,7 +77,7 @@ describe('writeFileAtomic killed between write and rename', () => {
     expect(await readFile(target, 'utf8')).toBe('{"old":true}');
   });
 
-  it('the next write sweeps a dead writer\'s leftover and keeps the file mode', async () => {
+  it("the next write sweeps a dead writer's leftover and keeps the file mode", async () => {
     await writeFile(target, '{"old":true}');
     await chmod(target, 0o640);
     const { child } = await writerStoppedBeforeRename(target, '{"new":1}');

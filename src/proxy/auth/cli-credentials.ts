@@ -61,7 +61,11 @@ export class CliCredentials {
       onRefresh: (outcome, error) => {
         // Never the token itself: only the outcome and, on failure, our own (token-free) message.
         if (outcome === 'ok') opts.logger.info('CLI OAuth token refreshed');
-        else opts.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'CLI OAuth token refresh failed');
+        else
+          opts.logger.warn(
+            { reason: error instanceof Error ? error.message : String(error) },
+            'CLI OAuth token refresh failed',
+          );
       },
     });
   }
@@ -72,12 +76,19 @@ export class CliCredentials {
   }
 
   /** Sends with the login, refreshing it once when the provider refuses it (RefreshingCredential.send). */
-  send<A>(attempt: (credential: CliCredential) => Promise<A>, refused: (answer: A) => boolean, discard: (answer: A) => Promise<unknown>): Promise<A> {
+  send<A>(
+    attempt: (credential: CliCredential) => Promise<A>,
+    refused: (answer: A) => boolean,
+    discard: (answer: A) => Promise<unknown>,
+  ): Promise<A> {
     return this.credential.send(attempt, refused, discard);
   }
 
   private loginError(what: string): ProxyError {
-    return new ProxyError('authentication', `${what}. ${this.opts.profile.cli.loginHint}, or send your own API key in x-api-key.`);
+    return new ProxyError(
+      'authentication',
+      `${what}. ${this.opts.profile.cli.loginHint}, or send your own API key in x-api-key.`,
+    );
   }
 
   private async readRaw(): Promise<{ text: string; root: Record<string, unknown> }> {
@@ -89,7 +100,11 @@ export class CliCredentials {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       this.opts.logger.warn({ path: this.opts.path, code }, 'CLI credential file not readable');
-      throw this.loginError(code === 'ENOENT' ? 'No CLI login found: the credential file does not exist' : `The CLI credential file cannot be read (${code ?? 'error'})`);
+      throw this.loginError(
+        code === 'ENOENT'
+          ? 'No CLI login found: the credential file does not exist'
+          : `The CLI credential file cannot be read (${code ?? 'error'})`,
+      );
     }
     let parsed: unknown;
     try {
@@ -97,7 +112,8 @@ export class CliCredentials {
     } catch {
       throw this.loginError('The CLI credential file is not valid JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw this.loginError('The CLI credential file has an unexpected shape');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw this.loginError('The CLI credential file has an unexpected shape');
     return { text, root: parsed as Record<string, unknown> };
   }
 
@@ -110,7 +126,8 @@ export class CliCredentials {
   }
 
   private async refresh(current: CliCredential): Promise<CliCredential> {
-    if (!current.refreshToken) throw this.loginError('The CLI login has expired and the credential file has no refresh token');
+    if (!current.refreshToken)
+      throw this.loginError('The CLI login has expired and the credential file has no refresh token');
     const url = new URL(this.opts.tokenUrl);
     let status: number;
     let text: string;
@@ -133,10 +150,17 @@ export class CliCredentials {
     } catch (err) {
       // The endpoint could not be reached: the login may well be fine, so this is not a 401.
       const code = (err as { code?: string }).code ?? (err as Error).name;
-      throw new ProxyError('unavailable', `Could not refresh the CLI login: the token endpoint is unreachable (${code}); try again shortly`, { cause: err });
+      throw new ProxyError(
+        'unavailable',
+        `Could not refresh the CLI login: the token endpoint is unreachable (${code}); try again shortly`,
+        { cause: err },
+      );
     }
     if (status >= 500) {
-      throw new ProxyError('unavailable', `Could not refresh the CLI login: the token endpoint answered ${status}; try again shortly`);
+      throw new ProxyError(
+        'unavailable',
+        `Could not refresh the CLI login: the token endpoint answered ${status}; try again shortly`,
+      );
     }
     if (status !== 200) {
       // invalid_grant and friends: the refresh token is no longer good; only a new login helps.
@@ -147,13 +171,18 @@ export class CliCredentials {
       } catch {
         /* no JSON: the status says enough */
       }
-      throw this.loginError(`The CLI login has expired and could not be refreshed: the token endpoint answered ${status}${reason}`);
+      throw this.loginError(
+        `The CLI login has expired and could not be refreshed: the token endpoint answered ${status}${reason}`,
+      );
     }
     let answer: z.output<typeof tokenAnswerSchema>;
     try {
       answer = tokenAnswerSchema.parse(JSON.parse(text));
     } catch {
-      throw new ProxyError('upstream', 'Could not refresh the CLI login: the token endpoint answered without an access token');
+      throw new ProxyError(
+        'upstream',
+        'Could not refresh the CLI login: the token endpoint answered without an access token',
+      );
     }
     const now = (this.opts.now ?? Date.now)();
     return {
@@ -175,7 +204,10 @@ export class CliCredentials {
       /* the file vanished meanwhile: write a fresh one */
     }
     const before = root[rootKey];
-    const entry = typeof before === 'object' && before !== null && !Array.isArray(before) ? { ...(before as Record<string, unknown>) } : {};
+    const entry =
+      typeof before === 'object' && before !== null && !Array.isArray(before)
+        ? { ...(before as Record<string, unknown>) }
+        : {};
     entry.accessToken = next.accessToken;
     if (next.refreshToken !== undefined) entry.refreshToken = next.refreshToken;
     if (next.expiresAt !== undefined) entry.expiresAt = next.expiresAt;

@@ -60,7 +60,8 @@ export class RefreshingCredential<C> {
    */
   afterRefusal(refused: string): Promise<C> {
     const cached = this.cached;
-    if (cached !== undefined && this.opts.tokenOf(cached) !== refused && this.fresh(cached)) return Promise.resolve(cached);
+    if (cached !== undefined && this.opts.tokenOf(cached) !== refused && this.fresh(cached))
+      return Promise.resolve(cached);
     this.cached = undefined;
     this.inFlight ??= this.settle(async () => {
       const current = await this.opts.read();
@@ -75,7 +76,11 @@ export class RefreshingCredential<C> {
    * credential other than the refused one (afterRefusal) and sends once more. The second answer is returned
    * whatever it is: the caller turns a second refusal into its own "log in again" error.
    */
-  async send<A>(attempt: (credential: C) => Promise<A>, refused: (answer: A) => boolean, discard: (answer: A) => Promise<unknown>): Promise<A> {
+  async send<A>(
+    attempt: (credential: C) => Promise<A>,
+    refused: (answer: A) => boolean,
+    discard: (answer: A) => Promise<unknown>,
+  ): Promise<A> {
     // The cached credential, when fresh, without get()'s promise: this runs on every direct-mode request's path.
     const cached = this.cached;
     const credential = cached !== undefined && this.fresh(cached) ? cached : await this.get();

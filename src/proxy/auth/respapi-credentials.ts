@@ -29,7 +29,9 @@ export function decodeJwtPayload(token: string): Record<string, unknown> | undef
   if (parts.length !== 3) return undefined;
   try {
     const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    return payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined;
+    return payload && typeof payload === 'object' && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -59,7 +61,11 @@ const fileSchema = z.looseObject({
 });
 
 function unusable(path: string, why: string, profile: Profile, cause?: unknown): ProxyError {
-  return new ProxyError('authentication', `Response-API credentials at ${path} ${why}. ${profile.respapi.loginHint} (or point RESPAPI_CREDENTIALS_PATH at the file)`, { cause });
+  return new ProxyError(
+    'authentication',
+    `Response-API credentials at ${path} ${why}. ${profile.respapi.loginHint} (or point RESPAPI_CREDENTIALS_PATH at the file)`,
+    { cause },
+  );
 }
 
 /** Reads the credential file; a missing, unreadable or incomplete file is a 401 with the remedy. */
@@ -79,7 +85,12 @@ export async function readRespapiCredentials(path: string, profile: Profile): Pr
     throw unusable(path, 'are not valid JSON', profile, err);
   }
   const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) throw unusable(path, 'hold no subscription login (tokens.access_token and tokens.refresh_token are required)', profile);
+  if (!parsed.success)
+    throw unusable(
+      path,
+      'hold no subscription login (tokens.access_token and tokens.refresh_token are required)',
+      profile,
+    );
   const t = parsed.data.tokens;
   return {
     accessToken: t.access_token,
@@ -133,17 +144,30 @@ export async function refreshRespapiToken(cred: RespapiCredential, opts: Refresh
     const res = await request(opts.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ client_id: profile.respapi.clientId, grant_type: 'refresh_token', refresh_token: cred.refreshToken, scope: 'openid profile email' }),
+      body: JSON.stringify({
+        client_id: profile.respapi.clientId,
+        grant_type: 'refresh_token',
+        refresh_token: cred.refreshToken,
+        scope: 'openid profile email',
+      }),
       dispatcher: opts.dispatcher,
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
     status = res.statusCode;
     text = await res.body.text();
   } catch (err) {
-    throw new ProxyError('unavailable', `Cannot reach the response-API token endpoint to refresh the login (${(err as Error).name}); try again`, { cause: err });
+    throw new ProxyError(
+      'unavailable',
+      `Cannot reach the response-API token endpoint to refresh the login (${(err as Error).name}); try again`,
+      { cause: err },
+    );
   }
   if (status >= 500) {
-    throw new ProxyError('unavailable', `The response-API token endpoint failed (HTTP ${status}) while refreshing the login; try again`, { status: 503 });
+    throw new ProxyError(
+      'unavailable',
+      `The response-API token endpoint failed (HTTP ${status}) while refreshing the login; try again`,
+      { status: 503 },
+    );
   }
   let json: unknown;
   try {
@@ -154,10 +178,17 @@ export async function refreshRespapiToken(cred: RespapiCredential, opts: Refresh
   if (status !== 200) {
     const e = (json ?? {}) as { error?: unknown; error_description?: unknown };
     const why = [e.error, e.error_description].filter((x) => typeof x === 'string').join(': ') || `HTTP ${status}`;
-    throw new ProxyError('authentication', `Refreshing the response-API login failed (${why}). ${profile.respapi.loginHint}`);
+    throw new ProxyError(
+      'authentication',
+      `Refreshing the response-API login failed (${why}). ${profile.respapi.loginHint}`,
+    );
   }
   const parsed = tokenResponse.safeParse(json);
-  if (!parsed.success) throw new ProxyError('authentication', `The response-API token endpoint answered without an access token. ${profile.respapi.loginHint}`);
+  if (!parsed.success)
+    throw new ProxyError(
+      'authentication',
+      `The response-API token endpoint answered without an access token. ${profile.respapi.loginHint}`,
+    );
   const t = parsed.data;
   return {
     accessToken: t.access_token,
@@ -191,7 +222,11 @@ export function createRespapiCredential(opts: RespapiCredentialOptions): Refresh
     now,
     onRefresh: (outcome, err) => {
       if (outcome === 'ok') opts.logger.info({ mode: 'respapi' }, 'response-API token refreshed');
-      else opts.logger.warn({ mode: 'respapi', err: err instanceof Error ? err.message : String(err) }, 'response-API token refresh failed');
+      else
+        opts.logger.warn(
+          { mode: 'respapi', err: err instanceof Error ? err.message : String(err) },
+          'response-API token refresh failed',
+        );
     },
   });
 }

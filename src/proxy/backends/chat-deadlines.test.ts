@@ -10,7 +10,8 @@ function make(client: AbortSignal, slots = { running: 2, max: 2 }) {
   const deadlines = new ChatDeadlines(client, {
     firstEventMs: 1000,
     requestMs: 5000,
-    firstEventError: (phase: ChatPhase, retry: CliRetry | undefined) => firstEventError(phase, retry, 1000, slots, errors),
+    firstEventError: (phase: ChatPhase, retry: CliRetry | undefined) =>
+      firstEventError(phase, retry, 1000, slots, errors),
     track: (stop) => {
       active.add(stop);
       return () => active.delete(stop);
@@ -43,9 +44,14 @@ describe('ChatDeadlines', () => {
     retrying.markRunning();
     retrying.setRetry({ attempt: 3, status: 429, error: 'rate limited', delayMs: 2000 });
     vi.advanceTimersByTime(1000);
-    expect(quiet.signal.reason).toMatchObject({ kind: 'timeout', message: 'The assistant CLI did not start answering within 1 s (setting CLI_FIRST_TOKEN_TIMEOUT_MS)' });
+    expect(quiet.signal.reason).toMatchObject({
+      kind: 'timeout',
+      message: 'The assistant CLI did not start answering within 1 s (setting CLI_FIRST_TOKEN_TIMEOUT_MS)',
+    });
     expect(retrying.signal.reason).toMatchObject({ kind: 'rate_limit' });
-    expect((retrying.signal.reason as Error).message).toMatch(/^The assistant CLI was still retrying after 1 s \(setting CLI_FIRST_TOKEN_TIMEOUT_MS\): /);
+    expect((retrying.signal.reason as Error).message).toMatch(
+      /^The assistant CLI was still retrying after 1 s \(setting CLI_FIRST_TOKEN_TIMEOUT_MS\): /,
+    );
     quiet.dispose();
     retrying.dispose();
   });
@@ -57,7 +63,10 @@ describe('ChatDeadlines', () => {
     vi.advanceTimersByTime(4999);
     expect(deadlines.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
-    expect(deadlines.signal.reason).toMatchObject({ kind: 'timeout', message: 'The chat did not finish within 5 s (setting REQUEST_TIMEOUT_MS)' });
+    expect(deadlines.signal.reason).toMatchObject({
+      kind: 'timeout',
+      message: 'The chat did not finish within 5 s (setting REQUEST_TIMEOUT_MS)',
+    });
     deadlines.dispose();
   });
 
@@ -67,7 +76,10 @@ describe('ChatDeadlines', () => {
     const ended = vi.fn();
     deadlines.onStop(ended);
     client.abort(new Error('socket closed'));
-    expect(deadlines.signal.reason).toMatchObject({ kind: 'unavailable', message: 'The chat was cancelled (socket closed)' });
+    expect(deadlines.signal.reason).toMatchObject({
+      kind: 'unavailable',
+      message: 'The chat was cancelled (socket closed)',
+    });
     expect(ended).toHaveBeenCalledTimes(1);
     deadlines.dispose();
 

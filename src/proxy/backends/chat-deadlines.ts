@@ -7,7 +7,12 @@
 import { ProxyError } from '../errors.js';
 import { parseCliLine, type CliLineParse } from '../formats/cli-events.js';
 import { redactSecrets, type Logger } from '../logger.js';
-import { stepCliLine, type CliRetry, type CliStep, type CliTranslateState } from '../translate/cli-events-to-native-events.js';
+import {
+  stepCliLine,
+  type CliRetry,
+  type CliStep,
+  type CliTranslateState,
+} from '../translate/cli-events-to-native-events.js';
 import { mapCliError, type CliErrorOptions } from '../translate/map-cli-error.js';
 import type { UsageSink } from '../usage/types.js';
 import type { ConversationEnd } from './cli-conversation.js';
@@ -31,9 +36,13 @@ export function firstEventError(
 ): ProxyError {
   const limit = `${seconds(limitMs)} (setting CLI_FIRST_TOKEN_TIMEOUT_MS)`;
   if (phase === 'queued') {
-    return new ProxyError('unavailable', `No assistant CLI slot became free within ${limit}: ${slots.running} of ${slots.max} are busy (setting CLI_MAX_CONCURRENT)`, {
-      retryAfter: 5,
-    });
+    return new ProxyError(
+      'unavailable',
+      `No assistant CLI slot became free within ${limit}: ${slots.running} of ${slots.max} are busy (setting CLI_MAX_CONCURRENT)`,
+      {
+        retryAfter: 5,
+      },
+    );
   }
   if (retry?.status != null) {
     const mapped = mapCliError({ status: retry.status, text: retry.error ?? '' }, errors, retry.delayMs);
@@ -80,7 +89,13 @@ export class ChatDeadlines {
     else client.addEventListener('abort', this.onClientGone, { once: true });
     this.firstTimer = setTimeout(() => stop.abort(opts.firstEventError(this.phase, this.retry)), opts.firstEventMs);
     this.wholeTimer = setTimeout(
-      () => stop.abort(new ProxyError('timeout', `The chat did not finish within ${seconds(opts.requestMs)} (setting REQUEST_TIMEOUT_MS)`)),
+      () =>
+        stop.abort(
+          new ProxyError(
+            'timeout',
+            `The chat did not finish within ${seconds(opts.requestMs)} (setting REQUEST_TIMEOUT_MS)`,
+          ),
+        ),
       opts.requestMs,
     );
   }
@@ -143,21 +158,35 @@ export function stepLine(
   if (line.trim() === '') return undefined;
   const parsed = parseCliLine(line);
   if (parsed.kind === 'malformed') {
-    log.warn({ reason: parsed.reason, line: redactSecrets(parsed.text) }, 'unparseable line from the assistant CLI, ignored');
+    log.warn(
+      { reason: parsed.reason, line: redactSecrets(parsed.text) },
+      'unparseable line from the assistant CLI, ignored',
+    );
   } else if (parsed.kind === 'rate_limit') {
     usage?.cliRateLimit(parsed.info);
   }
   const step = stepCliLine(parsed, state);
   if (step.retry) {
     deadlines.setRetry(step.retry);
-    log.warn({ attempt: step.retry.attempt, status: step.retry.status }, 'the assistant CLI is retrying a failed provider call');
+    log.warn(
+      { attempt: step.retry.attempt, status: step.retry.status },
+      'the assistant CLI is retrying a failed provider call',
+    );
   }
   return { parsed, step };
 }
 
 /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
-export function endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string, installHint: string): ProxyError {
-  if (end.spawnError) return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`, { retryable: false });
+export function endError(
+  error: ProxyError | undefined,
+  end: ConversationEnd,
+  stderrTail: string,
+  installHint: string,
+): ProxyError {
+  if (end.spawnError)
+    return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`, {
+      retryable: false,
+    });
   const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
   if (err.kind !== 'internal') return err;
   const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;

@@ -74,7 +74,8 @@ export class ChildSlots {
   /** Refuses every waiting and later request (shutdown). */
   close(): void {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new ProxyError('unavailable', 'The proxy is shutting down'));
+    for (const waiter of this.waiters.splice(0))
+      waiter.reject(new ProxyError('unavailable', 'The proxy is shutting down'));
   }
 
   private releaser(): () => void {

@@ -35,7 +35,14 @@ import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
 import { AnswerRecorder, historyAfterTurn } from '../translate/conversation-history.js';
-import { ChatDeadlines, endError, firstEventError, lingerAfterResultMs, stepLine, type ChatPhase } from './chat-deadlines.js';
+import {
+  ChatDeadlines,
+  endError,
+  firstEventError,
+  lingerAfterResultMs,
+  stepLine,
+  type ChatPhase,
+} from './chat-deadlines.js';
 import { cliChildEnv } from './child-env.js';
 import { ChildSlots } from './child-slots.js';
 import { CliConversation, type ConversationEnd } from './cli-conversation.js';
@@ -43,7 +50,11 @@ import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-
 import { killGraceMs, processGroups } from './end-child.js';
 import { LiveConversations, type LiveConversationsSnapshot } from './live-conversations.js';
 import { PromptFiles } from './prompt-files.js';
-import { nativeRequestToCliInput, type CliInput, type CliInputOptions } from '../translate/native-request-to-cli-input.js';
+import {
+  nativeRequestToCliInput,
+  type CliInput,
+  type CliInputOptions,
+} from '../translate/native-request-to-cli-input.js';
 import { toolRulesToCliPermissions, type CliPermissions } from '../translate/tool-rules-to-cli-permissions.js';
 import type { BillingFacts, UsageSink } from '../usage/types.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
@@ -94,7 +105,11 @@ export interface CliBackendOptions {
 const envMark = '\0env:';
 const systemMark = '\0system:';
 function toSpec(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string[] {
-  return [...Object.entries(input.env).map(([k, v]) => `${envMark}${k}=${v}`), `${systemMark}${input.systemPrompt}`, ...input.args];
+  return [
+    ...Object.entries(input.env).map(([k, v]) => `${envMark}${k}=${v}`),
+    `${systemMark}${input.systemPrompt}`,
+    ...input.args,
+  ];
 }
 function fromSpec(spec: string[]): Pick<CliInput, 'args' | 'env' | 'systemPrompt'> {
   const env: Record<string, string> = {};
@@ -139,7 +154,8 @@ export class CliBackend implements Backend {
     const { config, profile } = opts;
     // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
     // request can always make room by ending a process nobody is reading (live-conversations.ts makeRoom).
-    const running = config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
+    const running =
+      config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
     this.slots = new ChildSlots(running, config.cliQueueSize);
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
     this.permissions = toolRulesToCliPermissions({
@@ -163,7 +179,12 @@ export class CliBackend implements Backend {
     this.prompts.sweep();
     this.mcpConfigs.sweep();
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
-    const fingerprint = () => filesFingerprint([config.credentialsPath], { cli: opts.findCli().path, env: this.childEnv(), cwd: config.cliWorkDir });
+    const fingerprint = () =>
+      filesFingerprint([config.credentialsPath], {
+        cli: opts.findCli().path,
+        env: this.childEnv(),
+        cwd: config.cliWorkDir,
+      });
     this.fingerprint = fingerprint;
     const maxRssBytes = config.cliLiveMaxMb * 1024 * 1024;
     this.pool = new CliPool<CliConversation>({
@@ -281,14 +302,40 @@ export class CliBackend implements Backend {
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply. The input
       // is made only for a fresh process: results for a waiting one go to its MCP calls, not its stdin.
-      const input = (r: NativeRequest) => nativeRequestToCliInput(r, { profile: this.opts.profile, userSetup: this.opts.config.cliUserSetup });
-      return this.toolConversations.stream(req, input, tools, signal, context.logger ?? this.opts.logger, context.toolResultsReturn !== false);
+      const input = (r: NativeRequest) =>
+        nativeRequestToCliInput(r, { profile: this.opts.profile, userSetup: this.opts.config.cliUserSetup });
+      return this.toolConversations.stream(
+        req,
+        input,
+        tools,
+        signal,
+        context.logger ?? this.opts.logger,
+        context.toolResultsReturn !== false,
+      );
     }
-    const options: CliInputOptions = { profile: this.opts.profile, builtInTools: this.builtInTools(), userSetup: this.opts.config.cliUserSetup };
-    return this.run(req, cliInputs(req, (r) => nativeRequestToCliInput(r, options), (head) => head.turn !== undefined && this.live.canContinue(this.keyOf(head), req.messages)), signal, context.logger ?? this.opts.logger);
+    const options: CliInputOptions = {
+      profile: this.opts.profile,
+      builtInTools: this.builtInTools(),
+      userSetup: this.opts.config.cliUserSetup,
+    };
+    return this.run(
+      req,
+      cliInputs(
+        req,
+        (r) => nativeRequestToCliInput(r, options),
+        (head) => head.turn !== undefined && this.live.canContinue(this.keyOf(head), req.messages),
+      ),
+      signal,
+      context.logger ?? this.opts.logger,
+    );
   }
 
-  private async *run(req: NativeRequest, inputs: CliInputs, signal: AbortSignal, log: Logger): AsyncGenerator<NativeStreamEvent> {
+  private async *run(
+    req: NativeRequest,
+    inputs: CliInputs,
+    signal: AbortSignal,
+    log: Logger,
+  ): AsyncGenerator<NativeStreamEvent> {
     const { profile } = this.opts;
     const deadlines = this.deadlines(signal);
     let release: (() => void) | undefined;
@@ -339,7 +386,10 @@ export class CliBackend implements Backend {
         const slot = once(release);
         release = undefined;
         void running.exited.then(slot);
-        log.debug({ pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 }, 'assistant CLI turn started');
+        log.debug(
+          { pid: running.pid, conversation: running.id, model: req.model, how, turn: running.turns + 1 },
+          'assistant CLI turn started',
+        );
 
         const offStop = deadlines.onStop(() => running.end());
         const turn = {
@@ -362,7 +412,14 @@ export class CliBackend implements Backend {
               // Nothing reached the client yet: the request is answered as one that continues no live conversation.
               offStop();
               log.warn(
-                { pid: running.pid, conversation: running.id, how, exitCode: item.end.exitCode, signal: item.end.signal, hung: running.hung },
+                {
+                  pid: running.pid,
+                  conversation: running.id,
+                  how,
+                  exitCode: item.end.exitCode,
+                  signal: item.end.signal,
+                  hung: running.hung,
+                },
                 how === 'warm'
                   ? 'the warm assistant CLI had died before its turn; a new one answers with the whole conversation'
                   : 'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
@@ -375,13 +432,19 @@ export class CliBackend implements Backend {
               break;
             }
             finished = true;
-            if (running.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.hung}) and was ended`, { retryAfter: 1 });
+            if (running.hung)
+              throw new ProxyError(
+                'unavailable',
+                `The assistant CLI stopped making progress (${running.hung}) and was ended`,
+                { retryAfter: 1 },
+              );
             throw this.endError(finishCliLines(turn.translate).error, item.end, running.stderrTail);
           }
           const stepped = stepLine(item.line, turn.translate, deadlines, log, this.rateLimitSink(signal));
           if (!stepped) continue;
           const { parsed, step } = stepped;
-          if (parsed.kind === 'unknown') log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
+          if (parsed.kind === 'unknown')
+            log.debug({ type: parsed.type }, 'assistant CLI line of an unknown type, ignored');
           if (step.error) {
             finished = true;
             throw step.error;
@@ -404,7 +467,8 @@ export class CliBackend implements Backend {
             finished = true;
             offStop();
             // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).
-            if (head.turn !== undefined && !this.closing) kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.record()));
+            if (head.turn !== undefined && !this.closing)
+              kept = this.live.keep(running, historyAfterTurn(req.messages, turn.answer.record()));
             if (kept) slot();
             return;
           }
@@ -414,7 +478,8 @@ export class CliBackend implements Backend {
       deadlines.dispose();
       release?.();
       if (conv && conv.alive && !kept) {
-        if (!finished) deadlines.abort(deadlines.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
+        if (!finished)
+          deadlines.abort(deadlines.signal.reason ?? new ProxyError('unavailable', 'The chat ended early'));
         else {
           // Not kept: its input is closed, so the CLI exits by itself after its turn.
           const done = conv;
@@ -480,14 +545,21 @@ export class CliBackend implements Backend {
    * it also ends the tools it started, STYLE.md habit 10), its system prompt in a fresh owner-only file, stdin open
    * for the turns to come. Used for chats and for the pool's warm processes alike.
    */
-  private startProcess(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation {
+  private startProcess(
+    cliPath: string,
+    input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>,
+    key: string,
+  ): CliConversation {
     const { profile } = this.opts;
     let promptFile: string;
     try {
       promptFile = this.prompts.write(input.systemPrompt);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ProxyError('internal', `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+      throw new ProxyError(
+        'internal',
+        `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+      );
     }
     let child: ResultPromise;
     try {
@@ -495,7 +567,9 @@ export class CliBackend implements Backend {
     } catch (err) {
       rmSync(promptFile, { force: true });
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+      throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, {
+        retryAfter: 5,
+      });
     }
     const modelAt = input.args.indexOf(profile.cli.modelFlag);
     return new CliConversation(child, {
@@ -512,10 +586,16 @@ export class CliBackend implements Backend {
     if (this.permissions.tools.length === 0) return undefined;
     if (this.permissionsFile === undefined) {
       try {
-        this.permissionsFile = this.prompts.writeShared('tool-rules.json', JSON.stringify(this.permissions.settings, null, 2));
+        this.permissionsFile = this.prompts.writeShared(
+          'tool-rules.json',
+          JSON.stringify(this.permissions.settings, null, 2),
+        );
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-        throw new ProxyError('internal', `Cannot write the CLI's tool rules under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+        throw new ProxyError(
+          'internal',
+          `Cannot write the CLI's tool rules under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+        );
       }
     }
     return { tools: this.permissions.tools, settingsFile: this.permissionsFile };
@@ -547,7 +627,11 @@ export class CliBackend implements Backend {
   makeRoom(): void {
     if (this.live.makeRoom()) return;
     const max = this.opts.config.cliLiveMax;
-    throw new ProxyError('unavailable', `All ${max} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`, { retryAfter: 5 });
+    throw new ProxyError(
+      'unavailable',
+      `All ${max} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`,
+      { retryAfter: 5 },
+    );
   }
 
   /** The app-owned working directory, created on first use (empty, owner-only). A failure is not cached. */
@@ -559,7 +643,11 @@ export class CliBackend implements Backend {
       if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ProxyError('internal', `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`, { retryable: false });
+      throw new ProxyError(
+        'internal',
+        `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`,
+        { retryable: false },
+      );
     }
     this.workDirReady = true;
   }
@@ -567,8 +655,15 @@ export class CliBackend implements Backend {
   private cliPath(): string {
     const found = this.opts.findCli();
     if (found.path) return found.path;
-    const where = found.searched.length > 0 ? ` (searched ${found.searched.slice(0, 5).join(', ')}${found.searched.length > 5 ? ', ...' : ''})` : '';
-    throw new ProxyError('unavailable', `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`, { retryable: false });
+    const where =
+      found.searched.length > 0
+        ? ` (searched ${found.searched.slice(0, 5).join(', ')}${found.searched.length > 5 ? ', ...' : ''})`
+        : '';
+    throw new ProxyError(
+      'unavailable',
+      `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`,
+      { retryable: false },
+    );
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */

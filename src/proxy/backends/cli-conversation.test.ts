@@ -6,7 +6,13 @@ import { CliConversation } from './cli-conversation.js';
 /** A child whose spawn failed the way node reports EMFILE: no pipes, `error` events, a failed result. */
 function failedSpawn(code: string) {
   const events = new EventEmitter();
-  const result = Promise.resolve({ failed: true, exitCode: undefined, signal: undefined, code, shortMessage: `spawn ${code}` });
+  const result = Promise.resolve({
+    failed: true,
+    exitCode: undefined,
+    signal: undefined,
+    code,
+    shortMessage: `spawn ${code}`,
+  });
   const child = Object.assign(result, {
     on: events.on.bind(events),
     once: events.once.bind(events),
@@ -29,7 +35,10 @@ describe('CliConversation', () => {
       events.emit('error', Object.assign(new Error('spawn EMFILE'), { code: 'EMFILE' }));
       events.emit('error', Object.assign(new Error('spawn EMFILE'), { code: 'EMFILE' }));
     }).not.toThrow();
-    expect(await conv.next()).toEqual({ kind: 'end', end: { exitCode: undefined, signal: undefined, spawnError: 'EMFILE' } });
+    expect(await conv.next()).toEqual({
+      kind: 'end',
+      end: { exitCode: undefined, signal: undefined, spawnError: 'EMFILE' },
+    });
     await conv.exited;
     expect(conv.alive).toBe(false);
   });

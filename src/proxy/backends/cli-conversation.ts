@@ -108,7 +108,10 @@ export class CliConversation {
       linesClosed = new Promise<void>((resolve) => lines.once('close', () => resolve()));
     }
     void Promise.all([child, linesClosed]).then(([result]) => {
-      const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.code ?? result.shortMessage) : undefined;
+      const spawnError =
+        result.failed && result.exitCode === undefined && !result.signal
+          ? (result.code ?? result.shortMessage)
+          : undefined;
       this.push({ kind: 'end', end: { exitCode: result.exitCode, signal: result.signal, spawnError } });
     });
     this.exited = exitOf(child).then(() => {

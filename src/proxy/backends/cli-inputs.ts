@@ -19,7 +19,11 @@ export interface CliInputs {
  * `make` is nativeRequestToCliInput with its options; `continuable(head)` says whether a live conversation may
  * continue the request (then an error of the whole conversation waits until a fresh process needs it).
  */
-export function cliInputs(req: NativeRequest, make: (req: NativeRequest) => CliInput, continuable?: (head: CliInput) => boolean): CliInputs {
+export function cliInputs(
+  req: NativeRequest,
+  make: (req: NativeRequest) => CliInput,
+  continuable?: (head: CliInput) => boolean,
+): CliInputs {
   const lastAt = req.messages.length - 1;
   const last = req.messages[lastAt];
   // The spawn-time part does not depend on the messages: it is built over a stand-in one.

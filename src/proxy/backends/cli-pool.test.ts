@@ -7,7 +7,12 @@ import { makeFakeCli, type FakeCli } from '../../../test/fixtures/fake-cli.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolOptions } from './cli-pool.js';
 
 const print = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
-const argsFor = (model: string, system?: string): string[] => [...print, '--model', model, ...(system ? ['--system-prompt', system] : [])];
+const argsFor = (model: string, system?: string): string[] => [
+  ...print,
+  '--model',
+  model,
+  ...(system ? ['--system-prompt', system] : []),
+];
 
 /** A child that only exists in memory: exit() ends it as a process would. */
 class StubChild extends EventEmitter {
@@ -29,7 +34,9 @@ class StubChild extends EventEmitter {
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
 /** take(), then the pool's refill turn. */
-async function take<C extends { exitCode: number | null; signalCode: string | null; once(e: 'exit', l: () => void): unknown }>(pool: CliPool<C>, args: string[]): Promise<C | undefined> {
+async function take<
+  C extends { exitCode: number | null; signalCode: string | null; once(e: 'exit', l: () => void): unknown },
+>(pool: CliPool<C>, args: string[]): Promise<C | undefined> {
   const child = pool.take(args);
   await flush();
   return child;
@@ -85,7 +92,7 @@ describe('CliPool with in-memory children', () => {
     await take(pool!, argsFor('m1', 'A'));
     expect(await take(pool!, argsFor('m1', 'B'))).toBeUndefined();
     expect(await take(pool!, argsFor('m2', 'A'))).toBeUndefined();
-    const c = await take(pool!, argsFor('m1', 'A')) as StubChild | undefined;
+    const c = (await take(pool!, argsFor('m1', 'A'))) as StubChild | undefined;
     expect(c?.args).toEqual(argsFor('m1', 'A'));
   });
 
@@ -169,7 +176,9 @@ describe('CliPool with in-memory children', () => {
     const { pool } = stubPool({ size: 1 });
     await take(pool!, argsFor('claude-sonnet-x', 'secret-ish system prompt text'));
     const snap = pool.snapshot();
-    expect(snap.keys).toEqual([{ model: 'claude-sonnet-x', id: expect.stringMatching(/^[0-9a-f]{8}$/), recentRequests: 1, warm: 1 }]);
+    expect(snap.keys).toEqual([
+      { model: 'claude-sonnet-x', id: expect.stringMatching(/^[0-9a-f]{8}$/), recentRequests: 1, warm: 1 },
+    ]);
     expect(JSON.stringify(snap)).not.toContain('secret-ish');
   });
 
@@ -248,7 +257,9 @@ describe('CliPool with the fake CLI', () => {
 
 describe('filesFingerprint', () => {
   it('changes when a file changes or appears, and with the settings', async () => {
-    const dir = await import('node:fs/promises').then((fs) => fs.mkdtemp(join(process.env.TMPDIR ?? '/tmp', 'pool-fp-')));
+    const dir = await import('node:fs/promises').then((fs) =>
+      fs.mkdtemp(join(process.env.TMPDIR ?? '/tmp', 'pool-fp-')),
+    );
     const file = join(dir, 'credentials.json');
     const fs = await import('node:fs/promises');
     const missing = filesFingerprint([file], { a: 1 });

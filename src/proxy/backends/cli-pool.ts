@@ -104,7 +104,16 @@ export class CliPool<C extends PoolChild> {
   private readonly warmByKey = new Map<string, Array<Entry<C>>>();
   private readonly argsByKey = new Map<string, string[]>();
   private recent: string[] = [];
-  private readonly counts = { hits: 0, misses: 0, started: 0, expired: 0, replaced: 0, died: 0, skippedForMemory: 0, skippedForCap: 0 };
+  private readonly counts = {
+    hits: 0,
+    misses: 0,
+    started: 0,
+    expired: 0,
+    replaced: 0,
+    died: 0,
+    skippedForMemory: 0,
+    skippedForCap: 0,
+  };
   private lastFingerprint: string | undefined;
   private earlyDeaths = 0;
   private pausedUntil = 0;
@@ -405,7 +414,9 @@ export function filesFingerprint(paths: string[], settings: unknown = null): str
       return 'missing';
     }
   });
-  return createHash('sha256').update(JSON.stringify([parts, settings])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([parts, settings]))
+    .digest('hex');
 }
 
 /** Resident memory of a process from /proc (Linux), bytes; undefined elsewhere or when it is gone. */

@@ -21,14 +21,30 @@
 
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import type { NativeContentBlock, NativeRequest, NativeStreamEvent, NativeToolResultBlock, NativeUsage } from '../formats/native.js';
+import type {
+  NativeContentBlock,
+  NativeRequest,
+  NativeStreamEvent,
+  NativeToolResultBlock,
+  NativeUsage,
+} from '../formats/native.js';
 import { ProxyError } from '../errors.js';
 import { addUsage } from '../translate/map-usage.js';
 import type { Logger } from '../logger.js';
 import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
-import { AnswerRecorder, continuesHistory, historyAfterTurn, type AnswerRecord } from '../translate/conversation-history.js';
+import {
+  AnswerRecorder,
+  continuesHistory,
+  historyAfterTurn,
+  type AnswerRecord,
+} from '../translate/conversation-history.js';
 import { cliInputs } from './cli-inputs.js';
-import { mcpConfigJson, toolResultToMcp, type ClientToolPlan, type McpCallResult } from '../translate/native-tools-to-mcp.js';
+import {
+  mcpConfigJson,
+  toolResultToMcp,
+  type ClientToolPlan,
+  type McpCallResult,
+} from '../translate/native-tools-to-mcp.js';
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
@@ -79,7 +95,11 @@ class ToolConversation {
 }
 
 /** The tool_result blocks of the request's last message when it is a user message, and its other blocks. */
-function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]; others: NativeContentBlock[]; index: number } {
+function lastToolResults(req: NativeRequest): {
+  results: NativeToolResultBlock[];
+  others: NativeContentBlock[];
+  index: number;
+} {
   const index = req.messages.length - 1;
   const last = req.messages[index];
   if (last?.role !== 'user' || typeof last.content === 'string') return { results: [], others: [], index };
@@ -93,7 +113,11 @@ function lastToolResults(req: NativeRequest): { results: NativeToolResultBlock[]
  * does not import the backend that imports it.
  */
 export interface ToolConversationHost {
-  readonly options: { config: Pick<Config, 'cliToolResultTimeoutMs' | 'cliMaxConcurrent' | 'dataDir'>; profile: Profile; usage?: Pick<UsageSink, 'cliRateLimit'> };
+  readonly options: {
+    config: Pick<Config, 'cliToolResultTimeoutMs' | 'cliMaxConcurrent' | 'dataDir'>;
+    profile: Profile;
+    usage?: Pick<UsageSink, 'cliRateLimit'>;
+  };
   readonly live: LiveConversations<CliConversation>;
   readonly isClosing: boolean;
   readonly secretFiles: PromptFiles;
@@ -146,7 +170,10 @@ export class CliToolConversations {
     // results that match no waiting process by both, forged or from an edited history, start a fresh process.
     const inputs = cliInputs(req, makeInput, (head) => {
       const key = this.keyFor(head, plan);
-      return (results.length > 0 && this.findParked(key, req.messages) !== undefined) || (head.turn !== undefined && this.host.live.canContinue(key, req.messages));
+      return (
+        (results.length > 0 && this.findParked(key, req.messages) !== undefined) ||
+        (head.turn !== undefined && this.host.live.canContinue(key, req.messages))
+      );
     });
     const key = this.keyFor(inputs.head, plan);
     const fresh = () => this.open(req, inputs.full(), plan, key, log);
@@ -166,7 +193,11 @@ export class CliToolConversations {
       };
       // Should its process have died while it waited (before the exit was seen), the results go to a fresh process
       // with the whole conversation, as results no process waits for do.
-      return this.drive(req, resume, signal, log, resultsReturn, conv, { fresh, continued: false, parked: conv.waitingFor });
+      return this.drive(req, resume, signal, log, resultsReturn, conv, {
+        fresh,
+        continued: false,
+        parked: conv.waitingFor,
+      });
     }
     // A finished tool loop kept as a live conversation, which this request continues by one user turn.
     const continued = inputs.head.turn !== undefined ? this.host.live.takeContinuation(key, req.messages) : undefined;
@@ -186,28 +217,39 @@ export class CliToolConversations {
    * replaced by the tools it offers (a later request with the same tools, prompt and settings may continue it).
    */
   private keyFor(input: CliInput, plan: ClientToolPlan): string {
-    const tools = createHash('sha256').update(JSON.stringify([plan.tools, plan.instruction ?? ''])).digest('hex');
+    const tools = createHash('sha256')
+      .update(JSON.stringify([plan.tools, plan.instruction ?? '']))
+      .digest('hex');
     return this.host.keyOf({ ...input, args: [...input.args, '\0client-tools', tools] });
   }
 
   /** The MCP result for every id the conversation waits for; a missing one is an error result saying so. */
-  private answersFor(conv: ToolConversation, results: NativeToolResultBlock[], others: NativeContentBlock[], index: number): Array<[string, McpCallResult]> {
+  private answersFor(
+    conv: ToolConversation,
+    results: NativeToolResultBlock[],
+    others: NativeContentBlock[],
+    index: number,
+  ): Array<[string, McpCallResult]> {
     const byId = new Map(results.map((r, j) => [r.tool_use_id, { block: r, j }]));
     const out: Array<[string, McpCallResult]> = conv.waitingFor.map((id) => {
       const found = byId.get(id);
-      if (!found) return [id, { content: [{ type: 'text', text: 'The client sent no result for this call.' }], isError: true }];
+      if (!found)
+        return [id, { content: [{ type: 'text', text: 'The client sent no result for this call.' }], isError: true }];
       return [id, toolResultToMcp(found.block, `messages.${index}.content.${found.j}`)];
     });
     // Text the client sent beside its results (some agents add notes to the same message) would otherwise be lost:
     // it goes with the last result.
-    const extra = others.flatMap((b) => (b.type === 'text' && b.text !== '' ? [{ type: 'text' as const, text: b.text }] : []));
+    const extra = others.flatMap((b) =>
+      b.type === 'text' && b.text !== '' ? [{ type: 'text' as const, text: b.text }] : [],
+    );
     if (extra.length > 0 && out.length > 0) out[out.length - 1][1].content.push(...extra);
     return out;
   }
 
   /** The parked conversation this request's tool results belong to: same key, same history plus the results. */
   private findParked(key: string, messages: NativeRequest['messages']): ToolConversation | undefined {
-    for (const conv of this.parked) if (conv.cli.key === key && !conv.exited && continuesHistory(conv.cli.history, messages)) return conv;
+    for (const conv of this.parked)
+      if (conv.cli.key === key && !conv.exited && continuesHistory(conv.cli.history, messages)) return conv;
     return undefined;
   }
 
@@ -222,7 +264,10 @@ export class CliToolConversations {
     conv.releaseSlot();
     this.parked.add(conv);
     conv.deadline = setTimeout(() => {
-      log.info({ pid: conv.pid, waitedMs: config.cliToolResultTimeoutMs }, 'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended');
+      log.info(
+        { pid: conv.pid, waitedMs: config.cliToolResultTimeoutMs },
+        'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended',
+      );
       this.parked.delete(conv);
       conv.end();
     }, config.cliToolResultTimeoutMs);
@@ -231,13 +276,22 @@ export class CliToolConversations {
     while (this.parked.size > config.cliMaxConcurrent) {
       const oldest = this.parked.values().next().value as ToolConversation;
       this.parked.delete(oldest);
-      log.info({ pid: oldest.pid }, 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended');
+      log.info(
+        { pid: oldest.pid },
+        'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended',
+      );
       oldest.end();
     }
   }
 
   /** Starts the CLI with the client's tools behind a fresh MCP server. */
-  private async open(req: NativeRequest, input: CliInput, plan: ClientToolPlan, key: string, log: Logger): Promise<ToolConversation> {
+  private async open(
+    req: NativeRequest,
+    input: CliInput,
+    plan: ClientToolPlan,
+    key: string,
+    log: Logger,
+  ): Promise<ToolConversation> {
     const { profile, config } = this.host.options;
     const t = profile.cli.clientTools;
     const iso = profile.cli.isolation;
@@ -253,17 +307,26 @@ export class CliToolConversations {
     } catch (err) {
       // Out of descriptors or ports: the machine's limit, not the request's fault (a clear 503, never a crash).
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new ProxyError('unavailable', `The client tools' server for the assistant CLI could not be started (${code}); retry shortly`, { retryAfter: 5 });
+      throw new ProxyError(
+        'unavailable',
+        `The client tools' server for the assistant CLI could not be started (${code}); retry shortly`,
+        { retryAfter: 5 },
+      );
     }
     let configFile: string | undefined;
     try {
       // Owner-only in the data directory (prompt-files.ts), removed with the conversation, swept after a crash. The
       // CLI's own per-call limit stays above ours, so the proxy's deadline decides (and says so).
       try {
-        configFile = this.host.secretFiles.write(mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000));
+        configFile = this.host.secretFiles.write(
+          mcpConfigJson(t, server.url, server.secret, config.cliToolResultTimeoutMs + 60_000),
+        );
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-        throw new ProxyError('internal', `Cannot write the MCP config file under ${config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`);
+        throw new ProxyError(
+          'internal',
+          `Cannot write the MCP config file under ${config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+        );
       }
       // Isolation gave the CLI an empty MCP config; this conversation's server takes its place (with CLI_USER_SETUP on,
       // it comes beside the user's own servers). Built-in tools are already off (`--tools ""`).
@@ -291,7 +354,10 @@ export class CliToolConversations {
         if (this.parked.delete(conv)) log.debug({ pid: cli.pid }, 'a waiting assistant CLI exited');
         conv.end();
       });
-      log.debug({ pid: cli.pid, model: req.model, tools: plan.tools.length }, 'assistant CLI started with the client tools');
+      log.debug(
+        { pid: cli.pid, model: req.model, tools: plan.tools.length },
+        'assistant CLI started with the client tools',
+      );
       return conv;
     } catch (err) {
       void server.close();
@@ -372,7 +438,12 @@ export class CliToolConversations {
                 open = fallback.fresh;
                 break;
               }
-              if (running.cli.hung) throw new ProxyError('unavailable', `The assistant CLI stopped making progress (${running.cli.hung}) and was ended`, { retryAfter: 1 });
+              if (running.cli.hung)
+                throw new ProxyError(
+                  'unavailable',
+                  `The assistant CLI stopped making progress (${running.cli.hung}) and was ended`,
+                  { retryAfter: 1 },
+                );
               const end = finishCliLines(state);
               throw this.host.endError(end.error, item.end, running.cli.stderrTail);
             }

@@ -4,7 +4,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientToolServer } from './client-tool-server.js';
 
-const tools = [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object' as const, properties: { path: { type: 'string' } } } }];
+const tools = [
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    inputSchema: { type: 'object' as const, properties: { path: { type: 'string' } } },
+  },
+];
 const meta = 'claudecode/toolUseId';
 
 describe('ClientToolServer', () => {
@@ -18,7 +24,11 @@ describe('ClientToolServer', () => {
 
   async function connect(secret: string): Promise<Client> {
     const c = new Client({ name: 'test', version: '1' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(server!.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(server!.url), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      }),
+    );
     return c;
   }
 
@@ -43,7 +53,9 @@ describe('ClientToolServer', () => {
     expect(await pending).toMatchObject({ content: [{ type: 'text', text: 'file a' }], isError: true });
 
     server.answer('toolu_2', { content: [{ type: 'text', text: 'early' }] });
-    expect(await client.callTool({ name: 'read_file', arguments: {}, _meta: { [meta]: 'toolu_2' } })).toMatchObject({ content: [{ type: 'text', text: 'early' }] });
+    expect(await client.callTool({ name: 'read_file', arguments: {}, _meta: { [meta]: 'toolu_2' } })).toMatchObject({
+      content: [{ type: 'text', text: 'early' }],
+    });
   });
 
   it('answers a call without a tool_use id as an error, and ends waiting calls with an error on close', async () => {
@@ -55,9 +67,19 @@ describe('ClientToolServer', () => {
     // close() returns promptly even with a call held open, and the call does not hang on: its error result is
     // sent, or the connection closes under it (the process is being ended anyway).
     await server.close();
-    const outcome = await Promise.race([pending.then((r) => r, (e: unknown) => e), new Promise((r) => setTimeout(() => r('still pending'), 5000))]);
+    const outcome = await Promise.race([
+      pending.then(
+        (r) => r,
+        (e: unknown) => e,
+      ),
+      new Promise((r) => setTimeout(() => r('still pending'), 5000)),
+    ]);
     expect(outcome).not.toBe('still pending');
-    if (!(outcome instanceof Error)) expect(outcome).toMatchObject({ isError: true, content: [{ type: 'text', text: 'The client did not send a result for this call.' }] });
+    if (!(outcome instanceof Error))
+      expect(outcome).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'The client did not send a result for this call.' }],
+      });
   });
 
   /** A raw request to the server: status of the answer, or 'closed' when the connection is closed without one. */

@@ -68,7 +68,12 @@ export class ClientToolServer {
     mcp.setRequestHandler(CallToolRequestSchema, (req, extra) => {
       const id = req.params._meta?.[opts.toolUseIdMeta];
       if (typeof id !== 'string' || id === '' || !ref.server) {
-        return { content: [{ type: 'text', text: 'The call carried no tool_use id, so the client cannot be asked for its result.' }], isError: true };
+        return {
+          content: [
+            { type: 'text', text: 'The call carried no tool_use id, so the client cannot be asked for its result.' },
+          ],
+          isError: true,
+        };
       }
       opts.onCall?.({ id, name: req.params.name });
       return ref.server.waitFor(id, extra.signal);
@@ -78,25 +83,31 @@ export class ClientToolServer {
     let expected = Buffer.alloc(0);
     let port = 0;
     // The head deadline is checked every second, not at node's default of 30 s.
-    const http = createServer({ connectionsCheckingInterval: 1000, requestTimeout: 0, headersTimeout: opts.headTimeoutMs ?? mcpHeadTimeoutMs }, (req, res) => {
-      // Loopback Host and no foreign Origin: refused before the secret is compared.
-      const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-      const origin = req.headers.origin;
-      if (!hosts.includes(String(req.headers.host ?? '').toLowerCase()) || (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`))) {
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
-        return;
-      }
-      const got = Buffer.from(String(req.headers[header] ?? ''));
-      // Compared in constant time, as the proxy's own access key is (docs/security.md).
-      if (expected.length === 0 || got.length !== expected.length || !timingSafeEqual(got, expected)) {
-        res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
-        return;
-      }
-      transport.handleRequest(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
-    });
+    const http = createServer(
+      { connectionsCheckingInterval: 1000, requestTimeout: 0, headersTimeout: opts.headTimeoutMs ?? mcpHeadTimeoutMs },
+      (req, res) => {
+        // Loopback Host and no foreign Origin: refused before the secret is compared.
+        const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+        const origin = req.headers.origin;
+        if (
+          !hosts.includes(String(req.headers.host ?? '').toLowerCase()) ||
+          (origin !== undefined && !hosts.some((h) => origin.toLowerCase() === `http://${h}`))
+        ) {
+          res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
+          return;
+        }
+        const got = Buffer.from(String(req.headers[header] ?? ''));
+        // Compared in constant time, as the proxy's own access key is (docs/security.md).
+        if (expected.length === 0 || got.length !== expected.length || !timingSafeEqual(got, expected)) {
+          res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
+          return;
+        }
+        transport.handleRequest(req, res).catch(() => {
+          if (!res.headersSent) res.writeHead(500).end();
+          else res.destroy();
+        });
+      },
+    );
     // A call waits for a client as long as CLI_TOOL_RESULT_TIMEOUT_MS allows; Node's default request limits must not end it first.
     http.maxConnections = opts.maxConnections ?? defaultMaxConnections;
     if (opts.admit) {
@@ -167,7 +178,10 @@ export class ClientToolServer {
     const held = this.waiting.size;
     for (const [id, waiting] of this.waiting) {
       this.waiting.delete(id);
-      waiting.resolve({ content: [{ type: 'text', text: 'The client did not send a result for this call.' }], isError: true });
+      waiting.resolve({
+        content: [{ type: 'text', text: 'The client did not send a result for this call.' }],
+        isError: true,
+      });
     }
     // The SDK writes those answers a few ticks later; closing the transport at once would drop them and leave the
     // caller waiting on a dead stream.

@@ -54,16 +54,26 @@ function toMessage(text: string): NativeMessage {
   } catch {
     throw new ProxyError('upstream', 'The provider answered a non-streamed request with a body that is not JSON');
   }
-  if (!isObject(data)) throw new ProxyError('upstream', 'The provider answered a non-streamed request with JSON that is not an object');
+  if (!isObject(data))
+    throw new ProxyError('upstream', 'The provider answered a non-streamed request with JSON that is not an object');
   if (data.type === 'error') {
     const e = isObject(data.error) ? data.error : {};
-    throw mapNativeError({ type: typeof e.type === 'string' ? e.type : 'api_error', message: typeof e.message === 'string' ? e.message : '' });
+    throw mapNativeError({
+      type: typeof e.type === 'string' ? e.type : 'api_error',
+      message: typeof e.message === 'string' ? e.message : '',
+    });
   }
   if (data.type !== 'message') {
-    throw new ProxyError('upstream', `The provider answered a non-streamed request with ${typeof data.type === 'string' ? `a ${data.type.slice(0, 40)}` : 'an object without a type'} instead of a message`);
+    throw new ProxyError(
+      'upstream',
+      `The provider answered a non-streamed request with ${typeof data.type === 'string' ? `a ${data.type.slice(0, 40)}` : 'an object without a type'} instead of a message`,
+    );
   }
   if (!Array.isArray(data.content) || !data.content.every((b) => isObject(b) && typeof b.type === 'string')) {
-    throw new ProxyError('upstream', 'The provider answered a non-streamed request with a message whose content is not a list of blocks');
+    throw new ProxyError(
+      'upstream',
+      'The provider answered a non-streamed request with a message whose content is not a list of blocks',
+    );
   }
   if (typeof data.model !== 'string') data.model = '';
   if (!isObject(data.usage)) data.usage = {};
@@ -91,7 +101,13 @@ function toEvent(msg: SseMessage): NativeStreamEvent {
   if (event.type === 'error') {
     // The translators read error.type and error.message; make sure both are strings.
     const e = (data as { error?: { type?: unknown; message?: unknown } }).error ?? {};
-    return { type: 'error', error: { type: typeof e.type === 'string' ? e.type : 'api_error', message: typeof e.message === 'string' ? e.message : '' } };
+    return {
+      type: 'error',
+      error: {
+        type: typeof e.type === 'string' ? e.type : 'api_error',
+        message: typeof e.message === 'string' ? e.message : '',
+      },
+    };
   }
   return event;
 }
@@ -107,7 +123,11 @@ function withStream(req: NativeRequest): NativeRequest & { stream: true } {
 export class DirectBackend implements Backend {
   constructor(private readonly opts: DirectBackendOptions) {}
 
-  async *stream(req: NativeRequest, signal: AbortSignal, context: BackendContext = {}): AsyncGenerator<NativeStreamEvent> {
+  async *stream(
+    req: NativeRequest,
+    signal: AbortSignal,
+    context: BackendContext = {},
+  ): AsyncGenerator<NativeStreamEvent> {
     const { client } = this.opts;
     const answer = await this.open(req, signal, context);
     try {
@@ -144,19 +164,33 @@ export class DirectBackend implements Backend {
   private async whole(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<NativeMessage> {
     const { client } = this.opts;
     // Read whole as it arrives (upstream/whole-or-stream.ts): no body stream to read it from afterwards.
-    const answer: WholeOrStream = await client.exchange(this.request(signal, context, { headers: { 'content-type': 'application/json', ...context.headers }, body: JSON.stringify(req) }), messageLimitBytes);
+    const answer: WholeOrStream = await client.exchange(
+      this.request(signal, context, {
+        headers: { 'content-type': 'application/json', ...context.headers },
+        body: JSON.stringify(req),
+      }),
+      messageLimitBytes,
+    );
     context.billing?.providerAnswer(answer.headers, credentialKind(context));
     const ok = answer.statusCode >= 200 && answer.statusCode < 300;
     if (answer.whole) {
       if (ok) return toMessage(answer.whole.toString('utf8'));
-      throw fromErrorAnswer(answer.statusCode, answer.headers, answer.whole.toString('utf8', 0, Math.min(answer.whole.length, errorBodyLimit)));
+      throw fromErrorAnswer(
+        answer.statusCode,
+        answer.headers,
+        answer.whole.toString('utf8', 0, Math.min(answer.whole.length, errorBodyLimit)),
+      );
     }
     // An event stream, or an answer larger than the bound: read as before, to the same errors.
     const body = answer.body;
     if (!ok) throw await this.refusal(answer.statusCode, answer.headers, body);
     try {
       const read = await readUpTo(body, messageLimitBytes);
-      if (!read.whole) throw new ProxyError('upstream', `The provider's non-streamed answer is larger than ${messageLimitBytes} bytes`);
+      if (!read.whole)
+        throw new ProxyError(
+          'upstream',
+          `The provider's non-streamed answer is larger than ${messageLimitBytes} bytes`,
+        );
       return toMessage(read.whole.toString('utf8'));
     } catch (err) {
       throw fromTransportError(err, client.timeouts);
@@ -167,11 +201,17 @@ export class DirectBackend implements Backend {
 
   /** Sends the chat upstream streaming and returns the answer once it is known to be an event stream. */
   private async open(req: NativeRequest, signal: AbortSignal, context: BackendContext): Promise<ProviderAnswer> {
-    const answer = await this.send(signal, context, { headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...context.headers }, body: JSON.stringify(withStream(req)) });
+    const answer = await this.send(signal, context, {
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...context.headers },
+      body: JSON.stringify(withStream(req)),
+    });
     try {
       const type = String(answer.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
-        throw new ProxyError('upstream', `The provider answered a streaming request with ${type || 'no content type'} instead of an event stream`);
+        throw new ProxyError(
+          'upstream',
+          `The provider answered a streaming request with ${type || 'no content type'} instead of an event stream`,
+        );
       }
       return answer;
     } catch (err) {
@@ -181,7 +221,11 @@ export class DirectBackend implements Backend {
   }
 
   /** Sends the chat with the request's credential; a non-2xx answer is thrown as the provider's error (fromErrorAnswer). */
-  private async send(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): Promise<ProviderAnswer> {
+  private async send(
+    signal: AbortSignal,
+    context: BackendContext,
+    how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>,
+  ): Promise<ProviderAnswer> {
     const answer = await this.opts.client.send(this.request(signal, context, how));
     context.billing?.providerAnswer(answer.headers, credentialKind(context));
     if (answer.statusCode >= 200 && answer.statusCode < 300) return answer;
@@ -189,8 +233,18 @@ export class DirectBackend implements Backend {
   }
 
   /** A chat request to the provider's messages path, with the client's auth or else the CLI's login. */
-  private request(signal: AbortSignal, context: BackendContext, how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>): ProviderRequest {
-    return { method: 'POST', path: this.opts.messagesPath, auth: context.auth ?? { kind: 'cli-oauth' }, signal, ...how };
+  private request(
+    signal: AbortSignal,
+    context: BackendContext,
+    how: Pick<ProviderRequest, 'headers' | 'body' | 'firstByteTimeoutMs'>,
+  ): ProviderRequest {
+    return {
+      method: 'POST',
+      path: this.opts.messagesPath,
+      auth: context.auth ?? { kind: 'cli-oauth' },
+      signal,
+      ...how,
+    };
   }
 
   /** The provider's error answer as ours, quoting its text up to the bound (read-limited.ts); its body is let go. */

@@ -32,8 +32,11 @@ describe('watchHang', () => {
     stopB();
   });
 
-  it.skipIf(process.platform !== 'linux')('reads this process as running or sleeping, and an absent one as unknown (Linux)', () => {
-    expect(['R', 'S']).toContain(procStateOf(process.pid));
-    expect(procStateOf(2 ** 22 + 12345)).toBeUndefined();
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'reads this process as running or sleeping, and an absent one as unknown (Linux)',
+    () => {
+      expect(['R', 'S']).toContain(procStateOf(process.pid));
+      expect(procStateOf(2 ** 22 + 12345)).toBeUndefined();
+    },
+  );
 });

@@ -84,7 +84,15 @@ export interface LiveConversationsSnapshot {
    * by a fresh process with the whole conversation.
    */
   lost: number;
-  conversations: Array<{ id: string; model: string; state: ConversationState; turns: number; ageMs: number; idleMs: number; rssBytes?: number }>;
+  conversations: Array<{
+    id: string;
+    model: string;
+    state: ConversationState;
+    turns: number;
+    ageMs: number;
+    idleMs: number;
+    rssBytes?: number;
+  }>;
 }
 
 export class LiveConversations<C extends LiveConversation> {
@@ -116,7 +124,8 @@ export class LiveConversations<C extends LiveConversation> {
   /** True when an idle conversation started with `key` could continue `messages` (takeContinuation would give it). */
   canContinue(key: string, messages: NativeMessageParam[]): boolean {
     if (!this.enabled) return false;
-    for (const c of this.all) if (c.state === 'idle' && c.key === key && c.alive && continuesHistory(c.history, messages)) return true;
+    for (const c of this.all)
+      if (c.state === 'idle' && c.key === key && c.alive && continuesHistory(c.history, messages)) return true;
     return false;
   }
 
@@ -274,7 +283,9 @@ export class LiveConversations<C extends LiveConversation> {
   }
 
   private evictOldestIdle(except: C): boolean {
-    const oldest = [...this.all].filter((o) => o !== except && o.state === 'idle').sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+    const oldest = [...this.all]
+      .filter((o) => o !== except && o.state === 'idle')
+      .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
     if (!oldest) return false;
     this.counts.evicted++;
     this.endOne(oldest);

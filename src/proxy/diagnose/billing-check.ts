@@ -27,10 +27,24 @@ export async function billingCheck(usage: BillingReader, now: number, mode: Mode
     counts.set(r.refusal, c);
   }
   const extra = recent.filter((r) => r.billingLane === 'extra_usage').length;
-  const inUse = usage.overageStates?.().filter((o) => o.inUse === true).map((o) => o.source) ?? [];
+  const inUse =
+    usage
+      .overageStates?.()
+      .filter((o) => o.inUse === true)
+      .map((o) => o.source) ?? [];
   const lanes = `${extra} of the last day's ${recent.length} requests were billed to extra usage${inUse.length > 0 ? `; extra usage is in use now (${inUse.join(', ')})` : ''}.`;
-  const base = { id: 'billing', mode, title: 'No billing refusals from the provider in the last day', durationMs: Date.now() - start };
+  const base = {
+    id: 'billing',
+    mode,
+    title: 'No billing refusals from the provider in the last day',
+    durationMs: Date.now() - start,
+  };
   if (counts.size === 0) return { ...base, status: 'pass', detail: `None recorded. ${lanes}` };
   const detail = [...counts].map(([reason, c]) => `${c.n} × ${reason} (${[...c.modes].join(', ')})`).join('; ');
-  return { ...base, status: 'fail', detail: `${detail}. ${lanes}`, remedy: [...counts.keys()].map((r) => refusalExplanation[r]).join(' ') };
+  return {
+    ...base,
+    status: 'fail',
+    detail: `${detail}. ${lanes}`,
+    remedy: [...counts.keys()].map((r) => refusalExplanation[r]).join(' '),
+  };
 }

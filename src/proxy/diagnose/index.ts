@@ -14,7 +14,17 @@ import { createLogger, type Logger } from '../logger.js';
 import { createProfile, type Profile } from '../profile.js';
 import { createProxy } from '../server.js';
 import { defaultDeps, serviceVersion, type ProxyDeps } from '../services.js';
-import { cliCheck, directModelsCheck, loginCheck, respapiCredentialsCheck, respapiRequestCheck, skip, timed, toolRequestCheck, type ProxyTarget } from './checks.js';
+import {
+  cliCheck,
+  directModelsCheck,
+  loginCheck,
+  respapiCredentialsCheck,
+  respapiRequestCheck,
+  skip,
+  timed,
+  toolRequestCheck,
+  type ProxyTarget,
+} from './checks.js';
 import { billingCheck, type BillingReader } from './billing-check.js';
 import { renderDiagnoseText } from './render.js';
 import type { DiagnoseCheck, DiagnoseReport } from './types.js';
@@ -62,13 +72,28 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   if (toolModes(config)) {
     // The children's environment, as the server's own probe and the chat children get it: never PROXY_ACCESS_KEY.
     const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
-    const probe = new CliProbe({ profile, cliPath: config.cliPath, credentialsPath: config.credentialsPath, run: deps.run, now, envPath: deps.envPath, env: probeEnv });
+    const probe = new CliProbe({
+      profile,
+      cliPath: config.cliPath,
+      credentialsPath: config.credentialsPath,
+      run: deps.run,
+      now,
+      envPath: deps.envPath,
+      env: probeEnv,
+    });
     const snap = await probe.refresh().catch(() => probe.snapshot());
     const mode = on('tool') ? 'tool' : 'direct';
     const cli = await timed('cli', mode, 'Assistant CLI found', async () => cliCheck(snap, profile), now);
     cliOk = cli.status === 'pass';
     checks.push(cli);
-    const login = await timed('login', mode, 'CLI logged in', async () => (cliOk || snap.auth.status !== 'unknown' ? loginCheck(snap, profile, now()) : skip('needs the CLI (see above)')), now);
+    const login = await timed(
+      'login',
+      mode,
+      'CLI logged in',
+      async () =>
+        cliOk || snap.auth.status !== 'unknown' ? loginCheck(snap, profile, now()) : skip('needs the CLI (see above)'),
+      now,
+    );
     loggedIn = login.status === 'pass';
     checks.push(login);
   }
@@ -80,38 +105,96 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   try {
     if (wantsRequests) {
       if (opts.proxyUrl) {
-        target = { url: opts.proxyUrl.replace(/\/+$/, ''), accessKey: opts.accessKey ?? config.accessKey, fetch: opts.fetch ?? fetch, timeoutMs: opts.requestTimeoutMs ?? 90_000 };
+        target = {
+          url: opts.proxyUrl.replace(/\/+$/, ''),
+          accessKey: opts.accessKey ?? config.accessKey,
+          fetch: opts.fetch ?? fetch,
+          timeoutMs: opts.requestTimeoutMs ?? 90_000,
+        };
       } else {
-        const proxy = createProxy({ config: { ...config, host: '127.0.0.1', port: 0 }, profile, logger: opts.logger ?? createLogger('silent'), deps: opts.deps });
+        const proxy = createProxy({
+          config: { ...config, host: '127.0.0.1', port: 0 },
+          profile,
+          logger: opts.logger ?? createLogger('silent'),
+          deps: opts.deps,
+        });
         const bound = await proxy.listen();
         temporary = proxy;
         // The provider's model list is read once the proxy listens: the checks below see its outcome.
         if (on('tool') || on('direct')) await proxy.catalog.refresh();
         targetName = `a temporary proxy on ${bound.url}`;
-        target = { url: bound.url.replace(/\/+$/, ''), accessKey: config.accessKey, fetch: opts.fetch ?? fetch, timeoutMs: opts.requestTimeoutMs ?? 90_000 };
+        target = {
+          url: bound.url.replace(/\/+$/, ''),
+          accessKey: config.accessKey,
+          fetch: opts.fetch ?? fetch,
+          timeoutMs: opts.requestTimeoutMs ?? 90_000,
+        };
       }
     }
     if (on('tool') && target) {
       const t = target;
-      checks.push(await timed('tool-request', 'tool', 'A tiny request through tool mode', async () => (cliOk && loggedIn ? toolRequestCheck(t, profile) : skip('needs the CLI found and logged in (see above)')), now));
+      checks.push(
+        await timed(
+          'tool-request',
+          'tool',
+          'A tiny request through tool mode',
+          async () =>
+            cliOk && loggedIn ? toolRequestCheck(t, profile) : skip('needs the CLI found and logged in (see above)'),
+          now,
+        ),
+      );
     }
     if (on('direct') && target) {
       const t = target;
-      checks.push(await timed('direct-models', 'direct', "Direct mode's credentials accepted by the provider", async () => directModelsCheck(t, profile, config.credentialsPath), now));
+      checks.push(
+        await timed(
+          'direct-models',
+          'direct',
+          "Direct mode's credentials accepted by the provider",
+          async () => directModelsCheck(t, profile, config.credentialsPath),
+          now,
+        ),
+      );
     }
     if (on('respapi')) {
-      const creds = await timed('respapi-credentials', 'respapi', 'Response-API credentials present', () => respapiCredentialsCheck(config.respapiCredentialsPath, profile, now()), now);
+      const creds = await timed(
+        'respapi-credentials',
+        'respapi',
+        'Response-API credentials present',
+        () => respapiCredentialsCheck(config.respapiCredentialsPath, profile, now()),
+        now,
+      );
       checks.push(creds);
       const t = target;
       if (creds.status !== 'unset') {
-        checks.push(await timed('respapi-request', 'respapi', 'Response-API credentials valid (a tiny request)', async () => (creds.status === 'pass' && t ? respapiRequestCheck(t, profile) : skip('needs the credential file (see above)')), now));
+        checks.push(
+          await timed(
+            'respapi-request',
+            'respapi',
+            'Response-API credentials valid (a tiny request)',
+            async () =>
+              creds.status === 'pass' && t
+                ? respapiRequestCheck(t, profile)
+                : skip('needs the credential file (see above)'),
+            now,
+          ),
+        );
       }
     }
-    if (opts.usage && config.modes.length > 0) checks.push(await billingCheck(opts.usage, now(), on('tool') ? 'tool' : (config.modes[0] ?? 'tool')));
+    if (opts.usage && config.modes.length > 0)
+      checks.push(await billingCheck(opts.usage, now(), on('tool') ? 'tool' : (config.modes[0] ?? 'tool')));
   } catch (err) {
     // The temporary proxy could not start (a setting it refuses): one failed check that says so.
     const message = err instanceof ConfigError ? err.message : (err as Error).message;
-    checks.push({ id: 'proxy', mode: config.modes[0] ?? 'tool', title: 'A proxy to send the test requests through', status: 'fail', detail: message, remedy: 'Fix the setting named above, then run diagnose again.', durationMs: 0 });
+    checks.push({
+      id: 'proxy',
+      mode: config.modes[0] ?? 'tool',
+      title: 'A proxy to send the test requests through',
+      status: 'fail',
+      detail: message,
+      remedy: 'Fix the setting named above, then run diagnose again.',
+      durationMs: 0,
+    });
   } finally {
     await temporary?.close(0).catch(() => undefined);
   }
@@ -132,7 +215,10 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
  * The entry point for `--diagnose` (src/proxy/cli.ts): runs every check, and returns the report, its text and
  * whether all is well (exit 0 then, 1 otherwise).
  */
-export async function runDiagnose(config: Config, opts: DiagnoseOptions = {}): Promise<{ report: DiagnoseReport; text: string; ok: boolean }> {
+export async function runDiagnose(
+  config: Config,
+  opts: DiagnoseOptions = {},
+): Promise<{ report: DiagnoseReport; text: string; ok: boolean }> {
   const raw = await diagnose(config, opts);
   // A report is made to be shared: no e-mail, no home path, unless the owner asked for the full one.
   const report = opts.full ? raw : withoutPrivateDetails(raw, opts.home ?? homedir());

@@ -24,6 +24,11 @@ export function withoutPrivateDetails(report: DiagnoseReport, home: string): Dia
   return {
     ...report,
     target: clean(report.target),
-    checks: report.checks.map((c) => ({ ...c, title: clean(c.title), detail: clean(c.detail), ...(c.remedy !== undefined ? { remedy: clean(c.remedy) } : {}) })),
+    checks: report.checks.map((c) => ({
+      ...c,
+      title: clean(c.title),
+      detail: clean(c.detail),
+      ...(c.remedy !== undefined ? { remedy: clean(c.remedy) } : {}),
+    })),
   };
 }

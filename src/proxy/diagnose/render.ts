@@ -18,9 +18,13 @@ export function renderDiagnoseText(report: DiagnoseReport): string {
   ];
   for (const c of report.checks) {
     lines.push(`[${mark[c.status]}] ${c.title} (${c.mode}): ${c.detail}`);
-    if (c.remedy && c.status !== 'pass') lines.push(`       ${c.status === 'fail' ? 'Remedy' : c.status === 'unset' ? 'To use it' : 'Why'}: ${c.remedy}`);
+    if (c.remedy && c.status !== 'pass')
+      lines.push(`       ${c.status === 'fail' ? 'Remedy' : c.status === 'unset' ? 'To use it' : 'Why'}: ${c.remedy}`);
   }
   const failed = report.checks.filter((c) => c.status === 'fail').length;
-  lines.push('', `${failed === 0 ? 'All checks passed.' : `${failed} check${failed === 1 ? '' : 's'} failed.`}${notSetUp(report)}`);
+  lines.push(
+    '',
+    `${failed === 0 ? 'All checks passed.' : `${failed} check${failed === 1 ? '' : 's'} failed.`}${notSetUp(report)}`,
+  );
   return lines.join('\n');
 }

@@ -74,14 +74,26 @@ describe('parseCliLine', () => {
   });
 
   it('reports garbage and wrong shapes as malformed without throwing', () => {
-    expect(parseCliLine('Warning: something odd')).toEqual({ kind: 'malformed', reason: 'not JSON', text: 'Warning: something odd' });
-    expect(parseCliLine('[1,2]')).toEqual({ kind: 'malformed', reason: 'not an object with a string `type`', text: '[1,2]' });
+    expect(parseCliLine('Warning: something odd')).toEqual({
+      kind: 'malformed',
+      reason: 'not JSON',
+      text: 'Warning: something odd',
+    });
+    expect(parseCliLine('[1,2]')).toEqual({
+      kind: 'malformed',
+      reason: 'not an object with a string `type`',
+      text: '[1,2]',
+    });
     expect(parseCliLine('{"type":"result","subtype":"success"}')).toEqual({
       kind: 'malformed',
       reason: 'is_error: Invalid input: expected boolean, received undefined',
       text: '{"type":"result","subtype":"success"}',
     });
-    expect(parseCliLine('{"type":"stream_event","event":{"type":"content_block_delta","index":"x","delta":{"type":"text_delta"}}}')).toMatchObject({
+    expect(
+      parseCliLine(
+        '{"type":"stream_event","event":{"type":"content_block_delta","index":"x","delta":{"type":"text_delta"}}}',
+      ),
+    ).toMatchObject({
       kind: 'malformed',
       reason: 'event.index: Invalid input: expected number, received string',
     });

@@ -156,7 +156,8 @@ export function parseCliLine(line: string): CliLineParse {
 
   if (type === 'stream_event') {
     const eventType = envelopeSchema.safeParse((envelope.data as { event?: unknown }).event);
-    if (eventType.success && !knownEventTypes.has(eventType.data.type)) return { kind: 'unknown', type: `stream_event/${eventType.data.type}` };
+    if (eventType.success && !knownEventTypes.has(eventType.data.type))
+      return { kind: 'unknown', type: `stream_event/${eventType.data.type}` };
     const parsed = cliStreamEventSchema.safeParse(json);
     return parsed.success ? { kind: 'stream_event', line: parsed.data } : malformed(shapeError(parsed.error), line);
   }
@@ -174,7 +175,9 @@ export function parseCliLine(line: string): CliLineParse {
   }
   if (type === 'rate_limit_event') {
     const parsed = cliRateLimitSchema.safeParse(json);
-    return parsed.success ? { kind: 'rate_limit', info: parsed.data.rate_limit_info } : malformed(shapeError(parsed.error), line);
+    return parsed.success
+      ? { kind: 'rate_limit', info: parsed.data.rate_limit_info }
+      : malformed(shapeError(parsed.error), line);
   }
   return { kind: 'unknown', type };
 }

@@ -64,8 +64,16 @@ describe('compatChatRequestSchema (SPEC.md §2.2)', () => {
     [{ ...minimal, stop: 5 }, 'stop', 'has an unsupported shape'],
     [{ ...minimal, tool_choice: 'always' }, 'tool_choice', 'has an unsupported shape'],
     [{ ...minimal, messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.tool_call_id', 'is required'],
-    [{ ...minimal, messages: [{ role: 'function', content: 'x' }] }, 'messages.0.role', 'must be one of "system", "developer", "user", "assistant", "tool"'],
-    [{ ...minimal, messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] }, 'messages.0.content', 'has an unsupported shape'],
+    [
+      { ...minimal, messages: [{ role: 'function', content: 'x' }] },
+      'messages.0.role',
+      'must be one of "system", "developer", "user", "assistant", "tool"',
+    ],
+    [
+      { ...minimal, messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] },
+      'messages.0.content',
+      'has an unsupported shape',
+    ],
     [{ messages: minimal.messages }, 'model', 'is required'],
   ])('%j -> %s %s', (body, field, issue) => {
     expect(issueOf(body)).toEqual({ field, issue });

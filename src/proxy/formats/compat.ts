@@ -25,7 +25,11 @@ export const compatToolCallSchema = z.looseObject({
 });
 
 const systemMessage = z.looseObject({ role: z.literal('system'), content: textContent, name: z.string().nullish() });
-const developerMessage = z.looseObject({ role: z.literal('developer'), content: textContent, name: z.string().nullish() });
+const developerMessage = z.looseObject({
+  role: z.literal('developer'),
+  content: textContent,
+  name: z.string().nullish(),
+});
 const userMessage = z.looseObject({
   role: z.literal('user'),
   content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imageUrlPart]))]),
@@ -92,7 +96,11 @@ export const compatChatRequestSchema = z.looseObject({
   frequency_penalty: between(-2, 2).nullish(),
   user: z.string().nullish(),
   // One choice per request is all the provider gives; more would be a silent lie, so it is a 400.
-  n: z.number().int('must be an integer').refine((n) => n === 1, 'must be 1 (only one choice is supported)').nullish(),
+  n: z
+    .number()
+    .int('must be an integer')
+    .refine((n) => n === 1, 'must be 1 (only one choice is supported)')
+    .nullish(),
   tools: z.array(compatTool).nullish(),
   tool_choice: compatToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),

@@ -7,7 +7,8 @@ function failure(fn: () => unknown): { field?: string; issue?: string; status: n
   try {
     fn();
   } catch (err) {
-    if (err instanceof ProxyError) return { field: err.field, issue: err.issue, status: err.status, message: err.message };
+    if (err instanceof ProxyError)
+      return { field: err.field, issue: err.issue, status: err.status, message: err.message };
     throw err;
   }
   throw new Error('expected a ProxyError');
@@ -28,7 +29,13 @@ describe('nativeMessagesRequestSchema', () => {
       ...minimal,
       system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get', input: { a: 1 } }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
       ],
@@ -54,8 +61,16 @@ describe('nativeMessagesRequestSchema', () => {
     [{ ...minimal, max_tokens: 0 }, 'max_tokens', 'must be a positive integer'],
     [{ ...minimal, max_tokens: 1.5 }, 'max_tokens', 'must be an integer'],
     [{ ...minimal, messages: [] }, 'messages', 'must contain at least one message'],
-    [{ ...minimal, messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.role', 'must be one of "user", "assistant"'],
-    [{ ...minimal, messages: [{ role: 'user', content: [{ type: 'audio' }] }] }, 'messages.0.content', 'has an unsupported shape'],
+    [
+      { ...minimal, messages: [{ role: 'tool', content: 'x' }] },
+      'messages.0.role',
+      'must be one of "user", "assistant"',
+    ],
+    [
+      { ...minimal, messages: [{ role: 'user', content: [{ type: 'audio' }] }] },
+      'messages.0.content',
+      'has an unsupported shape',
+    ],
     [{ ...minimal, top_p: -0.1 }, 'top_p', 'must be between 0 and 1'],
     [{ ...minimal, top_k: -1 }, 'top_k', 'must be at least 0'],
     [{ ...minimal, temperature: '0.5' }, 'temperature', 'must be a number'],
@@ -69,7 +84,15 @@ describe('nativeMessagesRequestSchema', () => {
 
 describe('nativeChatRequestSchema (SPEC.md §2.1)', () => {
   it('accepts the documented fields', () => {
-    const body = { ...minimal, temperature: 0.7, top_p: 0.9, top_k: 40, stream: true, stop_sequences: ['END'], system: 'be brief' };
+    const body = {
+      ...minimal,
+      temperature: 0.7,
+      top_p: 0.9,
+      top_k: 40,
+      stream: true,
+      stop_sequences: ['END'],
+      system: 'be brief',
+    };
     expect(validate(nativeChatRequestSchema, body)).toEqual(body);
   });
 

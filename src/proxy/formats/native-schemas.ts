@@ -30,7 +30,11 @@ const toolResultBlock = z.looseObject({
   is_error: z.boolean().optional(),
 });
 
-const thinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
+const thinkingBlock = z.looseObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
 const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
 export const nativeContentBlockSchema = z.discriminatedUnion('type', [

@@ -12,9 +12,7 @@ export interface NativeTextBlock {
   citations?: unknown;
 }
 
-export type NativeImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+export type NativeImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export interface NativeImageBlock {
   type: 'image';
@@ -57,7 +55,8 @@ export type NativeContentBlock =
   | NativeRedactedThinkingBlock;
 
 /** The blocks a response (or a stream's content_block_start) can carry. */
-export type NativeResponseBlock = NativeTextBlock | NativeToolUseBlock | NativeThinkingBlock | NativeRedactedThinkingBlock;
+export type NativeResponseBlock =
+  NativeTextBlock | NativeToolUseBlock | NativeThinkingBlock | NativeRedactedThinkingBlock;
 
 // ---- request --------------------------------------------------------------------------------------------------
 

@@ -18,9 +18,13 @@ export const respapiChatMessageSchema = z.looseObject({
 export type RespapiChatMessage = z.output<typeof respapiChatMessageSchema>;
 
 export const respapiRequestSchema = z.looseObject({
-  model: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty'),
+  model: z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'must not be empty'),
   messages: z.array(respapiChatMessageSchema).min(1, 'must have at least 1 items').optional(),
-  input: z.union([z.string().min(1, 'must not be empty'), z.array(z.looseObject({})).min(1, 'must have at least 1 items')]).optional(),
+  input: z
+    .union([z.string().min(1, 'must not be empty'), z.array(z.looseObject({})).min(1, 'must have at least 1 items')])
+    .optional(),
   instructions: z.string().nullish(),
   temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').nullish(),
   max_tokens: positiveInt().nullish(),
@@ -48,4 +52,3 @@ export interface RespapiResponse {
   output: Array<{ type: 'message'; id: string; role: 'assistant'; content: RespapiOutputText[] } | { type: string }>;
   usage?: RespapiUsage | null;
 }
-

@@ -8,7 +8,10 @@ import { invalidField } from '../errors.js';
 /** A number in [lo, hi] whose error text names the range, e.g. "must be between 0 and 1" (SPEC.md §8). */
 export function between(lo: number, hi: number): z.ZodNumber {
   const issue = `must be between ${lo} and ${hi}`;
-  return z.number({ error: (i) => (i.input === undefined ? 'is required' : 'must be a number') }).min(lo, issue).max(hi, issue);
+  return z
+    .number({ error: (i) => (i.input === undefined ? 'is required' : 'must be a number') })
+    .min(lo, issue)
+    .max(hi, issue);
 }
 
 /** A positive integer, e.g. max_tokens. */

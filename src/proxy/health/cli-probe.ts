@@ -14,7 +14,11 @@ export interface RunResult {
   timedOut: boolean;
 }
 /** `env` replaces the environment when given (the same one CLI children get), else the process's is used. */
-export type RunCommand = (file: string, args: string[], opts: { timeoutMs: number; env?: NodeJS.ProcessEnv }) => Promise<RunResult>;
+export type RunCommand = (
+  file: string,
+  args: string[],
+  opts: { timeoutMs: number; env?: NodeJS.ProcessEnv },
+) => Promise<RunResult>;
 
 export type CliStatus = 'healthy' | 'unhealthy' | 'error' | 'unknown';
 export type AuthStatus = 'healthy' | 'unauthenticated' | 'error' | 'unknown';
@@ -23,7 +27,16 @@ export interface CliSnapshot {
   cli: { status: CliStatus; path?: string; version?: string; searchedPaths: string[]; error?: string };
   /** `renews`: `expires` is the access token's, which the CLI (and direct mode) renew by themselves with the
    * refresh token beside it: its end is routine, not something the user must act on. */
-  auth: { status: AuthStatus; loggedIn: boolean; user?: string; method?: string; subscription?: string; expires?: string; renews?: boolean; error?: string };
+  auth: {
+    status: AuthStatus;
+    loggedIn: boolean;
+    user?: string;
+    method?: string;
+    subscription?: string;
+    expires?: string;
+    renews?: boolean;
+    error?: string;
+  };
   lastCheck?: string;
 }
 
@@ -60,7 +73,9 @@ export class CliProbe extends EventEmitter {
   refresh(): Promise<CliSnapshot> {
     this.running ??= this.probe()
       .then((snap) => {
-        const changed = JSON.stringify({ ...snap, lastCheck: undefined }) !== JSON.stringify({ ...this.current, lastCheck: undefined });
+        const changed =
+          JSON.stringify({ ...snap, lastCheck: undefined }) !==
+          JSON.stringify({ ...this.current, lastCheck: undefined });
         this.current = snap;
         if (changed) this.emit('change', snap);
         return snap;
@@ -86,21 +101,45 @@ export class CliProbe extends EventEmitter {
     const { profile, run } = this.opts;
     const now = this.opts.now ?? Date.now;
     const lastCheck = new Date(now()).toISOString();
-    const found = findCli({ cliPath: this.opts.cliPath, names: profile.cli.executableNames, extraPaths: profile.cli.extraSearchPaths, envPath: this.opts.envPath });
+    const found = findCli({
+      cliPath: this.opts.cliPath,
+      names: profile.cli.executableNames,
+      extraPaths: profile.cli.extraSearchPaths,
+      envPath: this.opts.envPath,
+    });
     if (!found.path) {
-      return { cli: { status: 'unhealthy', searchedPaths: found.searched, error: 'CLI not found in PATH' }, auth: { status: 'unknown', loggedIn: false }, lastCheck };
+      return {
+        cli: { status: 'unhealthy', searchedPaths: found.searched, error: 'CLI not found in PATH' },
+        auth: { status: 'unknown', loggedIn: false },
+        lastCheck,
+      };
     }
     const path = found.path;
     const [version, auth] = await Promise.all([
-      run(path, profile.cli.versionArgs, { timeoutMs: 5000, env: this.opts.env }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
-      run(path, profile.cli.authStatusArgs, { timeoutMs: 8000, env: this.opts.env }).catch((err: Error) => ({ exitCode: undefined, stdout: '', stderr: err.message, timedOut: false })),
+      run(path, profile.cli.versionArgs, { timeoutMs: 5000, env: this.opts.env }).catch((err: Error) => ({
+        exitCode: undefined,
+        stdout: '',
+        stderr: err.message,
+        timedOut: false,
+      })),
+      run(path, profile.cli.authStatusArgs, { timeoutMs: 8000, env: this.opts.env }).catch((err: Error) => ({
+        exitCode: undefined,
+        stdout: '',
+        stderr: err.message,
+        timedOut: false,
+      })),
     ]);
     let cli: CliSnapshot['cli'];
     if (version.exitCode === 0 && version.stdout.trim()) {
       cli = { status: 'healthy', path, version: version.stdout.trim().split(/\s+/)[0], searchedPaths: found.searched };
     } else {
       const why = version.timedOut ? 'timed out' : `exited with ${version.exitCode ?? 'an error'}`;
-      cli = { status: 'error', path, searchedPaths: found.searched, error: `\`${profile.cli.versionArgs.join(' ')}\` ${why}` };
+      cli = {
+        status: 'error',
+        path,
+        searchedPaths: found.searched,
+        error: `\`${profile.cli.versionArgs.join(' ')}\` ${why}`,
+      };
     }
     return { cli, auth: await this.readAuth(auth), lastCheck };
   }
@@ -115,12 +154,18 @@ export class CliProbe extends EventEmitter {
     }
     if (!parsed || typeof parsed.loggedIn !== 'boolean') {
       const why = result.timedOut ? 'timed out' : 'printed no login state';
-      return { status: 'error', loggedIn: false, error: `\`${this.opts.profile.cli.authStatusArgs.join(' ')}\` ${why}` };
+      return {
+        status: 'error',
+        loggedIn: false,
+        error: `\`${this.opts.profile.cli.authStatusArgs.join(' ')}\` ${why}`,
+      };
     }
-    if (!parsed.loggedIn) return { status: 'unauthenticated', loggedIn: false, method: String(parsed.authMethod ?? 'none') };
+    if (!parsed.loggedIn)
+      return { status: 'unauthenticated', loggedIn: false, method: String(parsed.authMethod ?? 'none') };
     // The CLI's own loginExpiresAt is the login's end (the user must log in again then); else the credential
     // file's access-token expiry, renewed by itself when a refresh token sits beside it.
-    const expiry = typeof parsed.loginExpiresAt === 'string' ? { expires: parsed.loginExpiresAt } : await this.credentialExpiry();
+    const expiry =
+      typeof parsed.loginExpiresAt === 'string' ? { expires: parsed.loginExpiresAt } : await this.credentialExpiry();
     return {
       status: 'healthy',
       loggedIn: true,
@@ -135,11 +180,17 @@ export class CliProbe extends EventEmitter {
    * the presence only; no token is read out). */
   private async credentialExpiry(): Promise<{ expires?: string; renews?: boolean }> {
     try {
-      const data = JSON.parse(await readFile(this.opts.credentialsPath, 'utf8')) as Record<string, { expiresAt?: unknown; refreshToken?: unknown }>;
+      const data = JSON.parse(await readFile(this.opts.credentialsPath, 'utf8')) as Record<
+        string,
+        { expiresAt?: unknown; refreshToken?: unknown }
+      >;
       const entry = data[this.opts.profile.credentials.rootKey];
       const exp = entry?.expiresAt;
       if (typeof exp !== 'number') return {};
-      return { expires: new Date(exp).toISOString(), renews: typeof entry?.refreshToken === 'string' && entry.refreshToken.length > 0 };
+      return {
+        expires: new Date(exp).toISOString(),
+        renews: typeof entry?.refreshToken === 'string' && entry.refreshToken.length > 0,
+      };
     } catch {
       return {};
     }

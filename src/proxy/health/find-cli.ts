@@ -26,14 +26,24 @@ function isNpmInternal(dir: string): boolean {
   return /[\\/]node-gyp-bin[\\/]?$/.test(dir);
 }
 
-export function findCli(opts: { cliPath?: string; names: string[]; extraPaths: string[]; envPath?: string; platform?: NodeJS.Platform }): FindResult {
+export function findCli(opts: {
+  cliPath?: string;
+  names: string[];
+  extraPaths: string[];
+  envPath?: string;
+  platform?: NodeJS.Platform;
+}): FindResult {
   if (opts.cliPath) {
-    return isExecutableFile(opts.cliPath) ? { path: opts.cliPath, searched: [opts.cliPath] } : { searched: [opts.cliPath] };
+    return isExecutableFile(opts.cliPath)
+      ? { path: opts.cliPath, searched: [opts.cliPath] }
+      : { searched: [opts.cliPath] };
   }
   const platform = opts.platform ?? process.platform;
   const exts = platform === 'win32' ? ['.exe', '.cmd', '.bat', ''] : [''];
   const searched: string[] = [];
-  const dirs = [...new Set((opts.envPath ?? process.env.PATH ?? '').split(delimiter).filter((d) => d && !isNpmInternal(d)))];
+  const dirs = [
+    ...new Set((opts.envPath ?? process.env.PATH ?? '').split(delimiter).filter((d) => d && !isNpmInternal(d))),
+  ];
   for (const dir of dirs) {
     for (const name of opts.names) {
       for (const ext of exts) {

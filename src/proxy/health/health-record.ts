@@ -52,20 +52,45 @@ export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Prof
   if (fig.cliRequired) {
     if (snap.cli.status === 'unknown') {
       // The first background probe has not finished (it is bounded to a few seconds): not healthy yet.
-      return { status: 'unhealthy', ...base, error: 'CLI check in progress', details: { [profile.cli.healthDetailsKey]: 'checking' } };
+      return {
+        status: 'unhealthy',
+        ...base,
+        error: 'CLI check in progress',
+        details: { [profile.cli.healthDetailsKey]: 'checking' },
+      };
     }
     if (snap.cli.status === 'unhealthy') {
       // No path in this open answer (another local user reads it): the searched paths are in /health/detailed.
-      return { status: 'unhealthy', ...base, error: 'CLI not found in PATH', details: { remedy: profile.cli.installHint } };
+      return {
+        status: 'unhealthy',
+        ...base,
+        error: 'CLI not found in PATH',
+        details: { remedy: profile.cli.installHint },
+      };
     }
     if (snap.cli.status === 'error') {
-      return { status: 'error', ...base, error: `CLI check failed: ${withoutPaths(snap.cli.error ?? 'unknown error')}`, details: { [profile.cli.healthDetailsKey]: 'error' } };
+      return {
+        status: 'error',
+        ...base,
+        error: `CLI check failed: ${withoutPaths(snap.cli.error ?? 'unknown error')}`,
+        details: { [profile.cli.healthDetailsKey]: 'error' },
+      };
     }
     if (snap.auth.status === 'unauthenticated') {
-      return { status: 'unhealthy', ...base, error: 'CLI authentication failed', details: { [profile.cli.healthDetailsKey]: 'not_authenticated', remedy: profile.cli.loginHint } };
+      return {
+        status: 'unhealthy',
+        ...base,
+        error: 'CLI authentication failed',
+        details: { [profile.cli.healthDetailsKey]: 'not_authenticated', remedy: profile.cli.loginHint },
+      };
     }
     if (snap.auth.status === 'error') {
-      return { status: 'error', ...base, error: `CLI authentication check failed: ${snap.auth.error ?? 'unknown error'}`, details: { [profile.cli.healthDetailsKey]: 'unknown' } };
+      return {
+        status: 'error',
+        ...base,
+        error: `CLI authentication check failed: ${snap.auth.error ?? 'unknown error'}`,
+        details: { [profile.cli.healthDetailsKey]: 'unknown' },
+      };
     }
   }
   return { status: 'healthy', ...base, version: fig.version };
@@ -73,7 +98,8 @@ export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Prof
 
 /** What /health/detailed leaves out for a caller without the owner's key: the account's e-mail, paths under the home
  * directory, and the response-API session ids (docs/security.md "The owner's key"). */
-export const withheldNote = "the account e-mail, paths and session ids are shown only with the owner's key (docs/security.md)";
+export const withheldNote =
+  "the account e-mail, paths and session ids are shown only with the owner's key (docs/security.md)";
 
 function withoutSessionIds(extras: Record<string, unknown>): Record<string, unknown> {
   const sessions = extras.respapi_sessions as { sessions?: unknown } | undefined;
@@ -82,7 +108,13 @@ function withoutSessionIds(extras: Record<string, unknown>): Record<string, unkn
   return { ...extras, respapi_sessions: counts };
 }
 
-export function detailedHealth(snap: CliSnapshot, fig: ServerFigures, profile: Profile, extras: Record<string, unknown> = {}, view: { owner: boolean } = { owner: true }) {
+export function detailedHealth(
+  snap: CliSnapshot,
+  fig: ServerFigures,
+  profile: Profile,
+  extras: Record<string, unknown> = {},
+  view: { owner: boolean } = { owner: true },
+) {
   const basic = basicHealth(snap, fig, profile);
   const owner = view.owner;
   if (!owner) extras = withoutSessionIds(extras);
@@ -115,7 +147,12 @@ export function detailedHealth(snap: CliSnapshot, fig: ServerFigures, profile: P
       },
       ...extras,
     },
-    configuration: { host: fig.host, port: fig.port, log_level: fig.logLevel.toUpperCase(), cors_enabled: fig.corsEnabled },
+    configuration: {
+      host: fig.host,
+      port: fig.port,
+      log_level: fig.logLevel.toUpperCase(),
+      cors_enabled: fig.corsEnabled,
+    },
     ...(owner ? {} : { withheld: withheldNote }),
   };
 }

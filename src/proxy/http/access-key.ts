@@ -37,7 +37,9 @@ export function presentedKeys(headers: Record<string, string | string[] | undefi
 
 /** The tool-mode routes that start a CLI (not token counting), lower case: the router matches without case. */
 const toolChatPaths = new Set(
-  routeTable.filter((r) => r.mode === 'tool' && r.method === 'POST' && !r.path.endsWith('/count_tokens')).map((r) => r.path.toLowerCase()),
+  routeTable
+    .filter((r) => r.mode === 'tool' && r.method === 'POST' && !r.path.endsWith('/count_tokens'))
+    .map((r) => r.path.toLowerCase()),
 );
 
 function isToolChat(method: string, path: string): boolean {
@@ -61,7 +63,8 @@ function isOwnerData(path: string): boolean {
 /** Removes the headers that carried the key, so no route can forward it upstream (direct mode injects its login). */
 function dropKeyHeaders(headers: Record<string, string | string[] | undefined>, key: string): void {
   const auth = headers.authorization;
-  if (typeof auth === 'string' && /^bearer\s+/i.test(auth) && same(auth.replace(/^bearer\s+/i, '').trim(), key)) delete headers.authorization;
+  if (typeof auth === 'string' && /^bearer\s+/i.test(auth) && same(auth.replace(/^bearer\s+/i, '').trim(), key))
+    delete headers.authorization;
   for (const h of ['x-api-key', 'x-proxy-access-key']) {
     const v = headers[h];
     if (typeof v === 'string' && same(v.trim(), key)) delete headers[h];
@@ -77,7 +80,10 @@ export function accessKey(key: string, options: AccessKeyOptions = {}): ProxyMid
     if (presented) dropKeyHeaders(ctx.req.headers, key);
     else if (!isOpenRoute(ctx.method, ctx.path)) {
       if (options.everything) {
-        throw new ProxyError('authentication', `This proxy requires its access key (PROXY_ACCESS_KEY, or the owner key with REQUIRE_ACCESS_KEY): send it ${keyHelp}`);
+        throw new ProxyError(
+          'authentication',
+          `This proxy requires its access key (PROXY_ACCESS_KEY, or the owner key with REQUIRE_ACCESS_KEY): send it ${keyHelp}`,
+        );
       }
       if (isOwnerData(ctx.path)) {
         throw new ProxyError(

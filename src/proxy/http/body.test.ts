@@ -61,7 +61,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const post = (path: string, body: string) => fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const post = (path: string, body: string) =>
+  fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('nesting limit', () => {
   const deepTool = (depth: number) =>
@@ -76,7 +77,13 @@ describe('nesting limit', () => {
 
     const native = await post('/v1/messages', deepTool(10_000));
     expect(native.status).toBe(400);
-    expect(await native.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', details: { field: 'body', issue: `nested deeper than ${defaultMaxJsonDepth} levels` } } });
+    expect(await native.json()).toMatchObject({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        details: { field: 'body', issue: `nested deeper than ${defaultMaxJsonDepth} levels` },
+      },
+    });
 
     const general = await post('/elsewhere', deepTool(10_000));
     expect(general.status).toBe(400);
@@ -99,7 +106,9 @@ describe('body deadline', () => {
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.on('data', (c: Buffer) => (answer += c.toString()));
     const body = '{"model":"m","messages":[]}';
-    socket.write(`POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     // One byte every 50 ms: the whole body would take 1.35 s, past the 300 ms deadline.
     let i = 0;
     const drip = setInterval(() => {
@@ -109,7 +118,9 @@ describe('body deadline', () => {
     clearInterval(drip);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer.toLowerCase()).toContain('connection: close');
-    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string; param: string } };
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as {
+      error: { code: string; message: string; param: string };
+    };
     expect(json.error).toMatchObject({ code: 'timeout', param: 'body' });
     expect(json.error.message).toContain('BODY_TIMEOUT_MS');
     expect(i).toBeLessThan(body.length);
@@ -121,10 +132,15 @@ describe('body deadline', () => {
     let answer = '';
     socket.on('data', (c: Buffer) => (answer += c.toString()));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    socket.write('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mo');
+    socket.write(
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mo',
+    );
     await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ type: 'error', error: { type: 'timeout_error', details: { field: 'body' } } });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      type: 'error',
+      error: { type: 'timeout_error', details: { field: 'body' } },
+    });
   });
 
   it('still reads a body that arrives in time, and the server keeps serving', async () => {
@@ -137,7 +153,11 @@ describe('body deadline', () => {
 
 describe('reading the body', () => {
   /** Writes `head` and then each piece after a pause on a raw socket; resolves with what came back when it closes or after `waitMs`. */
-  async function rawExchange(head: string, pieces: string[], opts: { pauseMs?: number; destroyAfter?: boolean; waitMs?: number } = {}): Promise<string> {
+  async function rawExchange(
+    head: string,
+    pieces: string[],
+    opts: { pauseMs?: number; destroyAfter?: boolean; waitMs?: number } = {},
+  ): Promise<string> {
     const { port } = new URL(base);
     const socket = connect(Number(port), '127.0.0.1');
     let answer = '';
@@ -157,15 +177,24 @@ describe('reading the body', () => {
   const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
 
   it('refuses a declared length over the limit with 413 before a byte of the body is sent', async () => {
-    const answer = await rawExchange('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n', []);
+    const answer = await rawExchange(
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n',
+      [],
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(bodyOf(answer)).toMatchObject({ type: 'error', error: { type: 'request_too_large', details: { field: 'body', issue: 'larger than 1048576 bytes' } } });
+    expect(bodyOf(answer)).toMatchObject({
+      type: 'error',
+      error: { type: 'request_too_large', details: { field: 'body', issue: 'larger than 1048576 bytes' } },
+    });
   });
 
   it('refuses a chunked body with 413 once what arrived passes the limit', async () => {
     const piece = `{"pad":"${'x'.repeat(600 * 1024)}`;
     const chunk = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n`;
-    const answer = await rawExchange('POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', [chunk(piece), chunk('x'.repeat(600 * 1024))]);
+    const answer = await rawExchange(
+      'POST /compat/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      [chunk(piece), chunk('x'.repeat(600 * 1024))],
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(bodyOf(answer)).toMatchObject({ error: { param: 'body' } });
   });
@@ -173,7 +202,10 @@ describe('reading the body', () => {
   it('reads a body that arrives in many pieces, with or without a length', async () => {
     const body = '{"model":"m","messages":[],"max_tokens":5}';
     const pieces = body.match(/.{1,6}/g)!;
-    const withLength = await rawExchange(`POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, pieces);
+    const withLength = await rawExchange(
+      `POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      pieces,
+    );
     expect(withLength).toMatch(/^HTTP\/1\.1 200 /);
     expect(bodyOf(withLength)).toEqual({ ok: true, keys: ['model', 'messages', 'max_tokens'] });
     const chunked = await rawExchange(
@@ -186,7 +218,11 @@ describe('reading the body', () => {
 
   it('lets go of a client that leaves mid-body, without an unhandled error, and keeps serving', async () => {
     const before = logs.length;
-    const answer = await rawExchange('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n', ['{"model":'], { destroyAfter: true, waitMs: 100 });
+    const answer = await rawExchange(
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+      ['{"model":'],
+      { destroyAfter: true, waitMs: 100 },
+    );
     expect(answer).toBe('');
     await new Promise((r) => setTimeout(r, 50));
     expect(logs.slice(before)).not.toContain('unhandled error');

@@ -69,7 +69,11 @@ export function depthExceededAt(raw: Uint8Array, maxDepth: number): number {
 }
 
 function tooLarge(limitBytes: number): ProxyError {
-  return new ProxyError('payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes (BODY_LIMIT_BYTES)`, { field: 'body', issue: `larger than ${limitBytes} bytes` });
+  return new ProxyError(
+    'payload_too_large',
+    `Request body is larger than the limit of ${limitBytes} bytes (BODY_LIMIT_BYTES)`,
+    { field: 'body', issue: `larger than ${limitBytes} bytes` },
+  );
 }
 
 function aborted(): ProxyError {
@@ -77,7 +81,11 @@ function aborted(): ProxyError {
 }
 
 function unreadable(cause?: unknown): ProxyError {
-  return new ProxyError('invalid_request', 'Could not read the request body', { field: 'body', issue: 'unreadable', cause });
+  return new ProxyError('invalid_request', 'Could not read the request body', {
+    field: 'body',
+    issue: 'unreadable',
+    cause,
+  });
 }
 
 /**
@@ -88,7 +96,12 @@ function unreadable(cause?: unknown): ProxyError {
  * body does not match its declared length. After a refusal the request is paused; Node's server drains or closes
  * what is left once the answer is written.
  */
-export function readBody(req: IncomingMessage, limitBytes: number, declaredLength: string | undefined, timeoutMs: number): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  limitBytes: number,
+  declaredLength: string | undefined,
+  timeoutMs: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = declaredLength === undefined ? undefined : Number(declaredLength);
     if (declared !== undefined && declared > limitBytes) {
@@ -121,21 +134,27 @@ export function readBody(req: IncomingMessage, limitBytes: number, declaredLengt
     };
     const onEnd = (): void => {
       stop();
-      if (declared !== undefined && size !== declared) reject(unreadable(new Error(`received ${size} bytes of a declared ${declared}`)));
+      if (declared !== undefined && size !== declared)
+        reject(unreadable(new Error(`received ${size} bytes of a declared ${declared}`)));
       else resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
     };
     // A client that goes away mid-body surfaces as an 'aborted' error (ECONNRESET) and a close before the end.
-    const onError = (err: NodeJS.ErrnoException): void => fail(req.aborted || err.code === 'ECONNRESET' ? aborted() : unreadable(err));
+    const onError = (err: NodeJS.ErrnoException): void =>
+      fail(req.aborted || err.code === 'ECONNRESET' ? aborted() : unreadable(err));
     const onClose = (): void => fail(aborted());
     const timer = setTimeout(() => {
       fail(
-        new ProxyError('timeout', `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`, {
-          status: 408,
-          field: 'body',
-          issue: `not received within ${timeoutMs} ms`,
-          // Unread bytes may still be on their way: the connection cannot carry another request.
-          headers: { connection: 'close' },
-        }),
+        new ProxyError(
+          'timeout',
+          `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`,
+          {
+            status: 408,
+            field: 'body',
+            issue: `not received within ${timeoutMs} ms`,
+            // Unread bytes may still be on their way: the connection cannot carry another request.
+            headers: { connection: 'close' },
+          },
+        ),
       );
     }, timeoutMs);
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
@@ -147,28 +166,46 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Pro
   const maxDepth = options.maxDepth ?? defaultMaxJsonDepth;
   return async (ctx, next) => {
     if (!isJsonType(ctx.get('content-type'))) {
-      throw new ProxyError('unsupported_media_type', `Content-Type must be application/json (got ${ctx.get('content-type') || 'none'})`, {
-        field: 'content-type',
-        issue: 'must be application/json',
-      });
+      throw new ProxyError(
+        'unsupported_media_type',
+        `Content-Type must be application/json (got ${ctx.get('content-type') || 'none'})`,
+        {
+          field: 'content-type',
+          issue: 'must be application/json',
+        },
+      );
     }
     const raw = await readBody(ctx.req, limitBytes, ctx.get('content-length') || undefined, timeoutMs);
-    if (raw.length === 0) throw new ProxyError('invalid_request', 'Request body is empty; a JSON object is required', { field: 'body', issue: 'empty' });
+    if (raw.length === 0)
+      throw new ProxyError('invalid_request', 'Request body is empty; a JSON object is required', {
+        field: 'body',
+        issue: 'empty',
+      });
     const deepAt = depthExceededAt(raw, maxDepth);
     if (deepAt >= 0) {
-      throw new ProxyError('invalid_request', `Request body nests JSON objects and arrays deeper than the limit of ${maxDepth} levels (at byte ${deepAt})`, {
-        field: 'body',
-        issue: `nested deeper than ${maxDepth} levels`,
-      });
+      throw new ProxyError(
+        'invalid_request',
+        `Request body nests JSON objects and arrays deeper than the limit of ${maxDepth} levels (at byte ${deepAt})`,
+        {
+          field: 'body',
+          issue: `nested deeper than ${maxDepth} levels`,
+        },
+      );
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
     } catch (err) {
-      throw new ProxyError('invalid_request', `Malformed JSON in request body: ${(err as Error).message}`, { field: 'body', issue: 'malformed JSON' });
+      throw new ProxyError('invalid_request', `Malformed JSON in request body: ${(err as Error).message}`, {
+        field: 'body',
+        issue: 'malformed JSON',
+      });
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new ProxyError('invalid_request', 'Request body must be a JSON object', { field: 'body', issue: 'not a JSON object' });
+      throw new ProxyError('invalid_request', 'Request body must be a JSON object', {
+        field: 'body',
+        issue: 'not a JSON object',
+      });
     }
     ctx.state.rawBody = raw;
     ctx.state.body = parsed;

@@ -10,7 +10,9 @@ function parse(answer: Buffer): { statusLine: string; headers: Record<string, st
   const text = answer.toString('utf8');
   const [head, body] = text.split('\r\n\r\n');
   const [statusLine, ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   expect(Number(headers['content-length'])).toBe(Buffer.byteLength(body));
   return { statusLine, headers, body: JSON.parse(body) };
 }
@@ -32,7 +34,11 @@ describe('refusalOf and clientErrorAnswer', () => {
     it(`${code ?? 'no code'}: ${statusLine}`, () => {
       const answer = parse(clientErrorAnswer(refusalOf(code)));
       expect(answer.statusLine).toBe(statusLine);
-      expect(answer.headers).toMatchObject({ connection: 'close', 'content-type': 'application/json', 'x-content-type-options': 'nosniff' });
+      expect(answer.headers).toMatchObject({
+        connection: 'close',
+        'content-type': 'application/json',
+        'x-content-type-options': 'nosniff',
+      });
       expect(answer.body).toMatchObject({ error: { type, details: { field: 'request' } } });
     });
   }
@@ -64,7 +70,10 @@ describe('onClientError', () => {
   }
   const asSocket = (fake: ReturnType<typeof socket>) => fake as unknown as Duplex;
   const logged: Array<[string, Record<string, unknown>]> = [];
-  const handler = onClientError({ log: (level, fields) => logged.push([level, fields]), refusals: new RefusalLog(() => 0) });
+  const handler = onClientError({
+    log: (level, fields) => logged.push([level, fields]),
+    refusals: new RefusalLog(() => 0),
+  });
 
   it('answers, then destroys the socket, and logs once at warn per code', () => {
     for (let i = 0; i < 3; i++) {

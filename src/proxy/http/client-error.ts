@@ -31,21 +31,46 @@ const codeShape = /^[A-Z][A-Z0-9_]{0,63}$/;
 export function refusalOf(code: string | undefined): Refusal {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, kind: 'invalid_request', message: `Request header fields too large: the request line and headers together must stay under ${maxHeaderSize} bytes`, issue: 'request head too large' };
+      return {
+        status: 431,
+        kind: 'invalid_request',
+        message: `Request header fields too large: the request line and headers together must stay under ${maxHeaderSize} bytes`,
+        issue: 'request head too large',
+      };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, kind: 'payload_too_large', message: 'Chunk extensions too large: the chunked body carries more extension data than the server accepts', issue: 'chunk extensions too large' };
+      return {
+        status: 413,
+        kind: 'payload_too_large',
+        message: 'Chunk extensions too large: the chunked body carries more extension data than the server accepts',
+        issue: 'chunk extensions too large',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, kind: 'timeout', message: 'The request was not received in time; send the whole request at once', issue: 'request not received in time' };
+      return {
+        status: 408,
+        kind: 'timeout',
+        message: 'The request was not received in time; send the whole request at once',
+        issue: 'request not received in time',
+      };
     default: {
       const shown = code !== undefined && codeShape.test(code) ? ` (${code})` : '';
-      return { status: 400, kind: 'invalid_request', message: `The request is not valid HTTP/1.1${shown}`, issue: 'malformed HTTP request' };
+      return {
+        status: 400,
+        kind: 'invalid_request',
+        message: `The request is not valid HTTP/1.1${shown}`,
+        issue: 'malformed HTTP request',
+      };
     }
   }
 }
 
 /** The whole answer, head and body, as bytes. */
 export function clientErrorAnswer(refusal: Refusal): Buffer {
-  const body = JSON.stringify(renderError(new ProxyError(refusal.kind, refusal.message, { field: 'request', issue: refusal.issue, status: refusal.status }), 'general'));
+  const body = JSON.stringify(
+    renderError(
+      new ProxyError(refusal.kind, refusal.message, { field: 'request', issue: refusal.issue, status: refusal.status }),
+      'general',
+    ),
+  );
   return Buffer.from(
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n` +
       'Connection: close\r\n' +
@@ -76,6 +101,10 @@ export function onClientError(opts: ClientErrorOptions): (err: NodeJS.ErrnoExcep
     socket.write(clientErrorAnswer(refusal));
     socket.destroy();
     const { level, refusedSinceLastWarn } = opts.refusals.note(`HTTP parser ${err.code ?? 'error'}`);
-    opts.log(level, { status: refusal.status, code: err.code, reason: refusal.issue, refusedSinceLastWarn }, 'request refused by the HTTP parser');
+    opts.log(
+      level,
+      { status: refusal.status, code: err.code, reason: refusal.issue, refusedSinceLastWarn },
+      'request refused by the HTTP parser',
+    );
   };
 }

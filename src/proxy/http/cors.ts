@@ -7,7 +7,8 @@ import type { ProxyMiddleware } from './types.js';
 
 const allowMethods = 'GET, POST, OPTIONS';
 const defaultAllowHeaders = 'authorization, content-type, x-api-key, x-request-id, anthropic-version, anthropic-beta';
-const exposeHeaders = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-proxy-ignored-params, x-proxy-session-id, x-proxy-models-source, x-proxy-models-error, warning';
+const exposeHeaders =
+  'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-proxy-ignored-params, x-proxy-session-id, x-proxy-models-source, x-proxy-models-error, warning';
 
 export function cors(origins: string[]): ProxyMiddleware {
   const allowed = new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase()));
@@ -18,7 +19,13 @@ export function cors(origins: string[]): ProxyMiddleware {
     ctx.vary('Origin');
     const ok = allowed.has(origin.toLowerCase());
     if (isPreflight) {
-      if (!ok) throw new ProxyError('permission', allowed.size === 0 ? 'CORS is off: browser requests are not allowed (set CORS_ORIGINS to allow an origin)' : `Origin ${origin} is not in CORS_ORIGINS`);
+      if (!ok)
+        throw new ProxyError(
+          'permission',
+          allowed.size === 0
+            ? 'CORS is off: browser requests are not allowed (set CORS_ORIGINS to allow an origin)'
+            : `Origin ${origin} is not in CORS_ORIGINS`,
+        );
       ctx.set('access-control-allow-origin', origin);
       ctx.set('access-control-allow-methods', allowMethods);
       ctx.set('access-control-allow-headers', ctx.get('access-control-request-headers') || defaultAllowHeaders);

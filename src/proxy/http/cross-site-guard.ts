@@ -47,7 +47,11 @@ export function crossSiteVerdict(marks: BrowserMarks, allowed: ReadonlySet<strin
   return 'cross-site';
 }
 
-export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<ProxyMetrics, 'refused'>, refusals: RefusalLog = new RefusalLog()): ProxyMiddleware {
+export function crossSiteGuard(
+  corsOrigins: readonly string[],
+  metrics: Pick<ProxyMetrics, 'refused'>,
+  refusals: RefusalLog = new RefusalLog(),
+): ProxyMiddleware {
   const allowed = new Set(corsOrigins.map(normaliseOrigin));
   return (ctx, next) => {
     const headers = ctx.req.headers;
@@ -55,7 +59,14 @@ export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<Pro
     const site = headers['sec-fetch-site'];
     // Fast path: a client that is not a browser.
     if (origin === undefined && site === undefined) return next();
-    const verdict = crossSiteVerdict({ origin: typeof origin === 'string' ? origin : '', secFetchSite: typeof site === 'string' ? site : '', host: ctx.get('host') }, allowed);
+    const verdict = crossSiteVerdict(
+      {
+        origin: typeof origin === 'string' ? origin : '',
+        secFetchSite: typeof site === 'string' ? site : '',
+        host: ctx.get('host'),
+      },
+      allowed,
+    );
     if (verdict === 'allow' || isOpenRoute(ctx.method, ctx.path)) return next();
     ctx.state.offLedger = true;
     metrics.refused(verdict);
@@ -67,7 +78,10 @@ export function crossSiteGuard(corsOrigins: readonly string[], metrics: Pick<Pro
       verdict === 'foreign-origin'
         ? `Requests from web pages are refused: origin ${shown} is not allowed (add it to CORS_ORIGINS to let that page use the proxy)`
         : 'Requests from web pages of another site are refused (Sec-Fetch-Site); a page that should use the proxy must be listed in CORS_ORIGINS',
-      { field: verdict === 'foreign-origin' ? 'origin' : 'sec-fetch-site', issue: 'cross-site request from a web page' },
+      {
+        field: verdict === 'foreign-origin' ? 'origin' : 'sec-fetch-site',
+        issue: 'cross-site request from a web page',
+      },
     );
   };
 }

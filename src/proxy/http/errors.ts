@@ -9,12 +9,27 @@ import { redactSecrets } from '../logger.js';
 import { renderError, errorTypeName } from './render-error.js';
 import type { ProxyMiddleware } from './types.js';
 
-function fromHttpError(err: { status?: number; expose?: boolean; message?: string; type?: string }): ProxyError | undefined {
+function fromHttpError(err: {
+  status?: number;
+  expose?: boolean;
+  message?: string;
+  type?: string;
+}): ProxyError | undefined {
   const status = err.status;
   if (typeof status !== 'number' || status < 400) return undefined;
-  const map: Record<number, ErrorKind> = { 400: 'invalid_request', 401: 'authentication', 403: 'permission', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limit' };
+  const map: Record<number, ErrorKind> = {
+    400: 'invalid_request',
+    401: 'authentication',
+    403: 'permission',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    429: 'rate_limit',
+  };
   const kind = map[status] ?? (status >= 500 ? 'internal' : 'invalid_request');
-  const message = err.expose && err.message ? err.message : kind === 'internal' ? 'Internal server error' : `HTTP ${status}`;
+  const message =
+    err.expose && err.message ? err.message : kind === 'internal' ? 'Internal server error' : `HTTP ${status}`;
   return new ProxyError(kind, message, { status });
 }
 
@@ -27,7 +42,12 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
       if (isProxyError(caught)) {
         err = caught;
       } else {
-        err = fromHttpError(caught as object) ?? new ProxyError('internal', 'Internal server error: the proxy hit an unexpected condition; see its log for details');
+        err =
+          fromHttpError(caught as object) ??
+          new ProxyError(
+            'internal',
+            'Internal server error: the proxy hit an unexpected condition; see its log for details',
+          );
         if (err.kind === 'internal') {
           logger.error({ requestId: ctx.state.requestId, err: caught }, 'unhandled error');
         }
@@ -47,7 +67,10 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         ctx.state.errorReason = redactSecrets(err.issue ?? err.message);
       }
       if (ctx.headerSent) {
-        logger.warn({ requestId: ctx.state.requestId, kind: err.kind, msg2: redactSecrets(err.message) }, 'error after headers were sent');
+        logger.warn(
+          { requestId: ctx.state.requestId, kind: err.kind, msg2: redactSecrets(err.message) },
+          'error after headers were sent',
+        );
         return;
       }
       ctx.status = err.status;
@@ -58,8 +81,14 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
       // (docs/http.md "Retries"). A provider's own x-should-retry, passed on in err.headers, is its word and stays.
       if (!err.retryable && !ctx.response.get('x-should-retry')) ctx.set('x-should-retry', 'false');
       ctx.type = 'application/json';
-      const safe = new ProxyError(err.kind, redactSecrets(err.message), { field: err.field, issue: err.issue, status: err.status });
-      ctx.body = shape ? shape.body(safe, ctx.state.requestId) : renderError(safe, ctx.state.family, ctx.state.requestId);
+      const safe = new ProxyError(err.kind, redactSecrets(err.message), {
+        field: err.field,
+        issue: err.issue,
+        status: err.status,
+      });
+      ctx.body = shape
+        ? shape.body(safe, ctx.state.requestId)
+        : renderError(safe, ctx.state.family, ctx.state.requestId);
     }
   };
 }

@@ -49,22 +49,50 @@ describe('exactRoutes', () => {
     const before = routerMatches;
     const res = await fetch(base + path, { method });
     const text = await res.text();
-    return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, routerMatches: routerMatches - before };
+    return {
+      status: res.status,
+      body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+      routerMatches: routerMatches - before,
+    };
   }
 
   it('answers an exact pattern without the router, with what the router would set', async () => {
-    expect(await call('POST', '/v1/messages')).toEqual({ status: 200, body: { route: 'messages', matched: '/v1/messages', params: {} }, routerMatches: 0 });
+    expect(await call('POST', '/v1/messages')).toEqual({
+      status: 200,
+      body: { route: 'messages', matched: '/v1/messages', params: {} },
+      routerMatches: 0,
+    });
     expect(await call('GET', '/v1/models')).toMatchObject({ status: 200, body: { route: 'models' }, routerMatches: 0 });
     // HEAD is served by a GET route, as the router does.
     expect(await call('HEAD', '/v1/models')).toMatchObject({ status: 200, routerMatches: 0 });
   });
 
   it('leaves parameters, another letter case, a trailing slash and shared patterns to the router', async () => {
-    expect(await call('GET', '/v1/models/m1')).toMatchObject({ status: 200, body: { route: 'model', id: 'm1' }, routerMatches: 1 });
-    expect(await call('POST', '/V1/Messages')).toMatchObject({ status: 200, body: { route: 'messages' }, routerMatches: 1 });
-    expect(await call('POST', '/v1/messages/')).toMatchObject({ status: 200, body: { route: 'messages' }, routerMatches: 1 });
-    expect(await call('GET', '/v1/things/latest')).toMatchObject({ status: 200, body: { route: 'latest' }, routerMatches: 1 });
-    expect(await call('GET', '/v1/things/t1')).toMatchObject({ status: 200, body: { route: 'thing', id: 't1' }, routerMatches: 1 });
+    expect(await call('GET', '/v1/models/m1')).toMatchObject({
+      status: 200,
+      body: { route: 'model', id: 'm1' },
+      routerMatches: 1,
+    });
+    expect(await call('POST', '/V1/Messages')).toMatchObject({
+      status: 200,
+      body: { route: 'messages' },
+      routerMatches: 1,
+    });
+    expect(await call('POST', '/v1/messages/')).toMatchObject({
+      status: 200,
+      body: { route: 'messages' },
+      routerMatches: 1,
+    });
+    expect(await call('GET', '/v1/things/latest')).toMatchObject({
+      status: 200,
+      body: { route: 'latest' },
+      routerMatches: 1,
+    });
+    expect(await call('GET', '/v1/things/t1')).toMatchObject({
+      status: 200,
+      body: { route: 'thing', id: 't1' },
+      routerMatches: 1,
+    });
   });
 
   it('leaves a known path with another method, and an unknown path, unanswered, as the router does', async () => {

@@ -20,7 +20,13 @@ export function exactRoutes(router: Router): ProxyMiddleware {
   for (const layer of router.stack) {
     // One handler per route, as routes/define.ts registers them; anything else stays with the router.
     const path = layer.path;
-    if (typeof path !== 'string' || layer.paramNames.length > 0 || layer.methods.length === 0 || layer.stack.length !== 1) continue;
+    if (
+      typeof path !== 'string' ||
+      layer.paramNames.length > 0 ||
+      layer.methods.length === 0 ||
+      layer.stack.length !== 1
+    )
+      continue;
     // Only where the router would run this layer alone: no other pattern (a parameter route, a prefix
     // middleware) matches the same path.
     if (router.stack.some((other) => other !== layer && other.match(path))) continue;

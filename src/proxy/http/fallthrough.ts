@@ -20,9 +20,16 @@ export function fallthrough(router: Router): ProxyMiddleware {
     }
     if (methods.size > 0 && !methods.has(ctx.method)) {
       const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
-      throw new ProxyError('method_not_allowed', `Method ${ctx.method} is not allowed on ${ctx.originalUrl.split('?')[0]}; use ${allow}`, { headers: { allow } });
+      throw new ProxyError(
+        'method_not_allowed',
+        `Method ${ctx.method} is not allowed on ${ctx.originalUrl.split('?')[0]}; use ${allow}`,
+        { headers: { allow } },
+      );
     }
     // The path as the client sent it (a listener may route under an internal prefix: ollama/listener.ts).
-    throw new ProxyError('not_found', `Unknown endpoint ${ctx.method} ${ctx.originalUrl.split('?')[0]}. See README for the endpoints this proxy serves.`);
+    throw new ProxyError(
+      'not_found',
+      `Unknown endpoint ${ctx.method} ${ctx.originalUrl.split('?')[0]}. See README for the endpoints this proxy serves.`,
+    );
   };
 }

@@ -82,11 +82,14 @@ describe('parseHost (exact host[:port])', () => {
 function rawStatus(url: string, host: string): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path: '/v1/models', headers: { host }, setHost: false }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path: '/v1/models', headers: { host }, setHost: false },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -106,7 +109,10 @@ describe('the running proxy', () => {
     } else {
       expect(res.status).toBe(403);
       // /v1/models is a native-format route: SPEC.md §7.2 shape.
-      expect(JSON.parse(res.body)).toMatchObject({ type: 'error', error: { type: 'permission_error', details: { field: 'host' } } });
+      expect(JSON.parse(res.body)).toMatchObject({
+        type: 'error',
+        error: { type: 'permission_error', details: { field: 'host' } },
+      });
     }
   });
 });

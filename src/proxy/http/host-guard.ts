@@ -78,7 +78,8 @@ export function parseHost(hostHeader: string): ParsedHost | undefined {
   if (!labels.every((l) => label.test(l))) return undefined;
   // All-numeric dotted names that are not a valid IPv4 address (`127.1`, `127.0.0.256`) are refused: resolvers
   // read some of them as addresses, so they are neither a clear name nor a clear address.
-  if (labels.every((l) => /^[0-9]+$/.test(l)) || /^(0x[0-9a-f]*|[0-9]+)$/.test(labels[labels.length - 1])) return undefined;
+  if (labels.every((l) => /^[0-9]+$/.test(l)) || /^(0x[0-9a-f]*|[0-9]+)$/.test(labels[labels.length - 1]))
+    return undefined;
   return { hostname: name, kind: 'name', port };
 }
 
@@ -105,7 +106,11 @@ function normaliseAllowed(name: string): string {
  * otherwise fill it with error rows. Two Host headers are refused as malformed: node keeps the first, and
  * `127.0.0.1` then `evil.test` must not pass as loopback when another hop might read the second.
  */
-export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: string): void }, opts: { checkNames?: boolean; refusals?: RefusalLog } = {}): ProxyMiddleware {
+export function hostGuard(
+  allowedHosts: string[],
+  metrics?: { refused(reason: string): void },
+  opts: { checkNames?: boolean; refusals?: RefusalLog } = {},
+): ProxyMiddleware {
   const allowed = new Set(allowedHosts.map(normaliseAllowed));
   const checkNames = opts.checkNames ?? true;
   const refusals = opts.refusals ?? new RefusalLog();
@@ -126,30 +131,51 @@ export function hostGuard(allowedHosts: string[], metrics?: { refused(reason: st
     // RFC 9110 §7.2: an HTTP/1.1 request names its host. node would answer this itself, bare (server.ts turns that
     // off so the answer has our headers and body); on every interface, like duplicates.
     if (header === '' && ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor === 1) {
-      return { source: 'missing Host header', error: new ProxyError('invalid_request', 'No Host header: an HTTP/1.1 request names its host (RFC 9110 §7.2)', { field: 'host', issue: 'missing Host header' }) };
+      return {
+        source: 'missing Host header',
+        error: new ProxyError('invalid_request', 'No Host header: an HTTP/1.1 request names its host (RFC 9110 §7.2)', {
+          field: 'host',
+          issue: 'missing Host header',
+        }),
+      };
     }
     if (!checkNames && header !== null) return undefined;
     const parsed = header === null ? undefined : parseHost(header);
     if (!parsed) {
       if (header === null) {
-        return { source: 'duplicate Host header', error: new ProxyError('invalid_request', 'More than one Host header: a request names one host (RFC 9110 §7.2)', { field: 'host', issue: 'duplicate Host header' }) };
+        return {
+          source: 'duplicate Host header',
+          error: new ProxyError(
+            'invalid_request',
+            'More than one Host header: a request names one host (RFC 9110 §7.2)',
+            { field: 'host', issue: 'duplicate Host header' },
+          ),
+        };
       }
       const shown = header.length > 80 ? `${header.slice(0, 80)}...` : header;
       return {
         source: 'malformed Host header',
-        error: new ProxyError('permission', `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
-          field: 'host',
-          issue: 'malformed Host header',
-        }),
+        error: new ProxyError(
+          'permission',
+          `Host header "${shown || '(none)'}" is not a valid host[:port]. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`,
+          {
+            field: 'host',
+            issue: 'malformed Host header',
+          },
+        ),
       };
     }
     if (!isLoopbackHostname(parsed) && !allowed.has(parsed.hostname)) {
       return {
         source: `Host ${parsed.hostname}`,
-        error: new ProxyError('permission', `Host "${parsed.hostname}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`, {
-          field: 'host',
-          issue: 'not a loopback or allowed name',
-        }),
+        error: new ProxyError(
+          'permission',
+          `Host "${parsed.hostname}" is not allowed. The proxy answers only localhost, 127.0.0.1 and [::1] (add names with ALLOWED_HOSTS).`,
+          {
+            field: 'host',
+            issue: 'not a loopback or allowed name',
+          },
+        ),
       };
     }
     return undefined;

@@ -6,7 +6,16 @@ import { rateLimit } from './rate-limit.js';
 function ctxFor(ip: string, path = '/v1/messages') {
   const headers: Record<string, string> = {};
   const set = (k: string, v: string) => (headers[k] = v);
-  return { ip, path, method: 'POST', socket: { remoteAddress: ip }, headerSent: false, set, res: { setHeader: set }, headers };
+  return {
+    ip,
+    path,
+    method: 'POST',
+    socket: { remoteAddress: ip },
+    headerSent: false,
+    set,
+    res: { setHeader: set },
+    headers,
+  };
 }
 
 async function attempt(mw: ReturnType<typeof rateLimit>, ip: string, path?: string) {
@@ -70,7 +79,12 @@ describe('rateLimit (SPEC.md §8)', () => {
 describe('rateLimit: the loopback range is one client', () => {
   it('counts 127.0.0.1–127.0.0.9, ::1 and their IPv4-mapped forms on one budget, and says how to raise the limit', async () => {
     const limited: string[] = [];
-    const mw = rateLimit(4, 0, () => 1_000_000, (client) => limited.push(client));
+    const mw = rateLimit(
+      4,
+      0,
+      () => 1_000_000,
+      (client) => limited.push(client),
+    );
     const from = ['127.0.0.2', '127.0.0.3', '::ffff:127.0.0.9', '::1'];
     for (const ip of from) expect((await attempt(mw, ip)).passed, ip).toBe(true);
     const fifth = await attempt(mw, '127.0.0.5');

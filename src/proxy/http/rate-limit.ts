@@ -62,7 +62,12 @@ export function clientKeyOf(address: string): string {
   return a;
 }
 
-export function rateLimit(perMinute: number, burst: number, now: () => number = Date.now, onLimited?: (client: string) => void): ProxyMiddleware {
+export function rateLimit(
+  perMinute: number,
+  burst: number,
+  now: () => number = Date.now,
+  onLimited?: (client: string) => void,
+): ProxyMiddleware {
   const steady = new FixedWindows();
   const bursts = new FixedWindows();
   const burstPoints = Math.max(burst, 0);

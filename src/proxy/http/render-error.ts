@@ -102,12 +102,22 @@ function details(err: ProxyError): { field: string; issue: string } | undefined 
   return err.field !== undefined ? { field: err.field, issue: err.issue ?? err.message } : undefined;
 }
 
-export function renderError(err: ProxyError, family: Family, requestId?: string): CompatErrorBody | NativeErrorBody | GeneralErrorBody | OllamaErrorBody {
+export function renderError(
+  err: ProxyError,
+  family: Family,
+  requestId?: string,
+): CompatErrorBody | NativeErrorBody | GeneralErrorBody | OllamaErrorBody {
   switch (family) {
     case 'compat':
-      return { error: { message: err.message, type: compatType[err.kind], param: err.field ?? null, code: compatCodeOf(err) } };
+      return {
+        error: { message: err.message, type: compatType[err.kind], param: err.field ?? null, code: compatCodeOf(err) },
+      };
     case 'native':
-      return { type: 'error', error: { type: nativeType[err.kind], message: err.message, details: details(err) }, request_id: requestId };
+      return {
+        type: 'error',
+        error: { type: nativeType[err.kind], message: err.message, details: details(err) },
+        request_id: requestId,
+      };
     case 'general':
       return { error: { type: generalType[err.kind], message: err.message, details: details(err) } };
     case 'ollama':

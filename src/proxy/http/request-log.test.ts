@@ -31,10 +31,26 @@ beforeAll(async () => {
     },
   });
   app.use(requestId());
-  app.use(requestLog(createLogger('warn', sink), metrics, { add: (a) => inFlight.add(a), delete: (a) => inFlight.delete(a) }, Date.now));
+  app.use(
+    requestLog(
+      createLogger('warn', sink),
+      metrics,
+      { add: (a) => inFlight.add(a), delete: (a) => inFlight.delete(a) },
+      Date.now,
+    ),
+  );
   app.use(async (ctx) => {
     const s = ctx.state;
-    seen.push({ requestId: s.requestId, family: s.family, mode: s.mode, route: s.route, startedAt: typeof s.startedAt, signal: s.signal instanceof AbortSignal, same: s.signal === s.signal, aborted: s.signal.aborted });
+    seen.push({
+      requestId: s.requestId,
+      family: s.family,
+      mode: s.mode,
+      route: s.route,
+      startedAt: typeof s.startedAt,
+      signal: s.signal instanceof AbortSignal,
+      same: s.signal === s.signal,
+      aborted: s.signal.aborted,
+    });
     if (ctx.path === '/hang') {
       await new Promise((resolve) => s.signal.addEventListener('abort', resolve));
       return;
@@ -64,9 +80,26 @@ describe('requestLog', () => {
     const res = await fetch(`${base}/v1/messages`, { headers: { 'x-request-id': 'abc-1' } });
     expect(res.status).toBe(200);
     await res.text();
-    expect(seen).toEqual([{ requestId: 'abc-1', family: 'native', mode: 'none', route: 'unmatched', startedAt: 'number', signal: true, same: true, aborted: false }]);
+    expect(seen).toEqual([
+      {
+        requestId: 'abc-1',
+        family: 'native',
+        mode: 'none',
+        route: 'unmatched',
+        startedAt: 'number',
+        signal: true,
+        same: true,
+        aborted: false,
+      },
+    ]);
     await expect.poll(() => metrics.requestsTotal).toBe(before + 1);
-    expect(metrics.recentRequests()[0]).toMatchObject({ requestId: 'abc-1', status: 200, method: 'GET', mode: 'none', route: 'unmatched' });
+    expect(metrics.recentRequests()[0]).toMatchObject({
+      requestId: 'abc-1',
+      status: 200,
+      method: 'GET',
+      mode: 'none',
+      route: 'unmatched',
+    });
     expect(logs).toEqual([]);
     expect(inFlight.size).toBe(0);
   });
@@ -77,7 +110,18 @@ describe('requestLog', () => {
     expect(res.status).toBe(404);
     await res.text();
     await expect.poll(() => logs.length).toBe(1);
-    expect(JSON.parse(logs[0])).toMatchObject({ level: 40, msg: 'request', requestId: 'abc-2', method: 'GET', path: '/missing', route: 'unmatched', mode: 'none', status: 404, stream: false, clientGone: false });
+    expect(JSON.parse(logs[0])).toMatchObject({
+      level: 40,
+      msg: 'request',
+      requestId: 'abc-2',
+      method: 'GET',
+      path: '/missing',
+      route: 'unmatched',
+      mode: 'none',
+      status: 404,
+      stream: false,
+      clientGone: false,
+    });
   });
 
   it('aborts the signal when the client goes away and records a 499', async () => {
@@ -93,7 +137,11 @@ describe('requestLog', () => {
       }, 100);
     });
     await expect.poll(() => metrics.requestsTotal).toBe(before + 1);
-    expect(metrics.recentRequests()[0]).toMatchObject({ requestId: 'abc-3', status: 499, errorType: 'client_disconnected' });
+    expect(metrics.recentRequests()[0]).toMatchObject({
+      requestId: 'abc-3',
+      status: 499,
+      errorType: 'client_disconnected',
+    });
     await expect.poll(() => logs.length).toBe(1);
     expect(JSON.parse(logs[0])).toMatchObject({ level: 40, requestId: 'abc-3', status: 499, clientGone: true });
     expect(inFlight.size).toBe(0);
@@ -103,7 +151,26 @@ describe('requestLog', () => {
 describe('isoTime', () => {
   it('formats exactly as Date#toISOString, within a second, across seconds and at the edges', () => {
     const t = Date.UTC(2026, 10, 23, 3, 4, 5, 0);
-    const cases = [t, t + 1, t + 9, t + 10, t + 99, t + 100, t + 999, t + 1000, t + 1001, t - 1, t + 0.5, t + 0.5, 0, -1, -500, 8.64e15, -8.64e15, 253402300800000];
+    const cases = [
+      t,
+      t + 1,
+      t + 9,
+      t + 10,
+      t + 99,
+      t + 100,
+      t + 999,
+      t + 1000,
+      t + 1001,
+      t - 1,
+      t + 0.5,
+      t + 0.5,
+      0,
+      -1,
+      -500,
+      8.64e15,
+      -8.64e15,
+      253402300800000,
+    ];
     for (let i = 0; i < 5000; i++) cases.push(t + Math.floor(i * 7.3));
     for (const ms of cases) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
     expect(() => isoTime(Number.NaN)).toThrow(RangeError);

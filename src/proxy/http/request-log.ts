@@ -32,13 +32,16 @@ export interface InFlightRegistry {
   delete(abort: RequestAbort): void;
 }
 
-
 /** A ledger that keeps bodies for the inspector when CAPTURE_BODIES is on (it ignores them otherwise). */
 type CapturingSink = UsageSink & { capture?(requestId: string, bodies: CaptureInput): void };
 
 /** The answer's body when it is whole in memory (a stream is not buffered for capture). */
 function wholeBody(body: unknown): unknown {
-  return typeof body === 'string' || Buffer.isBuffer(body) || (typeof body === 'object' && body !== null && !('pipe' in body)) ? body : undefined;
+  return typeof body === 'string' ||
+    Buffer.isBuffer(body) ||
+    (typeof body === 'object' && body !== null && !('pipe' in body))
+    ? body
+    : undefined;
 }
 
 let isoSecond = Number.NaN;
@@ -81,7 +84,13 @@ class RequestState {
   }
 }
 
-export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFlightRegistry, now: () => number, usage?: CapturingSink): ProxyMiddleware {
+export function requestLog(
+  logger: Logger,
+  metrics: ProxyMetrics,
+  inFlight: InFlightRegistry,
+  now: () => number,
+  usage?: CapturingSink,
+): ProxyMiddleware {
   return (ctx, next) => {
     const startedAt = now();
     const abort = new RequestAbort();
@@ -134,32 +143,84 @@ export function requestLog(logger: Logger, metrics: ProxyMetrics, inFlight: InFl
             modelServed: s.modelServed ?? null,
             client: clientFamily(ctx.get('user-agent')),
             status,
-            outcome: outcomeOf({ clientGone, status, errorType: s.errorType, routed, upstreamAnswered: s.upstreamAnswered === true || s.billingRefusal !== undefined /* the provider said it, through the CLI too */, explicit: s.outcome }),
+            outcome: outcomeOf({
+              clientGone,
+              status,
+              errorType: s.errorType,
+              routed,
+              upstreamAnswered:
+                s.upstreamAnswered === true ||
+                s.billingRefusal !== undefined /* the provider said it, through the CLI too */,
+              explicit: s.outcome,
+            }),
             errorType: record.errorType ?? null,
-            tokens: { input: s.usage?.inputTokens ?? null, output: partial ? null : (s.usage?.outputTokens ?? null), cacheRead: s.usage?.cacheReadTokens ?? null, cacheWrite: s.usage?.cacheWriteTokens ?? null },
+            tokens: {
+              input: s.usage?.inputTokens ?? null,
+              output: partial ? null : (s.usage?.outputTokens ?? null),
+              cacheRead: s.usage?.cacheReadTokens ?? null,
+              cacheWrite: s.usage?.cacheWriteTokens ?? null,
+            },
             tokensPartial: partial,
             billingLane: billingLaneOf(s),
             refusal: s.billingRefusal ?? null,
             ttftMs: record.ttftMs ?? null,
             durationMs,
           });
-          usage.capture?.(s.requestId, { request: s.rawBody ?? s.body, response: wholeBody(ctx.body), headers: ctx.headers });
+          usage.capture?.(s.requestId, {
+            request: s.rawBody ?? s.body,
+            response: wholeBody(ctx.body),
+            headers: ctx.headers,
+          });
         } catch (err) {
           logger.warn({ err }, 'usage record failed');
         }
       }
       // A guard's refusal after the first from its source in a minute goes to debug (refusal-log.ts).
       const refusal = s.refusal;
-      const level = probe || refusal?.level === 'debug' ? 'debug' : status >= 500 ? 'error' : status >= 400 || clientGone ? 'warn' : 'info';
+      const level =
+        probe || refusal?.level === 'debug'
+          ? 'debug'
+          : status >= 500
+            ? 'error'
+            : status >= 400 || clientGone
+              ? 'warn'
+              : 'info';
       // pino would drop a line below its level anyway; checking first saves building the object.
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
-        { requestId: s.requestId, method: ctx.method, path: ctx.path, route: s.route, mode: s.mode, model: s.model, status, durationMs, ttftMs: record.ttftMs, stream: record.stream, errorType: record.errorType, field: s.errorField, reason: s.errorReason, refusedSinceLastWarn: refusal?.refusedSinceLastWarn, clientGone, lane: s.billingLane, billingRefusal: s.billingRefusal },
+        {
+          requestId: s.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          route: s.route,
+          mode: s.mode,
+          model: s.model,
+          status,
+          durationMs,
+          ttftMs: record.ttftMs,
+          stream: record.stream,
+          errorType: record.errorType,
+          field: s.errorField,
+          reason: s.errorReason,
+          refusedSinceLastWarn: refusal?.refusedSinceLastWarn,
+          clientGone,
+          lane: s.billingLane,
+          billingRefusal: s.billingRefusal,
+        },
         'request',
       );
       // A billing refusal has its own stable line (the window's log and diagnose look for it; docs/usage.md).
       if (s.billingRefusal && logger.isLevelEnabled('warn')) {
-        logger.warn({ requestId: s.requestId, mode: s.mode, route: s.route, refusal: s.billingRefusal, docs: 'docs/usage.md#lanes' }, `billing refusal: ${s.billingRefusal}`);
+        logger.warn(
+          {
+            requestId: s.requestId,
+            mode: s.mode,
+            route: s.route,
+            refusal: s.billingRefusal,
+            docs: 'docs/usage.md#lanes',
+          },
+          `billing refusal: ${s.billingRefusal}`,
+        );
       }
     };
     // `on`, not `once`: finish() runs once anyway (done), and once() wraps each listener in a new closure.

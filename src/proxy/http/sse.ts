@@ -15,12 +15,19 @@ export interface SseEvent {
 
 export function encodeSse(ev: SseEvent): string {
   const data = typeof ev.data === 'string' ? ev.data : JSON.stringify(ev.data);
-  const lines = data.split('\n').map((l) => `data: ${l}`).join('\n');
+  const lines = data
+    .split('\n')
+    .map((l) => `data: ${l}`)
+    .join('\n');
   return (ev.event ? `event: ${ev.event}\n` : '') + lines + '\n\n';
 }
 
 /** Starts an SSE response on ctx from an async iterable of events. Headers are sent with the first event. */
-export function sendSse(ctx: ProxyContext, events: AsyncIterable<SseEvent>, extraHeaders: Record<string, string> = {}): void {
+export function sendSse(
+  ctx: ProxyContext,
+  events: AsyncIterable<SseEvent>,
+  extraHeaders: Record<string, string> = {},
+): void {
   ctx.status = 200;
   setHeader(ctx, 'content-type', 'text/event-stream; charset=utf-8');
   setHeader(ctx, 'cache-control', 'no-cache');

@@ -42,7 +42,10 @@ export interface ProxyState {
   errorType?: string;
   /** A route's own error shape (a wire format's, wire/wire-format.ts ErrorShape), used by http/errors.ts instead of
    * the family's once the request reached that route. */
-  errorShape?: { body(err: import('../errors.js').ProxyError, requestId: string): unknown; type(err: import('../errors.js').ProxyError): string };
+  errorShape?: {
+    body(err: import('../errors.js').ProxyError, requestId: string): unknown;
+    type(err: import('../errors.js').ProxyError): string;
+  };
   /** A refused request's field and reason (what its error body says), for its log line. */
   errorField?: string;
   errorReason?: string;

@@ -12,14 +12,33 @@ const err = new ProxyError('unavailable', 'The provider is overloaded');
 describe('streamErrorEvents', () => {
   it('writes a native `event: error`, a data-only error then [DONE], or the response API shape', () => {
     expect(streamErrorEvents(err, 'named-events', 'native', 'req_1')).toEqual([
-      { event: 'error', data: { type: 'error', error: { type: 'service_unavailable_error', message: 'The provider is overloaded' }, request_id: 'req_1' } },
+      {
+        event: 'error',
+        data: {
+          type: 'error',
+          error: { type: 'service_unavailable_error', message: 'The provider is overloaded' },
+          request_id: 'req_1',
+        },
+      },
     ]);
     expect(streamErrorEvents(err, 'data-only', 'compat')).toEqual([
-      { data: { error: { message: 'The provider is overloaded', type: 'server_error', param: null, code: 'service_unavailable' } } },
+      {
+        data: {
+          error: {
+            message: 'The provider is overloaded',
+            type: 'server_error',
+            param: null,
+            code: 'service_unavailable',
+          },
+        },
+      },
       { data: '[DONE]' },
     ]);
     expect(streamErrorEvents(err, 'respapi', 'compat')).toEqual([
-      { event: 'error', data: { type: 'error', code: 'service_unavailable', message: 'The provider is overloaded', param: null } },
+      {
+        event: 'error',
+        data: { type: 'error', code: 'service_unavailable', message: 'The provider is overloaded', param: null },
+      },
     ]);
   });
 });
@@ -27,14 +46,22 @@ describe('streamErrorEvents', () => {
 describe('failAfterHeaders', () => {
   function bed() {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger('debug', new Writable({ write: (c, _e, cb) => (lines.push(JSON.parse(String(c))), cb()) }));
+    const logger = createLogger(
+      'debug',
+      new Writable({ write: (c, _e, cb) => (lines.push(JSON.parse(String(c))), cb()) }),
+    );
     const state = { requestId: 'req_2', family: 'native' } as ProxyState;
     return { lines, logger, state };
   }
 
   it('redacts a secret in the message and notes the error type on the request', () => {
     const { logger, state } = bed();
-    const events = failAfterHeaders(new ProxyError('upstream', 'refused key sk-ant-api03-abcdefghijklmnopqrstuv'), state, 'named-events', logger);
+    const events = failAfterHeaders(
+      new ProxyError('upstream', 'refused key sk-ant-api03-abcdefghijklmnopqrstuv'),
+      state,
+      'named-events',
+      logger,
+    );
     expect(JSON.stringify(events)).not.toContain('abcdefghijklmnop');
     expect(state.errorType).toBe('api_error');
   });
@@ -45,6 +72,8 @@ describe('failAfterHeaders', () => {
     expect(JSON.stringify(events)).not.toContain('cannot read');
     expect(events.at(-1)).toEqual({ data: '[DONE]' });
     expect(state.errorType).toBe('internal_server_error');
-    expect(lines.find((l) => l.level === 50)).toMatchObject({ err: expect.objectContaining({ message: 'cannot read x of undefined' }) });
+    expect(lines.find((l) => l.level === 50)).toMatchObject({
+      err: expect.objectContaining({ message: 'cannot read x of undefined' }),
+    });
   });
 });

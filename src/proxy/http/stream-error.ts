@@ -23,8 +23,19 @@ export interface FormatErrorWriter {
 }
 
 /** The events that report `err` inside a stream of the given framing (the message is already safe to show). */
-export function streamErrorEvents(err: ProxyError, framing: StreamFraming, family: Family, requestId?: string): SseEvent[] {
-  if (framing === 'respapi') return [{ event: 'error', data: { type: 'error', code: errorTypeName(err, 'compat'), message: err.message, param: err.field ?? null } }];
+export function streamErrorEvents(
+  err: ProxyError,
+  framing: StreamFraming,
+  family: Family,
+  requestId?: string,
+): SseEvent[] {
+  if (framing === 'respapi')
+    return [
+      {
+        event: 'error',
+        data: { type: 'error', code: errorTypeName(err, 'compat'), message: err.message, param: err.field ?? null },
+      },
+    ];
   const body = renderError(err, family, requestId);
   return framing === 'named-events' ? [{ event: 'error', data: body }] : [{ data: body }, { data: '[DONE]' }];
 }
@@ -34,14 +45,22 @@ export function streamErrorEvents(err: ProxyError, framing: StreamFraming, famil
  * and returns the events to write. Anything that is not a ProxyError is our own bug: logged with its stack,
  * reported without details.
  */
-export function failAfterHeaders(caught: unknown, state: ProxyState, framing: StreamFraming | FormatErrorWriter, logger: Logger): SseEvent[] {
+export function failAfterHeaders(
+  caught: unknown,
+  state: ProxyState,
+  framing: StreamFraming | FormatErrorWriter,
+  logger: Logger,
+): SseEvent[] {
   let err: ProxyError;
   if (isProxyError(caught)) {
     err = new ProxyError(caught.kind, redactSecrets(caught.message), { field: caught.field, issue: caught.issue });
     logger.warn({ requestId: state.requestId, kind: err.kind, reason: err.message }, 'answer failed after it started');
   } else {
     logger.error({ requestId: state.requestId, err: caught }, 'unexpected error inside a started answer');
-    err = new ProxyError('internal', 'Internal server error: the proxy hit an unexpected condition; see its log for details');
+    err = new ProxyError(
+      'internal',
+      'Internal server error: the proxy hit an unexpected condition; see its log for details',
+    );
   }
   if (typeof framing === 'object') {
     state.errorType = framing.errorType(err);

@@ -26,7 +26,14 @@ function catalog(fetchModels: (signal: AbortSignal) => Promise<ModelInfo[]>, now
       cb();
     },
   });
-  return new LiveModelCatalog({ profile, userAliases: [], dataDir: dir, fetchModels, logger: createLogger('info', sink), now });
+  return new LiveModelCatalog({
+    profile,
+    userAliases: [],
+    dataDir: dir,
+    fetchModels,
+    logger: createLogger('info', sink),
+    now,
+  });
 }
 
 const listed: ModelInfo[] = [
@@ -71,7 +78,10 @@ describe('LiveModelCatalog', () => {
     await chmod(file, 0o644);
     await catalog(async () => listed).refresh();
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ version: 1, models: [{ id: 'assistant-sonnet-4-7' }, { id: 'assistant-haiku-4-5-20251001' }] });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      version: 1,
+      models: [{ id: 'assistant-sonnet-4-7' }, { id: 'assistant-haiku-4-5-20251001' }],
+    });
   });
 
   it('starts from a readable cache, and from the built-in list when the cache is damaged', async () => {
@@ -88,10 +98,13 @@ describe('LiveModelCatalog', () => {
   it('an unknown id reads again at most once a minute; a no-cache ask within seconds does not', async () => {
     let clock = 1_000_000;
     let calls = 0;
-    const c = catalog(async () => {
-      calls++;
-      return listed;
-    }, () => clock);
+    const c = catalog(
+      async () => {
+        calls++;
+        return listed;
+      },
+      () => clock,
+    );
     await expect(c.resolveFresh('claude-sonnet-4-7')).resolves.toMatchObject({ id: 'assistant-sonnet-4-7' });
     expect(calls).toBe(1);
     await expect(c.resolveFresh('claude-nope')).rejects.toMatchObject({ kind: 'model_not_found' });

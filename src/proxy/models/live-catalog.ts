@@ -25,7 +25,11 @@ export const unknownIdRetryMs = 60_000;
 const cacheSchema = z.object({
   version: z.literal(1),
   readAt: z.string(),
-  models: z.array(z.object({ id: z.string().min(1), created: z.number(), contextLength: z.number().int().positive().optional() })).min(1),
+  models: z
+    .array(
+      z.object({ id: z.string().min(1), created: z.number(), contextLength: z.number().int().positive().optional() }),
+    )
+    .min(1),
 });
 
 export interface CatalogState {
@@ -68,11 +72,19 @@ export class LiveModelCatalog implements ModelCatalog {
     this.now = opts.now ?? Date.now;
     this.cachePath = join(opts.dataDir, catalogCacheFile);
     const cached = this.readCache();
-    this.state = cached ? { source: 'cached', readAt: cached.readAt, count: cached.models.length } : { source: 'fallback', count: opts.profile.models.length };
+    this.state = cached
+      ? { source: 'cached', readAt: cached.readAt, count: cached.models.length }
+      : { source: 'fallback', count: opts.profile.models.length };
     this.catalog = createModelCatalog(opts.profile, opts.userAliases, {
       listed: cached?.models,
-      describe: cached ? `the cached provider list ${this.cachePath}, read ${cached.readAt}, and the built-in fallback list` : "the built-in fallback list; the provider's own list has not been read yet",
-      onUnlistedAlias: (alias, target) => opts.logger.info({ alias, target }, 'MODEL_ALIASES names a model the saved list does not have; checked when the provider list is read'),
+      describe: cached
+        ? `the cached provider list ${this.cachePath}, read ${cached.readAt}, and the built-in fallback list`
+        : "the built-in fallback list; the provider's own list has not been read yet",
+      onUnlistedAlias: (alias, target) =>
+        opts.logger.info(
+          { alias, target },
+          'MODEL_ALIASES names a model the saved list does not have; checked when the provider list is read',
+        ),
     });
   }
 
@@ -108,7 +120,12 @@ export class LiveModelCatalog implements ModelCatalog {
     try {
       return this.resolve(requested);
     } catch (err) {
-      if (!isProxyError(err) || err.kind !== 'model_not_found' || this.now() - this.lastAttempt < (this.opts.unknownRetryMs ?? unknownIdRetryMs)) throw err;
+      if (
+        !isProxyError(err) ||
+        err.kind !== 'model_not_found' ||
+        this.now() - this.lastAttempt < (this.opts.unknownRetryMs ?? unknownIdRetryMs)
+      )
+        throw err;
       await this.refresh();
       return this.resolve(requested);
     }
@@ -176,7 +193,10 @@ export class LiveModelCatalog implements ModelCatalog {
       if (this.abort.signal.aborted) return;
       const reason = redactSecrets(err instanceof Error ? err.message : String(err));
       this.state.lastError = reason;
-      this.opts.logger.info({ reason, catalog: this.state.source }, 'provider model list unavailable; keeping the current model catalog');
+      this.opts.logger.info(
+        { reason, catalog: this.state.source },
+        'provider model list unavailable; keeping the current model catalog',
+      );
       return;
     }
     const readAt = new Date(this.now()).toISOString();
@@ -188,14 +208,22 @@ export class LiveModelCatalog implements ModelCatalog {
   /** Takes a read list; an alias whose model the provider does not list is said in the log (once per read). */
   private install(models: ModelInfo[], readAt: string): void {
     const known = new Map(this.opts.profile.models.map((m) => [m.id, m]));
-    const withContext = models.map((m) => (m.contextLength === undefined && known.get(m.id)?.contextLength ? { ...m, contextLength: known.get(m.id)?.contextLength } : m));
+    const withContext = models.map((m) =>
+      m.contextLength === undefined && known.get(m.id)?.contextLength
+        ? { ...m, contextLength: known.get(m.id)?.contextLength }
+        : m,
+    );
     const unlisted: string[] = [];
     this.catalog = createModelCatalog(this.opts.profile, this.opts.userAliases, {
       listed: withContext,
       onUnknownAlias: (alias, target) => unlisted.push(`${alias}=${target}`),
       onUnlistedAlias: (alias, target) => unlisted.push(`${alias}=${target}`),
     });
-    if (unlisted.length > 0) this.opts.logger.warn({ aliases: unlisted }, 'MODEL_ALIASES names models the provider does not list (docs/configuration.md "Models")');
+    if (unlisted.length > 0)
+      this.opts.logger.warn(
+        { aliases: unlisted },
+        'MODEL_ALIASES names models the provider does not list (docs/configuration.md "Models")',
+      );
     this.state = { source: 'live', readAt, count: withContext.length, lastAttemptAt: this.state.lastAttemptAt };
     this.opts.logger.info({ models: withContext.length }, 'model catalog read from the provider');
     for (const listener of this.listeners) listener();
@@ -211,7 +239,10 @@ export class LiveModelCatalog implements ModelCatalog {
     try {
       return cacheSchema.parse(JSON.parse(text));
     } catch {
-      this.opts.logger.warn({ file: this.cachePath }, 'model catalog cache unreadable; using the built-in list until the provider is read');
+      this.opts.logger.warn(
+        { file: this.cachePath },
+        'model catalog cache unreadable; using the built-in list until the provider is read',
+      );
       return undefined;
     }
   }
@@ -219,7 +250,15 @@ export class LiveModelCatalog implements ModelCatalog {
   private async writeCache(models: ModelInfo[], readAt: string): Promise<void> {
     try {
       await mkdir(dirname(this.cachePath), { recursive: true, mode: 0o700 });
-      const body = { version: 1, readAt, models: models.map((m) => ({ id: m.id, created: m.created, ...(m.contextLength ? { contextLength: m.contextLength } : {}) })) };
+      const body = {
+        version: 1,
+        readAt,
+        models: models.map((m) => ({
+          id: m.id,
+          created: m.created,
+          ...(m.contextLength ? { contextLength: m.contextLength } : {}),
+        })),
+      };
       await writeFileAtomic(this.cachePath, `${JSON.stringify(body, null, 2)}\n`);
       // Owner-only even when an older copy had looser bits (writeFileAtomic keeps an existing file's mode).
       await chmod(this.cachePath, 0o600);

@@ -103,10 +103,17 @@ const datedSuffix = /-\d{8}$/;
 
 /** Newest first; a tie keeps the list's own order. */
 function newestFirst(models: readonly ModelInfo[]): ModelInfo[] {
-  return models.map((m, i) => ({ m, i })).sort((a, b) => b.m.created - a.m.created || a.i - b.i).map(({ m }) => m);
+  return models
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => b.m.created - a.m.created || a.i - b.i)
+    .map(({ m }) => m);
 }
 
-export function createModelCatalog(profile: Profile, userAliases: readonly string[] = [], input: CatalogInput = {}): ModelCatalog {
+export function createModelCatalog(
+  profile: Profile,
+  userAliases: readonly string[] = [],
+  input: CatalogInput = {},
+): ModelCatalog {
   const shown = newestFirst(input.listed ?? profile.models);
   const listed = new Map(shown.map((m) => [m.id, m]));
   // Accepted too: fallback models the live list does not show (a client pinned to one keeps working).
@@ -131,7 +138,11 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
     return `The model ${id} is deprecated${when}; use ${d.replacement} instead`;
   }
 
-  function entry(info: ModelInfo, source: ModelSource, providerId = toProviderModel(profile, info.id)): Omit<ResolvedModel, 'requested'> {
+  function entry(
+    info: ModelInfo,
+    source: ModelSource,
+    providerId = toProviderModel(profile, info.id),
+  ): Omit<ResolvedModel, 'requested'> {
     const deprecation = deprecationOf(info.id);
     return { id: info.id, providerId, cliModel: providerId, source, info, ...(deprecation ? { deprecation } : {}) };
   }
@@ -158,7 +169,9 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
       // A model id the catalog does not list yet (a model newer than the saved list, before the first read): taken
       // as that model, since the proxy can only read the list once it runs; the provider answers if it is wrong.
       input.onUnlistedAlias?.(alias, target);
-      user.set(alias, { ...entry({ id: toNeutralModel(profile, target), created: 0 }, 'user-alias', toProviderModel(profile, target)) });
+      user.set(alias, {
+        ...entry({ id: toNeutralModel(profile, target), created: 0 }, 'user-alias', toProviderModel(profile, target)),
+      });
       continue;
     }
     if (!meant) {
@@ -168,14 +181,17 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
         continue;
       }
       throw new ConfigError(
-        `Invalid setting MODEL_ALIASES: ${alias}=${target} names an unknown model (the model catalog is ${input.describe ?? "the built-in fallback list"}); use one of ${[...listed.keys(), ...cliAliases.keys()].join(', ')} (docs/configuration.md "Models")`,
+        `Invalid setting MODEL_ALIASES: ${alias}=${target} names an unknown model (the model catalog is ${input.describe ?? 'the built-in fallback list'}); use one of ${[...listed.keys(), ...cliAliases.keys()].join(', ')} (docs/configuration.md "Models")`,
         'modelAliases',
       );
     }
     user.set(alias, { ...meant, source: 'user-alias' });
   }
 
-  const aliases = new Map<string, string>([...[...cliAliases].map(([a, m]) => [a, m.id] as const), ...[...user].map(([a, m]) => [a, m.id] as const)]);
+  const aliases = new Map<string, string>([
+    ...[...cliAliases].map(([a, m]) => [a, m.id] as const),
+    ...[...user].map(([a, m]) => [a, m.id] as const),
+  ]);
   const ids = [...listed.keys()];
   const { defaultFamily, smallestFamily } = profile.clientSupport;
   const current = shown.filter((m) => !profile.modelDeprecations[m.id]);
@@ -185,15 +201,21 @@ export function createModelCatalog(profile: Profile, userAliases: readonly strin
     models: shown,
     aliases,
     defaultModel: (newestOfFamily(current, defaultFamily) ?? current[0] ?? shown[0])?.id ?? '',
-    smallestModel: (newestOfFamily(current, smallestFamily) ?? current.find((m) => m.smallest) ?? current.at(-1) ?? shown.at(-1))?.id ?? '',
+    smallestModel:
+      (newestOfFamily(current, smallestFamily) ?? current.find((m) => m.smallest) ?? current.at(-1) ?? shown.at(-1))
+        ?.id ?? '',
     resolve(requested) {
       const meant = user.get(requested) ?? builtIn(requested);
       if (meant) return { requested, ...meant };
       const aliasText = aliases.size > 0 ? `; aliases: ${[...aliases.keys()].join(', ')}` : '';
-      throw new ProxyError('model_not_found', `The model '${requested}' is not available. Available models: ${ids.join(', ')}${aliasText}`, {
-        field: 'model',
-        issue: 'is not an available model',
-      });
+      throw new ProxyError(
+        'model_not_found',
+        `The model '${requested}' is not available. Available models: ${ids.join(', ')}${aliasText}`,
+        {
+          field: 'model',
+          issue: 'is not an available model',
+        },
+      );
     },
     providerModel(requested) {
       return (user.get(requested) ?? builtIn(requested))?.providerId ?? toProviderModel(profile, requested);

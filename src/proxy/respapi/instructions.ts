@@ -48,7 +48,11 @@ export class InstructionsSource {
       return text;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new ProxyError('internal', `Cannot read the response-API instruction prompt ${this.path} (${code}); fix or unset RESPAPI_INSTRUCTIONS_PATH`, { cause: err });
+      throw new ProxyError(
+        'internal',
+        `Cannot read the response-API instruction prompt ${this.path} (${code}); fix or unset RESPAPI_INSTRUCTIONS_PATH`,
+        { cause: err },
+      );
     }
   }
 }

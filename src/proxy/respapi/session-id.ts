@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 
 const safeToken = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-export const sessionIdRule = '1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
+export const sessionIdRule =
+  '1 to 128 characters of letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 
 export function isValidSessionId(id: string): boolean {
   return safeToken.test(id);

@@ -6,8 +6,10 @@ import { SessionRegistry } from './session-registry.js';
 
 describe('session ids', () => {
   it('accepts safe tokens only', () => {
-    for (const ok of ['a', 'abc-123', 'A.b_c:d', 'x'.repeat(128), generateSessionId()]) expect(isValidSessionId(ok)).toBe(true);
-    for (const bad of ['', '-a', '.a', 'a b', 'a/b', 'a\r\nb', 'é', 'x'.repeat(129)]) expect(isValidSessionId(bad)).toBe(false);
+    for (const ok of ['a', 'abc-123', 'A.b_c:d', 'x'.repeat(128), generateSessionId()])
+      expect(isValidSessionId(ok)).toBe(true);
+    for (const bad of ['', '-a', '.a', 'a b', 'a/b', 'a\r\nb', 'é', 'x'.repeat(129)])
+      expect(isValidSessionId(bad)).toBe(false);
   });
 });
 
@@ -28,7 +30,14 @@ describe('SessionRegistry', () => {
       expired_total: 1,
       idle_lifetime_ms: 1000,
       sessions: [
-        { id: 'a', origin: 'path', requests: 2, created: new Date(1_000_000).toISOString(), last_used: new Date(1_000_800).toISOString(), expires: new Date(1_001_800).toISOString() },
+        {
+          id: 'a',
+          origin: 'path',
+          requests: 2,
+          created: new Date(1_000_000).toISOString(),
+          last_used: new Date(1_000_800).toISOString(),
+          expires: new Date(1_001_800).toISOString(),
+        },
       ],
     });
     now += 1000;

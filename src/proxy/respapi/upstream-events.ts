@@ -57,14 +57,18 @@ export function failureError(ev: ParsedEvent): ProxyError {
   // An `error` event carries code/message at the top level; some backends nest them under `error` as the
   // provider's native API does. `response.failed` carries them in response.error.
   const nested = typeof json.error === 'object' && json.error !== null ? json.error : undefined;
-  const inner = (ev.type === 'error' ? (nested ?? json) : (responseOf(json) as unknown as Record<string, unknown> | undefined)?.error) as
-    | { code?: unknown; type?: unknown; message?: unknown }
-    | undefined;
+  const inner = (
+    ev.type === 'error' ? (nested ?? json) : (responseOf(json) as unknown as Record<string, unknown> | undefined)?.error
+  ) as { code?: unknown; type?: unknown; message?: unknown } | undefined;
   const code = typeof inner?.code === 'string' ? inner.code : typeof inner?.type === 'string' ? inner.type : '';
   const message = typeof inner?.message === 'string' && inner.message ? inner.message : 'no details';
-  if (/rate_limit|usage_limit/.test(code)) return new ProxyError('rate_limit', `The response API's rate or usage limit was reached (${message})`);
-  if (/quota|usage_not_included|permission/.test(code)) return new ProxyError('permission', `The response API refused access (${message})`);
-  if (/server_error|overloaded|unavailable/.test(code)) return new ProxyError('unavailable', `The response API failed (${message}); try again later`, { status: 503 });
-  if (/invalid|context_length|unsupported/.test(code)) return new ProxyError('invalid_request', `The response API rejected the request: ${message}`);
+  if (/rate_limit|usage_limit/.test(code))
+    return new ProxyError('rate_limit', `The response API's rate or usage limit was reached (${message})`);
+  if (/quota|usage_not_included|permission/.test(code))
+    return new ProxyError('permission', `The response API refused access (${message})`);
+  if (/server_error|overloaded|unavailable/.test(code))
+    return new ProxyError('unavailable', `The response API failed (${message}); try again later`, { status: 503 });
+  if (/invalid|context_length|unsupported/.test(code))
+    return new ProxyError('invalid_request', `The response API rejected the request: ${message}`);
   return new ProxyError('upstream', `The response API failed to answer (${code || 'error'}: ${message})`);
 }

@@ -113,11 +113,28 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     headers: chat.upstream?.headers,
     billing: observer,
   };
-  const answer = chat.answer({ model: chat.publicModel, created: Math.floor(services.deps.now() / 1000), startedAt: state.startedAt, now: services.deps.now });
+  const answer = chat.answer({
+    model: chat.publicModel,
+    created: Math.floor(services.deps.now() / 1000),
+    startedAt: state.startedAt,
+    now: services.deps.now,
+  });
   // A request that asks nothing (Ollama's "load the model": no message at all; the model was resolved as for any
   // chat) is answered by the format's whole answer of an empty message, without a backend call.
   if (chat.asksNothing) {
-    sendJson(ctx, answer.whole({ id: '', type: 'message', role: 'assistant', model: chat.publicModel, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } }));
+    sendJson(
+      ctx,
+      answer.whole({
+        id: '',
+        type: 'message',
+        role: 'assistant',
+        model: chat.publicModel,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      }),
+    );
     return;
   }
   if (!chat.stream) {
@@ -128,7 +145,9 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       nameServedModelOf(chat, message);
       observer.message(message as unknown as Record<string, unknown>);
     } else {
-      message = await collectNativeMessage(backend.stream(chat.request, state.signal, context), (event) => seeEvent(chat, observer, event));
+      message = await collectNativeMessage(backend.stream(chat.request, state.signal, context), (event) =>
+        seeEvent(chat, observer, event),
+      );
     }
     sendJson(ctx, answer.whole(message));
     return;

@@ -28,7 +28,8 @@ export type ProxyRouter = Router<ProxyState>;
 
 export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpec): void {
   const decl = declaredRoute(spec.method, spec.path);
-  if (spec.mode !== undefined && !decl.modeBySetting) throw new Error(`route-table.ts fixes the mode of ${spec.method} ${spec.path}; a registrar cannot choose it`);
+  if (spec.mode !== undefined && !decl.modeBySetting)
+    throw new Error(`route-table.ts fixes the mode of ${spec.method} ${spec.path}; a registrar cannot choose it`);
   const mode = spec.mode ?? decl.mode;
   const path = decl.path;
   const body = jsonBody(services.config.bodyLimitBytes, { timeoutMs: services.config.bodyTimeoutMs });
@@ -41,7 +42,10 @@ export function addRoute(router: ProxyRouter, services: Services, spec: RouteSpe
     if (spec.errorShape) ctx.state.errorShape = spec.errorShape;
     services.metrics.started(mode);
     if (mode !== 'none' && !services.modeOn(mode)) {
-      throw new ProxyError('not_found', `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`);
+      throw new ProxyError(
+        'not_found',
+        `${modeSettingNames[mode]} is off: turn it on with the setting MODES (e.g. MODES=${modeNames.join(',')}) or in the app's settings`,
+      );
     }
     return spec.json ? body(ctx, () => spec.handler(ctx)) : spec.handler(ctx);
   };

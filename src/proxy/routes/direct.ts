@@ -30,11 +30,24 @@ export function registerDirect(router: ProxyRouter, services: Services, parts: D
     const model = typeof body.model === 'string' ? body.model : undefined;
     if (model !== undefined) ctx.state.model = model;
     ctx.state.stream = body.stream === true;
-    await forwardToProvider(ctx, services, client, 'POST', path, { providerModel: model === undefined ? undefined : catalog.providerModel(model), servedName });
+    await forwardToProvider(ctx, services, client, 'POST', path, {
+      providerModel: model === undefined ? undefined : catalog.providerModel(model),
+      servedName,
+    });
   };
   // /api/messages: SDKs that append /messages to a base URL of /api (docs/clients.md).
   for (const base of ['/api/v1', '/api']) {
-    addRoute(router, services, { method: 'POST', path: `${base}/messages`, json: true, handler: forwardPost(api.messagesPath) });
-    addRoute(router, services, { method: 'POST', path: `${base}/messages/count_tokens`, json: true, handler: forwardPost(`${api.messagesPath}/count_tokens`) });
+    addRoute(router, services, {
+      method: 'POST',
+      path: `${base}/messages`,
+      json: true,
+      handler: forwardPost(api.messagesPath),
+    });
+    addRoute(router, services, {
+      method: 'POST',
+      path: `${base}/messages/count_tokens`,
+      json: true,
+      handler: forwardPost(`${api.messagesPath}/count_tokens`),
+    });
   }
 }

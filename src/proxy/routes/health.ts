@@ -46,7 +46,13 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
     handler: async (ctx) => {
       // Without the owner's key: no e-mail, paths or session ids (another local user may be asking).
       const owner = ctx.state.accessKeyPresented === true;
-      const record = detailedHealth(services.probe.snapshot(), figures(services, parts), services.profile, parts.extras(), { owner });
+      const record = detailedHealth(
+        services.probe.snapshot(),
+        figures(services, parts),
+        services.profile,
+        parts.extras(),
+        { owner },
+      );
       ctx.status = httpStatusOf(record.status);
       ctx.body = record;
     },
@@ -55,7 +61,11 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
     method: 'GET',
     path: '/metrics',
     handler: async (ctx) => {
-      if (!services.config.metricsEnabled) throw new ProxyError('not_found', 'Monitoring is off: set METRICS_ENABLED=true (or --metrics) to serve /metrics');
+      if (!services.config.metricsEnabled)
+        throw new ProxyError(
+          'not_found',
+          'Monitoring is off: set METRICS_ENABLED=true (or --metrics) to serve /metrics',
+        );
       const snap = services.probe.snapshot();
       services.metrics.cliStatus.set(snap.cli.status === 'healthy' && snap.auth.loggedIn ? 1 : 0);
       ctx.type = services.metrics.registry.contentType;

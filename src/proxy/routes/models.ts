@@ -44,7 +44,10 @@ export function modelObject(profile: Profile, model: ModelInfo): ModelObject {
   };
 }
 
-export function modelList(profile: Profile, models: readonly ModelInfo[]): { object: 'list'; data: ModelObject[]; has_more: false; first_id: string | null; last_id: string | null } {
+export function modelList(
+  profile: Profile,
+  models: readonly ModelInfo[],
+): { object: 'list'; data: ModelObject[]; has_more: false; first_id: string | null; last_id: string | null } {
   return {
     object: 'list',
     data: models.map((m) => modelObject(profile, m)),
@@ -68,7 +71,14 @@ export const modelsErrorHeader = 'x-proxy-models-error';
 /** A list asked with Cache-Control: no-cache is read from the provider first, unless a read began this recently. */
 const noCacheFloorMs = 5_000;
 
-export const modelListPaths = ['/v1/models', '/compat/v1/models', '/sdk/models', '/cc/v1/models', '/api/v1/models', '/api/models'];
+export const modelListPaths = [
+  '/v1/models',
+  '/compat/v1/models',
+  '/sdk/models',
+  '/cc/v1/models',
+  '/api/v1/models',
+  '/api/models',
+];
 
 function sourceHeader(ctx: ProxyContext, catalog: ListedCatalog): void {
   const state = catalog.snapshot();

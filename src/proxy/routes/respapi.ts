@@ -40,8 +40,16 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
    */
   function failure(err: unknown, state: ProxyState, deadline: AbortSignal): unknown {
     if (isProxyError(err)) return err;
-    if (state.signal.aborted) return new ProxyError('unavailable', `The request was cancelled (${state.signal.reason instanceof Error ? state.signal.reason.message : 'client disconnected'})`);
-    if (deadline.aborted) return new ProxyError('timeout', `The response-API request took longer than ${config.requestTimeoutMs} ms (REQUEST_TIMEOUT_MS)`);
+    if (state.signal.aborted)
+      return new ProxyError(
+        'unavailable',
+        `The request was cancelled (${state.signal.reason instanceof Error ? state.signal.reason.message : 'client disconnected'})`,
+      );
+    if (deadline.aborted)
+      return new ProxyError(
+        'timeout',
+        `The response-API request took longer than ${config.requestTimeoutMs} ms (REQUEST_TIMEOUT_MS)`,
+      );
     return err;
   }
 
@@ -55,7 +63,10 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
     if (plan.ignored.length > 0) {
       headers[ignoredParamsHeader] = ignoredParamsValue(plan.ignored);
       ctx.set(ignoredParamsHeader, headers[ignoredParamsHeader]);
-      logger.warn({ requestId: state.requestId, mode: 'respapi', ignored: plan.ignored }, 'response-API parameters not forwarded (the upstream refuses them or has no equivalent)');
+      logger.warn(
+        { requestId: state.requestId, mode: 'respapi', ignored: plan.ignored },
+        'response-API parameters not forwarded (the upstream refuses them or has no equivalent)',
+      );
     }
     sessions.touch(sessionId, origin);
     const deadline = AbortSignal.timeout(config.requestTimeoutMs);
@@ -67,14 +78,23 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
       throw failure(err, state, deadline);
     }
     // The served model is shown, and recorded, as the neutral id the client asked for.
-    const observer = new ChatObserver(state, { now: services.deps.now, servedName: (m) => (m === plan.upstreamModel ? plan.model : m) });
+    const observer = new ChatObserver(state, {
+      now: services.deps.now,
+      servedName: (m) => (m === plan.upstreamModel ? plan.model : m),
+    });
     observer.answered();
     if (plan.clientStream) sendSse(ctx, relay(ctx, events, plan, deadline, observer), headers);
     else await collect(ctx, events, plan, deadline, observer);
   }
 
   /** Passes the upstream events through one by one (model shown as the neutral id), noting usage and failures. */
-  async function* relay(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal, observer: ChatObserver): AsyncGenerator<SseEvent> {
+  async function* relay(
+    ctx: ProxyContext,
+    events: AsyncIterable<UpstreamEvent>,
+    plan: UpstreamPlan,
+    deadline: AbortSignal,
+    observer: ChatObserver,
+  ): AsyncGenerator<SseEvent> {
     const state = ctx.state;
     let finished = false;
     try {
@@ -97,7 +117,13 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
   }
 
   /** Collects the stream into the final response object for a non-streaming client. */
-  async function collect(ctx: ProxyContext, events: AsyncIterable<UpstreamEvent>, plan: UpstreamPlan, deadline: AbortSignal, observer: ChatObserver): Promise<void> {
+  async function collect(
+    ctx: ProxyContext,
+    events: AsyncIterable<UpstreamEvent>,
+    plan: UpstreamPlan,
+    deadline: AbortSignal,
+    observer: ChatObserver,
+  ): Promise<void> {
     let final: RespapiResponse | undefined;
     try {
       for await (const ev of events) {
@@ -127,7 +153,10 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
     handler: async (ctx) => {
       const id = (ctx.params as Record<string, string>).session_id ?? '';
       if (!isValidSessionId(id)) {
-        throw new ProxyError('invalid_request', `Invalid session id in the path: it must be ${sessionIdRule}`, { field: 'session_id', issue: 'not a safe token' });
+        throw new ProxyError('invalid_request', `Invalid session id in the path: it must be ${sessionIdRule}`, {
+          field: 'session_id',
+          issue: 'not a safe token',
+        });
       }
       await handle(ctx, id, 'path');
     },

@@ -12,19 +12,32 @@ import type { ProxyContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import type { UsageLedger } from '../usage/ledger.js';
 import { MAX_PAGE } from '../usage/queries.js';
-import { billingLanes, type CapturedBodies, type OverageState, type QuotaWindow, type UsageRecord } from '../usage/types.js';
+import {
+  billingLanes,
+  type CapturedBodies,
+  type OverageState,
+  type QuotaWindow,
+  type UsageRecord,
+} from '../usage/types.js';
 import { currentSpan, paceOf, windowSeconds } from '../usage/pace.js';
 import type { QuotaNames } from '../profile.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
-export type UsageQueries = Pick<UsageLedger, 'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv' | 'overageStates' | 'extraUsage' | 'clientShares'>;
+export type UsageQueries = Pick<
+  UsageLedger,
+  'requests' | 'request' | 'summary' | 'quotaWindows' | 'exportCsv' | 'overageStates' | 'extraUsage' | 'clientShares'
+>;
 
 const DAY_MS = 86_400_000;
 const outcomes = ['ok', 'rejected', 'upstream_error', 'client_gone', 'timeout', 'error'] as const;
 
 /** A time: ms since the epoch, or an ISO 8601 date or date-time. */
 const time = z.string().transform((s, ctx) => {
-  const n = /^\d{1,15}$/.test(s) ? Number(s) : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) ? Date.parse(s) : Number.NaN;
+  const n = /^\d{1,15}$/.test(s)
+    ? Number(s)
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s)
+      ? Date.parse(s)
+      : Number.NaN;
   if (!Number.isFinite(n)) {
     ctx.addIssue({ code: 'custom', message: 'must be ms since the epoch or an ISO 8601 date' });
     return z.NEVER;
@@ -39,8 +52,18 @@ const int = (min: number, max: number) =>
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 const lanes = [...billingLanes, 'unknown'] as const;
-const requestsQuery = z.strictObject({ limit: int(1, MAX_PAGE).optional(), before: time.optional(), mode: z.enum(modeNames).optional(), outcome: z.enum(outcomes).optional(), lane: z.enum(lanes).optional() });
-const rangeQuery = z.strictObject({ from: time.optional(), to: time.optional(), by: z.enum(['day', 'model', 'mode', 'client', 'lane']).optional() });
+const requestsQuery = z.strictObject({
+  limit: int(1, MAX_PAGE).optional(),
+  before: time.optional(),
+  mode: z.enum(modeNames).optional(),
+  outcome: z.enum(outcomes).optional(),
+  lane: z.enum(lanes).optional(),
+});
+const rangeQuery = z.strictObject({
+  from: time.optional(),
+  to: time.optional(),
+  by: z.enum(['day', 'model', 'mode', 'client', 'lane']).optional(),
+});
 const exportQuery = z.strictObject({ from: time.optional(), to: time.optional() });
 
 function parseQuery<T extends z.ZodType>(schema: T, ctx: ProxyContext): z.output<T> {
@@ -53,7 +76,12 @@ function parseQuery<T extends z.ZodType>(schema: T, ctx: ProxyContext): z.output
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : String(issue.path[0] ?? 'query');
-  const what = issue.code === 'unrecognized_keys' ? 'is not a known parameter' : issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message;
+  const what =
+    issue.code === 'unrecognized_keys'
+      ? 'is not a known parameter'
+      : issue.code === 'invalid_value'
+        ? `must be one of ${issue.values.join(', ')}`
+        : issue.message;
   throw invalidField(field, what, `Invalid query: ${field} ${what}`);
 }
 
@@ -94,7 +122,14 @@ export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
 
 /** The HTTP shape of a quota window: both times in Unix seconds, as the provider reports resets. */
 export function windowToWire(w: QuotaWindow) {
-  return { source: w.source, window: w.window, utilization: w.utilization, resets_at: w.resetsAt, status: w.status, observed_at: Math.floor(w.observedAt / 1000) };
+  return {
+    source: w.source,
+    window: w.window,
+    utilization: w.utilization,
+    resets_at: w.resetsAt,
+    status: w.status,
+    observed_at: Math.floor(w.observedAt / 1000),
+  };
 }
 
 /** A window with its length and pace projection (usage/pace.ts); times in Unix seconds. */
@@ -104,12 +139,25 @@ export function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
   return {
     ...windowToWire(w),
     length_seconds: length,
-    pace: pace ? { expected_at_reset: pace.expectedAtReset, limit_at: pace.limitAt, per_hour: pace.perHour, reaches_limit_before_reset: pace.limitAt !== null } : null,
+    pace: pace
+      ? {
+          expected_at_reset: pace.expectedAtReset,
+          limit_at: pace.limitAt,
+          per_hour: pace.perHour,
+          reaches_limit_before_reset: pace.limitAt !== null,
+        }
+      : null,
   };
 }
 
 export function overageToWire(o: OverageState) {
-  return { source: o.source, status: o.status, in_use: o.inUse, disabled_reason: o.disabledReason, observed_at: Math.floor(o.observedAt / 1000) };
+  return {
+    source: o.source,
+    status: o.status,
+    in_use: o.inUse,
+    disabled_reason: o.disabledReason,
+    observed_at: Math.floor(o.observedAt / 1000),
+  };
 }
 
 const FIVE_HOURS_S = 5 * 3600;
@@ -121,8 +169,17 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
     path: '/usage/requests',
     handler: async (ctx) => {
       const q = parseQuery(requestsQuery, ctx);
-      const page = ledger.requests({ limit: q.limit ?? 50, before: q.before, mode: q.mode, outcome: q.outcome, lane: q.lane });
-      ctx.body = { requests: page.rows.map((r) => recordToWire(r)), ...(page.nextBefore !== undefined ? { next_before: page.nextBefore } : {}) };
+      const page = ledger.requests({
+        limit: q.limit ?? 50,
+        before: q.before,
+        mode: q.mode,
+        outcome: q.outcome,
+        lane: q.lane,
+      });
+      ctx.body = {
+        requests: page.rows.map((r) => recordToWire(r)),
+        ...(page.nextBefore !== undefined ? { next_before: page.nextBefore } : {}),
+      };
     },
   });
   addRoute(router, services, {
@@ -132,7 +189,8 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
       parseQuery(z.strictObject({}), ctx);
       const id = String(ctx.params.id ?? '');
       const found = ledger.request(id);
-      if (!found) throw new ProxyError('not_found', `No request with id ${JSON.stringify(id.slice(0, 128))} in the usage ledger`);
+      if (!found)
+        throw new ProxyError('not_found', `No request with id ${JSON.stringify(id.slice(0, 128))} in the usage ledger`);
       ctx.body = recordToWire(found.record, found.bodies);
     },
   });
@@ -146,7 +204,12 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
       const row = (r: Omit<(typeof s.rows)[number], 'key'>) => ({
         requests: r.requests,
         errors: r.errors,
-        tokens: { input: r.tokens.input, output: r.tokens.output, cache_read: r.tokens.cacheRead, cache_write: r.tokens.cacheWrite },
+        tokens: {
+          input: r.tokens.input,
+          output: r.tokens.output,
+          cache_read: r.tokens.cacheRead,
+          cache_write: r.tokens.cacheWrite,
+        },
         unreported_tokens: r.unreportedTokens,
         ttft_p50_ms: r.ttftP50Ms,
         ttft_p95_ms: r.ttftP95Ms,
@@ -154,8 +217,20 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
       // Who used the current 5-hour window (usage/pace.ts currentSpan): its start from the latest reset reported,
       // else the last five hours. The provider reports one utilization for the window; the split is by tokens.
       const span = currentSpan(ledger.quotaWindows(), 'five_hour', FIVE_HOURS_S, now());
-      const five_hour_clients = { from: span.from, to: span.to, window_known: span.source !== null, clients: ledger.clientShares(span.from, span.to) };
-      ctx.body = { from: s.from, to: s.to, by: s.by, rows: s.rows.map((r) => ({ key: r.key, ...row(r) })), total: row(s.total), five_hour_clients };
+      const five_hour_clients = {
+        from: span.from,
+        to: span.to,
+        window_known: span.source !== null,
+        clients: ledger.clientShares(span.from, span.to),
+      };
+      ctx.body = {
+        from: s.from,
+        to: s.to,
+        by: s.by,
+        rows: s.rows.map((r) => ({ key: r.key, ...row(r) })),
+        total: row(s.total),
+        five_hour_clients,
+      };
     },
   });
   addRoute(router, services, {

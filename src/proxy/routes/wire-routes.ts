@@ -17,7 +17,12 @@ export interface WireParts {
   catalog: ListedCatalog;
 }
 
-export function registerWireRoutes(router: ProxyRouter, services: Services, parts: WireParts, listener: Listener = 'main'): void {
+export function registerWireRoutes(
+  router: ProxyRouter,
+  services: Services,
+  parts: WireParts,
+  listener: Listener = 'main',
+): void {
   const { api } = services.profile;
   for (const decl of routeTable) {
     // Each listener registers its own rows (the Ollama listener's: ollama/listener.ts).
@@ -47,7 +52,13 @@ export function registerWireRoutes(router: ProxyRouter, services: Services, part
             ctx,
             services,
             parts.cli,
-            await toolChat(ctx, format.parse(ctx.state.body, { mode: 'tool', api }), answer, parts.catalog, api.minThinkingBudget),
+            await toolChat(
+              ctx,
+              format.parse(ctx.state.body, { mode: 'tool', api }),
+              answer,
+              parts.catalog,
+              api.minThinkingBudget,
+            ),
           ),
       });
     } else if (mode === 'direct') {

@@ -46,7 +46,12 @@ function record(name: string): string {
 
 /** What /compat/v1/chat/completions would send for the recording, framed as SSE (§6.1). */
 function compatSse(name: string): string {
-  const state = createCompatChunkState({ id: 'chatcmpl-1', model: options.model, created: 1700000000, includeUsage: true });
+  const state = createCompatChunkState({
+    id: 'chatcmpl-1',
+    model: options.model,
+    created: 1700000000,
+    includeUsage: true,
+  });
   const { events, error } = replay(fixture(name));
   const chunks = events.flatMap((e) => stepCompatChunks(e, state));
   const end = finishCompatChunks(state);
@@ -85,9 +90,12 @@ describe('CLI lines -> native events, replayed from the recordings', () => {
     ]);
   });
 
-  it.each(['partial', 'run1', 'ecut', 'e401', 'e429', 'e500', 'e529', 'nokey'])('%s.stdout compared whole', async (name) => {
-    await expect(record(name)).toMatchFileSnapshot(`./__fixtures__/cli-${name}.native.txt`);
-  });
+  it.each(['partial', 'run1', 'ecut', 'e401', 'e429', 'e500', 'e529', 'nokey'])(
+    '%s.stdout compared whole',
+    async (name) => {
+      await expect(record(name)).toMatchFileSnapshot(`./__fixtures__/cli-${name}.native.txt`);
+    },
+  );
 
   it.each(['partial', 'run1', 'ecut'])('%s.stdout as a compat SSE stream', async (name) => {
     await expect(compatSse(name)).toMatchFileSnapshot(`./__fixtures__/cli-${name}.compat.sse`);
@@ -112,7 +120,9 @@ describe('CLI lines -> native events, replayed from the recordings', () => {
   });
 
   it('reports the retries the CLI made', () => {
-    expect(replay(fixture('e429')).retries).toEqual([{ attempt: 1, maxRetries: 1, delayMs: 1118, status: 429, error: 'rate_limit' }]);
+    expect(replay(fixture('e429')).retries).toEqual([
+      { attempt: 1, maxRetries: 1, delayMs: 1118, status: 429, error: 'rate_limit' },
+    ]);
   });
 });
 
@@ -121,7 +131,12 @@ describe('CLI lines -> native events, edge cases', () => {
 
   it('a stream cut before the result line is an internal error, after the text already sent', () => {
     const { events, error } = replay(lines.slice(0, 6));
-    expect(events.map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta']);
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+    ]);
     expect(error).toMatchObject({ kind: 'internal', status: 500, message: 'The assistant CLI ended without a result' });
   });
 
@@ -129,15 +144,42 @@ describe('CLI lines -> native events, edge cases', () => {
     expect(replay(fixture('e429').slice(0, 3)).error).toMatchObject({ kind: 'rate_limit' });
   });
 
-  it('ignores garbage and unknown lines, and drops tool_use blocks of the CLI\'s own tools across turns', () => {
+  it("ignores garbage and unknown lines, and drops tool_use blocks of the CLI's own tools across turns", () => {
     const turn = (id: string, content: object[], stop: string) =>
-      JSON.stringify({ type: 'assistant', message: { id, model: 'm', role: 'assistant', content, stop_reason: stop, usage: { input_tokens: 3, output_tokens: 2 } } });
+      JSON.stringify({
+        type: 'assistant',
+        message: {
+          id,
+          model: 'm',
+          role: 'assistant',
+          content,
+          stop_reason: stop,
+          usage: { input_tokens: 3, output_tokens: 2 },
+        },
+      });
     const { events, error } = replay([
       'not json at all',
-      turn('m1', [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 't', name: 'Bash', input: { cmd: 'ls' } }], 'tool_use'),
-      JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a b' }] } }),
+      turn(
+        'm1',
+        [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', id: 't', name: 'Bash', input: { cmd: 'ls' } },
+        ],
+        'tool_use',
+      ),
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a b' }] },
+      }),
       turn('m2', [{ type: 'text', text: 'Two files.' }], 'end_turn'),
-      JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Two files.', stop_reason: 'end_turn', usage: { input_tokens: 6, output_tokens: 4 } }),
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'Two files.',
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 6, output_tokens: 4 },
+      }),
     ]);
     expect(error).toBeUndefined();
     expect(events.slice(1)).toEqual([
@@ -147,13 +189,34 @@ describe('CLI lines -> native events, edge cases', () => {
       { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Two files.' } },
       { type: 'content_block_stop', index: 1 },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 6, output_tokens: 4 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { input_tokens: 6, output_tokens: 4 },
+      },
       { type: 'message_stop' },
     ]);
   });
 
   it('answers with the result text when no assistant output came', () => {
-    const { events } = replay([JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Hi', session_id: 's1', usage: { input_tokens: 1, output_tokens: 1 }, stop_reason: 'end_turn' })]);
-    expect(events.map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    const { events } = replay([
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'Hi',
+        session_id: 's1',
+        usage: { input_tokens: 1, output_tokens: 1 },
+        stop_reason: 'end_turn',
+      }),
+    ]);
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 });

@@ -93,7 +93,8 @@ export function createCliTranslateState(options: CliTranslateOptions): CliTransl
 
 /** A client tool's tool_use block under the client's own name, or undefined for any other tool. */
 function clientToolUse(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
-  const name = block.type === 'tool_use' && block.name !== undefined ? state.options.clientToolNames?.get(block.name) : undefined;
+  const name =
+    block.type === 'tool_use' && block.name !== undefined ? state.options.clientToolNames?.get(block.name) : undefined;
   if (name === undefined || block.id === undefined) return undefined;
   state.toolUseIds.push(block.id);
   return { type: 'tool_use', id: block.id, name, input: {} };
@@ -104,20 +105,35 @@ function startBlockOf(block: CliBlock, state: CliTranslateState): NativeResponse
   if (block.type === 'tool_use') return clientToolUse(block, state);
   if (block.type === 'text') return { type: 'text', text: '' };
   if (block.type === 'thinking') return { type: 'thinking', thinking: '' };
-  if (block.type === 'redacted_thinking' && block.data !== undefined) return { type: 'redacted_thinking', data: block.data };
+  if (block.type === 'redacted_thinking' && block.data !== undefined)
+    return { type: 'redacted_thinking', data: block.data };
   return undefined;
 }
 
-function deltaOf(delta: { type: string; text?: string; thinking?: string; signature?: string; partial_json?: string }): NativeContentDelta | undefined {
+function deltaOf(delta: {
+  type: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  partial_json?: string;
+}): NativeContentDelta | undefined {
   if (delta.type === 'text_delta' && delta.text !== undefined) return { type: 'text_delta', text: delta.text };
-  if (delta.type === 'thinking_delta' && delta.thinking !== undefined) return { type: 'thinking_delta', thinking: delta.thinking };
-  if (delta.type === 'signature_delta' && delta.signature !== undefined) return { type: 'signature_delta', signature: delta.signature };
+  if (delta.type === 'thinking_delta' && delta.thinking !== undefined)
+    return { type: 'thinking_delta', thinking: delta.thinking };
+  if (delta.type === 'signature_delta' && delta.signature !== undefined)
+    return { type: 'signature_delta', signature: delta.signature };
   // Only reaches a client for a block kept above (a client tool's input, as the model writes it).
-  if (delta.type === 'input_json_delta' && delta.partial_json !== undefined) return { type: 'input_json_delta', partial_json: delta.partial_json };
+  if (delta.type === 'input_json_delta' && delta.partial_json !== undefined)
+    return { type: 'input_json_delta', partial_json: delta.partial_json };
   return undefined;
 }
 
-function messageStart(state: CliTranslateState, id: string, model: string, usage: CliUsage | null | undefined): NativeStreamEvent[] {
+function messageStart(
+  state: CliTranslateState,
+  id: string,
+  model: string,
+  usage: CliUsage | null | undefined,
+): NativeStreamEvent[] {
   state.usage = overUsage(usage, state.usage);
   if (state.started) return [];
   state.started = true;
@@ -199,14 +215,23 @@ function expandMessage(message: CliMessage, state: CliTranslateState): NativeStr
     const index = state.nextIndex++;
     events.push({ type: 'content_block_start', index, content_block: start });
     if (start.type === 'tool_use') {
-      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) } });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) },
+      });
     }
-    if (block.type === 'text' && block.text) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    if (block.type === 'text' && block.text)
+      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
     if (block.type === 'thinking' && block.thinking) {
       events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
     }
     if (block.type === 'thinking' && block.signature) {
-      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
+      });
     }
     events.push({ type: 'content_block_stop', index });
   }
@@ -239,14 +264,19 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
     case 'stream_event': {
       const event = parsed.line.event;
       const events = stepStreamEvent(event, state);
-      if (event.type === 'message_stop' && state.stopReason === 'tool_use' && state.toolUseIds.length > 0) return pauseFor(state, events);
+      if (event.type === 'message_stop' && state.stopReason === 'tool_use' && state.toolUseIds.length > 0)
+        return pauseFor(state, events);
       return { events, done: false };
     }
     case 'assistant': {
       const line = parsed.line;
       if (line.error || line.is_api_error_message) {
         const text = line.message.content.map((b) => b.text ?? '').join('');
-        state.failure = { status: line.api_error_status ?? null, type: line.api_error_type, text: text || line.error || '' };
+        state.failure = {
+          status: line.api_error_status ?? null,
+          type: line.api_error_type,
+          text: text || line.error || '',
+        };
         return { events: [], done: false };
       }
       if (state.streamedIds.has(line.message.id)) return { events: [], done: false };

@@ -38,7 +38,9 @@ describe('finish_reason, streamed and not', () => {
   it('tool_use without any tool call is stop both ways', async () => {
     const noTools = withStopReason('tool_use').filter((e) => !('index' in e) || e.index === 0);
     const textOnly = noTools.filter((e) => !(e.type === 'content_block_start' && e.content_block.type === 'tool_use'));
-    const result = await bothWays(textOnly.filter((e) => !(e.type === 'content_block_delta' && e.delta.type === 'input_json_delta')));
+    const result = await bothWays(
+      textOnly.filter((e) => !(e.type === 'content_block_delta' && e.delta.type === 'input_json_delta')),
+    );
     expect(result).toEqual({ streamed: ['stop'], json: 'stop' });
   });
 });

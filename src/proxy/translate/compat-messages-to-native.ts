@@ -48,7 +48,8 @@ function parseArguments(args: string, field: string): unknown {
   } catch {
     throw invalidField(field, 'must be valid JSON');
   }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidField(field, 'must be a JSON object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalidField(field, 'must be a JSON object');
   return input;
 }
 
@@ -67,14 +68,12 @@ function blocksOf(message: CompatMessage, i: number): { role: NativeRole; blocks
       const content = message.content ?? '';
       const text =
         typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : p.refusal)).join('');
-      const calls = (message.tool_calls ?? []).map(
-        (call, k): NativeContentBlock => ({
-          type: 'tool_use',
-          id: call.id,
-          name: call.function.name,
-          input: parseArguments(call.function.arguments, `messages.${i}.tool_calls.${k}.function.arguments`),
-        }),
-      );
+      const calls = (message.tool_calls ?? []).map((call, k): NativeContentBlock => ({
+        type: 'tool_use',
+        id: call.id,
+        name: call.function.name,
+        input: parseArguments(call.function.arguments, `messages.${i}.tool_calls.${k}.function.arguments`),
+      }));
       return { role: 'assistant', blocks: [...textBlocks(text), ...calls] };
     }
     case 'tool':

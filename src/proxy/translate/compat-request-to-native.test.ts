@@ -6,7 +6,11 @@ import { compatRequestToNative } from './compat-request-to-native.js';
 
 const options = { defaultMaxTokens: 4096 };
 const body = (extra: Record<string, unknown>): CompatChatRequest =>
-  compatChatRequestSchema.parse({ model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], ...extra });
+  compatChatRequestSchema.parse({
+    model: 'assistant-sonnet-4-20250514',
+    messages: [{ role: 'user', content: 'hi' }],
+    ...extra,
+  });
 
 describe('compatRequestToNative', () => {
   it('translates a plain request (SPEC.md §2.2) with the default max_tokens', () => {
@@ -28,18 +32,25 @@ describe('compatRequestToNative', () => {
   describe('reasoning_effort (direct mode: a thinking budget)', () => {
     const thinking = { budgets: defaultProfile.api.thinkingBudgets, min: defaultProfile.api.minThinkingBudget };
 
-    it('becomes thinking with the effort\'s budget, and drops the sampling settings the provider refuses with it', () => {
-      const result = compatRequestToNative(body({ reasoning_effort: 'medium', max_tokens: 8000, temperature: 0.2 }), { ...options, thinking });
+    it("becomes thinking with the effort's budget, and drops the sampling settings the provider refuses with it", () => {
+      const result = compatRequestToNative(body({ reasoning_effort: 'medium', max_tokens: 8000, temperature: 0.2 }), {
+        ...options,
+        thinking,
+      });
       expect(result.request.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
       expect(result.request.temperature).toBeUndefined();
       expect(result.ignored).toEqual(['temperature']);
-      expect(result.warnings).toEqual(['temperature cannot be combined with reasoning_effort (thinking) and was ignored']);
+      expect(result.warnings).toEqual([
+        'temperature cannot be combined with reasoning_effort (thinking) and was ignored',
+      ]);
     });
 
     it('keeps the budget below max_tokens, and names the effort ignored when no budget fits', () => {
       const cut = compatRequestToNative(body({ reasoning_effort: 'high', max_tokens: 3000 }), { ...options, thinking });
       expect(cut.request.thinking).toEqual({ type: 'enabled', budget_tokens: 2999 });
-      expect(cut.warnings).toEqual(['reasoning_effort high: the thinking budget was cut to 2999 tokens to stay below max_tokens']);
+      expect(cut.warnings).toEqual([
+        'reasoning_effort high: the thinking budget was cut to 2999 tokens to stay below max_tokens',
+      ]);
       const none = compatRequestToNative(body({ reasoning_effort: 'low', max_tokens: 500 }), { ...options, thinking });
       expect(none.request.thinking).toBeUndefined();
       expect(none.ignored).toEqual(['reasoning_effort']);
@@ -61,11 +72,14 @@ describe('compatRequestToNative', () => {
           { role: 'system', content: 'You are terse.' },
           { role: 'developer', content: [{ type: 'text', text: 'Use metric units.' }] },
           { role: 'user', content: 'Weather in Paris and Rome?' },
-          { role: 'user', content: [
-            { type: 'text', text: 'Also this:' },
-            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
-          ] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Also this:' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+              { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+            ],
+          },
           {
             role: 'assistant',
             content: null,
@@ -78,7 +92,14 @@ describe('compatRequestToNative', () => {
           { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: '24C' }] },
         ],
         tools: [
-          { type: 'function', function: { name: 'weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+          {
+            type: 'function',
+            function: {
+              name: 'weather',
+              description: 'Current weather',
+              parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          },
           { type: 'function', function: { name: 'now' } },
         ],
         tool_choice: 'required',
@@ -128,7 +149,11 @@ describe('compatRequestToNative', () => {
         stop_sequences: ['END'],
         stream: true,
         tools: [
-          { name: 'weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+          {
+            name: 'weather',
+            description: 'Current weather',
+            input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+          },
           { name: 'now', input_schema: { type: 'object', properties: {} } },
         ],
         tool_choice: { type: 'any', disable_parallel_tool_use: true },
@@ -142,7 +167,10 @@ describe('compatRequestToNative', () => {
     ['auto', { type: 'auto' }],
     ['none', { type: 'none' }],
     ['required', { type: 'any' }],
-    [{ type: 'function', function: { name: 'now' } }, { type: 'tool', name: 'now' }],
+    [
+      { type: 'function', function: { name: 'now' } },
+      { type: 'tool', name: 'now' },
+    ],
   ])('tool_choice %j -> %j', (choice, expected) => {
     const tools = [{ type: 'function', function: { name: 'now' } }];
     expect(compatRequestToNative(body({ tools, tool_choice: choice }), options).request.tool_choice).toEqual(expected);
@@ -150,7 +178,17 @@ describe('compatRequestToNative', () => {
 
   it('clamps temperature, ignores penalties and the rest with warnings (SPEC.md §2.2)', () => {
     const result = compatRequestToNative(
-      body({ temperature: 1.7, presence_penalty: 0.5, frequency_penalty: -1, user: 'u1', seed: 3, logprobs: true, stop: ['\n', 'STOP'], tool_choice: 'auto', reasoning_effort: 'low' }),
+      body({
+        temperature: 1.7,
+        presence_penalty: 0.5,
+        frequency_penalty: -1,
+        user: 'u1',
+        seed: 3,
+        logprobs: true,
+        stop: ['\n', 'STOP'],
+        tool_choice: 'auto',
+        reasoning_effort: 'low',
+      }),
       options,
     );
     expect(result.request).toEqual({
@@ -167,17 +205,41 @@ describe('compatRequestToNative', () => {
       'frequency_penalty is not supported by the provider and was ignored',
       'logprobs are not available from the provider and were not returned',
     ]);
-    expect(result.ignored).toEqual(['tool_choice', 'presence_penalty', 'frequency_penalty', 'logprobs', 'user', 'seed', 'reasoning_effort']);
+    expect(result.ignored).toEqual([
+      'tool_choice',
+      'presence_penalty',
+      'frequency_penalty',
+      'logprobs',
+      'user',
+      'seed',
+      'reasoning_effort',
+    ]);
   });
 
   it('emulates response_format with a system instruction and says so', () => {
-    const json = compatRequestToNative(body({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }), options);
-    expect(json.request.system).toBe('S\n\nRespond only with a single valid JSON object. Do not add any text before or after it.');
+    const json = compatRequestToNative(
+      body({
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'hi' },
+        ],
+        response_format: { type: 'json_object' },
+      }),
+      options,
+    );
+    expect(json.request.system).toBe(
+      'S\n\nRespond only with a single valid JSON object. Do not add any text before or after it.',
+    );
     expect(json.warnings).toEqual([
       'response_format json_object is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON',
     ]);
     const schema = compatRequestToNative(
-      body({ response_format: { type: 'json_schema', json_schema: { name: 'point', schema: { type: 'object', properties: { x: { type: 'number' } } } } } }),
+      body({
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'point', schema: { type: 'object', properties: { x: { type: 'number' } } } },
+        },
+      }),
       options,
     );
     expect(schema.request.system).toBe(
@@ -191,7 +253,11 @@ describe('compatRequestToNative', () => {
       body({
         messages: [
           { role: 'user', content: 'time?' },
-          { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'now', arguments: '' } }] },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ id: 'c', type: 'function', function: { name: 'now', arguments: '' } }],
+          },
           { role: 'tool', tool_call_id: 'c', content: '12:00' },
           { role: 'assistant', content: '' },
         ],
@@ -208,18 +274,42 @@ describe('compatRequestToNative', () => {
 
   it.each([
     [
-      [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{bad' } }] }],
+      [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{bad' } }],
+        },
+      ],
       'messages.0.tool_calls.0.function.arguments',
       'must be valid JSON',
     ],
     [
-      [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }],
+      [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }],
+        },
+      ],
       'messages.0.tool_calls.0.function.arguments',
       'must be a JSON object',
     ],
-    [[{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }], 'messages.0.content.0.image_url.url', 'must be a data: URL or an http(s) URL'],
-    [[{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,abc' } }] }], 'messages.0.content.0.image_url.url', 'must be a base64 data URL (data:<type>;base64,...)'],
-    [[{ role: 'system', content: 'only a system prompt' }], 'messages', 'must contain at least one user or assistant message'],
+    [
+      [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }],
+      'messages.0.content.0.image_url.url',
+      'must be a data: URL or an http(s) URL',
+    ],
+    [
+      [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,abc' } }] }],
+      'messages.0.content.0.image_url.url',
+      'must be a base64 data URL (data:<type>;base64,...)',
+    ],
+    [
+      [{ role: 'system', content: 'only a system prompt' }],
+      'messages',
+      'must contain at least one user or assistant message',
+    ],
   ])('400 on %j', (messages, field, issue) => {
     let caught: unknown;
     try {

@@ -27,9 +27,28 @@ export interface CompatRequestToNativeResult {
 
 /** Fields this translation reads; anything else a client sends is reported in `ignored`. */
 const handled = new Set([
-  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stream', 'stream_options',
-  'stop', 'presence_penalty', 'frequency_penalty', 'user', 'n', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'response_format', 'seed', 'logprobs', 'top_logprobs', 'logit_bias', 'reasoning_effort',
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stream',
+  'stream_options',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'user',
+  'n',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'seed',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+  'reasoning_effort',
 ]);
 
 /** Accepted and without a provider equivalent (SPEC.md §2.2: user "Ignored"). */
@@ -56,7 +75,9 @@ function toolChoiceOf(body: CompatChatRequest): NativeToolChoice | undefined {
 }
 
 /** A JSON output format as the compatible and Responses formats both describe it. */
-export type JsonFormat = { type: 'json_object' } | { type: 'json_schema'; name?: string | null; description?: string | null; schema?: Record<string, unknown> | null };
+export type JsonFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name?: string | null; description?: string | null; schema?: Record<string, unknown> | null };
 
 /**
  * A JSON output format has no native parameter. It is emulated with an instruction appended to the system prompt;
@@ -86,7 +107,8 @@ function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): s
   const list = typeof stop === 'string' ? [stop] : stop;
   // The provider refuses whitespace-only stop sequences (a common "\n" from clients) with a 400.
   const kept = list.filter((s) => s.trim() !== '');
-  if (kept.length < list.length) warnings.push('stop sequences made only of whitespace are not supported and were dropped');
+  if (kept.length < list.length)
+    warnings.push('stop sequences made only of whitespace are not supported and were dropped');
   return kept.length > 0 ? kept : undefined;
 }
 
@@ -95,7 +117,14 @@ function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): s
  * requires it). The provider refuses sampling settings with thinking on, so temperature and top_p are then named
  * as ignored. A budget that cannot fit (max_tokens too small) leaves thinking off, named as ignored.
  */
-export function applyReasoningEffort(effort: ReasoningEffort, request: Pick<NativeMessagesRequest, 'max_tokens' | 'thinking' | 'temperature' | 'top_p'>, options: Pick<CompatRequestToNativeOptions, 'thinking'>, warnings: string[], ignored: string[], field = 'reasoning_effort'): void {
+export function applyReasoningEffort(
+  effort: ReasoningEffort,
+  request: Pick<NativeMessagesRequest, 'max_tokens' | 'thinking' | 'temperature' | 'top_p'>,
+  options: Pick<CompatRequestToNativeOptions, 'thinking'>,
+  warnings: string[],
+  ignored: string[],
+  field = 'reasoning_effort',
+): void {
   if (!options.thinking) {
     ignored.push(field);
     return;
@@ -108,7 +137,8 @@ export function applyReasoningEffort(effort: ReasoningEffort, request: Pick<Nati
     warnings.push(`${field} ${effort} was ignored: thinking needs max_tokens above ${options.thinking.min}`);
     return;
   }
-  if (budget < wanted) warnings.push(`${field} ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
+  if (budget < wanted)
+    warnings.push(`${field} ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
   request.thinking = { type: 'enabled', budget_tokens: budget };
   for (const key of ['temperature', 'top_p'] as const) {
     if (request[key] === undefined) continue;
@@ -129,7 +159,9 @@ export function compatRequestToNative(
 
   const formatInstruction = formatInstructionOf(body);
   if (formatInstruction) {
-    warnings.push(`response_format ${body.response_format?.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`);
+    warnings.push(
+      `response_format ${body.response_format?.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`,
+    );
   }
   const system = [conversation.system, formatInstruction].filter((s) => s !== undefined).join('\n\n');
 
@@ -144,7 +176,8 @@ export function compatRequestToNative(
   if (body.temperature !== null && body.temperature !== undefined) {
     // SPEC.md §2.2, §8: 0.0 to 2.0 accepted, clamped into 0.0 to 1.0 when forwarded.
     request.temperature = Math.min(body.temperature, 1);
-    if (body.temperature > 1) warnings.push(`temperature ${body.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
+    if (body.temperature > 1)
+      warnings.push(`temperature ${body.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
   }
   if (body.top_p !== null && body.top_p !== undefined) request.top_p = body.top_p;
   const stop = stopSequencesOf(body.stop, warnings);

@@ -12,7 +12,10 @@ export function completionToLegacyFunctionCall(completion: CompatCompletion): Co
       if (!calls || calls.length === 0) return choice;
       return {
         ...choice,
-        message: { ...message, function_call: { name: calls[0].function.name, arguments: calls[0].function.arguments } },
+        message: {
+          ...message,
+          function_call: { name: calls[0].function.name, arguments: calls[0].function.arguments },
+        },
         finish_reason: choice.finish_reason === 'tool_calls' ? 'function_call' : choice.finish_reason,
       };
     }),
@@ -25,9 +28,13 @@ export function chunkToLegacyFunctionCall(chunk: CompatChunk): CompatChunk | und
   if (!choice) return chunk;
   const { tool_calls: calls, ...delta } = choice.delta;
   const finish = choice.finish_reason === 'tool_calls' ? 'function_call' : choice.finish_reason;
-  if (!calls) return finish === choice.finish_reason ? chunk : { ...chunk, choices: [{ ...choice, finish_reason: finish }] };
+  if (!calls)
+    return finish === choice.finish_reason ? chunk : { ...chunk, choices: [{ ...choice, finish_reason: finish }] };
   const first = calls.find((c) => c.index === 0);
   if (!first) return undefined;
-  const fn = { ...(first.function.name !== undefined ? { name: first.function.name } : {}), arguments: first.function.arguments };
+  const fn = {
+    ...(first.function.name !== undefined ? { name: first.function.name } : {}),
+    arguments: first.function.arguments,
+  };
   return { ...chunk, choices: [{ ...choice, delta: { ...delta, function_call: fn }, finish_reason: finish }] };
 }

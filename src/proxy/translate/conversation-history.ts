@@ -51,8 +51,11 @@ function userBlockForm(block: NativeContentBlock): unknown {
     case 'image':
       return ['image', block.source];
     case 'tool_result': {
-      const content = typeof block.content === 'string' ? [{ type: 'text', text: block.content }] : (block.content ?? []);
-      const items = content.map((b) => (b.type === 'text' ? ['text', b.text] : ['image', (b as { source?: unknown }).source]));
+      const content =
+        typeof block.content === 'string' ? [{ type: 'text', text: block.content }] : (block.content ?? []);
+      const items = content.map((b) =>
+        b.type === 'text' ? ['text', b.text] : ['image', (b as { source?: unknown }).source],
+      );
       return ['tool_result', block.tool_use_id, block.is_error === true, items];
     }
     case 'tool_use':
@@ -90,8 +93,12 @@ function assistantRecord(message: NativeMessageParam): AnswerRecord {
 /** A message in its compared form. */
 export function historyEntryOf(message: NativeMessageParam): HistoryEntry {
   if (message.role === 'assistant') return digestOf('assistant', assistantForm(assistantRecord(message)));
-  const blocks = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
-  return digestOf('user', blocks.map(userBlockForm).filter((f) => f !== undefined));
+  const blocks =
+    typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+  return digestOf(
+    'user',
+    blocks.map(userBlockForm).filter((f) => f !== undefined),
+  );
 }
 
 /** The history a process has after answering `messages` with `answer` (as streamed to the client). */
@@ -125,7 +132,8 @@ export class AnswerRecorder {
       this.tools.set(event.index, { id: b.id, name: b.name, json: [], input: b.input });
     } else if (event.type === 'content_block_delta') {
       if (event.delta.type === 'text_delta') this.text.push(event.delta.text);
-      else if (event.delta.type === 'input_json_delta') this.tools.get(event.index)?.json.push(event.delta.partial_json);
+      else if (event.delta.type === 'input_json_delta')
+        this.tools.get(event.index)?.json.push(event.delta.partial_json);
     }
   }
 

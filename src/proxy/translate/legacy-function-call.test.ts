@@ -24,7 +24,13 @@ describe('legacyFunctionsToTools', () => {
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       messages: [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_legacy_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_legacy_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_legacy_1', content: 'snow' },
       ],
     });
@@ -61,7 +67,10 @@ const completion: CompatCompletion = {
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 };
 
-const chunk = (delta: CompatChunk['choices'][0]['delta'], finish: CompatChunk['choices'][0]['finish_reason'] = null): CompatChunk => ({
+const chunk = (
+  delta: CompatChunk['choices'][0]['delta'],
+  finish: CompatChunk['choices'][0]['finish_reason'] = null,
+): CompatChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
   created: 1,
@@ -80,11 +89,20 @@ describe('the legacy answer form', () => {
   });
 
   it('streams call 0 as function_call deltas, drops the others, and maps the finish reason', () => {
-    expect(chunkToLegacyFunctionCall(chunk({ tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'a', arguments: '' } }] }))?.choices[0].delta).toEqual({
+    expect(
+      chunkToLegacyFunctionCall(
+        chunk({ tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name: 'a', arguments: '' } }] }),
+      )?.choices[0].delta,
+    ).toEqual({
       function_call: { name: 'a', arguments: '' },
     });
-    expect(chunkToLegacyFunctionCall(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x"' } }] }))?.choices[0].delta).toEqual({ function_call: { arguments: '{"x"' } });
-    expect(chunkToLegacyFunctionCall(chunk({ tool_calls: [{ index: 1, function: { arguments: '{}' } }] }))).toBeUndefined();
+    expect(
+      chunkToLegacyFunctionCall(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x"' } }] }))?.choices[0]
+        .delta,
+    ).toEqual({ function_call: { arguments: '{"x"' } });
+    expect(
+      chunkToLegacyFunctionCall(chunk({ tool_calls: [{ index: 1, function: { arguments: '{}' } }] })),
+    ).toBeUndefined();
     expect(chunkToLegacyFunctionCall(chunk({}, 'tool_calls'))?.choices[0].finish_reason).toBe('function_call');
     const text = chunk({ content: 'hi' });
     expect(chunkToLegacyFunctionCall(text)).toBe(text);

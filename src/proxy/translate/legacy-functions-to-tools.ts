@@ -18,13 +18,21 @@ export interface LegacyFunctionsResult {
 export function legacyFunctionsToTools(body: unknown): LegacyFunctionsResult {
   if (typeof body !== 'object' || body === null) return { body, legacy: false };
   const record = body as Record<string, unknown>;
-  if (!Array.isArray(record.functions) || record.functions.length === 0 || (Array.isArray(record.tools) && record.tools.length > 0)) {
+  if (
+    !Array.isArray(record.functions) ||
+    record.functions.length === 0 ||
+    (Array.isArray(record.tools) && record.tools.length > 0)
+  ) {
     return { body, legacy: false };
   }
   const { functions, function_call: call, ...rest } = record;
-  const out: Record<string, unknown> = { ...rest, tools: functions.map((fn: unknown) => ({ type: 'function', function: fn })) };
+  const out: Record<string, unknown> = {
+    ...rest,
+    tools: functions.map((fn: unknown) => ({ type: 'function', function: fn })),
+  };
   if (call === 'none' || call === 'auto') out.tool_choice = call;
-  else if (typeof call === 'object' && call !== null) out.tool_choice = { type: 'function', function: { name: (call as { name?: unknown }).name } };
+  else if (typeof call === 'object' && call !== null)
+    out.tool_choice = { type: 'function', function: { name: (call as { name?: unknown }).name } };
   if (Array.isArray(record.messages)) {
     let calls = 0;
     let lastId: string | undefined;

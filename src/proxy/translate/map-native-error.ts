@@ -41,5 +41,8 @@ export function explainNativeRefusalBody(body: Buffer, refusals?: QuotaNames['re
   if ((data as { type?: unknown }).type !== 'error' || typeof error?.message !== 'string') return undefined;
   const refusal = billingRefusalOf(error.message, refusals);
   if (!refusal) return undefined;
-  return Buffer.from(JSON.stringify({ ...(data as object), error: { ...error, message: explainRefusal(refusal, error.message) } }), 'utf8');
+  return Buffer.from(
+    JSON.stringify({ ...(data as object), error: { ...error, message: explainRefusal(refusal, error.message) } }),
+    'utf8',
+  );
 }

@@ -27,7 +27,10 @@ export function mapStopReason(reason: NativeStopReason | null | undefined): Comp
  * completion JSON both go through here, so the same events give the same reason either way: never `tool_calls`
  * without calls (PEERS.md), and calls are never hidden behind `stop`.
  */
-export function finishReasonWithToolCalls(reason: NativeStopReason | null | undefined, toolCalls: number): CompatFinishReason {
+export function finishReasonWithToolCalls(
+  reason: NativeStopReason | null | undefined,
+  toolCalls: number,
+): CompatFinishReason {
   const mapped = mapStopReason(reason) ?? 'stop';
   if (mapped === 'tool_calls' && toolCalls === 0) return 'stop';
   if (mapped === 'stop' && toolCalls > 0) return 'tool_calls';

@@ -24,13 +24,25 @@ describe('usage arithmetic, one place for every answer path', () => {
     const b = { input_tokens: 4, output_tokens: 3, cache_creation_input_tokens: 50 };
     expect(addUsage(undefined, b)).toEqual(b);
     const sum = addUsage(a, b);
-    expect(sum).toEqual({ input_tokens: 14, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 50 });
-    expect(subtractUsage(sum, a)).toEqual({ input_tokens: 4, output_tokens: 3, cache_read_input_tokens: 0, cache_creation_input_tokens: 50 });
+    expect(sum).toEqual({
+      input_tokens: 14,
+      output_tokens: 5,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 50,
+    });
+    expect(subtractUsage(sum, a)).toEqual({
+      input_tokens: 4,
+      output_tokens: 3,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 50,
+    });
     expect(subtractUsage({ input_tokens: 1, output_tokens: 1 }, a)).toEqual({ input_tokens: 0, output_tokens: 0 });
   });
 
   it('counts cached prompt tokens inside prompt_tokens in the compatible format', () => {
-    expect(mapUsage({ input_tokens: 4, output_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 50 })).toEqual({
+    expect(
+      mapUsage({ input_tokens: 4, output_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 50 }),
+    ).toEqual({
       prompt_tokens: 154,
       completion_tokens: 3,
       total_tokens: 157,

@@ -46,9 +46,14 @@ export function addUsage(a: NativeUsage | undefined, b: NativeUsage): NativeUsag
 /** What a total counts beyond what was already reported (never below zero); cache fields only where the total has them. */
 export function subtractUsage(total: NativeUsage, base: NativeUsage): NativeUsage {
   const less = (x: number | null | undefined, y: number | null | undefined) => Math.max(0, (x ?? 0) - (y ?? 0));
-  const out: NativeUsage = { input_tokens: less(total.input_tokens, base.input_tokens), output_tokens: less(total.output_tokens, base.output_tokens) };
-  if (total.cache_creation_input_tokens != null) out.cache_creation_input_tokens = less(total.cache_creation_input_tokens, base.cache_creation_input_tokens);
-  if (total.cache_read_input_tokens != null) out.cache_read_input_tokens = less(total.cache_read_input_tokens, base.cache_read_input_tokens);
+  const out: NativeUsage = {
+    input_tokens: less(total.input_tokens, base.input_tokens),
+    output_tokens: less(total.output_tokens, base.output_tokens),
+  };
+  if (total.cache_creation_input_tokens != null)
+    out.cache_creation_input_tokens = less(total.cache_creation_input_tokens, base.cache_creation_input_tokens);
+  if (total.cache_read_input_tokens != null)
+    out.cache_read_input_tokens = less(total.cache_read_input_tokens, base.cache_read_input_tokens);
   return out;
 }
 

@@ -6,7 +6,11 @@ describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
   it('copies the native fields', () => {
     const body = nativeChatRequestSchema.parse({
       model: 'assistant-sonnet-4-20250514',
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'bye' }],
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'user', content: 'bye' },
+      ],
       max_tokens: 50,
       temperature: 0.2,
       top_p: 0.8,
@@ -17,7 +21,11 @@ describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
     });
     expect(nativeChatRequestToNative(body)).toEqual({
       model: 'assistant-sonnet-4-20250514',
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'bye' }],
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'user', content: 'bye' },
+      ],
       max_tokens: 50,
       system: 'be brief',
       temperature: 0.2,
@@ -41,14 +49,26 @@ describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
     });
     expect(nativeChatRequestToNative(body)).toEqual({
       model: 'm',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
       max_tokens: 5,
       system: 'from field\n\nfrom messages',
     });
   });
 
   it('refuses a conversation with only system messages', () => {
-    const body = nativeChatRequestSchema.parse({ model: 'm', messages: [{ role: 'system', content: 's' }], max_tokens: 5 });
+    const body = nativeChatRequestSchema.parse({
+      model: 'm',
+      messages: [{ role: 'system', content: 's' }],
+      max_tokens: 5,
+    });
     expect(() => nativeChatRequestToNative(body)).toThrow(expect.objectContaining({ field: 'messages', status: 400 }));
   });
 });
@@ -71,10 +91,16 @@ describe('parseNativeChatRequest (SPEC.md §2.1)', () => {
     expect(() => parseNativeChatRequest({ model: 'm', messages, max_tokens: 0 })).toThrow(
       expect.objectContaining({ field: 'max_tokens', issue: 'must be a positive integer' }) as Error,
     );
-    expect(() => parseNativeChatRequest({ model: 'm', messages: [], max_tokens: 5 })).toThrow(expect.objectContaining({ field: 'messages' }) as Error);
+    expect(() => parseNativeChatRequest({ model: 'm', messages: [], max_tokens: 5 })).toThrow(
+      expect.objectContaining({ field: 'messages' }) as Error,
+    );
   });
 
   it('returns the validated body', () => {
-    expect(parseNativeChatRequest({ model: 'm', messages, max_tokens: 5 })).toEqual({ model: 'm', messages, max_tokens: 5 });
+    expect(parseNativeChatRequest({ model: 'm', messages, max_tokens: 5 })).toEqual({
+      model: 'm',
+      messages,
+      max_tokens: 5,
+    });
   });
 });

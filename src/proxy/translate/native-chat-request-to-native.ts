@@ -17,9 +17,7 @@ function blocksOf(content: string | NativeContentBlock[]): NativeContentBlock[] 
 }
 
 function textOf(content: string | NativeContentBlock[]): string {
-  return typeof content === 'string'
-    ? content
-    : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
 /** The 400 for a native chat request without max_tokens, pointing OpenAI-format clients to /compat/v1. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeStreamEvent } from '../formats/native.js';
 import { textStream, toolStream } from './__fixtures__/native-events.js';
-import { createNativeChatStreamState, finishNativeChatStream, stepNativeChatStream, type NativeChatStreamOptions } from './native-events-to-chat-stream.js';
+import {
+  createNativeChatStreamState,
+  finishNativeChatStream,
+  stepNativeChatStream,
+  type NativeChatStreamOptions,
+} from './native-events-to-chat-stream.js';
 
 const fixed: NativeChatStreamOptions = { model: 'assistant-sonnet-4-20250514', id: 'chatcmpl-1', created: 1700000000 };
 
@@ -11,7 +16,12 @@ function run(events: NativeStreamEvent[], options: NativeChatStreamOptions = fix
   return { events: out, error: finishNativeChatStream(state).error };
 }
 
-const chunk = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'assistant-sonnet-4-20250514' } as const;
+const chunk = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1700000000,
+  model: 'assistant-sonnet-4-20250514',
+} as const;
 
 describe('native events -> native chat-completion stream (SPEC.md §6.2, with §2.5 chunk fields)', () => {
   it('keeps message_start, text deltas and message_delta, each also a compatible chunk', () => {
@@ -51,7 +61,13 @@ describe('native events -> native chat-completion stream (SPEC.md §6.2, with §
           delta: { stop_reason: 'end_turn' },
           ...chunk,
           choices: [{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }],
-          usage: { output_tokens: 5, prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0 } },
+          usage: {
+            output_tokens: 5,
+            prompt_tokens: 12,
+            completion_tokens: 5,
+            total_tokens: 17,
+            prompt_tokens_details: { cached_tokens: 0 },
+          },
         },
       ],
       error: undefined,
@@ -73,7 +89,13 @@ describe('native events -> native chat-completion stream (SPEC.md §6.2, with §
       type: 'message_delta',
       delta: { stop_reason: 'tool_use' },
       choices: [{ finish_reason: 'tool_calls' }],
-      usage: { output_tokens: 40, prompt_tokens: 130, completion_tokens: 40, total_tokens: 170, prompt_tokens_details: { cached_tokens: 100 } },
+      usage: {
+        output_tokens: 40,
+        prompt_tokens: 130,
+        completion_tokens: 40,
+        total_tokens: 170,
+        prompt_tokens_details: { cached_tokens: 100 },
+      },
     });
   });
 

@@ -124,8 +124,12 @@ export function stepNativeChatStream(event: NativeStreamEvent, state: NativeChat
 }
 
 /** A stream that ended without message_delta is reported, for the route to put into the stream. */
-export function finishNativeChatStream(state: NativeChatStreamState): { events: NativeChatStreamOutput[]; error?: ProxyError } {
+export function finishNativeChatStream(state: NativeChatStreamState): {
+  events: NativeChatStreamOutput[];
+  error?: ProxyError;
+} {
   if (state.error) return { events: [], error: state.error };
-  if (!state.stopped) return { events: [], error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
+  if (!state.stopped)
+    return { events: [], error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
   return { events: [] };
 }

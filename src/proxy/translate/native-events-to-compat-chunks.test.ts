@@ -3,7 +3,12 @@ import type { NativeStreamEvent } from '../formats/native.js';
 import { textStream, toolStream } from './__fixtures__/native-events.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from './native-events-to-compat-chunks.js';
 
-const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'assistant-sonnet-4-20250514' };
+const head = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1700000000,
+  model: 'assistant-sonnet-4-20250514',
+};
 const options = { id: 'chatcmpl-1', created: 1700000000, model: 'assistant-sonnet-4-20250514', includeUsage: false };
 
 function run(events: NativeStreamEvent[], includeUsage = false) {
@@ -13,7 +18,10 @@ function run(events: NativeStreamEvent[], includeUsage = false) {
   return { chunks: [...chunks, ...end.chunks], error: end.error };
 }
 
-const choice = (delta: object, finish_reason: string | null = null) => ({ ...head, choices: [{ index: 0, delta, finish_reason, logprobs: null }] });
+const choice = (delta: object, finish_reason: string | null = null) => ({
+  ...head,
+  choices: [{ index: 0, delta, finish_reason, logprobs: null }],
+});
 
 describe('native events -> compat chunks (SPEC.md §6.1)', () => {
   it('role first, every text delta on its own, then an empty delta with the finish reason', () => {
@@ -32,7 +40,16 @@ describe('native events -> compat chunks (SPEC.md §6.1)', () => {
     const { chunks } = run(textStream, true);
     expect(chunks.slice(-2)).toEqual([
       choice({}, 'stop'),
-      { ...head, choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0 } } },
+      {
+        ...head,
+        choices: [],
+        usage: {
+          prompt_tokens: 12,
+          completion_tokens: 5,
+          total_tokens: 17,
+          prompt_tokens_details: { cached_tokens: 0 },
+        },
+      },
     ]);
   });
 
@@ -40,13 +57,26 @@ describe('native events -> compat chunks (SPEC.md §6.1)', () => {
     expect(run(toolStream, true).chunks).toEqual([
       choice({ role: 'assistant', content: '' }),
       choice({ content: 'Checking.' }),
-      choice({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+      choice({
+        tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'weather', arguments: '' } }],
+      }),
       choice({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
       choice({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-      choice({ tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'weather', arguments: '' } }] }),
+      choice({
+        tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'weather', arguments: '' } }],
+      }),
       choice({ tool_calls: [{ index: 1, function: { arguments: '{"city":"Rome"}' } }] }),
       choice({}, 'tool_calls'),
-      { ...head, choices: [], usage: { prompt_tokens: 130, completion_tokens: 40, total_tokens: 170, prompt_tokens_details: { cached_tokens: 100 } } },
+      {
+        ...head,
+        choices: [],
+        usage: {
+          prompt_tokens: 130,
+          completion_tokens: 40,
+          total_tokens: 170,
+          prompt_tokens_details: { cached_tokens: 100 },
+        },
+      },
     ]);
   });
 

@@ -45,7 +45,11 @@ export function createCompatChunkState(options: CompatChunkOptions): CompatChunk
   };
 }
 
-function chunk(state: CompatChunkState, delta: CompatChunkDelta, finishReason: CompatFinishReason | null = null): CompatChunk {
+function chunk(
+  state: CompatChunkState,
+  delta: CompatChunkDelta,
+  finishReason: CompatFinishReason | null = null,
+): CompatChunk {
   const { id, model, created } = state.options;
   return {
     id,
@@ -77,7 +81,9 @@ export function stepCompatChunks(event: NativeStreamEvent, state: CompatChunkSta
         state.toolCallOfBlock.set(event.index, index);
         return [
           ...opening(state),
-          chunk(state, { tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }),
+          chunk(state, {
+            tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }],
+          }),
         ];
       }
       if (block.type === 'text' && block.text !== '') return [...opening(state), chunk(state, { content: block.text })];
@@ -85,10 +91,14 @@ export function stepCompatChunks(event: NativeStreamEvent, state: CompatChunkSta
     }
     case 'content_block_delta': {
       const delta = event.delta;
-      if (delta.type === 'text_delta' && delta.text !== '') return [...opening(state), chunk(state, { content: delta.text })];
+      if (delta.type === 'text_delta' && delta.text !== '')
+        return [...opening(state), chunk(state, { content: delta.text })];
       const index = state.toolCallOfBlock.get(event.index);
       if (delta.type === 'input_json_delta' && index !== undefined && delta.partial_json !== '') {
-        return [...opening(state), chunk(state, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+        return [
+          ...opening(state),
+          chunk(state, { tool_calls: [{ index, function: { arguments: delta.partial_json } }] }),
+        ];
       }
       // thinking and signature deltas have no place in the compatible format
       return [];

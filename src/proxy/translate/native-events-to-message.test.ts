@@ -66,7 +66,9 @@ describe('native events -> one native message', () => {
       message: 'The provider stream ended without a stop reason',
     });
     await expect(
-      collectNativeMessage(from([textStream[0], { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }])),
+      collectNativeMessage(
+        from([textStream[0], { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }]),
+      ),
     ).rejects.toMatchObject({ kind: 'rate_limit', status: 429, message: 'slow down' });
   });
 });

@@ -75,10 +75,17 @@ export function stepNativeMessage(event: NativeStreamEvent, state: NativeMessage
 }
 
 /** The collected message, or the error that ended the stream (an upstream error, or no stop reason). */
-export function finishNativeMessage(state: NativeMessageState): { message?: NativeMessage; warnings: string[]; error?: ProxyError } {
+export function finishNativeMessage(state: NativeMessageState): {
+  message?: NativeMessage;
+  warnings: string[];
+  error?: ProxyError;
+} {
   if (state.error) return { warnings: state.warnings, error: state.error };
   if (!state.message || !state.stopped) {
-    return { warnings: state.warnings, error: new ProxyError('upstream', 'The provider stream ended without a stop reason') };
+    return {
+      warnings: state.warnings,
+      error: new ProxyError('upstream', 'The provider stream ended without a stop reason'),
+    };
   }
   for (const index of state.json.keys()) parseToolInput(state, index);
   const content = state.blocks.filter((b) => b !== undefined);
@@ -86,7 +93,10 @@ export function finishNativeMessage(state: NativeMessageState): { message?: Nati
 }
 
 /** Drains a backend stream into one message, showing each event to `seen` first; throws the ProxyError that ended it. */
-export async function collectNativeMessage(events: AsyncIterable<NativeStreamEvent>, seen?: (event: NativeStreamEvent) => void): Promise<NativeMessage> {
+export async function collectNativeMessage(
+  events: AsyncIterable<NativeStreamEvent>,
+  seen?: (event: NativeStreamEvent) => void,
+): Promise<NativeMessage> {
   const state = createNativeMessageState();
   for await (const event of events) {
     seen?.(event);

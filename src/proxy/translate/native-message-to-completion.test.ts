@@ -19,7 +19,11 @@ describe('nativeMessageToCompletion (SPEC.md §2.4)', () => {
   it('joins text and maps usage', () => {
     const message: NativeMessage = {
       ...base,
-      content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'Hi ' }, { type: 'text', text: 'there' }],
+      content: [
+        { type: 'thinking', thinking: 'hmm' },
+        { type: 'text', text: 'Hi ' },
+        { type: 'text', text: 'there' },
+      ],
       usage: { input_tokens: 12, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
     };
     expect(nativeMessageToCompletion(message, meta)).toEqual({
@@ -27,8 +31,20 @@ describe('nativeMessageToCompletion (SPEC.md §2.4)', () => {
       object: 'chat.completion',
       created: 1700000000,
       model: 'assistant-sonnet-4-20250514',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi there', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 132, completion_tokens: 5, total_tokens: 137, prompt_tokens_details: { cached_tokens: 100 } },
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hi there', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: 132,
+        completion_tokens: 5,
+        total_tokens: 137,
+        prompt_tokens_details: { cached_tokens: 100 },
+      },
     });
   });
 
@@ -44,7 +60,9 @@ describe('nativeMessageToCompletion (SPEC.md §2.4)', () => {
         message: {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          ],
           refusal: null,
         },
         finish_reason: 'tool_calls',

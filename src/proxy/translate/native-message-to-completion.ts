@@ -23,7 +23,8 @@ export function nativeMessageToCompletion(message: NativeMessage, meta: Completi
       ? [{ id: b.id, type: 'function' as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }]
       : [],
   );
-  const finishReason = message.stop_reason === null ? null : finishReasonWithToolCalls(message.stop_reason, toolCalls.length);
+  const finishReason =
+    message.stop_reason === null ? null : finishReasonWithToolCalls(message.stop_reason, toolCalls.length);
 
   return {
     id: meta.id,

@@ -7,7 +7,14 @@ const profile = createProfile();
 const options = { profile };
 const print = profile.cli.printArgs;
 // Isolation from the user's own CLI set-up and no built-in tools: what every child gets by default.
-const isolation = ['--setting-sources', '', '--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}', '--no-session-persistence'];
+const isolation = [
+  '--setting-sources',
+  '',
+  '--strict-mcp-config',
+  '--mcp-config',
+  '{"mcpServers":{}}',
+  '--no-session-persistence',
+];
 const lean = ['--tools', ''];
 
 describe('nativeRequestToCliInput', () => {
@@ -33,20 +40,32 @@ describe('nativeRequestToCliInput', () => {
 
   it('writes the prompt as one stream-json line, whatever characters it holds', () => {
     const text = 'line one\nline "two" \u2028 ☕ \\ </turn>';
-    const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: text }] }, options);
+    const input = nativeRequestToCliInput(
+      { model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: text }] },
+      options,
+    );
     expect(input.stdin.endsWith('\n')).toBe(true);
     expect(input.stdin.slice(0, -1)).not.toContain('\n');
     expect(JSON.parse(input.stdin)).toEqual({ type: 'user', message: { role: 'user', content: text } });
   });
 
   it("passes max_tokens in the CLI's output-limit variable named by the profile", () => {
-    const custom = { ...options, profile: { ...profile, clientSupport: { ...profile.clientSupport, maxOutputTokensEnv: 'OUTPUT_LIMIT' } } };
-    const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 321, messages: [{ role: 'user', content: 'x' }] }, custom);
+    const custom = {
+      ...options,
+      profile: { ...profile, clientSupport: { ...profile.clientSupport, maxOutputTokensEnv: 'OUTPUT_LIMIT' } },
+    };
+    const input = nativeRequestToCliInput(
+      { model: 'sonnet', max_tokens: 321, messages: [{ role: 'user', content: 'x' }] },
+      custom,
+    );
     expect(input.env).toMatchObject({ OUTPUT_LIMIT: '321' });
   });
 
   it('passes other model ids (CLI aliases) unchanged', () => {
-    const input = nativeRequestToCliInput({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }, options);
+    const input = nativeRequestToCliInput(
+      { model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+      options,
+    );
     expect(input.args.slice(print.length, print.length + 2)).toEqual(['--model', 'sonnet']);
   });
 
@@ -55,17 +74,23 @@ describe('nativeRequestToCliInput', () => {
       {
         model: 'm',
         max_tokens: 10,
-        system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Be kind.' }],
+        system: [
+          { type: 'text', text: 'Be brief.' },
+          { type: 'text', text: 'Be kind.' },
+        ],
         messages: [{ role: 'user', content: 'x' }],
       },
       { profile, builtInTools: { tools: ['Read', 'Grep'], settingsFile: '/data/cli-prompts/1/tool-rules.json' } },
     );
     expect(input.args).toEqual([
       ...print,
-      '--model', 'm',
+      '--model',
+      'm',
       ...isolation,
-      '--tools', 'Read,Grep',
-      '--settings', '/data/cli-prompts/1/tool-rules.json',
+      '--tools',
+      'Read,Grep',
+      '--settings',
+      '/data/cli-prompts/1/tool-rules.json',
       '--restricted',
     ]);
     expect(input.args.join(' ')).not.toMatch(/allowedTools|disallowedTools/);
@@ -74,14 +99,18 @@ describe('nativeRequestToCliInput', () => {
   });
 
   it("with CLI_USER_SETUP on, leaves the user's own set-up alone (no isolation flags, side traffic as configured)", () => {
-    const input = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }, { ...options, userSetup: true });
+    const input = nativeRequestToCliInput(
+      { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+      { ...options, userSetup: true },
+    );
     expect(input.args).toEqual([...print, '--model', 'm', ...lean]);
     expect(input.env).toEqual({ CLAUDE_CODE_MAX_OUTPUT_TOKENS: '10', MAX_THINKING_TOKENS: '0' });
   });
 
   it('thinks only when asked, with a budget kept below max_tokens, and not at all when that leaves less than the smallest budget', () => {
     const ask = (max_tokens: number, thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' }) =>
-      nativeRequestToCliInput({ model: 'm', max_tokens, thinking, messages: [{ role: 'user', content: 'x' }] }, options).env.MAX_THINKING_TOKENS;
+      nativeRequestToCliInput({ model: 'm', max_tokens, thinking, messages: [{ role: 'user', content: 'x' }] }, options)
+        .env.MAX_THINKING_TOKENS;
     expect(ask(4000)).toBe('0');
     expect(ask(4000, { type: 'disabled' })).toBe('0');
     expect(ask(4000, { type: 'enabled', budget_tokens: 2000 })).toBe('2000');
@@ -96,17 +125,29 @@ describe('nativeRequestToCliInput', () => {
     const messages = [
       { role: 'user' as const, content: 'My name is Ada.' },
       { role: 'assistant' as const, content: 'Hello Ada!' },
-      { role: 'user' as const, content: [{ type: 'text' as const, text: 'What is' }, { type: 'text' as const, text: 'my name?' }] },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'What is' },
+          { type: 'text' as const, text: 'my name?' },
+        ],
+      },
     ];
     const input = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages }, options);
-    expect(JSON.parse(input.turn!)).toEqual({ type: 'user', message: { role: 'user', content: 'What is\n\nmy name?' } });
+    expect(JSON.parse(input.turn!)).toEqual({
+      type: 'user',
+      message: { role: 'user', content: 'What is\n\nmy name?' },
+    });
     expect(JSON.parse(input.stdin).message.content).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
     const prefill = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages: messages.slice(0, 2) }, options);
     expect(prefill.turn).toBeUndefined();
   });
 
   it('never adds a permission-bypass flag', () => {
-    const input = nativeRequestToCliInput({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }, options);
+    const input = nativeRequestToCliInput(
+      { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] },
+      options,
+    );
     expect(input.args.join(' ')).not.toMatch(/dangerously|bypass/i);
   });
 
@@ -116,7 +157,15 @@ describe('nativeRequestToCliInput', () => {
         {
           model: 'm',
           max_tokens: 1,
-          messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is this' },
+                { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+              ],
+            },
+          ],
         },
         options,
       );
@@ -132,7 +181,15 @@ describe('nativeRequestToCliInput', () => {
 
   it('refuses a system prompt too long for a command-line argument', () => {
     const call = () =>
-      nativeRequestToCliInput({ model: 'm', max_tokens: 1, system: 'x'.repeat(maxSystemPromptChars + 1), messages: [{ role: 'user', content: 'x' }] }, options);
+      nativeRequestToCliInput(
+        {
+          model: 'm',
+          max_tokens: 1,
+          system: 'x'.repeat(maxSystemPromptChars + 1),
+          messages: [{ role: 'user', content: 'x' }],
+        },
+        options,
+      );
     expect(call).toThrow(/system/);
   });
 });

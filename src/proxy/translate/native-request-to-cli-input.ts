@@ -87,7 +87,9 @@ function blockText(block: NativeContentBlock, field: string): string | undefined
       const content =
         typeof block.content === 'string'
           ? block.content
-          : (block.content ?? []).map((b, j) => (b.type === 'text' ? b.text : imageRefused(`${field}.content.${j}`))).join('');
+          : (block.content ?? [])
+              .map((b, j) => (b.type === 'text' ? b.text : imageRefused(`${field}.content.${j}`)))
+              .join('');
       return `[tool result for ${block.tool_use_id}${block.is_error ? ' (error)' : ''}: ${content}]`;
     }
     case 'image':
@@ -150,8 +152,10 @@ function systemText(system: NativeRequest['system']): string | undefined {
 
 /** A model id goes to the CLI as a command-line argument: no NUL, and short enough (a 400 naming the field). */
 export function checkCliModelArgument(model: string): void {
-  if (model.includes('\0')) throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
-  if (model.length > maxModelChars) throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
+  if (model.includes('\0'))
+    throw invalidField('model', 'must not contain a NUL character (it is passed to the CLI on its command line)');
+  if (model.length > maxModelChars)
+    throw invalidField('model', `must be at most ${maxModelChars} characters in tool mode`);
 }
 
 /**
@@ -168,12 +172,24 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   if (system !== undefined) {
     // The same limits as when the prompt was an argument (a prompt re-sent on every turn should stay small); a NUL
     // would end the text early for the CLI reading the file.
-    if (system.length > maxSystemPromptChars) throw invalidField('system', `must be at most ${maxSystemPromptChars} characters in tool mode`);
-    if (system.includes('\0')) throw invalidField('system', 'must not contain a NUL character in tool mode (it is given to the CLI as a text file)');
+    if (system.length > maxSystemPromptChars)
+      throw invalidField('system', `must be at most ${maxSystemPromptChars} characters in tool mode`);
+    if (system.includes('\0'))
+      throw invalidField(
+        'system',
+        'must not contain a NUL character in tool mode (it is given to the CLI as a text file)',
+      );
   }
   if (!options.userSetup) {
     const iso = cli.isolation;
-    args.push(iso.settingSourcesFlag, '', iso.strictMcpConfigFlag, iso.mcpConfigFlag, iso.emptyMcpConfig, iso.noSessionPersistenceFlag);
+    args.push(
+      iso.settingSourcesFlag,
+      '',
+      iso.strictMcpConfigFlag,
+      iso.mcpConfigFlag,
+      iso.emptyMcpConfig,
+      iso.noSessionPersistenceFlag,
+    );
   }
   // Lean by default: no built-in tool is offered unless the user allows some, and then exactly those, under the rules
   // of the settings file (never on the command line), confined to the working directory.
@@ -189,7 +205,8 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   const prompt = conversationToPrompt(req.messages);
   if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
   const last = req.messages.length - 1;
-  const turn = req.messages[last].role === 'user' ? cliUserMessageLine(messageText(req.messages[last], last)) : undefined;
+  const turn =
+    req.messages[last].role === 'user' ? cliUserMessageLine(messageText(req.messages[last], last)) : undefined;
   // max_tokens and the thinking budget reach the provider through the CLI's environment (docs/tool-mode.md).
   const env: Record<string, string> = {
     [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens),

@@ -75,7 +75,8 @@ export function planClientTools(req: NativeRequest, profile: ToolsProfile): Clie
   let instruction: string | undefined;
   if (choice?.type === 'tool') {
     offered = tools.filter((t) => t.name === choice.name);
-    if (offered.length === 0) throw invalidField('tool_choice.name', `names no tool of the request ("${choice.name.slice(0, 80)}")`);
+    if (offered.length === 0)
+      throw invalidField('tool_choice.name', `names no tool of the request ("${choice.name.slice(0, 80)}")`);
     instruction = `Answer this turn by calling the tool ${cliToolName(profile, choice.name)}.`;
   } else if (choice?.type === 'any') {
     instruction = 'Answer this turn by calling one or more of the available tools, not with text alone.';
@@ -125,19 +126,28 @@ export function toolResultToMcp(block: NativeToolResultBlock, field: string): Mc
   } else {
     (block.content ?? []).forEach((part, j) => {
       if (part.type === 'text') content.push({ type: 'text', text: part.text });
-      else if (part.source.type === 'base64') content.push({ type: 'image', data: part.source.data, mimeType: part.source.media_type });
-      else throw invalidField(`${field}.content.${j}`, 'an image in a tool result must be base64 data in tool mode (an image URL cannot be passed to the assistant CLI)');
+      else if (part.source.type === 'base64')
+        content.push({ type: 'image', data: part.source.data, mimeType: part.source.media_type });
+      else
+        throw invalidField(
+          `${field}.content.${j}`,
+          'an image in a tool result must be base64 data in tool mode (an image URL cannot be passed to the assistant CLI)',
+        );
     });
   }
   return { content, ...(block.is_error ? { isError: true } : {}) };
 }
 
 /** A tool type the provider runs itself (web search, code execution...): anything but a client-defined tool. */
-export function providerRunToolIndex(tools: unknown, clientTypes: readonly string[]): { index: number; type: string } | undefined {
+export function providerRunToolIndex(
+  tools: unknown,
+  clientTypes: readonly string[],
+): { index: number; type: string } | undefined {
   if (!Array.isArray(tools)) return undefined;
   for (let index = 0; index < tools.length; index++) {
     const type = (tools[index] as { type?: unknown } | null)?.type;
-    if (type !== undefined && type !== null && !clientTypes.includes(String(type))) return { index, type: String(type) };
+    if (type !== undefined && type !== null && !clientTypes.includes(String(type)))
+      return { index, type: String(type) };
   }
   return undefined;
 }

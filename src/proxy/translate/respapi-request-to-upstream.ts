@@ -58,31 +58,55 @@ export function respapiRequestToUpstream(raw: unknown, profile: Profile, ourInst
   const model = parsed.model;
   if (!profile.respapiModels.some((m) => m.id === model)) {
     const known = profile.respapiModels.map((m) => m.id).join(', ');
-    throw new ProxyError('model_not_found', `The model '${model}' does not exist in response-API mode; use one of: ${known}`, { field: 'model', issue: 'not available' });
+    throw new ProxyError(
+      'model_not_found',
+      `The model '${model}' does not exist in response-API mode; use one of: ${known}`,
+      { field: 'model', issue: 'not available' },
+    );
   }
   if (parsed.messages !== undefined && parsed.input !== undefined) {
-    throw invalidField('messages', 'cannot be combined with input', 'Send either messages (the chat form, docs/interface.md "Response-API request") or input (the response API form), not both');
+    throw invalidField(
+      'messages',
+      'cannot be combined with input',
+      'Send either messages (the chat form, docs/interface.md "Response-API request") or input (the response API form), not both',
+    );
   }
   if (parsed.messages === undefined && parsed.input === undefined) {
-    throw invalidField('messages', 'is required', 'Invalid request: messages is required (or input, in the response API form)');
+    throw invalidField(
+      'messages',
+      'is required',
+      'Invalid request: messages is required (or input, in the response API form)',
+    );
   }
 
   const upstreamModel = toRespapiUpstreamModel(profile, model);
   const ignored: string[] = [];
   let body: Record<string, unknown>;
   if (parsed.messages !== undefined) {
-    const system = parsed.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'system' || m.role === 'developer');
-    const turns = parsed.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user' || m.role === 'assistant');
+    const system = parsed.messages
+      .map((m, i) => ({ m, i }))
+      .filter(({ m }) => m.role === 'system' || m.role === 'developer');
+    const turns = parsed.messages
+      .map((m, i) => ({ m, i }))
+      .filter(({ m }) => m.role === 'user' || m.role === 'assistant');
     if (turns.length === 0) throw invalidField('messages', 'must contain a user message');
     body = {
       model: upstreamModel,
-      instructions: combineInstructions(ourInstructions, parsed.instructions ?? undefined, ...system.map(({ m, i }) => partsText(m.content, `messages.${i}.content`))),
+      instructions: combineInstructions(
+        ourInstructions,
+        parsed.instructions ?? undefined,
+        ...system.map(({ m, i }) => partsText(m.content, `messages.${i}.content`)),
+      ),
       input: turns.map(({ m, i }) => toInputItem(m, i)),
     };
     for (const key of Object.keys(parsed)) if (!chatFields.has(key)) ignored.push(key);
   } else {
     const { model: _m, instructions: _i, stream: _s, max_tokens: _t, ...rest } = parsed;
-    body = { ...rest, model: upstreamModel, instructions: combineInstructions(ourInstructions, parsed.instructions ?? undefined) };
+    body = {
+      ...rest,
+      model: upstreamModel,
+      instructions: combineInstructions(ourInstructions, parsed.instructions ?? undefined),
+    };
   }
   // Client names -> upstream names; null means "unset" for common clients.
   const mapped: Array<[string, string, unknown]> = [

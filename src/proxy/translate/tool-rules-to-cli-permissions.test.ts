@@ -3,7 +3,14 @@ import { createProfile } from '../profile.js';
 import { absoluteRulePath, toolRulesToCliPermissions } from './tool-rules-to-cli-permissions.js';
 
 const profile = createProfile();
-const base = { profile, disallowedTools: [], unconfinedShell: false, deniedDirs: ['/home/u/.local/share/assistant-proxy'], deniedFiles: ['/home/u/.claude/.credentials.json'], workDir: '/home/u/.local/share/assistant-proxy/cli-workdir' };
+const base = {
+  profile,
+  disallowedTools: [],
+  unconfinedShell: false,
+  deniedDirs: ['/home/u/.local/share/assistant-proxy'],
+  deniedFiles: ['/home/u/.claude/.credentials.json'],
+  workDir: '/home/u/.local/share/assistant-proxy/cli-workdir',
+};
 
 describe('toolRulesToCliPermissions', () => {
   it('scopes a bare file tool to the working directory and keeps a rule the owner wrote with its own path', () => {
@@ -15,7 +22,18 @@ describe('toolRulesToCliPermissions', () => {
 
   it("denies every file tool the owner's secrets, start-up files and autostart folders, whatever is allowed", () => {
     const { deny } = toolRulesToCliPermissions({ ...base, allowedTools: ['Read'] }).settings.permissions;
-    for (const p of ['~/.claude/**', '~/.claude.json', '~/.codex/**', '~/.ssh/**', '~/.bashrc', '~/.profile', '~/.zshrc', '~/.config/autostart/**', '~/.config/systemd/user/**', '~/Library/LaunchAgents/**']) {
+    for (const p of [
+      '~/.claude/**',
+      '~/.claude.json',
+      '~/.codex/**',
+      '~/.ssh/**',
+      '~/.bashrc',
+      '~/.profile',
+      '~/.zshrc',
+      '~/.config/autostart/**',
+      '~/.config/systemd/user/**',
+      '~/Library/LaunchAgents/**',
+    ]) {
       expect(deny).toContain(`Read(${p})`);
       expect(deny).toContain(`Edit(${p})`);
     }
@@ -26,8 +44,13 @@ describe('toolRulesToCliPermissions', () => {
     expect(deny).not.toContain('Read(//home/u/.local/share/assistant-proxy/**)');
   });
 
-  it('denies a data directory whole when the working directory is elsewhere, and keeps the owner\'s own deny rules', () => {
-    const { deny } = toolRulesToCliPermissions({ ...base, workDir: '/srv/work', allowedTools: ['Read'], disallowedTools: ['WebFetch'] }).settings.permissions;
+  it("denies a data directory whole when the working directory is elsewhere, and keeps the owner's own deny rules", () => {
+    const { deny } = toolRulesToCliPermissions({
+      ...base,
+      workDir: '/srv/work',
+      allowedTools: ['Read'],
+      disallowedTools: ['WebFetch'],
+    }).settings.permissions;
     expect(deny).toContain('Read(//home/u/.local/share/assistant-proxy/**)');
     expect(deny).toContain('WebFetch');
   });

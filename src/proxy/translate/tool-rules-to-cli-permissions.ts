@@ -42,7 +42,16 @@ export interface CliPermissions {
 
 /** What a denied folder that holds the working directory is denied (the desktop app's data directory holds its
  * settings, the usage database, the log and the prompt files beside the CLI's working directory). */
-const besideWorkDir = ['*.*', 'logs/**', 'cli-prompts/**', 'Local Storage/**', 'Session Storage/**', 'Cookies*', 'IndexedDB/**', 'Preferences'];
+const besideWorkDir = [
+  '*.*',
+  'logs/**',
+  'cli-prompts/**',
+  'Local Storage/**',
+  'Session Storage/**',
+  'Cookies*',
+  'IndexedDB/**',
+  'Preferences',
+];
 
 function toolOf(rule: string): string {
   return rule.replace(/\(.*$/s, '').trim();
@@ -76,11 +85,18 @@ export function toolRulesToCliPermissions(opts: ToolRuleOptions): CliPermissions
     ...perm.deniedPaths,
     ...opts.deniedDirs.flatMap((d) => {
       const dir = absoluteRulePath(d).replace(/\/+$/, '');
-      return absoluteRulePath(opts.workDir).startsWith(`${dir}/`) ? besideWorkDir.map((p) => `${dir}/${p}`) : [`${dir}/**`];
+      return absoluteRulePath(opts.workDir).startsWith(`${dir}/`)
+        ? besideWorkDir.map((p) => `${dir}/${p}`)
+        : [`${dir}/**`];
     }),
     ...(opts.deniedFiles ?? []).map(absoluteRulePath),
   ];
-  const deny = [...new Set([...paths.flatMap((p) => [`${perm.readRule}(${p})`, `${perm.editRule}(${p})`]), ...opts.disallowedTools])];
+  const deny = [
+    ...new Set([
+      ...paths.flatMap((p) => [`${perm.readRule}(${p})`, `${perm.editRule}(${p})`]),
+      ...opts.disallowedTools,
+    ]),
+  ];
   if (!opts.unconfinedShell) for (const t of perm.shellTools) if (!deny.includes(t)) deny.push(t);
   return { tools, settings: { permissions: { allow, deny, defaultMode: perm.defaultMode } }, refused };
 }

@@ -5,11 +5,20 @@ import { describe, expect, it } from 'vitest';
 import type { ProxyState } from '../http/state.js';
 import { ChatObserver } from './chat-observer.js';
 
-const start = { type: 'message_start', message: { model: 'claude-sonnet-4-20250514', usage: { input_tokens: 11, output_tokens: 1, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 } } };
+const start = {
+  type: 'message_start',
+  message: {
+    model: 'claude-sonnet-4-20250514',
+    usage: { input_tokens: 11, output_tokens: 1, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 },
+  },
+};
 const delta = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '☕' } };
 const end = { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } };
 const stop = { type: 'message_stop' };
-const facts = { usage: { inputTokens: 11, outputTokens: 7, cacheReadTokens: 5, cacheWriteTokens: 2 }, modelServed: 'assistant-sonnet-4-20250514' };
+const facts = {
+  usage: { inputTokens: 11, outputTokens: 7, cacheReadTokens: 5, cacheWriteTokens: 2 },
+  modelServed: 'assistant-sonnet-4-20250514',
+};
 const servedName = (m: string) => m.replace(/^claude-/, 'assistant-');
 
 function observer(clock: { t: number }) {
@@ -50,8 +59,14 @@ describe('ChatObserver', () => {
   it('reads a JSON message whole, and nothing from an error body', () => {
     const { state, observer: o } = observer({ t: 50 });
     o.readBytesOf('application/json');
-    o.bytes(Buffer.from('{"type":"message","model":"claude-sonnet-4-20250514","content":[{"type":"text","text":"hi"}],'));
-    o.bytes(Buffer.from('"usage":{"input_tokens":11,"output_tokens":7,"cache_read_input_tokens":5,"cache_creation_input_tokens":2}}'));
+    o.bytes(
+      Buffer.from('{"type":"message","model":"claude-sonnet-4-20250514","content":[{"type":"text","text":"hi"}],'),
+    );
+    o.bytes(
+      Buffer.from(
+        '"usage":{"input_tokens":11,"output_tokens":7,"cache_read_input_tokens":5,"cache_creation_input_tokens":2}}',
+      ),
+    );
     o.end();
     expect(state).toMatchObject({ ...facts, firstTokenAt: 50 });
     const err = observer({ t: 50 });
@@ -69,8 +84,17 @@ describe('ChatObserver', () => {
     o.respapi('response.output_text.delta', { delta: 'hi' });
     clock.t = 500;
     o.respapi('response.output_text.delta', { delta: ' there' });
-    o.respapi('response.completed', { response: { model: 'claude-x', usage: { input_tokens: 9, output_tokens: 2, input_tokens_details: { cached_tokens: 4 } } } });
-    expect(state).toMatchObject({ firstTokenAt: 310, modelServed: 'assistant-x', usage: { inputTokens: 9, outputTokens: 2, cacheReadTokens: 4 } });
+    o.respapi('response.completed', {
+      response: {
+        model: 'claude-x',
+        usage: { input_tokens: 9, output_tokens: 2, input_tokens_details: { cached_tokens: 4 } },
+      },
+    });
+    expect(state).toMatchObject({
+      firstTokenAt: 310,
+      modelServed: 'assistant-x',
+      usage: { inputTokens: 9, outputTokens: 2, cacheReadTokens: 4 },
+    });
     expect(o.stopped).toBe(true);
   });
 });

@@ -15,7 +15,12 @@ import type { RespapiResponse } from '../formats/respapi.js';
 import type { ProxyState } from '../http/state.js';
 import { reportedTokensOf } from '../translate/map-usage.js';
 import type { QuotaNames } from '../profile.js';
-import { billingRefusalOf, laneOfCliRateLimit, laneOfProviderAnswer, type CredentialKind } from '../usage/billing-lane.js';
+import {
+  billingRefusalOf,
+  laneOfCliRateLimit,
+  laneOfProviderAnswer,
+  type CredentialKind,
+} from '../usage/billing-lane.js';
 import type { BillingFacts } from '../usage/types.js';
 import { SseReader, type SseMessage } from './sse-reader.js';
 
@@ -173,7 +178,8 @@ export class ChatObserver implements BillingFacts {
 
   /** A forwarded error answer (passed on as the provider wrote it): a billing refusal is still counted as one. */
   private errorBody(error: Json | undefined): void {
-    const refusal = typeof error?.message === 'string' ? billingRefusalOf(error.message, this.opts.quota?.refusals) : null;
+    const refusal =
+      typeof error?.message === 'string' ? billingRefusalOf(error.message, this.opts.quota?.refusals) : null;
     if (refusal) this.state.billingRefusal = refusal;
   }
 
@@ -193,7 +199,8 @@ export class ChatObserver implements BillingFacts {
   }
 
   private served(model: unknown): void {
-    if (typeof model === 'string' && model !== '') this.state.modelServed = this.opts.servedName ? this.opts.servedName(model) : model;
+    if (typeof model === 'string' && model !== '')
+      this.state.modelServed = this.opts.servedName ? this.opts.servedName(model) : model;
   }
 
   private usage(usage: Json | undefined): void {

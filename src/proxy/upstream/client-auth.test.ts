@@ -10,8 +10,14 @@ const accessKey = 'proxy-access-key-0123456789';
 describe('clientAuthOf', () => {
   it.each([
     [{ 'x-api-key': 'sk-ant-api03-abc' }, { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-abc' }],
-    [{ authorization: 'Bearer sk-ant-api03-abc' }, { kind: 'api-key', header: 'authorization', value: 'Bearer sk-ant-api03-abc' }],
-    [{ authorization: 'Bearer dummy', 'x-api-key': 'sk-ant-api03-abc' }, { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-abc' }],
+    [
+      { authorization: 'Bearer sk-ant-api03-abc' },
+      { kind: 'api-key', header: 'authorization', value: 'Bearer sk-ant-api03-abc' },
+    ],
+    [
+      { authorization: 'Bearer dummy', 'x-api-key': 'sk-ant-api03-abc' },
+      { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-abc' },
+    ],
     [{ authorization: 'Bearer sk-ant-oat01-mine' }, { kind: 'client-oauth', token: 'sk-ant-oat01-mine' }],
     [{ 'x-api-key': 'dummy' }, { kind: 'cli-oauth' }],
     [{ authorization: 'Bearer not-needed' }, { kind: 'cli-oauth' }],
@@ -62,8 +68,16 @@ describe('upstream headers', () => {
     });
     // A profile may name headers of its own for OAuth requests; they are added as given.
     const withHeader = { ...profile, api: { ...profile.api, oauthHeaders: { 'X-Example': 'yes' } } };
-    expect(upstreamHeaders({}, { kind: 'cli-oauth' }, withHeader, 'sk-ant-oat01-t')).toMatchObject({ 'x-example': 'yes' });
-    expect(upstreamHeaders({ 'anthropic-version': '2099-01-01' }, { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-k' }, profile)).toEqual({
+    expect(upstreamHeaders({}, { kind: 'cli-oauth' }, withHeader, 'sk-ant-oat01-t')).toMatchObject({
+      'x-example': 'yes',
+    });
+    expect(
+      upstreamHeaders(
+        { 'anthropic-version': '2099-01-01' },
+        { kind: 'api-key', header: 'x-api-key', value: 'sk-ant-api03-k' },
+        profile,
+      ),
+    ).toEqual({
       'anthropic-version': '2099-01-01',
       'x-api-key': 'sk-ant-api03-k',
     });

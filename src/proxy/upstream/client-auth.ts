@@ -32,9 +32,12 @@ export function clientAuthOf(headers: IncomingHeaders, profile: Profile, accessK
   const isOauthToken = (v: string) => v.startsWith(profile.api.oauthTokenPrefix);
   const apiKey = firstValue(headers['x-api-key'])?.trim();
   const bearer = bearerOf(headers);
-  if (apiKey && !isProxyKey(apiKey) && isRealKey(apiKey)) return { kind: 'api-key', header: 'x-api-key', value: apiKey };
-  if (bearer && !isProxyKey(bearer) && isRealKey(bearer)) return { kind: 'api-key', header: 'authorization', value: `Bearer ${bearer}` };
-  for (const v of [bearer, apiKey]) if (v && !isProxyKey(v) && isOauthToken(v)) return { kind: 'client-oauth', token: v };
+  if (apiKey && !isProxyKey(apiKey) && isRealKey(apiKey))
+    return { kind: 'api-key', header: 'x-api-key', value: apiKey };
+  if (bearer && !isProxyKey(bearer) && isRealKey(bearer))
+    return { kind: 'api-key', header: 'authorization', value: `Bearer ${bearer}` };
+  for (const v of [bearer, apiKey])
+    if (v && !isProxyKey(v) && isOauthToken(v)) return { kind: 'client-oauth', token: v };
   return { kind: 'cli-oauth' };
 }
 
@@ -132,7 +135,12 @@ function rulesOf(api: Profile['api']): HeaderRules {
  * required headers and feature flags merged into the client's own (PEERS.md: overwriting them broke features).
  * The version header is defaulted when the client sent none; a client's own version is kept.
  */
-export function upstreamHeaders(base: Record<string, string>, auth: ClientAuth, profile: Profile, oauthToken?: string): Record<string, string> {
+export function upstreamHeaders(
+  base: Record<string, string>,
+  auth: ClientAuth,
+  profile: Profile,
+  oauthToken?: string,
+): Record<string, string> {
   const rules = rulesOf(profile.api);
   // Copied key by key: a spread copy that then gains the credential's keys cost twenty times more in V8 (each new
   // key made a new hidden class for a map that was never reused).

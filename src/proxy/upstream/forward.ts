@@ -29,7 +29,17 @@ import { explainNativeRefusalBody } from '../translate/map-native-error.js';
  * policy that is this proxy's to decide (its CORS setting; cookies the provider's edge sets must not land on
  * localhost, where every local web page could send them back).
  */
-const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
+const dropped = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'set-cookie',
+]);
 
 /**
  * Header names the Connection header lists (RFC 9110 §7.6.1: hop-by-hop for this answer), or undefined when it lists
@@ -38,7 +48,11 @@ const dropped = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'prox
  */
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
-  return new Set(String(value).split(',').map((t) => t.trim().toLowerCase()));
+  return new Set(
+    String(value)
+      .split(',')
+      .map((t) => t.trim().toLowerCase()),
+  );
 }
 
 function copyAnswerHeaders(ctx: ProxyContext, answer: Pick<ProviderAnswer, 'headers'>): void {
@@ -50,7 +64,8 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: Pick<ProviderAnswer, 'head
     // undici names headers in lower case; the check keeps this right for any other caller.
     const key = name.toLowerCase();
     if (value === undefined || dropped.has(key) || named?.has(key) || key.startsWith('access-control-')) continue;
-    if (key === 'vary') ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
+    if (key === 'vary')
+      ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
     else setHeader(ctx, key, value);
   }
 }
@@ -71,7 +86,14 @@ export interface ForwardOptions {
 }
 
 /** Forwards the request on ctx to `path` under the API base (POST with the body as received, or GET). */
-export async function forwardToProvider(ctx: ProxyContext, services: Services, client: ProviderClient, method: 'GET' | 'POST', path: string, options: ForwardOptions = {}): Promise<void> {
+export async function forwardToProvider(
+  ctx: ProxyContext,
+  services: Services,
+  client: ProviderClient,
+  method: 'GET' | 'POST',
+  path: string,
+  options: ForwardOptions = {},
+): Promise<void> {
   const { profile, config, logger, deps } = services;
   const raw = ctx.state.rawBody;
   // A non-streamed answer of modest size is not a stream, whether it carries a content-length or comes chunked (a
@@ -86,7 +108,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       method,
       path: ctx.querystring ? `${path}?${ctx.querystring}` : path,
       headers: forwardableHeaders(ctx.headers),
-      body: method === 'POST' && raw && options.providerModel !== undefined ? rewriteBodyModel(raw, options.providerModel) : raw,
+      body:
+        method === 'POST' && raw && options.providerModel !== undefined
+          ? rewriteBodyModel(raw, options.providerModel)
+          : raw,
       auth,
       signal: ctx.state.signal,
     },
@@ -115,7 +140,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
 
   if (answer.whole) {
     // One of the provider's billing refusals gets our explanation before its words (docs/usage.md "Lanes").
-    const refused = answer.statusCode >= 400 && answer.statusCode < 500 && !gzipped ? explainNativeRefusalBody(answer.whole, profile.quota.refusals) : undefined;
+    const refused =
+      answer.statusCode >= 400 && answer.statusCode < 500 && !gzipped
+        ? explainNativeRefusalBody(answer.whole, profile.quota.refusals)
+        : undefined;
     const whole = refused ?? answer.whole;
     copyAnswerHeaders(ctx, answer);
     // Read before the request log's record of this request (when the response ends), so the record has the
@@ -144,7 +172,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       }
       if (reads) observer.end();
       if (mustStop && !observer.stopped && !state.signal.aborted) {
-        throw new ProxyError('upstream', 'The provider ended the stream before its end (no message_stop); the answer is incomplete');
+        throw new ProxyError(
+          'upstream',
+          'The provider ended the stream before its end (no message_stop); the answer is incomplete',
+        );
       }
     } catch (err) {
       if (state.signal.aborted) return; // the client is gone; nothing to tell
@@ -152,7 +183,10 @@ export async function forwardToProvider(ctx: ProxyContext, services: Services, c
       if (!isSse) {
         // Not a stream: there is no in-band way to say it; the answer is cut so it cannot look complete.
         state.errorType = errorTypeName(error, state.family);
-        logger.warn({ requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) }, 'provider answer broke off');
+        logger.warn(
+          { requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) },
+          'provider answer broke off',
+        );
         throw error;
       }
       const events = failAfterHeaders(error, state, 'named-events', logger);

@@ -64,7 +64,11 @@ export class ProviderClient {
 
   /** Sends the request with the credential the client's auth calls for; one refresh-and-retry on a refused OAuth token. */
   send(req: ProviderRequest): Promise<ProviderAnswer> {
-    return this.withCredential(req, (token) => this.dispatch(req, token), (a) => a.body.dump());
+    return this.withCredential(
+      req,
+      (token) => this.dispatch(req, token),
+      (a) => a.body.dump(),
+    );
   }
 
   /**
@@ -73,19 +77,34 @@ export class ProviderClient {
    * it. For the routes that pass an answer on (forward.ts) or need all of it (direct-backend.ts).
    */
   exchange(req: ProviderRequest, wholeLimit: number): Promise<WholeOrStream> {
-    return this.withCredential(req, (token) => this.exchangeOnce(req, wholeLimit, token), async (a) => void a.body?.destroy());
+    return this.withCredential(
+      req,
+      (token) => this.exchangeOnce(req, wholeLimit, token),
+      async (a) => void a.body?.destroy(),
+    );
   }
 
   /**
    * `once` with the CLI's OAuth token when the client's auth calls for it, refreshed and sent once more when the
    * provider refuses it; `discard` lets go of an answer that is not passed on.
    */
-  private async withCredential<T extends { statusCode: number }>(req: ProviderRequest, once: (oauthToken?: string) => Promise<T>, discard: (answer: T) => Promise<unknown>): Promise<T> {
+  private async withCredential<T extends { statusCode: number }>(
+    req: ProviderRequest,
+    once: (oauthToken?: string) => Promise<T>,
+    discard: (answer: T) => Promise<unknown>,
+  ): Promise<T> {
     if (req.auth.kind !== 'cli-oauth') return once();
-    const answer = await this.credentials.send((credential) => once(credential.accessToken), (a) => a.statusCode === 401, discard);
+    const answer = await this.credentials.send(
+      (credential) => once(credential.accessToken),
+      (a) => a.statusCode === 401,
+      discard,
+    );
     if (answer.statusCode !== 401) return answer;
     await discard(answer).catch(() => undefined);
-    throw new ProxyError('authentication', `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`);
+    throw new ProxyError(
+      'authentication',
+      `The provider refused the CLI's OAuth login even after a refresh. ${this.services.profile.cli.loginHint}.`,
+    );
   }
 
   /** What undici is given for `req`, whichever way its answer is read. */
@@ -102,11 +121,17 @@ export class ProviderClient {
   }
 
   /** The subscription's quota windows ride on every answer (docs/usage.md): read on every route, never changed. */
-  private readonly observeHeaders = (headers: Record<string, string | string[] | undefined>): void => this.services.usage.upstreamHeaders('direct', headers);
+  private readonly observeHeaders = (headers: Record<string, string | string[] | undefined>): void =>
+    this.services.usage.upstreamHeaders('direct', headers);
 
   private exchangeOnce(req: ProviderRequest, wholeLimit: number, oauthToken?: string): Promise<WholeOrStream> {
     return new Promise<WholeOrStream>((resolve, reject) => {
-      const handler = new WholeOrStreamHandler(wholeLimit, { resolve, reject: (err) => reject(fromTransportError(err, this.timeouts)) }, req.signal, this.observeHeaders);
+      const handler = new WholeOrStreamHandler(
+        wholeLimit,
+        { resolve, reject: (err) => reject(fromTransportError(err, this.timeouts)) },
+        req.signal,
+        this.observeHeaders,
+      );
       this.agent.dispatch(this.options(req, oauthToken), handler);
     });
   }

@@ -32,7 +32,12 @@ const providerListSchema = z.looseObject({
 const listTimeoutMs = 10_000;
 
 /** The provider's models as ModelInfo with public ids; throws a ProxyError when the provider cannot be asked. */
-export async function fetchProviderModels(services: Services, client: ProviderClient, auth: ClientAuth, signal: AbortSignal): Promise<ModelInfo[]> {
+export async function fetchProviderModels(
+  services: Services,
+  client: ProviderClient,
+  auth: ClientAuth,
+  signal: AbortSignal,
+): Promise<ModelInfo[]> {
   const { profile, config } = services;
   const answer = await client.send({
     method: 'GET',
@@ -55,6 +60,10 @@ export async function fetchProviderModels(services: Services, client: ProviderCl
     const id = toNeutralModel(profile, m.id);
     const at = m.created_at ? Date.parse(m.created_at) : Number.NaN;
     const contextLength = m.max_input_tokens ?? m.context_window ?? m.context_length ?? known.get(id)?.contextLength;
-    return { id, created: Number.isNaN(at) ? (known.get(id)?.created ?? 0) : Math.floor(at / 1000), ...(contextLength ? { contextLength } : {}) };
+    return {
+      id,
+      created: Number.isNaN(at) ? (known.get(id)?.created ?? 0) : Math.floor(at / 1000),
+      ...(contextLength ? { contextLength } : {}),
+    };
   });
 }

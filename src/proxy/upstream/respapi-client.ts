@@ -55,9 +55,20 @@ export class RespapiClient {
   }
 
   /** One request; a failure to get an answer is a ProxyError, unless the caller's signal ended it (then as thrown). */
-  private async post(payload: string, sessionId: string, cred: RespapiCredential, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  private async post(
+    payload: string,
+    sessionId: string,
+    cred: RespapiCredential,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     try {
-      const res = await request(this.url, { method: 'POST', headers: this.headers(cred, sessionId), body: payload, dispatcher: this.agent, signal });
+      const res = await request(this.url, {
+        method: 'POST',
+        headers: this.headers(cred, sessionId),
+        body: payload,
+        dispatcher: this.agent,
+        signal,
+      });
       this.opts.usage?.upstreamHeaders('respapi', res.headers);
       return res;
     } catch (err) {
@@ -71,7 +82,11 @@ export class RespapiClient {
    * is thrown as a ProxyError; a refused login (401) is refreshed once and the request sent once more
    * (RefreshingCredential.send: the file may hold a token revoked early).
    */
-  async open(body: Record<string, unknown>, sessionId: string, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
+  async open(
+    body: Record<string, unknown>,
+    sessionId: string,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<UpstreamEvent>> {
     const payload = JSON.stringify(body);
     const res = await this.opts.credential.send(
       (cred) => this.post(payload, sessionId, cred, signal),
@@ -83,7 +98,10 @@ export class RespapiClient {
       const type = firstValue(res.headers['content-type']) ?? '';
       if (!type.includes('text/event-stream')) {
         const text = await readLimited(res.body).catch(() => '');
-        throw new ProxyError('upstream', `The response API answered ${type || 'no content type'} instead of an event stream (${text.slice(0, 200)})`);
+        throw new ProxyError(
+          'upstream',
+          `The response API answered ${type || 'no content type'} instead of an event stream (${text.slice(0, 200)})`,
+        );
       }
       return this.iterate(res.body, signal);
     }

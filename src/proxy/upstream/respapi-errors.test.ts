@@ -7,10 +7,15 @@ import { respapiUpstreamError, upstreamMessage } from './respapi-errors.js';
 describe('response-API error answers', () => {
   it('maps upstream statuses faithfully', () => {
     const p = defaultProfile;
-    expect(respapiUpstreamError(403, '{"error":{"message":"no plan"}}', undefined, p)).toMatchObject({ kind: 'permission', status: 403 });
+    expect(respapiUpstreamError(403, '{"error":{"message":"no plan"}}', undefined, p)).toMatchObject({
+      kind: 'permission',
+      status: 403,
+    });
     expect(respapiUpstreamError(429, '{}', '12', p)).toMatchObject({ kind: 'rate_limit', retryAfter: 12 });
     expect(respapiUpstreamError(502, 'bad', undefined, p)).toMatchObject({ kind: 'unavailable', status: 503 });
-    expect(respapiUpstreamError(400, '{"detail":"Unsupported parameter: x"}', undefined, p).message).toBe('The response API rejected the request: Unsupported parameter: x');
+    expect(respapiUpstreamError(400, '{"detail":"Unsupported parameter: x"}', undefined, p).message).toBe(
+      'The response API rejected the request: Unsupported parameter: x',
+    );
     expect(respapiUpstreamError(404, '', undefined, p)).toMatchObject({ kind: 'not_found' });
   });
 

@@ -20,20 +20,36 @@ export function upstreamMessage(text: string): string {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || 'no details';
 }
 
-export function respapiUpstreamError(status: number, text: string, retryAfterHeader: string | undefined, profile: Profile): ProxyError {
+export function respapiUpstreamError(
+  status: number,
+  text: string,
+  retryAfterHeader: string | undefined,
+  profile: Profile,
+): ProxyError {
   const msg = upstreamMessage(text);
   const retryAfter = parseRetryAfter(retryAfterHeader);
   if (status === 401) {
-    return new ProxyError('authentication', `The response API refused the login (${msg}). ${profile.respapi.loginHint}`);
+    return new ProxyError(
+      'authentication',
+      `The response API refused the login (${msg}). ${profile.respapi.loginHint}`,
+    );
   }
   if (status === 403) {
-    return new ProxyError('permission', `${profile.respapi.subscriptionHint}; the response API refused access (${msg})`);
+    return new ProxyError(
+      'permission',
+      `${profile.respapi.subscriptionHint}; the response API refused access (${msg})`,
+    );
   }
   if (status === 429) {
-    return new ProxyError('rate_limit', `The response API's rate or usage limit was reached (${msg})`, { retryAfter: retryAfter ?? 1 });
+    return new ProxyError('rate_limit', `The response API's rate or usage limit was reached (${msg})`, {
+      retryAfter: retryAfter ?? 1,
+    });
   }
   if (status >= 500) {
-    return new ProxyError('unavailable', `The response API is unavailable (HTTP ${status}: ${msg}); try again later`, { status: 503, retryAfter });
+    return new ProxyError('unavailable', `The response API is unavailable (HTTP ${status}: ${msg}); try again later`, {
+      status: 503,
+      retryAfter,
+    });
   }
   if (status === 400 || status === 422) {
     return new ProxyError('invalid_request', `The response API rejected the request: ${msg}`);

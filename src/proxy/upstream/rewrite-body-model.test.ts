@@ -7,8 +7,11 @@ describe('rewriteBodyModel', () => {
   const b = (s: string) => Buffer.from(s, 'utf8');
 
   it('replaces only the top-level model value, keeping every other byte', () => {
-    const body = '{"messages":[{"role":"user","content":"model \\"assistant-x\\"","model":"assistant-y"}], "model" : "assistant-sonnet-4-20250514" ,"n":1.0}';
-    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe(body.replace('"assistant-sonnet-4-20250514"', '"claude-sonnet-4-20250514"'));
+    const body =
+      '{"messages":[{"role":"user","content":"model \\"assistant-x\\"","model":"assistant-y"}], "model" : "assistant-sonnet-4-20250514" ,"n":1.0}';
+    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe(
+      body.replace('"assistant-sonnet-4-20250514"', '"claude-sonnet-4-20250514"'),
+    );
   });
 
   it('returns the same buffer when nothing needs mapping', () => {
@@ -20,14 +23,18 @@ describe('rewriteBodyModel', () => {
 
   it('handles multi-byte text and escapes before the model', () => {
     const body = '{"system":"☕ \\\\ \\" {[","model":"assistant-opus-4-20250514"}';
-    expect(rewriteBodyModel(b(body), 'claude-opus-4-20250514').toString()).toBe('{"system":"☕ \\\\ \\" {[","model":"claude-opus-4-20250514"}');
+    expect(rewriteBodyModel(b(body), 'claude-opus-4-20250514').toString()).toBe(
+      '{"system":"☕ \\\\ \\" {[","model":"claude-opus-4-20250514"}',
+    );
     expect(topLevelStringSpan(b('{"model":{"model":"x"}}'), 'model')).toBeUndefined();
   });
 
   it('reads keys and model ids with escapes as JSON does', () => {
     // "mod\u0065l" is the key "model"; the value's escape is kept as text, then replaced whole.
     const body = '{"mod\\u0065l":"assistant-sonnet-4-20250514","x":"\\"model\\""}';
-    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe('{"mod\\u0065l":"claude-sonnet-4-20250514","x":"\\"model\\""}');
+    expect(rewriteBodyModel(b(body), 'claude-sonnet-4-20250514').toString()).toBe(
+      '{"mod\\u0065l":"claude-sonnet-4-20250514","x":"\\"model\\""}',
+    );
     const escapedValue = b('{"model":"assistant-\\u0073onnet"}');
     expect(rewriteBodyModel(escapedValue, 'assistant-sonnet')).toBe(escapedValue);
     expect(topLevelStringSpan(b('{"model":"unterminated'), 'model')).toEqual({ start: 9, end: 22 });

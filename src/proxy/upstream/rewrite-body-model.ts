@@ -26,7 +26,8 @@ function plain(buf: Buffer, start: number, end: number): boolean {
 /** The JSON string between `start` and `end` (its quotes included); undefined when it is not a valid one. */
 function stringAt(buf: Buffer, start: number, end: number): string | undefined {
   // Most keys and model ids have no escape: their text is their bytes, without JSON.parse's copy and checks.
-  if (end - start >= 2 && buf[end - 1] === QUOTE && plain(buf, start, end)) return buf.toString('utf8', start + 1, end - 1);
+  if (end - start >= 2 && buf[end - 1] === QUOTE && plain(buf, start, end))
+    return buf.toString('utf8', start + 1, end - 1);
   try {
     const value: unknown = JSON.parse(buf.toString('utf8', start, end));
     return typeof value === 'string' ? value : undefined;
@@ -78,5 +79,9 @@ export function rewriteBodyModel(raw: Buffer, mapped: string): Buffer {
   if (!span) return raw;
   const model = stringAt(raw, span.start, span.end);
   if (model === undefined || mapped === model) return raw;
-  return Buffer.concat([raw.subarray(0, span.start), Buffer.from(JSON.stringify(mapped), 'utf8'), raw.subarray(span.end)]);
+  return Buffer.concat([
+    raw.subarray(0, span.start),
+    Buffer.from(JSON.stringify(mapped), 'utf8'),
+    raw.subarray(span.end),
+  ]);
 }

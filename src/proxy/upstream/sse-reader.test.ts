@@ -33,7 +33,11 @@ describe('SseReader', () => {
   it('ignores a byte-order mark at the start of the stream, even when split across reads, and nowhere else', () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     const reader = new SseReader();
-    const got = [...reader.feed(bom.subarray(0, 2)), ...reader.feed(Buffer.concat([bom.subarray(2), bytes])), ...reader.end()];
+    const got = [
+      ...reader.feed(bom.subarray(0, 2)),
+      ...reader.feed(Buffer.concat([bom.subarray(2), bytes])),
+      ...reader.end(),
+    ];
     expect(got).toEqual(expected);
     const later = new SseReader();
     expect(later.feed(Buffer.concat([Buffer.from('data: a\n\n'), bom, Buffer.from('data: b\n\n')]))).toEqual([
@@ -44,7 +48,9 @@ describe('SseReader', () => {
 
   it('turns an invalid UTF-8 sequence into U+FFFD, as the earlier decoder did', () => {
     const reader = new SseReader();
-    expect(reader.feed(Buffer.concat([Buffer.from('data: a'), Buffer.from([0xff]), Buffer.from('b\n\n')]))).toEqual([{ event: undefined, data: 'a\ufffdb' }]);
+    expect(reader.feed(Buffer.concat([Buffer.from('data: a'), Buffer.from([0xff]), Buffer.from('b\n\n')]))).toEqual([
+      { event: undefined, data: 'a\ufffdb' },
+    ]);
   });
 
   it('returns an event as soon as its blank line arrives, not at the end', () => {

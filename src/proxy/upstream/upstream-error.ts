@@ -8,7 +8,10 @@ import type { Config } from '../config.js';
 import { firstValue } from './client-auth.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
 
-export type UpstreamTimeouts = Pick<Config, 'upstreamConnectTimeoutMs' | 'upstreamFirstByteTimeoutMs' | 'upstreamIdleTimeoutMs'>;
+export type UpstreamTimeouts = Pick<
+  Config,
+  'upstreamConnectTimeoutMs' | 'upstreamFirstByteTimeoutMs' | 'upstreamIdleTimeoutMs'
+>;
 
 /** Which upstream failed, in the words and the setting a user would check. */
 export interface UpstreamTarget {
@@ -20,28 +23,49 @@ export const providerApi: UpstreamTarget = { name: 'the provider API', baseUrlSe
 export const responseApi: UpstreamTarget = { name: 'the response API', baseUrlSetting: 'RESPAPI_BASE_URL' };
 
 /** A thrown undici error (or an abort) -> ProxyError; used for every upstream of every mode. */
-export function fromTransportError(err: unknown, timeouts: UpstreamTimeouts, target: UpstreamTarget = providerApi): ProxyError {
+export function fromTransportError(
+  err: unknown,
+  timeouts: UpstreamTimeouts,
+  target: UpstreamTarget = providerApi,
+): ProxyError {
   if (err instanceof ProxyError) return err;
   const what = target.name;
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new ProxyError('timeout', `Could not connect to ${what} within ${timeouts.upstreamConnectTimeoutMs} ms (UPSTREAM_CONNECT_TIMEOUT_MS)`, { cause: err });
+      return new ProxyError(
+        'timeout',
+        `Could not connect to ${what} within ${timeouts.upstreamConnectTimeoutMs} ms (UPSTREAM_CONNECT_TIMEOUT_MS)`,
+        { cause: err },
+      );
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new ProxyError('timeout', `${capital(what)} did not start answering within ${timeouts.upstreamFirstByteTimeoutMs} ms (UPSTREAM_FIRST_BYTE_TIMEOUT_MS)`, { cause: err });
+      return new ProxyError(
+        'timeout',
+        `${capital(what)} did not start answering within ${timeouts.upstreamFirstByteTimeoutMs} ms (UPSTREAM_FIRST_BYTE_TIMEOUT_MS)`,
+        { cause: err },
+      );
     case 'UND_ERR_BODY_TIMEOUT':
-      return new ProxyError('timeout', `${capital(what)} stalled: no data for ${timeouts.upstreamIdleTimeoutMs} ms (UPSTREAM_IDLE_TIMEOUT_MS)`, { cause: err });
+      return new ProxyError(
+        'timeout',
+        `${capital(what)} stalled: no data for ${timeouts.upstreamIdleTimeoutMs} ms (UPSTREAM_IDLE_TIMEOUT_MS)`,
+        { cause: err },
+      );
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return new ProxyError('unavailable', `Cannot reach ${what} (${code}); check the network and ${target.baseUrlSetting}`, { cause: err });
+      return new ProxyError(
+        'unavailable',
+        `Cannot reach ${what} (${code}); check the network and ${target.baseUrlSetting}`,
+        { cause: err },
+      );
     case 'UND_ERR_ABORTED':
     case 'ABORT_ERR':
       return new ProxyError('unavailable', 'The request was cancelled', { cause: err });
     default: {
-      if ((err as Error)?.name === 'AbortError') return new ProxyError('unavailable', 'The request was cancelled', { cause: err });
+      if ((err as Error)?.name === 'AbortError')
+        return new ProxyError('unavailable', 'The request was cancelled', { cause: err });
       const detail = code ?? ((err as Error)?.message ? redactSecrets((err as Error).message) : 'unknown error');
       return new ProxyError('upstream', `The connection to ${what} failed (${detail})`, { cause: err });
     }
@@ -78,7 +102,11 @@ export function passedErrorHeaders(headers: Record<string, string | string[] | u
  * names the problem: an unknown model, a bad parameter). 529 (overloaded) and other 5xx become 503; 429 keeps
  * Retry-After.
  */
-export function fromErrorAnswer(status: number, headers: Record<string, string | string[] | undefined>, bodyText: string): ProxyError {
+export function fromErrorAnswer(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  bodyText: string,
+): ProxyError {
   let message = '';
   let type = '';
   try {

@@ -33,11 +33,20 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-function exchange(path: string, limit: number, signal?: AbortSignal): { answer: Promise<WholeOrStream>; seen: string[] } {
+function exchange(
+  path: string,
+  limit: number,
+  signal?: AbortSignal,
+): { answer: Promise<WholeOrStream>; seen: string[] } {
   const seen: string[] = [];
   const answer = new Promise<WholeOrStream>((resolve, reject) => {
-    const handler = new WholeOrStreamHandler(limit, { resolve, reject }, signal, (h) => seen.push(String(h['x-marker'])));
-    agent.dispatch({ origin, path, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }, handler);
+    const handler = new WholeOrStreamHandler(limit, { resolve, reject }, signal, (h) =>
+      seen.push(String(h['x-marker'])),
+    );
+    agent.dispatch(
+      { origin, path, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } },
+      handler,
+    );
   });
   return { answer, seen };
 }

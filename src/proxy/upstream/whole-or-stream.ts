@@ -60,13 +60,17 @@ export class WholeOrStreamHandler implements Dispatcher.DispatchHandler {
     if (this.signal?.aborted) controller.abort(abortError(this.signal));
   }
 
-  onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return; // an informational answer (100 Continue): the real one follows
     this.statusCode = statusCode;
     this.headers = headers;
     this.observeHeaders(headers);
     const type = headers['content-type'];
-    const sse = (Array.isArray(type) ? type[0] : type ?? '').toLowerCase().includes('text/event-stream');
+    const sse = (Array.isArray(type) ? type[0] : (type ?? '')).toLowerCase().includes('text/event-stream');
     if (sse || Number(headers['content-length']) > this.limit) this.toStream(controller);
   }
 
@@ -115,7 +119,8 @@ export class WholeOrStreamHandler implements Dispatcher.DispatchHandler {
       read: () => controller.resume(),
       destroy: (err, callback) => {
         // The reader stopped early (the client went away, the route gave up): the upstream request goes too.
-        if (!this.ended && !controller.aborted) controller.abort(err ?? new Error('The answer was not read to its end'));
+        if (!this.ended && !controller.aborted)
+          controller.abort(err ?? new Error('The answer was not read to its end'));
         callback(err);
       },
     });

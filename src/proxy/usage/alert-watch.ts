@@ -3,7 +3,13 @@
 // notification too. Which kinds are on is read at each event (the settings may change while running).
 
 import type { QuotaNames } from '../profile.js';
-import { emptyLaneAlertState, stepLaneAlerts, type LaneAlertEvent, type LaneAlertKind, type LaneNotice } from './lane-alerts.js';
+import {
+  emptyLaneAlertState,
+  stepLaneAlerts,
+  type LaneAlertEvent,
+  type LaneAlertKind,
+  type LaneNotice,
+} from './lane-alerts.js';
 import type { UsageLedger } from './ledger.js';
 import { paceOf, windowSeconds } from './pace.js';
 
@@ -16,7 +22,10 @@ export interface AlertWatchOptions {
 }
 
 /** Starts watching; returns the function that stops it. */
-export function watchLaneAlerts(ledger: Pick<UsageLedger, 'onRecord' | 'onQuota'>, opts: AlertWatchOptions): () => void {
+export function watchLaneAlerts(
+  ledger: Pick<UsageLedger, 'onRecord' | 'onQuota'>,
+  opts: AlertWatchOptions,
+): () => void {
   let state = emptyLaneAlertState();
   const now = opts.now ?? Date.now;
   const step = (event: LaneAlertEvent) => {
@@ -28,7 +37,8 @@ export function watchLaneAlerts(ledger: Pick<UsageLedger, 'onRecord' | 'onQuota'
     if (r.mode !== null) step({ kind: 'request', lane: r.billingLane ?? null });
   });
   const offQuota = ledger.onQuota((windows) => {
-    for (const w of windows) step({ kind: 'window', window: w, pace: paceOf(w, windowSeconds(w.window, opts.names)), now: now() });
+    for (const w of windows)
+      step({ kind: 'window', window: w, pace: paceOf(w, windowSeconds(w.window, opts.names)), now: now() });
   });
   return () => {
     offRecord();

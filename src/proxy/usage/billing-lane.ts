@@ -24,7 +24,11 @@ function get(headers: Headers, name: string): string | undefined {
  * (`<prefix>-overage-in-use: true`) or that overage is the binding claim (`<prefix>-representative-claim:
  * overage`), `plan` when the answer carries the unified headers without either, and unknown without them.
  */
-export function laneOfProviderAnswer(headers: Headers, credential: CredentialKind, names: QuotaNames = defaultProfile.quota): BillingLane | null {
+export function laneOfProviderAnswer(
+  headers: Headers,
+  credential: CredentialKind,
+  names: QuotaNames = defaultProfile.quota,
+): BillingLane | null {
   if (credential === 'api-key') return 'api_key';
   const p = names.providerPrefix.toLowerCase();
   const inUse = get(headers, `${p}-overage-in-use`);
@@ -46,13 +50,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
  */
 export function laneOfCliRateLimit(info: unknown): BillingLane | null {
   if (!isObject(info)) return null;
-  if (info.isUsingOverage === true || info.overageInUse === true || info.rateLimitType === 'overage') return 'extra_usage';
+  if (info.isUsingOverage === true || info.overageInUse === true || info.rateLimitType === 'overage')
+    return 'extra_usage';
   if (info.isUsingOverage === false || typeof info.status === 'string') return 'plan';
   return null;
 }
 
 /** The provider's refusal named by its own message, or null (every other error). */
-export function billingRefusalOf(message: string, refusals: QuotaNames['refusals'] = defaultProfile.quota.refusals): BillingRefusal | null {
+export function billingRefusalOf(
+  message: string,
+  refusals: QuotaNames['refusals'] = defaultProfile.quota.refusals,
+): BillingRefusal | null {
   const text = message.toLowerCase();
   if (refusals.thirdParty.some((w) => w !== '' && text.includes(w.toLowerCase()))) return 'extra_usage_off';
   if (refusals.cliOnly.some((w) => w !== '' && text.includes(w.toLowerCase()))) return 'cli_only_credential';
@@ -66,7 +74,7 @@ export function billingRefusalOf(message: string, refusals: QuotaNames['refusals
 export const refusalExplanation: Record<BillingRefusal, string> = {
   extra_usage_off:
     'The provider billed or refused this as third-party use of a subscription: it draws such requests from extra usage, and extra usage is off for this account. ' +
-    "Turn extra usage on in the provider's account settings, use tool mode (/v1, /compat/v1) where the CLI sends its own prompt, or send your own API key in direct mode (docs/usage.md \"Lanes\").",
+    'Turn extra usage on in the provider\'s account settings, use tool mode (/v1, /compat/v1) where the CLI sends its own prompt, or send your own API key in direct mode (docs/usage.md "Lanes").',
   cli_only_credential:
     'This login only works through the CLI: the provider refused the subscription credential for a request that did not come from its CLI. ' +
     'Use tool mode (/v1, /compat/v1), or your own API key in direct mode (docs/usage.md "Lanes").',

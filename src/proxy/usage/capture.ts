@@ -32,7 +32,13 @@ function cap(text: string | null): { text: string | null; cut: boolean } {
   if (text === null) return { text, cut: false };
   if (Buffer.byteLength(text) <= MAX_BODY_BYTES) return { text, cut: false };
   // Cut on a character boundary: decoding a byte slice drops a split multi-byte character's tail.
-  return { text: Buffer.from(text).subarray(0, MAX_BODY_BYTES).toString('utf8').replace(/\uFFFD$/, ''), cut: true };
+  return {
+    text: Buffer.from(text)
+      .subarray(0, MAX_BODY_BYTES)
+      .toString('utf8')
+      .replace(/\uFFFD$/, ''),
+    cut: true,
+  };
 }
 
 /**

@@ -39,12 +39,20 @@ export interface LaneAlertState {
 
 export const emptyLaneAlertState = (): LaneAlertState => ({ onExtraUsage: false, windows: {} });
 
-export type LaneAlertEvent = { kind: 'request'; lane: BillingLane | null } | { kind: 'window'; window: QuotaWindow; pace: Pace | null; now: number };
+export type LaneAlertEvent =
+  | { kind: 'request'; lane: BillingLane | null }
+  | { kind: 'window'; window: QuotaWindow; pace: Pace | null; now: number };
 
-const names: Record<string, string> = { five_hour: '5-hour', seven_day: '7-day', seven_day_opus: '7-day (largest models)', seven_day_sonnet: '7-day (mid-size models)' };
+const names: Record<string, string> = {
+  five_hour: '5-hour',
+  seven_day: '7-day',
+  seven_day_opus: '7-day (largest models)',
+  seven_day_sonnet: '7-day (mid-size models)',
+};
 const nameOf = (w: string) => names[w] ?? w.replace(/_/g, ' ');
 
-export const defaultClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+export const defaultClock = (ms: number): string =>
+  new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
 
 /** The notices due for one event, and the memory to pass next time; a kind switched off is never announced (but still tracked, so turning it on does not announce an old crossing). */
 export function stepLaneAlerts(

@@ -127,7 +127,13 @@ describe('UsageLedger writes', () => {
 
   it('keeps NULL for tokens that were not reported and never turns bad numbers into values', () => {
     const l = ledger();
-    l.record(rec({ requestId: 'none', tokens: { input: null, output: null, cacheRead: null, cacheWrite: null }, ttftMs: null }));
+    l.record(
+      rec({
+        requestId: 'none',
+        tokens: { input: null, output: null, cacheRead: null, cacheWrite: null },
+        ttftMs: null,
+      }),
+    );
     l.record(rec({ requestId: 'bad', tokens: { input: Number.NaN, output: -1, cacheRead: Infinity, cacheWrite: 3 } }));
     expect(l.request('none')?.record.tokens).toEqual({ input: null, output: null, cacheRead: null, cacheWrite: null });
     expect(l.request('none')?.record.ttftMs).toBeNull();
@@ -141,7 +147,16 @@ describe('UsageLedger reads', () => {
     const base = 1_795_100_000_000;
     // Three rows share one millisecond across the first page edge.
     const times = [base + 9, base + 8, base + 7, base + 7, base + 7, base + 5, base + 4];
-    times.forEach((t, i) => l.record(rec({ requestId: `p${i}`, startedAt: t, mode: i % 2 ? 'tool' : 'direct', outcome: i === 6 ? 'client_gone' : 'ok' })));
+    times.forEach((t, i) =>
+      l.record(
+        rec({
+          requestId: `p${i}`,
+          startedAt: t,
+          mode: i % 2 ? 'tool' : 'direct',
+          outcome: i === 6 ? 'client_gone' : 'ok',
+        }),
+      ),
+    );
     const seen: string[] = [];
     let before: number | undefined;
     for (let guard = 0; guard < 10; guard++) {
@@ -158,18 +173,84 @@ describe('UsageLedger reads', () => {
   it('summarises by model with errors, token sums, unreported tokens and nearest-rank TTFT percentiles', () => {
     const l = ledger();
     const from = 1_795_200_000_000;
-    for (let i = 1; i <= 20; i++) l.record(rec({ startedAt: from + i, modelServed: 'a', ttftMs: i * 10, tokens: { input: 1, output: 2, cacheRead: 3, cacheWrite: null } }));
-    l.record(rec({ startedAt: from + 30, modelServed: 'b', outcome: 'upstream_error', status: 502, ttftMs: null, tokens: { input: null, output: null, cacheRead: null, cacheWrite: null } }));
-    l.record(rec({ startedAt: from + 31, modelServed: null, modelRequested: null, outcome: 'rejected', status: 400, ttftMs: null, tokens: { input: null, output: null, cacheRead: null, cacheWrite: null } }));
-    l.record(rec({ startedAt: from + 32, modelServed: 'b', outcome: 'client_gone', ttftMs: null, tokens: { input: 4, output: null, cacheRead: null, cacheWrite: null } }));
+    for (let i = 1; i <= 20; i++)
+      l.record(
+        rec({
+          startedAt: from + i,
+          modelServed: 'a',
+          ttftMs: i * 10,
+          tokens: { input: 1, output: 2, cacheRead: 3, cacheWrite: null },
+        }),
+      );
+    l.record(
+      rec({
+        startedAt: from + 30,
+        modelServed: 'b',
+        outcome: 'upstream_error',
+        status: 502,
+        ttftMs: null,
+        tokens: { input: null, output: null, cacheRead: null, cacheWrite: null },
+      }),
+    );
+    l.record(
+      rec({
+        startedAt: from + 31,
+        modelServed: null,
+        modelRequested: null,
+        outcome: 'rejected',
+        status: 400,
+        ttftMs: null,
+        tokens: { input: null, output: null, cacheRead: null, cacheWrite: null },
+      }),
+    );
+    l.record(
+      rec({
+        startedAt: from + 32,
+        modelServed: 'b',
+        outcome: 'client_gone',
+        ttftMs: null,
+        tokens: { input: 4, output: null, cacheRead: null, cacheWrite: null },
+      }),
+    );
     l.record(rec({ startedAt: from - 1, modelServed: 'a' })); // outside the range
     const s = l.summary(from, from + 100, 'model');
     expect(s.rows).toEqual([
-      { key: 'a', requests: 20, errors: 0, tokens: { input: 20, output: 40, cacheRead: 60, cacheWrite: 0 }, unreportedTokens: 0, ttftP50Ms: 100, ttftP95Ms: 190 },
-      { key: 'b', requests: 2, errors: 1, tokens: { input: 4, output: 0, cacheRead: 0, cacheWrite: 0 }, unreportedTokens: 1, ttftP50Ms: null, ttftP95Ms: null },
-      { key: 'unknown', requests: 1, errors: 1, tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, unreportedTokens: 0, ttftP50Ms: null, ttftP95Ms: null },
+      {
+        key: 'a',
+        requests: 20,
+        errors: 0,
+        tokens: { input: 20, output: 40, cacheRead: 60, cacheWrite: 0 },
+        unreportedTokens: 0,
+        ttftP50Ms: 100,
+        ttftP95Ms: 190,
+      },
+      {
+        key: 'b',
+        requests: 2,
+        errors: 1,
+        tokens: { input: 4, output: 0, cacheRead: 0, cacheWrite: 0 },
+        unreportedTokens: 1,
+        ttftP50Ms: null,
+        ttftP95Ms: null,
+      },
+      {
+        key: 'unknown',
+        requests: 1,
+        errors: 1,
+        tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        unreportedTokens: 0,
+        ttftP50Ms: null,
+        ttftP95Ms: null,
+      },
     ]);
-    expect(s.total).toEqual({ requests: 23, errors: 2, tokens: { input: 24, output: 40, cacheRead: 60, cacheWrite: 0 }, unreportedTokens: 1, ttftP50Ms: 100, ttftP95Ms: 190 });
+    expect(s.total).toEqual({
+      requests: 23,
+      errors: 2,
+      tokens: { input: 24, output: 40, cacheRead: 60, cacheWrite: 0 },
+      unreportedTokens: 1,
+      ttftP50Ms: 100,
+      ttftP95Ms: 190,
+    });
     expect(l.summary(from, from + 100, 'mode').rows.map((r) => [r.key, r.requests])).toEqual([['direct', 23]]);
     const days = l.summary(from, from + 100, 'day').rows;
     expect(days).toHaveLength(1);
@@ -178,14 +259,35 @@ describe('UsageLedger reads', () => {
 
   it('exports CSV oldest first, quoted per RFC 4180 and safe from spreadsheet formulas', async () => {
     const l = ledger();
-    l.record(rec({ requestId: 'c1', startedAt: Date.UTC(2026, 10, 20, 10), route: '/v1/"odd",path', client: '=HYPERLINK("x")', modelRequested: '@sum\nline' }));
-    l.record(rec({ requestId: 'c0', startedAt: Date.UTC(2026, 10, 20, 9), tokens: { input: null, output: 7, cacheRead: null, cacheWrite: null }, billingLane: 'plan' }));
+    l.record(
+      rec({
+        requestId: 'c1',
+        startedAt: Date.UTC(2026, 10, 20, 10),
+        route: '/v1/"odd",path',
+        client: '=HYPERLINK("x")',
+        modelRequested: '@sum\nline',
+      }),
+    );
+    l.record(
+      rec({
+        requestId: 'c0',
+        startedAt: Date.UTC(2026, 10, 20, 9),
+        tokens: { input: null, output: 7, cacheRead: null, cacheWrite: null },
+        billingLane: 'plan',
+      }),
+    );
     const lines: string[] = [];
     for await (const line of l.exportCsv(Date.UTC(2026, 10, 20), Date.UTC(2026, 10, 21))) lines.push(line);
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe('started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial\r\n');
-    expect(lines[1]).toBe('2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250,plan,,false\r\n');
-    expect(lines[2]).toBe('2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250,,,false\r\n');
+    expect(lines[0]).toBe(
+      'started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial\r\n',
+    );
+    expect(lines[1]).toBe(
+      '2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250,plan,,false\r\n',
+    );
+    expect(lines[2]).toBe(
+      '2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250,,,false\r\n',
+    );
   });
 
   it('streams a large export in chunks with every row once', async () => {
@@ -218,7 +320,8 @@ describe('UsageLedger upkeep', () => {
   it('keeps the data under the size cap by dropping the oldest rows, and the file shrinks', () => {
     const l = ledger({ maxMb: 1 });
     const long = 'x'.repeat(200);
-    for (let i = 0; i < 12_000; i++) l.record(rec({ requestId: `s${i}`, startedAt: 1_795_000_000_000 + i, route: long }));
+    for (let i = 0; i < 12_000; i++)
+      l.record(rec({ requestId: `s${i}`, startedAt: 1_795_000_000_000 + i, route: long }));
     l.flush();
     expect(l.usedBytes()).toBeGreaterThan(2 * 1024 * 1024);
     const deleted = l.prune();
@@ -234,7 +337,9 @@ describe('UsageLedger upkeep', () => {
     ledger().close();
     open.length = 0;
     writeFileSync(join(dir, 'usage.db'), Buffer.alloc(8192, 0x5a));
-    const l = ledger({ logger: { info: () => {}, warn: (_o, m) => void warnings.push(m), error: (_o, m) => void warnings.push(m) } });
+    const l = ledger({
+      logger: { info: () => {}, warn: (_o, m) => void warnings.push(m), error: (_o, m) => void warnings.push(m) },
+    });
     expect(l.inMemory).toBe(false);
     expect(warnings.join(' ')).toMatch(/moved it aside/);
     expect(readdirSync(dir).some((f) => /^usage\.db\.corrupt-/.test(f))).toBe(true);
@@ -243,7 +348,7 @@ describe('UsageLedger upkeep', () => {
     expect(statSync(join(dir, 'usage.db')).mode & 0o777).toBe(0o600);
   });
 
-  it('tells SQLite\'s corruption answers from other errors, as node:sqlite reports them', () => {
+  it("tells SQLite's corruption answers from other errors, as node:sqlite reports them", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'garbage.db'), Buffer.alloc(8192, 0x5a));
     const bad = new DatabaseSync(join(dir, 'garbage.db'));
@@ -275,7 +380,9 @@ describe('UsageLedger upkeep', () => {
     const before = readdirSync(dir).sort();
     const spy = vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
     try {
-      expect(() => UsageLedger.open({ dataDir: dir, retentionDays: 90, maxMb: 10 })).toThrow(/has no node:sqlite; the usage ledger needs Node 22\.13/);
+      expect(() => UsageLedger.open({ dataDir: dir, retentionDays: 90, maxMb: 10 })).toThrow(
+        /has no node:sqlite; the usage ledger needs Node 22\.13/,
+      );
     } finally {
       spy.mockRestore();
     }
@@ -316,16 +423,43 @@ describe('UsageLedger quota windows', () => {
   it('keeps the latest value per source and window, at once in memory and across a restart', () => {
     let now = 1_795_382_158_000;
     const l = ledger({ now: () => now });
-    l.upstreamHeaders('direct', { 'anthropic-ratelimit-unified-5h-utilization': '0.18', 'anthropic-ratelimit-unified-5h-reset': '1795400158' });
+    l.upstreamHeaders('direct', {
+      'anthropic-ratelimit-unified-5h-utilization': '0.18',
+      'anthropic-ratelimit-unified-5h-reset': '1795400158',
+    });
     l.cliRateLimit({ unifiedWindows: { seven_day: { utilization: 0.23, resetsAt: 1795734958, status: 'allowed' } } });
     now += 1000;
-    l.upstreamHeaders('direct', { 'anthropic-ratelimit-unified-5h-utilization': '0.2', 'anthropic-ratelimit-unified-5h-reset': '1795400158' });
+    l.upstreamHeaders('direct', {
+      'anthropic-ratelimit-unified-5h-utilization': '0.2',
+      'anthropic-ratelimit-unified-5h-reset': '1795400158',
+    });
     l.upstreamHeaders('respapi', { 'x-codex-primary-used-percent': '40', 'x-codex-primary-window-minutes': '300' });
     l.upstreamHeaders('direct', { 'content-type': 'text/plain' }); // no quota: changes nothing
     const expected = [
-      { source: 'cli', window: 'seven_day', utilization: 0.23, resetsAt: 1795734958, status: 'allowed', observedAt: 1_795_382_158_000 },
-      { source: 'direct', window: 'five_hour', utilization: 0.2, resetsAt: 1795400158, status: null, observedAt: 1_795_382_159_000 },
-      { source: 'respapi', window: 'five_hour', utilization: 0.4, resetsAt: null, status: null, observedAt: 1_795_382_159_000 },
+      {
+        source: 'cli',
+        window: 'seven_day',
+        utilization: 0.23,
+        resetsAt: 1795734958,
+        status: 'allowed',
+        observedAt: 1_795_382_158_000,
+      },
+      {
+        source: 'direct',
+        window: 'five_hour',
+        utilization: 0.2,
+        resetsAt: 1795400158,
+        status: null,
+        observedAt: 1_795_382_159_000,
+      },
+      {
+        source: 'respapi',
+        window: 'five_hour',
+        utilization: 0.4,
+        resetsAt: null,
+        status: null,
+        observedAt: 1_795_382_159_000,
+      },
     ];
     expect(l.quotaWindows()).toEqual(expected);
     l.close();
@@ -346,7 +480,11 @@ describe('UsageLedger capture', () => {
     const l = ledger({ captureBodies: true, captureCount: 2 });
     for (const id of ['a', 'b', 'c']) {
       l.record(rec({ requestId: id }));
-      l.capture(id, { request: { messages: [{ content: `key sk-ant-api03-${'A'.repeat(20)} for ${id}` }] }, response: Buffer.from('é'.repeat(40_000)), headers: { authorization: 'Bearer abcdefghijkl', 'user-agent': 'curl/8' } });
+      l.capture(id, {
+        request: { messages: [{ content: `key sk-ant-api03-${'A'.repeat(20)} for ${id}` }] },
+        response: Buffer.from('é'.repeat(40_000)),
+        headers: { authorization: 'Bearer abcdefghijkl', 'user-agent': 'curl/8' },
+      });
     }
     expect(l.request('a')?.bodies).toBeUndefined();
     const c = l.request('c')?.bodies;
@@ -369,12 +507,22 @@ describe('UsageLedger on a database written by the better-sqlite3 build', () => 
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     copyFileSync(fixture, join(dir, 'usage.db'));
     const warnings: string[] = [];
-    const l = ledger({ retentionDays: 36_500, now: () => base + DAY, logger: { info: () => {}, warn: (_o, m) => void warnings.push(m), error: (_o, m) => void warnings.push(m) } });
+    const l = ledger({
+      retentionDays: 36_500,
+      now: () => base + DAY,
+      logger: { info: () => {}, warn: (_o, m) => void warnings.push(m), error: (_o, m) => void warnings.push(m) },
+    });
     expect(warnings).toEqual([]);
     expect(l.inMemory).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('corrupt'))).toEqual([]);
     const rows = l.requests({ limit: 10 }).rows;
-    expect(rows.map((r) => r.requestId)).toEqual(['req_fixture_5', 'req_fixture_4', 'req_fixture_3', 'req_fixture_2', 'req_fixture_1']);
+    expect(rows.map((r) => r.requestId)).toEqual([
+      'req_fixture_5',
+      'req_fixture_4',
+      'req_fixture_3',
+      'req_fixture_2',
+      'req_fixture_1',
+    ]);
     expect(rows[4]).toEqual({
       requestId: 'req_fixture_1',
       startedAt: base + 60_000,
@@ -396,17 +544,49 @@ describe('UsageLedger on a database written by the better-sqlite3 build', () => 
       billingLane: null,
       refusal: null,
     });
-    expect(rows[1]).toMatchObject({ requestId: 'req_fixture_4', mode: null, route: '/nowhere', streamed: false, outcome: 'rejected', modelRequested: null });
+    expect(rows[1]).toMatchObject({
+      requestId: 'req_fixture_4',
+      mode: null,
+      route: '/nowhere',
+      streamed: false,
+      outcome: 'rejected',
+      modelRequested: null,
+    });
     expect(rows[3].tokens).toEqual({ input: null, output: null, cacheRead: null, cacheWrite: null });
-    expect(l.quotaWindows()).toEqual([{ source: 'cli', window: 'five_hour', utilization: 0.82, resetsAt: 1_795_000_000, status: 'allowed_warning', observedAt: base + 10 * 3_600_000 }]);
+    expect(l.quotaWindows()).toEqual([
+      {
+        source: 'cli',
+        window: 'five_hour',
+        utilization: 0.82,
+        resetsAt: 1_795_000_000,
+        status: 'allowed_warning',
+        observedAt: base + 10 * 3_600_000,
+      },
+    ]);
     const day = l.summary(base, base + DAY, 'mode');
     expect(day.total.requests).toBe(5);
     expect(day.total.tokens.input).toBe(101 + 7);
 
-    l.record(rec({ requestId: 'new-on-old-file', startedAt: base + DAY, billingLane: 'extra_usage', tokensPartial: true, tokens: { input: 3, output: null, cacheRead: null, cacheWrite: null } }));
+    l.record(
+      rec({
+        requestId: 'new-on-old-file',
+        startedAt: base + DAY,
+        billingLane: 'extra_usage',
+        tokensPartial: true,
+        tokens: { input: 3, output: null, cacheRead: null, cacheWrite: null },
+      }),
+    );
     // The migrated file keeps the new columns: the new row reads back with its lane and flag, the old ones unknown.
-    expect(l.requests({ limit: 1 }).rows[0]).toMatchObject({ requestId: 'new-on-old-file', billingLane: 'extra_usage', tokensPartial: true, refusal: null });
-    expect(l.summary(base, base + 2 * DAY, 'lane').rows.map((r) => [r.key, r.requests])).toEqual([['extra_usage', 1], ['unknown', 5]]);
+    expect(l.requests({ limit: 1 }).rows[0]).toMatchObject({
+      requestId: 'new-on-old-file',
+      billingLane: 'extra_usage',
+      tokensPartial: true,
+      refusal: null,
+    });
+    expect(l.summary(base, base + 2 * DAY, 'lane').rows.map((r) => [r.key, r.requests])).toEqual([
+      ['extra_usage', 1],
+      ['unknown', 5],
+    ]);
     l.close();
     open.length = 0;
     const db = new DatabaseSync(join(dir, 'usage.db'), { readOnly: true });

@@ -11,9 +11,30 @@ import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
 import { inTransaction, isCorruption, moveAside, openUsageDb, pragmaValue, type Db, type OpenLog } from './open-db.js';
 import { insertParams, insertSql, requestsPage, rowsBetween, summary, toRecord, type RequestRow } from './queries.js';
-import { defaultQuotaNames, parseCliOverage, parseCliRateLimit, parseProviderOverage, parseProviderQuotaHeaders, parseRespapiQuotaHeaders, type QuotaNames } from './quota-parse.js';
+import {
+  defaultQuotaNames,
+  parseCliOverage,
+  parseCliRateLimit,
+  parseProviderOverage,
+  parseProviderQuotaHeaders,
+  parseRespapiQuotaHeaders,
+  type QuotaNames,
+} from './quota-parse.js';
 import { clientShares, extraUsageSince } from './queries.js';
-import type { CapturedBodies, ClientShare, ExtraUsageUse, OverageState, QuotaSource, QuotaWindow, RequestPage, RequestQuery, SummaryBy, UsageRecord, UsageSink, UsageSummary } from './types.js';
+import type {
+  CapturedBodies,
+  ClientShare,
+  ExtraUsageUse,
+  OverageState,
+  QuotaSource,
+  QuotaWindow,
+  RequestPage,
+  RequestQuery,
+  SummaryBy,
+  UsageRecord,
+  UsageSink,
+  UsageSummary,
+} from './types.js';
 
 /**
  * How long queued rows wait for their write. Each write has a fixed cost (its transaction, and the pages of the
@@ -57,8 +78,18 @@ export interface LedgerOptions {
 }
 
 /** The ledger's settings from the proxy's config (docs/configuration.md). */
-export function ledgerOptions(config: Pick<Config, 'dataDir' | 'usageRetentionDays' | 'usageMaxMb' | 'captureBodies' | 'captureBodiesCount'>, logger?: LedgerLog): LedgerOptions {
-  return { dataDir: config.dataDir, retentionDays: config.usageRetentionDays, maxMb: config.usageMaxMb, captureBodies: config.captureBodies, captureCount: config.captureBodiesCount, logger };
+export function ledgerOptions(
+  config: Pick<Config, 'dataDir' | 'usageRetentionDays' | 'usageMaxMb' | 'captureBodies' | 'captureBodiesCount'>,
+  logger?: LedgerLog,
+): LedgerOptions {
+  return {
+    dataDir: config.dataDir,
+    retentionDays: config.usageRetentionDays,
+    maxMb: config.usageMaxMb,
+    captureBodies: config.captureBodies,
+    captureCount: config.captureBodiesCount,
+    logger,
+  };
 }
 
 const quiet: LedgerLog = { info: () => {}, warn: () => {}, error: () => {} };
@@ -145,7 +176,12 @@ export class UsageLedger implements UsageSink {
       const at = this.now();
       const overage = source === 'respapi' ? null : parseProviderOverage(headers, at, this.names, source);
       if (overage) this.overages.set(source, overage);
-      this.observe(source === 'respapi' ? parseRespapiQuotaHeaders(headers, at, this.names) : parseProviderQuotaHeaders(headers, at, this.names, source), overage);
+      this.observe(
+        source === 'respapi'
+          ? parseRespapiQuotaHeaders(headers, at, this.names)
+          : parseProviderQuotaHeaders(headers, at, this.names, source),
+        overage,
+      );
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'usage ledger: could not read quota headers');
     }
@@ -253,7 +289,10 @@ export class UsageLedger implements UsageSink {
           /* fall through: keep the rows queued */
         }
       }
-      this.log.warn({ err: (err as Error).message, rows: batch.length }, 'usage ledger: write failed; rows kept for the next try');
+      this.log.warn(
+        { err: (err as Error).message, rows: batch.length },
+        'usage ledger: write failed; rows kept for the next try',
+      );
       this.queue = batch.concat(this.queue).slice(-this.maxQueue);
       for (const w of quota) if (!this.pendingQuota.has(quotaKey(w))) this.pendingQuota.set(quotaKey(w), w);
       this.failing = true;
@@ -261,7 +300,10 @@ export class UsageLedger implements UsageSink {
       return 0;
     } finally {
       if (this.dropped > 0) {
-        this.log.error({ dropped: this.dropped }, 'usage ledger: rows dropped because the database kept refusing writes');
+        this.log.error(
+          { dropped: this.dropped },
+          'usage ledger: rows dropped because the database kept refusing writes',
+        );
         this.dropped = 0;
       }
     }
@@ -294,7 +336,10 @@ export class UsageLedger implements UsageSink {
   /** The file went bad while running: move it aside and continue on a fresh one (docs/usage.md "Recovery"). */
   private recover(err: unknown): boolean {
     if (this.memoryOnly) return false;
-    this.log.error({ err: (err as Error).message }, 'usage ledger: the database is corrupt; moving it aside and starting a new one');
+    this.log.error(
+      { err: (err as Error).message },
+      'usage ledger: the database is corrupt; moving it aside and starting a new one',
+    );
     try {
       this.db.close();
     } catch {
@@ -313,7 +358,9 @@ export class UsageLedger implements UsageSink {
   }
 
   private loadQuotas(): void {
-    const rows = this.db.prepare('SELECT source, window, utilization, resets_at, status, observed_at FROM quota_windows').all() as Array<{
+    const rows = this.db
+      .prepare('SELECT source, window, utilization, resets_at, status, observed_at FROM quota_windows')
+      .all() as Array<{
       source: QuotaSource;
       window: string;
       utilization: number | null;
@@ -321,7 +368,15 @@ export class UsageLedger implements UsageSink {
       status: string | null;
       observed_at: number;
     }>;
-    for (const r of rows) this.quotas.set(quotaKey(r), { source: r.source, window: r.window, utilization: r.utilization, resetsAt: r.resets_at, status: r.status, observedAt: r.observed_at });
+    for (const r of rows)
+      this.quotas.set(quotaKey(r), {
+        source: r.source,
+        window: r.window,
+        utilization: r.utilization,
+        resetsAt: r.resets_at,
+        status: r.status,
+        observedAt: r.observed_at,
+      });
   }
 
   /**
@@ -334,10 +389,14 @@ export class UsageLedger implements UsageSink {
       this.flush();
       let deleted = 0;
       const cutoff = this.now() - this.opts.retentionDays * DAY_MS;
-      const old = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE started_at < ? ORDER BY started_at LIMIT ?)');
+      const old = this.db.prepare(
+        'DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE started_at < ? ORDER BY started_at LIMIT ?)',
+      );
       for (let n = DELETE_CHUNK; n === DELETE_CHUNK; deleted += n) n = Number(old.run(cutoff, DELETE_CHUNK).changes);
       const cap = this.opts.maxMb * 1024 * 1024;
-      const oldest = this.db.prepare('DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY started_at LIMIT ?)');
+      const oldest = this.db.prepare(
+        'DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY started_at LIMIT ?)',
+      );
       for (let round = 0; round < 100 && this.usedBytes() > cap; round++) {
         const rows = (this.db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
         if (rows === 0) break;
@@ -373,7 +432,9 @@ export class UsageLedger implements UsageSink {
 
   request(requestId: string): { record: UsageRecord; bodies?: CapturedBodies } | undefined {
     this.flush();
-    const row = this.db.prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1').get(requestId) as RequestRow | undefined;
+    const row = this.db
+      .prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1')
+      .get(requestId) as RequestRow | undefined;
     if (!row) return undefined;
     const bodies = this.captures?.get(requestId);
     return bodies ? { record: toRecord(row), bodies } : { record: toRecord(row) };
@@ -386,7 +447,9 @@ export class UsageLedger implements UsageSink {
 
   /** The latest observation of each window, by source then window name. From memory: no I/O. */
   quotaWindows(): QuotaWindow[] {
-    return [...this.quotas.values()].sort((a, b) => a.source.localeCompare(b.source) || a.window.localeCompare(b.window));
+    return [...this.quotas.values()].sort(
+      (a, b) => a.source.localeCompare(b.source) || a.window.localeCompare(b.window),
+    );
   }
 
   /** The latest overage (extra usage) state per source. From memory: no I/O. */

@@ -17,7 +17,10 @@ export type Db = DatabaseSync;
  * instead of a main process that cannot load (docs/desktop.md). */
 function sqlite(): typeof import('node:sqlite') {
   const mod = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined;
-  if (!mod) throw new Error(`this runtime (Node ${process.versions.node}) has no node:sqlite; the usage ledger needs Node 22.13 or later`);
+  if (!mod)
+    throw new Error(
+      `this runtime (Node ${process.versions.node}) has no node:sqlite; the usage ledger needs Node 22.13 or later`,
+    );
   return mod;
 }
 
@@ -113,7 +116,8 @@ function prepare(db: Db): void {
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA busy_timeout = 2000');
   let version = Number(pragmaValue(db, 'user_version'));
-  if (version > SCHEMA_VERSION) throw new Error(`usage database has schema version ${version}, newer than this proxy's ${SCHEMA_VERSION}`);
+  if (version > SCHEMA_VERSION)
+    throw new Error(`usage database has schema version ${version}, newer than this proxy's ${SCHEMA_VERSION}`);
   while (version < SCHEMA_VERSION) {
     const step = migrations[version];
     inTransaction(db, () => {
@@ -172,7 +176,10 @@ export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    log.error({ err: (err as Error).message, dataDir }, 'usage ledger: cannot create the data directory; keeping usage in memory for this run');
+    log.error(
+      { err: (err as Error).message, dataDir },
+      'usage ledger: cannot create the data directory; keeping usage in memory for this run',
+    );
     return { db: inMemory(), path, inMemory: true };
   }
   try {
@@ -181,10 +188,16 @@ export function openUsageDb(dataDir: string, fileName: string, log: OpenLog, now
     let movedAside: string | undefined;
     try {
       movedAside = moveAside(path, now());
-      log.warn({ err: (first as Error).message, movedAside }, 'usage ledger: the database could not be opened; moved it aside and started a new one');
+      log.warn(
+        { err: (first as Error).message, movedAside },
+        'usage ledger: the database could not be opened; moved it aside and started a new one',
+      );
       return { db: tryOpen(path), path, inMemory: false, movedAside };
     } catch (second) {
-      log.error({ err: (second as Error).message, first: (first as Error).message }, 'usage ledger: no usable database file; keeping usage in memory for this run');
+      log.error(
+        { err: (second as Error).message, first: (first as Error).message },
+        'usage ledger: no usable database file; keeping usage in memory for this run',
+      );
       return { db: inMemory(), path, inMemory: true, movedAside };
     }
   }

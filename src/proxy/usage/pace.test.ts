@@ -5,7 +5,15 @@ import type { QuotaWindow } from './types.js';
 
 const names = defaultProfile.quota;
 const H = 3600;
-const w = (over: Partial<QuotaWindow>): QuotaWindow => ({ source: 'direct', window: 'five_hour', utilization: 0.4, resetsAt: 10 * H, status: 'allowed', observedAt: 7 * H * 1000, ...over });
+const w = (over: Partial<QuotaWindow>): QuotaWindow => ({
+  source: 'direct',
+  window: 'five_hour',
+  utilization: 0.4,
+  resetsAt: 10 * H,
+  status: 'allowed',
+  observedAt: 7 * H * 1000,
+  ...over,
+});
 
 describe('windowSeconds', () => {
   it('knows the windows by name, their model variants and the response API families', () => {
@@ -24,7 +32,11 @@ describe('paceOf', () => {
     // 40 % used 2 h into a 5 h window: 20 %/h, 100 % at reset; the limit is reached at 10 h... exactly at reset: not before.
     expect(paceOf(w({}), 5 * H)).toEqual({ expectedAtReset: 1, limitAt: null, perHour: 0.2 });
     // 60 % after 2 h: 30 %/h, 150 % at reset, the limit at 7 h + 40 % / 30 %/h = 8 h 20 min.
-    expect(paceOf(w({ utilization: 0.6 }), 5 * H)).toEqual({ expectedAtReset: 1.5, limitAt: 7 * H + 4800, perHour: 0.3 });
+    expect(paceOf(w({ utilization: 0.6 }), 5 * H)).toEqual({
+      expectedAtReset: 1.5,
+      limitAt: 7 * H + 4800,
+      perHour: 0.3,
+    });
     // Already over: reached when observed.
     expect(paceOf(w({ utilization: 1 }), 5 * H)?.limitAt).toBe(7 * H);
   });

@@ -5,7 +5,19 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../../shared/modes.js';
-import type { BillingLane, BillingRefusal, ClientShare, ExtraUsageUse, Outcome, RequestPage, RequestQuery, SummaryBy, SummaryRow, UsageRecord, UsageSummary } from './types.js';
+import type {
+  BillingLane,
+  BillingRefusal,
+  ClientShare,
+  ExtraUsageUse,
+  Outcome,
+  RequestPage,
+  RequestQuery,
+  SummaryBy,
+  SummaryRow,
+  UsageRecord,
+  UsageSummary,
+} from './types.js';
 
 export interface RequestRow {
   id: number;
@@ -86,7 +98,12 @@ export function toRecord(row: RequestRow): UsageRecord {
     status: row.status,
     outcome: row.outcome as Outcome,
     errorType: row.error_type,
-    tokens: { input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite: row.cache_write_tokens },
+    tokens: {
+      input: row.input_tokens,
+      output: row.output_tokens,
+      cacheRead: row.cache_read_tokens,
+      cacheWrite: row.cache_write_tokens,
+    },
     tokensPartial: row.tokens_partial === 1,
     billingLane: (row.billing_lane as BillingLane | null) ?? null,
     refusal: (row.refusal as BillingRefusal | null) ?? null,
@@ -203,13 +220,23 @@ function summaryRows(db: Db, from: number, to: number, key: string): Array<Omit<
 export function summary(db: Db, from: number, to: number, by: SummaryBy): UsageSummary {
   const rows = summaryRows(db, from, to, keyExpr[by]);
   const [all] = summaryRows(db, from, to, "'all'");
-  const { key: _key, ...total } = all ?? { key: 'all', requests: 0, errors: 0, tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, unreportedTokens: 0, ttftP50Ms: null, ttftP95Ms: null };
+  const { key: _key, ...total } = all ?? {
+    key: 'all',
+    requests: 0,
+    errors: 0,
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    unreportedTokens: 0,
+    ttftP50Ms: null,
+    ttftP95Ms: null,
+  };
   return { from, to, by, rows, total };
 }
 
 /** Oldest first, in chunks of `chunk` rows by keyset (no statement stays open between chunks). */
 export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Generator<UsageRecord[]> {
-  const stmt = db.prepare('SELECT * FROM requests WHERE started_at >= ? AND started_at <= ? AND (started_at > ? OR (started_at = ? AND id > ?)) ORDER BY started_at, id LIMIT ?');
+  const stmt = db.prepare(
+    'SELECT * FROM requests WHERE started_at >= ? AND started_at <= ? AND (started_at > ? OR (started_at = ? AND id > ?)) ORDER BY started_at, id LIMIT ?',
+  );
   let lastAt = from - 1;
   let lastId = 0;
   for (;;) {
@@ -223,11 +250,16 @@ export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Gen
   }
 }
 
-const tokenSum = 'coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0)';
+const tokenSum =
+  'coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0)';
 
 /** Requests billed to extra usage that started at or after `since` (ms). */
 export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
-  const row = db.prepare(`SELECT count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t, min(started_at) AS first FROM requests WHERE billing_lane = 'extra_usage' AND started_at >= ?`).get(since) as {
+  const row = db
+    .prepare(
+      `SELECT count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t, min(started_at) AS first FROM requests WHERE billing_lane = 'extra_usage' AND started_at >= ?`,
+    )
+    .get(since) as {
     n: number;
     t: number;
     first: number | null;
@@ -238,12 +270,19 @@ export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
 /** Requests and tokens of each client family in [from, to] (`unknown` for none), most tokens first. */
 export function clientShares(db: Db, from: number, to: number): ClientShare[] {
   const rows = db
-    .prepare(`SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`)
+    .prepare(
+      `SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`,
+    )
     .all(from, to) as Array<{ c: string; n: number; t: number }>;
   const tokens = rows.reduce((a, r) => a + r.t, 0);
   const requests = rows.reduce((a, r) => a + r.n, 0);
   return rows
-    .map((r) => ({ client: r.c, requests: r.n, tokens: r.t, share: tokens > 0 ? r.t / tokens : requests > 0 ? r.n / requests : 0 }))
+    .map((r) => ({
+      client: r.c,
+      requests: r.n,
+      tokens: r.t,
+      share: tokens > 0 ? r.t / tokens : requests > 0 ? r.n / requests : 0,
+    }))
     .map((r) => ({ ...r, share: Math.round(r.share * 10_000) / 10_000 }))
     .sort((a, b) => b.tokens - a.tokens || b.requests - a.requests || a.client.localeCompare(b.client));
 }

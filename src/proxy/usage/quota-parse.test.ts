@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { defaultQuotaNames, parseCliRateLimit, parseProviderQuotaHeaders, parseRespapiQuotaHeaders } from './quota-parse.js';
+import {
+  defaultQuotaNames,
+  parseCliRateLimit,
+  parseProviderQuotaHeaders,
+  parseRespapiQuotaHeaders,
+} from './quota-parse.js';
 
 const T = 1_795_382_158_000;
 
@@ -20,13 +25,33 @@ describe('parseProviderQuotaHeaders', () => {
       T,
     );
     expect(rows).toEqual([
-      { source: 'direct', window: 'five_hour', utilization: 0.18, resetsAt: 1795400158, status: 'allowed', observedAt: T },
-      { source: 'direct', window: 'seven_day', utilization: 0.23, resetsAt: 1795734958, status: 'allowed_warning', observedAt: T },
+      {
+        source: 'direct',
+        window: 'five_hour',
+        utilization: 0.18,
+        resetsAt: 1795400158,
+        status: 'allowed',
+        observedAt: T,
+      },
+      {
+        source: 'direct',
+        window: 'seven_day',
+        utilization: 0.23,
+        resetsAt: 1795734958,
+        status: 'allowed_warning',
+        observedAt: T,
+      },
     ]);
   });
 
   it('keeps a window it does not know under its own name, and reads mixed-case names and array values', () => {
-    const rows = parseProviderQuotaHeaders({ 'Anthropic-Ratelimit-Unified-7d_opus-Utilization': ['0.5'], 'anthropic-ratelimit-unified-30d-status': 'rejected' }, T);
+    const rows = parseProviderQuotaHeaders(
+      {
+        'Anthropic-Ratelimit-Unified-7d_opus-Utilization': ['0.5'],
+        'anthropic-ratelimit-unified-30d-status': 'rejected',
+      },
+      T,
+    );
     expect(rows).toEqual([
       { source: 'direct', window: '30d', utilization: null, resetsAt: null, status: 'rejected', observedAt: T },
       { source: 'direct', window: 'seven_day_opus', utilization: 0.5, resetsAt: null, status: null, observedAt: T },
@@ -35,16 +60,25 @@ describe('parseProviderQuotaHeaders', () => {
 
   it('drops values that are not numbers or out of range, and a reset given in ms becomes seconds', () => {
     const rows = parseProviderQuotaHeaders(
-      { 'anthropic-ratelimit-unified-5h-utilization': 'lots', 'anthropic-ratelimit-unified-5h-reset': '1795400158000', 'anthropic-ratelimit-unified-7d-utilization': '-3', 'anthropic-ratelimit-unified-7d-status': '<script>' },
+      {
+        'anthropic-ratelimit-unified-5h-utilization': 'lots',
+        'anthropic-ratelimit-unified-5h-reset': '1795400158000',
+        'anthropic-ratelimit-unified-7d-utilization': '-3',
+        'anthropic-ratelimit-unified-7d-status': '<script>',
+      },
       T,
     );
-    expect(rows).toEqual([{ source: 'direct', window: 'five_hour', utilization: null, resetsAt: 1795400158, status: null, observedAt: T }]);
+    expect(rows).toEqual([
+      { source: 'direct', window: 'five_hour', utilization: null, resetsAt: 1795400158, status: null, observedAt: T },
+    ]);
   });
 
   it('yields nothing for answers without quota headers, and follows an overridden prefix', () => {
     expect(parseProviderQuotaHeaders({ 'content-type': 'application/json', 'x-request-id': 'r' }, T)).toEqual([]);
     const names = { ...defaultQuotaNames, providerPrefix: 'acme-quota' };
-    expect(parseProviderQuotaHeaders({ 'acme-quota-5h-utilization': '0.4' }, T, names)).toEqual([{ source: 'direct', window: 'five_hour', utilization: 0.4, resetsAt: null, status: null, observedAt: T }]);
+    expect(parseProviderQuotaHeaders({ 'acme-quota-5h-utilization': '0.4' }, T, names)).toEqual([
+      { source: 'direct', window: 'five_hour', utilization: 0.4, resetsAt: null, status: null, observedAt: T },
+    ]);
   });
 });
 
@@ -69,7 +103,13 @@ describe('parseRespapiQuotaHeaders', () => {
 
   it('keeps an unknown length in minutes, falls back to the slot name, and prefixes other limit families', () => {
     const rows = parseRespapiQuotaHeaders(
-      { 'x-codex-primary-used-percent': '5', 'x-codex-primary-window-minutes': '90', 'x-codex-secondary-used-percent': '7', 'x-codex-other-primary-used-percent': '40', 'x-codex-other-primary-window-minutes': '1440' },
+      {
+        'x-codex-primary-used-percent': '5',
+        'x-codex-primary-window-minutes': '90',
+        'x-codex-secondary-used-percent': '7',
+        'x-codex-other-primary-used-percent': '40',
+        'x-codex-other-primary-window-minutes': '1440',
+      },
       T,
     );
     expect(rows.map((r) => [r.window, r.utilization])).toEqual([
@@ -99,12 +139,28 @@ describe('parseCliRateLimit', () => {
 
   it('falls back to the top-level window of an event without unifiedWindows', () => {
     expect(parseCliRateLimit({ status: 'rejected', resetsAt: 1795400158, rateLimitType: 'five_hour' }, T)).toEqual([
-      { source: 'cli', window: 'five_hour', utilization: null, resetsAt: 1795400158, status: 'rejected', observedAt: T },
+      {
+        source: 'cli',
+        window: 'five_hour',
+        utilization: null,
+        resetsAt: 1795400158,
+        status: 'rejected',
+        observedAt: T,
+      },
     ]);
   });
 
   it('yields nothing for malformed input', () => {
-    for (const bad of [null, 'x', 42, [], {}, { unifiedWindows: [] }, { unifiedWindows: { 'bad name!': { utilization: 0.1 } } }, { unifiedWindows: { five_hour: { utilization: 'high' } } }]) {
+    for (const bad of [
+      null,
+      'x',
+      42,
+      [],
+      {},
+      { unifiedWindows: [] },
+      { unifiedWindows: { 'bad name!': { utilization: 0.1 } } },
+      { unifiedWindows: { five_hour: { utilization: 'high' } } },
+    ]) {
       expect(parseCliRateLimit(bad, T)).toEqual([]);
     }
   });

@@ -53,7 +53,12 @@ const windowNameRe = /^[a-z0-9_]{1,40}$/;
  * Direct mode: the provider's unified-limit headers. One row per window that has at least one of utilization,
  * reset or status. The overall `<prefix>-status` and `-representative-claim` are not windows and are skipped.
  */
-export function parseProviderQuotaHeaders(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames, source: QuotaSource = 'direct'): QuotaWindow[] {
+export function parseProviderQuotaHeaders(
+  raw: Headers,
+  observedAt: number,
+  names: QuotaNames = defaultQuotaNames,
+  source: QuotaSource = 'direct',
+): QuotaWindow[] {
   const prefix = `${names.providerPrefix.toLowerCase()}-`;
   // Most answers carry no quota headers: look before copying (this runs once per upstream answer).
   if (!Object.keys(raw).some((k) => k.length > prefix.length && k.toLowerCase().startsWith(prefix))) return [];
@@ -88,7 +93,11 @@ function windowName(minutes: number | null, fallback: string, names: QuotaNames)
  * and the same for `secondary`. Windows are named by their length (300 min -> five_hour, 10080 -> seven_day).
  * Other limit families (`x-<other>-primary-used-percent`) get their family as a prefix: `<family>.<window>`.
  */
-export function parseRespapiQuotaHeaders(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames): QuotaWindow[] {
+export function parseRespapiQuotaHeaders(
+  raw: Headers,
+  observedAt: number,
+  names: QuotaNames = defaultQuotaNames,
+): QuotaWindow[] {
   if (!Object.keys(raw).some((k) => k.toLowerCase().endsWith('-used-percent'))) return [];
   const headers = lowerKeys(raw);
   const families = new Set<string>();
@@ -109,7 +118,14 @@ export function parseRespapiQuotaHeaders(raw: Headers, observedAt: number, names
       if (percent === 0 && !minutes && resetsAt === null) continue;
       const name = windowName(minutes, slot, names);
       const window = family === base ? name : `${family.replace(/-/g, '_')}.${name}`;
-      out.push({ source: 'respapi', window, utilization: Math.round(percent * 100) / 10_000, resetsAt, status: null, observedAt });
+      out.push({
+        source: 'respapi',
+        window,
+        utilization: Math.round(percent * 100) / 10_000,
+        resetsAt,
+        status: null,
+        observedAt,
+      });
     }
   }
   return out;
@@ -159,7 +175,12 @@ function flag(text: string | undefined): boolean | null {
  * Direct mode: the overage (extra usage) state of the provider's unified headers: `<prefix>-overage-status`,
  * `-overage-in-use`, `-overage-disabled-reason`. null when the answer carried none of them.
  */
-export function parseProviderOverage(raw: Headers, observedAt: number, names: QuotaNames = defaultQuotaNames, source: QuotaSource = 'direct'): OverageState | null {
+export function parseProviderOverage(
+  raw: Headers,
+  observedAt: number,
+  names: QuotaNames = defaultQuotaNames,
+  source: QuotaSource = 'direct',
+): OverageState | null {
   const p = `${names.providerPrefix.toLowerCase()}-overage-`;
   if (!Object.keys(raw).some((k) => k.toLowerCase().startsWith(p))) return null;
   const headers = lowerKeys(raw);
@@ -177,7 +198,12 @@ export function parseProviderOverage(raw: Headers, observedAt: number, names: Qu
 export function parseCliOverage(info: unknown, observedAt: number): OverageState | null {
   if (!isObject(info)) return null;
   const status = statusWord(info.overageStatus);
-  const inUse = info.overageInUse === true || info.isUsingOverage === true ? true : info.overageInUse === false || info.isUsingOverage === false ? false : null;
+  const inUse =
+    info.overageInUse === true || info.isUsingOverage === true
+      ? true
+      : info.overageInUse === false || info.isUsingOverage === false
+        ? false
+        : null;
   const disabledReason = statusWord(info.overageDisabledReason);
   if (status === null && inUse === null && disabledReason === null) return null;
   return { source: 'cli', status, inUse, disabledReason, observedAt };

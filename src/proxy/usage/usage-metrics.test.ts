@@ -41,8 +41,19 @@ describe('registerUsageMetrics', () => {
     const registry = new Registry();
     const detach = registerUsageMetrics(registry, ledger);
     ledger.record(row({}));
-    ledger.record(row({ mode: 'direct', modelServed: 'assistant-haiku-4', tokens: { input: 3, output: null, cacheRead: 2, cacheWrite: null } }));
-    ledger.cliRateLimit({ unifiedWindows: { five_hour: { utilization: 0.18, resetsAt: 1795400158, status: 'allowed' }, seven_day: { status: 'allowed' } } });
+    ledger.record(
+      row({
+        mode: 'direct',
+        modelServed: 'assistant-haiku-4',
+        tokens: { input: 3, output: null, cacheRead: 2, cacheWrite: null },
+      }),
+    );
+    ledger.cliRateLimit({
+      unifiedWindows: {
+        five_hour: { utilization: 0.18, resetsAt: 1795400158, status: 'allowed' },
+        seven_day: { status: 'allowed' },
+      },
+    });
     const text = await registry.metrics();
     expect(text).toContain('assistant_proxy_tokens_total{mode="tool",model="assistant-sonnet-4",kind="input"} 11');
     expect(text).toContain('assistant_proxy_tokens_total{mode="tool",model="assistant-sonnet-4",kind="output"} 7');
@@ -53,7 +64,9 @@ describe('registerUsageMetrics', () => {
     expect(text).not.toContain('window="seven_day"'); // reported without a figure: absent, not 0
     detach();
     ledger.record(row({}));
-    expect(await registry.metrics()).toContain('assistant_proxy_tokens_total{mode="tool",model="assistant-sonnet-4",kind="input"} 11');
+    expect(await registry.metrics()).toContain(
+      'assistant_proxy_tokens_total{mode="tool",model="assistant-sonnet-4",kind="input"} 11',
+    );
     ledger.close();
   });
 });

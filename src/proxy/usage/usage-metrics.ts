@@ -18,9 +18,17 @@ const kinds = [
   ['cacheWrite', 'cache_write'],
 ] as const;
 
-export function registerUsageMetrics(registry: Registry, ledger: Pick<UsageLedger, 'onRecord' | 'quotaWindows'>): () => void {
+export function registerUsageMetrics(
+  registry: Registry,
+  ledger: Pick<UsageLedger, 'onRecord' | 'quotaWindows'>,
+): () => void {
   const registers = [registry];
-  const tokens = new Counter({ name: 'assistant_proxy_tokens_total', help: 'Tokens as the provider or the CLI reported them, by kind', labelNames: ['mode', 'model', 'kind'], registers });
+  const tokens = new Counter({
+    name: 'assistant_proxy_tokens_total',
+    help: 'Tokens as the provider or the CLI reported them, by kind',
+    labelNames: ['mode', 'model', 'kind'],
+    registers,
+  });
   new Gauge({
     name: 'assistant_proxy_quota_utilization',
     help: 'Latest observed utilization of each subscription quota window (a fraction: 0.18 = 18 %)',
@@ -28,15 +36,26 @@ export function registerUsageMetrics(registry: Registry, ledger: Pick<UsageLedge
     registers,
     collect() {
       this.reset();
-      for (const w of ledger.quotaWindows()) if (w.utilization !== null) this.set({ source: w.source, window: w.window }, w.utilization);
+      for (const w of ledger.quotaWindows())
+        if (w.utilization !== null) this.set({ source: w.source, window: w.window }, w.utilization);
     },
   });
   // The labelled children of each (mode, model), made once: prom-client hashes a label object on every inc(), which
   // cost more than the rest of the record. Not bounded here: it grows with each model name the traffic reports, as
   // the metric's own series do (a handful in practice).
   const children = new Map<string, Array<{ inc(value: number): void }>>();
-  const refusals = new Counter({ name: 'assistant_proxy_billing_refusals_total', help: "The provider's billing refusals, by reason: extra_usage_off, cli_only_credential", labelNames: ['reason', 'mode'], registers });
-  const lanes = new Counter({ name: 'assistant_proxy_requests_by_lane_total', help: 'Requests by the lane that paid: plan, extra_usage, api_key, response_api, or unknown', labelNames: ['lane', 'mode'], registers });
+  const refusals = new Counter({
+    name: 'assistant_proxy_billing_refusals_total',
+    help: "The provider's billing refusals, by reason: extra_usage_off, cli_only_credential",
+    labelNames: ['reason', 'mode'],
+    registers,
+  });
+  const lanes = new Counter({
+    name: 'assistant_proxy_requests_by_lane_total',
+    help: 'Requests by the lane that paid: plan, extra_usage, api_key, response_api, or unknown',
+    labelNames: ['lane', 'mode'],
+    registers,
+  });
   return ledger.onRecord((r: UsageRecord) => {
     if (r.refusal) refusals.inc({ reason: r.refusal, mode: r.mode ?? 'none' });
     if (r.mode !== null) lanes.inc({ lane: r.billingLane ?? 'unknown', mode: r.mode });

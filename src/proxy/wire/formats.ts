@@ -8,7 +8,14 @@ import { ollamaChatFormat, ollamaGenerateFormat } from './ollama/index.js';
 import { responsesFormat } from './responses/index.js';
 import type { WireFormat } from './wire-format.js';
 
-const all = [nativeChatFormat, messagesFormat, compatFormat, responsesFormat, ollamaChatFormat, ollamaGenerateFormat] as const;
+const all = [
+  nativeChatFormat,
+  messagesFormat,
+  compatFormat,
+  responsesFormat,
+  ollamaChatFormat,
+  ollamaGenerateFormat,
+] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each format has its own answer options
 export const wireFormats: ReadonlyMap<string, WireFormat<any>> = new Map(all.map((f) => [f.name, f]));
