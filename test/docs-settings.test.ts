@@ -51,6 +51,13 @@ const notSettings: Record<string, string> = {
   XDG_DATA_HOME: 'the desktop standard',
   XDG_CURRENT_DESKTOP: 'the desktop standard',
   WM_CLASS: 'an X11 window property',
+  ELECTRON_RUN_AS_NODE: "Electron's variable (a fuse turns it off, docs/security.md)",
+  NODE_OPTIONS: "Node's own variable (a fuse turns it off in the app)",
+  IDLE_SECONDS: 'a knob of bench/cli-idle.ts',
+  CLAUDE_AGENT_SDK_VERSION: 'a variable the Agent SDK sets for the CLI (docs/tool-mode.md)',
+  CLAUDE_CODE_ENTRYPOINT: 'a variable the Agent SDK sets for the CLI (docs/tool-mode.md)',
+  CLAUDE_CODE_SDK_READS_SESSION_STATE: 'a variable the Agent SDK sets for the CLI (docs/tool-mode.md)',
+  BUN_ENABLE_CRASH_REPORTING: 'a variable the Agent SDK sets for the CLI (docs/tool-mode.md)',
 };
 
 const settingNames = new Set(settingSources.map((s) => s.env));

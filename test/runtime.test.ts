@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   engines: { node: string };
-  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
 };
 
 const parts = (v: string) =>
@@ -38,7 +38,7 @@ describe('the runtime the project brings', () => {
       .split(' ');
     expect(realpathSync(child[0])).toBe(realpathSync(process.execPath));
     expect(child[1]).toBe(process.version);
-    // The pinned major of the devDependency is what runs.
-    expect(process.versions.node.split('.')[0]).toBe(pkg.devDependencies.node.replace(/^\D*/, '').split('.')[0]);
+    // The pinned major of the dependency is what runs.
+    expect(process.versions.node.split('.')[0]).toBe(pkg.dependencies.node.replace(/^\D*/, '').split('.')[0]);
   });
 });

@@ -169,13 +169,17 @@ describe('planAgentToolLoop', () => {
     expect(final.blocks.map((b) => b.pieces.join(''))).toEqual(['Read: MARKER-2']);
   });
 
-  it('says so in text when the request has tools but none reads a file', () => {
+  it('says so in text when the request has tools but none reads a file or runs a command', () => {
+    const search = {
+      name: 'web_search',
+      input_schema: { type: 'object', properties: { query: str }, required: ['query'] },
+    };
     const plan = planAgentToolLoop(
-      { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [bash] },
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [search] },
       knobs(),
       ids(),
     )!;
     expect(plan.stopReason).toBe('end_turn');
-    expect(plan.blocks.map((b) => b.pieces.join(''))).toEqual(['No read-file tool among: bash']);
+    expect(plan.blocks.map((b) => b.pieces.join(''))).toEqual(['No read-file tool among: web_search']);
   });
 });
