@@ -49,6 +49,7 @@ import { CliConversation, type ConversationEnd } from './cli-conversation.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
 import { killGraceMs, processGroups } from './end-child.js';
 import { LiveConversations, type LiveConversationsSnapshot } from './live-conversations.js';
+import { OpeningHold } from './opening-hold.js';
 import { PromptFiles } from './prompt-files.js';
 import {
   nativeRequestToCliInput,
@@ -401,14 +402,11 @@ export class CliBackend implements Backend {
           answer: new AnswerRecorder(),
         };
         running.turn = turn;
-        let answered = false;
-        // The answer's opening (message_start, pings) is held until its first content, so that a process that dies
-        // right after it has still sent the client nothing and can be replaced.
-        const held: NativeStreamEvent[] = [];
+        const opening = new OpeningHold();
         for (;;) {
           const item = await running.next(deadlines.signal);
           if (item.kind === 'end') {
-            if (how !== 'cold' && !answered) {
+            if (how !== 'cold' && !opening.answered) {
               // Nothing reached the client yet: the request is answered as one that continues no live conversation.
               offStop();
               log.warn(
@@ -450,20 +448,14 @@ export class CliBackend implements Backend {
             throw step.error;
           }
           for (const event of step.events) {
-            if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
-              held.push(event);
-              continue;
-            }
-            if (!answered) {
-              answered = true;
-              deadlines.markAnswering();
-              for (const opening of held.splice(0)) yield opening;
-            }
+            const before = opening.admit(event, () => deadlines.markAnswering());
+            if (!before) continue;
+            yield* before;
             turn.answer.add(event);
             yield event;
           }
           if (step.done) {
-            for (const opening of held.splice(0)) yield opening;
+            yield* opening.release();
             finished = true;
             offStop();
             // Kept for a follow-up turn when the request ended on a user turn (a prefill has no turn to continue).

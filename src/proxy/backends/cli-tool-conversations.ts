@@ -49,6 +49,7 @@ import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
 import type { LiveConversations } from './live-conversations.js';
+import { OpeningHold } from './opening-hold.js';
 import type { PromptFiles } from './prompt-files.js';
 import type { Profile } from '../profile.js';
 import type { Config } from '../config.js';
@@ -417,15 +418,12 @@ export class CliToolConversations {
           clientToolNames: running.plan.clientToolNames,
           ...(running.reported ? { usageBase: running.reported } : {}),
         });
-        let answered = false;
-        // The answer's opening is held until its first content (as in cli-backend.ts), so that a process found dead
-        // right after it has sent the client nothing and can be replaced.
-        const held: NativeStreamEvent[] = [];
+        const opening = new OpeningHold();
         try {
           for (;;) {
             const item = await running.cli.next(deadlines.signal);
             if (item.kind === 'end') {
-              if (running === taken && fallback && !answered) {
+              if (running === taken && fallback && !opening.answered) {
                 // Nothing reached the client yet: answered as a request no live process waits for.
                 log.warn(
                   { pid: running.pid, exitCode: item.end.exitCode, signal: item.end.signal },
@@ -451,20 +449,14 @@ export class CliToolConversations {
             if (!step) continue;
             if (step.error) throw step.error;
             for (const event of step.events) {
-              if (!answered && (event.type === 'message_start' || event.type === 'ping')) {
-                held.push(event);
-                continue;
-              }
-              if (!answered) {
-                answered = true;
-                deadlines.markAnswering();
-                for (const opening of held.splice(0)) yield opening;
-              }
+              const before = opening.admit(event, () => deadlines.markAnswering());
+              if (!before) continue;
+              yield* before;
               answer.add(event);
               if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
               yield event;
             }
-            if (step.pause || step.done) for (const opening of held.splice(0)) yield opening;
+            if (step.pause || step.done) yield* opening.release();
             if (step.pause) {
               outcome = 'paused';
               pausedFor = step.pause;

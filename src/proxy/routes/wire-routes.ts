@@ -6,6 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import type { ListedCatalog } from './models.js';
 import { listenerOf, routeTable, type Listener } from '../route-table.js';
 import type { Services } from '../services.js';
+import type { ProxyContext } from '../http/types.js';
 import { wireFormats } from '../wire/formats.js';
 import { answerChat } from './answer-chat.js';
 import { directChat, directUpstream, toolChat } from './chat-modes.js';
@@ -28,7 +29,7 @@ export function registerWireRoutes(
     // Each listener registers its own rows (the Ollama listener's: ollama/listener.ts).
     if (listenerOf(decl.path) !== listener) continue;
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
-    // Formats not on the contract yet are registered by their route family's file (tool.ts, direct.ts).
+    // Rows without a format (token counts, forwarding, lists) are registered by their route family's file.
     if (!format) continue;
     if (format.family !== decl.family)
       throw new Error(
@@ -40,51 +41,24 @@ export function registerWireRoutes(
     const setting = decl.modeBySetting ? services.config.ollamaMode : undefined;
     const mode = setting ?? decl.mode;
     const chosen = setting ? { mode: setting } : {};
+    let handler: (ctx: ProxyContext) => Promise<void>;
     if (mode === 'tool') {
-      addRoute(router, services, {
-        ...chosen,
-        method: decl.method,
-        path: decl.path,
-        json: true,
-        errorShape,
-        handler: async (ctx) =>
-          answerChat(
-            ctx,
-            services,
-            parts.cli,
-            await toolChat(
-              ctx,
-              format.parse(ctx.state.body, { mode: 'tool', api }),
-              answer,
-              parts.catalog,
-              api.minThinkingBudget,
-            ),
-          ),
-      });
+      handler = async (ctx) => {
+        const parsed = format.parse(ctx.state.body, { mode: 'tool', api });
+        const chat = await toolChat(ctx, parsed, answer, parts.catalog, api.minThinkingBudget);
+        await answerChat(ctx, services, parts.cli, chat);
+      };
     } else if (mode === 'direct') {
-      addRoute(router, services, {
-        ...chosen,
-        method: decl.method,
-        path: decl.path,
-        json: true,
-        errorShape,
-        handler: (ctx) =>
-          answerChat(
-            ctx,
-            services,
-            parts.direct,
-            directChat(
-              format.parse(ctx.state.body, { mode: 'direct', api }),
-              answer,
-              parts.catalog,
-              directUpstream(ctx, services),
-            ),
-          ),
-      });
+      handler = async (ctx) => {
+        const parsed = format.parse(ctx.state.body, { mode: 'direct', api });
+        const chat = directChat(parsed, answer, parts.catalog, directUpstream(ctx, services));
+        await answerChat(ctx, services, parts.direct, chat);
+      };
     } else {
       throw new Error(
         `route-table.ts gives ${decl.path} the format ${format.name} in mode ${decl.mode}, which answers no chat`,
       );
     }
+    addRoute(router, services, { ...chosen, method: decl.method, path: decl.path, json: true, errorShape, handler });
   }
 }
