@@ -12,7 +12,7 @@
 // catalog reads its cache file here and the provider's list once the proxy listens (startCatalog).
 
 import { createRespapiCredential } from './auth/respapi-credentials.js';
-import { CliBackend } from './backends/cli-backend.js';
+import { CliBackend } from './backends/cli/cli-backend.js';
 import { DirectBackend } from './backends/direct-backend.js';
 import { findCli } from './health/find-cli.js';
 import { LiveModelCatalog } from './models/live-catalog.js';

@@ -27,33 +27,33 @@ import type {
   NativeStreamEvent,
   NativeToolResultBlock,
   NativeUsage,
-} from '../formats/native.js';
-import { ProxyError } from '../errors.js';
-import { addUsage } from '../translate/map-usage.js';
-import type { Logger } from '../logger.js';
-import { createCliTranslateState, finishCliLines } from '../translate/cli-events-to-native-events.js';
+} from '../../formats/native.js';
+import { ProxyError } from '../../errors.js';
+import { addUsage } from '../../translate/map-usage.js';
+import type { Logger } from '../../logger.js';
+import { createCliTranslateState, finishCliLines } from '../../translate/cli-events-to-native-events.js';
 import {
   AnswerRecorder,
   continuesHistory,
   historyAfterTurn,
   type AnswerRecord,
-} from '../translate/conversation-history.js';
+} from '../../translate/conversation-history.js';
 import { cliInputs } from './cli-inputs.js';
 import {
   mcpConfigJson,
   toolResultToMcp,
   type ClientToolPlan,
   type McpCallResult,
-} from '../translate/native-tools-to-mcp.js';
-import type { CliInput } from '../translate/native-request-to-cli-input.js';
+} from '../../translate/native-tools-to-mcp.js';
+import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import { ClientToolServer } from './client-tool-server.js';
 import type { LiveConversations } from './live-conversations.js';
 import { OpeningHold } from './opening-hold.js';
 import type { PromptFiles } from './prompt-files.js';
-import type { Profile } from '../profile.js';
-import type { Config } from '../config.js';
-import type { UsageSink } from '../usage/types.js';
+import type { Profile } from '../../profile.js';
+import type { Config } from '../../config.js';
+import type { UsageSink } from '../../usage/types.js';
 import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 
 /** One CLI process serving one client's tool loop. */

@@ -16,8 +16,8 @@
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
-import type { CliTranslateState } from '../translate/cli-events-to-native-events.js';
-import type { AnswerRecorder, HistoryEntry } from '../translate/conversation-history.js';
+import type { CliTranslateState } from '../../translate/cli-events-to-native-events.js';
+import type { AnswerRecorder, HistoryEntry } from '../../translate/conversation-history.js';
 import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
 

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeFakeCli, type FakeCli } from '../../../test/fixtures/fake-cli.js';
+import { makeFakeCli, type FakeCli } from '../../../../test/fixtures/fake-cli.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolOptions } from './cli-pool.js';
 
 const print = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];

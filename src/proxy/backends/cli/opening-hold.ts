@@ -2,7 +2,7 @@
 // cli-tool-conversations.ts): a process that dies right after its opening has still sent the client nothing, so a
 // fresh process can answer instead of a 500 (docs/tool-mode.md "Live conversations").
 
-import type { NativeStreamEvent } from '../formats/native.js';
+import type { NativeStreamEvent } from '../../formats/native.js';
 
 export class OpeningHold {
   private readonly held: NativeStreamEvent[] = [];

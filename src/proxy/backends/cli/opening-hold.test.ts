@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NativeStreamEvent } from '../formats/native.js';
+import type { NativeStreamEvent } from '../../formats/native.js';
 import { OpeningHold } from './opening-hold.js';
 
 const start = { type: 'message_start', message: { id: 'm', model: 'x' } } as unknown as NativeStreamEvent;

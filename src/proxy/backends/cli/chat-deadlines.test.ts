@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ProxyError } from '../errors.js';
+import { ProxyError } from '../../errors.js';
 import { ChatDeadlines, endError, firstEventError, type ChatPhase } from './chat-deadlines.js';
-import type { CliRetry } from '../translate/cli-events-to-native-events.js';
+import type { CliRetry } from '../../translate/cli-events-to-native-events.js';
 
 const errors = { notLoggedInPattern: 'Not logged in', loginHint: 'Log in first.' };
 

@@ -4,17 +4,17 @@
 // client gets an error in seconds, not after the CLI's minutes of retries. Also the step both take for each stdout
 // line, and the error when stdout ends without a result.
 
-import { ProxyError } from '../errors.js';
-import { parseCliLine, type CliLineParse } from '../formats/cli-events.js';
-import { redactSecrets, type Logger } from '../logger.js';
+import { ProxyError } from '../../errors.js';
+import { parseCliLine, type CliLineParse } from '../../formats/cli-events.js';
+import { redactSecrets, type Logger } from '../../logger.js';
 import {
   stepCliLine,
   type CliRetry,
   type CliStep,
   type CliTranslateState,
-} from '../translate/cli-events-to-native-events.js';
-import { mapCliError, type CliErrorOptions } from '../translate/map-cli-error.js';
-import type { UsageSink } from '../usage/types.js';
+} from '../../translate/cli-events-to-native-events.js';
+import { mapCliError, type CliErrorOptions } from '../../translate/map-cli-error.js';
+import type { UsageSink } from '../../usage/types.js';
 import type { ConversationEnd } from './cli-conversation.js';
 
 /** After its input is closed the CLI exits by itself; one that lingers longer than this is ended. */

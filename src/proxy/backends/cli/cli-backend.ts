@@ -26,15 +26,15 @@ import { rmSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import type { Config } from '../config.js';
-import { ProxyError } from '../errors.js';
-import type { Backend, BackendContext } from './backend.js';
-import type { NativeRequest, NativeStreamEvent } from '../formats/native.js';
-import type { FindResult } from '../health/find-cli.js';
-import type { Logger } from '../logger.js';
-import type { Profile } from '../profile.js';
-import { createCliTranslateState, finishCliLines, type CliRetry } from '../translate/cli-events-to-native-events.js';
-import { AnswerRecorder, historyAfterTurn } from '../translate/conversation-history.js';
+import type { Config } from '../../config.js';
+import { ProxyError } from '../../errors.js';
+import type { Backend, BackendContext } from '../backend.js';
+import type { NativeRequest, NativeStreamEvent } from '../../formats/native.js';
+import type { FindResult } from '../../health/find-cli.js';
+import type { Logger } from '../../logger.js';
+import type { Profile } from '../../profile.js';
+import { createCliTranslateState, finishCliLines, type CliRetry } from '../../translate/cli-events-to-native-events.js';
+import { AnswerRecorder, historyAfterTurn } from '../../translate/conversation-history.js';
 import {
   ChatDeadlines,
   endError,
@@ -43,7 +43,7 @@ import {
   stepLine,
   type ChatPhase,
 } from './chat-deadlines.js';
-import { cliChildEnv } from './child-env.js';
+import { cliChildEnv } from '../child-env.js';
 import { ChildSlots } from './child-slots.js';
 import { CliConversation, type ConversationEnd } from './cli-conversation.js';
 import { CliPool, filesFingerprint, procRss, type CliPoolSnapshot } from './cli-pool.js';
@@ -55,10 +55,10 @@ import {
   nativeRequestToCliInput,
   type CliInput,
   type CliInputOptions,
-} from '../translate/native-request-to-cli-input.js';
-import { toolRulesToCliPermissions, type CliPermissions } from '../translate/tool-rules-to-cli-permissions.js';
-import type { BillingFacts, UsageSink } from '../usage/types.js';
-import { planClientTools } from '../translate/native-tools-to-mcp.js';
+} from '../../translate/native-request-to-cli-input.js';
+import { toolRulesToCliPermissions, type CliPermissions } from '../../translate/tool-rules-to-cli-permissions.js';
+import type { BillingFacts, UsageSink } from '../../usage/types.js';
+import { planClientTools } from '../../translate/native-tools-to-mcp.js';
 import { CliToolConversations } from './cli-tool-conversations.js';
 import { cliInputs, type CliInputs } from './cli-inputs.js';
 import { dyingWithParent } from './death-signal.js';

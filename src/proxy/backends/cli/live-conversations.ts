@@ -17,8 +17,8 @@
 //   apart: its request goes to a fresh process, so it did not continue anything.
 // Ending is injected so the rules are tested without processes.
 
-import type { NativeMessageParam } from '../formats/native.js';
-import { continuesHistory, type HistoryEntry } from '../translate/conversation-history.js';
+import type { NativeMessageParam } from '../../formats/native.js';
+import { continuesHistory, type HistoryEntry } from '../../translate/conversation-history.js';
 import type { ConversationState } from './cli-conversation.js';
 
 /** What the registry needs of a conversation (CliConversation fits). */

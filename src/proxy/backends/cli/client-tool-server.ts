@@ -20,7 +20,7 @@ import type { Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpCallResult, McpToolDefinition } from '../translate/native-tools-to-mcp.js';
+import type { McpCallResult, McpToolDefinition } from '../../translate/native-tools-to-mcp.js';
 
 export interface ClientToolServerOptions {
   tools: McpToolDefinition[];

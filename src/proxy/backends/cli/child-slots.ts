@@ -2,7 +2,7 @@
 // "Process hygiene"). A request that finds the queue full is refused at once with a 429 and Retry-After, never
 // parked without bound; a waiting request leaves the queue when its signal aborts (client gone, deadline).
 
-import { ProxyError } from '../errors.js';
+import { ProxyError } from '../../errors.js';
 
 export interface SlotCounts {
   running: number;

@@ -5,8 +5,8 @@
 // already saw it. Input errors are still thrown before anything starts whenever no live conversation could continue
 // the request.
 
-import type { NativeRequest } from '../formats/native.js';
-import { cliUserMessageLine, messageText, type CliInput } from '../translate/native-request-to-cli-input.js';
+import type { NativeRequest } from '../../formats/native.js';
+import { cliUserMessageLine, messageText, type CliInput } from '../../translate/native-request-to-cli-input.js';
 
 export interface CliInputs {
   /** Spawn-time flags, environment, system prompt, and `turn`: the latest user message as a stdin line. */

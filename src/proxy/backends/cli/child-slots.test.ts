@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProxyError } from '../errors.js';
+import { ProxyError } from '../../errors.js';
 import { ChildSlots } from './child-slots.js';
 
 const never = new AbortController().signal;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NativeMessageParam } from '../formats/native.js';
-import { historyAfterTurn, type HistoryEntry } from '../translate/conversation-history.js';
+import type { NativeMessageParam } from '../../formats/native.js';
+import { historyAfterTurn, type HistoryEntry } from '../../translate/conversation-history.js';
 import type { ConversationState } from './cli-conversation.js';
 import { LiveConversations, type LiveConversation } from './live-conversations.js';
 
