@@ -1,4 +1,4 @@
-// Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode (cli-backend.ts), the
+// Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode (cli/cli-backend.ts), the
 // provider API in direct mode (direct-backend.ts). A backend yields native stream events and throws a ProxyError
 // (errors.ts) when the chat fails; a non-streaming answer is the same stream, collected
 // (translate/native-events-to-message.ts), unless the backend can ask its upstream for the whole message at once

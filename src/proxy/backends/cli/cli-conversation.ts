@@ -202,6 +202,12 @@ export class CliConversation {
     if (this.state === 'waiting-for-tools') this.begin(now);
   }
 
+  /** The turn paused at a client's tool calls, the process having seen `history`: it waits for their results. */
+  wait(history: HistoryEntry[], now: number): void {
+    this.history = history;
+    this.suspend(now);
+  }
+
   /** The turn finished and the process waits for the next one. */
   idle(history: HistoryEntry[], now: number): void {
     this.stopWatch();

@@ -34,6 +34,14 @@ class FakeConversation implements LiveConversation {
     this.state = 'idle';
     this.lastUsedAt = now;
   }
+  wait(history: HistoryEntry[], now: number) {
+    this.history = history;
+    this.state = 'waiting-for-tools';
+    this.lastUsedAt = now;
+  }
+  resume(now: number) {
+    this.begin(now);
+  }
   end() {
     this.ended = true;
     this.state = 'ended';

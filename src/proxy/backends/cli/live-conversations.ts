@@ -37,6 +37,8 @@ export interface LiveConversation {
   readonly exited: Promise<void>;
   begin(now: number): void;
   idle(history: HistoryEntry[], now: number): void;
+  wait(history: HistoryEntry[], now: number): void;
+  resume(now: number): void;
   end(): void;
 }
 
@@ -58,6 +60,12 @@ export interface LiveConversationsOptions {
   others?: { count(): number; endOldest(): boolean };
   /** How often idle conversations are checked for a changed login. */
   checkEveryMs?: number;
+  /** How long a conversation waits for a client's tool results (config.cliToolResultTimeoutMs). */
+  waitMs?: number;
+  /** Conversations waiting for tool results at most (config.cliMaxConcurrent): the oldest ends. */
+  maxWaiting?: number;
+  /** A waiting conversation ended: its client did not come back in time, or too many waited. */
+  onWaitEnded?: (c: LiveConversation, why: 'expired' | 'cap') => void;
 }
 
 export interface LiveConversationsSnapshot {
@@ -144,6 +152,61 @@ export class LiveConversations<C extends LiveConversation> {
       return c;
     }
     return undefined;
+  }
+
+  /**
+   * The conversation waiting for a client's tool results that `messages` (the same history plus one user message
+   * with the results) continue, started with `key`; it stays waiting until `resume`.
+   */
+  findWaiting(key: string, messages: NativeMessageParam[]): C | undefined {
+    for (const c of this.all)
+      if (c.state === 'waiting-for-tools' && c.key === key && c.alive && continuesHistory(c.history, messages))
+        return c;
+    return undefined;
+  }
+
+  /** Conversations waiting for tool results right now. */
+  waitingCount(): number {
+    return [...this.all].filter((c) => c.state === 'waiting-for-tools').length;
+  }
+
+  /**
+   * `c` paused its turn at a client's tool calls, having seen `history` (its answer with the calls included): it waits
+   * for the results for `waitMs`, then ends. At most `maxWaiting` wait; the oldest ends. False when it cannot wait
+   * (closed, or it exited).
+   */
+  park(c: C, history: HistoryEntry[]): boolean {
+    if (this.closed || !c.alive) return false;
+    this.clearTimer(c);
+    c.wait(history, this.now());
+    this.all.add(c);
+    if (this.opts.waitMs !== undefined) {
+      const timer = setTimeout(() => {
+        if (c.state !== 'waiting-for-tools') return;
+        this.opts.onWaitEnded?.(c, 'expired');
+        this.endOne(c);
+      }, this.opts.waitMs);
+      timer.unref?.();
+      this.timers.set(c, timer);
+    }
+    const max = this.opts.maxWaiting;
+    if (max !== undefined) {
+      // A cap on processes kept for clients that may never come back: the oldest goes first.
+      const waiting = [...this.all]
+        .filter((o) => o.state === 'waiting-for-tools')
+        .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+      for (const oldest of waiting.slice(0, Math.max(0, waiting.length - max))) {
+        this.opts.onWaitEnded?.(oldest, 'cap');
+        this.endOne(oldest);
+      }
+    }
+    return true;
+  }
+
+  /** A request brings the results `c` waits for and reads on. */
+  resume(c: C): void {
+    this.clearTimer(c);
+    c.resume(this.now());
   }
 
   /** Every CLI process this registry counts: its conversations in any state, and the warm pool's. */

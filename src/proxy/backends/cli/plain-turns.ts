@@ -1,0 +1,67 @@
+// A plain chat (no client tools) as a source of the one turn loop (turn.ts; docs/tool-mode.md "Live conversations"):
+// a request whose messages continue a live conversation by one user message is written only that message; otherwise
+// a warm process of the pool started with exactly its spec (a process with no history) or a new one is given the
+// whole conversation. After a successful turn the process is kept idle for the next turn when the request ended on a
+// user turn (a prefill has no turn to continue).
+
+import type { NativeRequest } from '../../formats/native.js';
+import { historyAfterTurn } from '../../translate/conversation-history.js';
+import type { CliConversation } from './cli-conversation.js';
+import type { CliInputs } from './cli-inputs.js';
+import type { CliPool } from './cli-pool.js';
+import type { LiveConversations } from './live-conversations.js';
+import type { ProcessStarter } from './process-starter.js';
+import { specKey, toSpec } from './spec.js';
+import type { TurnSource } from './turn.js';
+
+/** What a plain chat needs of the engine (engine.ts). */
+export interface PlainTurnsHost {
+  readonly registry: LiveConversations<CliConversation>;
+  readonly pool: CliPool<CliConversation>;
+  readonly starter: ProcessStarter;
+  readonly closing: boolean;
+  makeRoom(): void;
+}
+
+export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: CliInputs): TurnSource {
+  const { head } = inputs;
+  const spec = toSpec(head);
+  const key = specKey(spec);
+  let cliPath: string | undefined;
+  return {
+    async take() {
+      // Where the CLI is and its working directory, ready before anything is taken (the 503 / 500 of a missing CLI).
+      cliPath = await host.starter.prepare();
+      // A live conversation this request continues: only the new user turn is written to it.
+      const continued = head.turn !== undefined ? host.registry.takeContinuation(key, req.messages) : undefined;
+      if (continued) {
+        continued.write(head.turn!);
+        return { proc: continued, how: 'continued' };
+      }
+      // The whole conversation for any other process (its input errors were thrown before anything started, unless
+      // a live conversation could continue the request).
+      const input = inputs.full();
+      // A warm process started earlier with exactly this spec (cli-pool.ts); the pool learns from every request.
+      const warm = host.pool.take(spec);
+      if (!warm) return undefined;
+      host.registry.track(warm);
+      warm.write(input.stdin);
+      return { proc: warm, how: 'warm' };
+    },
+    async fresh() {
+      const input = inputs.full();
+      cliPath ??= await host.starter.prepare();
+      host.makeRoom();
+      const proc = host.starter.start(cliPath, input, key);
+      host.registry.track(proc);
+      proc.write(input.stdin);
+      return proc;
+    },
+    translate: () => ({}),
+    finished(proc, answer) {
+      if (head.turn === undefined || host.closing) return false;
+      return host.registry.keep(proc, historyAfterTurn(req.messages, answer));
+    },
+    paused: () => false,
+  };
+}
