@@ -5,9 +5,9 @@
 import type { NativeRequest, NativeStreamEvent } from '../../formats/native.js';
 import type { Backend, BackendContext } from '../backend.js';
 import type { SlotCounts } from './child-slots.js';
-import type { CliPoolSnapshot } from './cli-pool.js';
+import type { CliPoolSnapshot } from './warm-pool.js';
 import { CliEngine } from './engine.js';
-import type { LiveConversationsSnapshot } from './live-conversations.js';
+import type { LiveConversationsSnapshot } from './processes.js';
 import type { CliBackendOptions } from './options.js';
 
 export type { CliBackendOptions } from './options.js';
@@ -48,7 +48,7 @@ export class CliBackend implements Backend {
 
   /** Processes waiting for a client's tool results (for tests and health). */
   toolWaitingCount(): number {
-    return this.engine.registry.waitingCount();
+    return this.engine.registry.inState('waiting-for-tools').length;
   }
 
   /** Children alive right now (for tests and health). */

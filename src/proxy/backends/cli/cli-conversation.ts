@@ -10,8 +10,8 @@
 // the turn's `result`, and leaves it idle, or ends it. Because the stream belongs to the conversation, a reader may
 // stop reading mid-turn without losing lines (`next` with an aborted signal keeps the queue intact), and a later
 // request may go on reading the same turn: that is how a turn waits for a client's tool results
-// ('waiting-for-tools', see `suspend`/`resume`). A warm process of the pool (cli-pool.ts) is a conversation with no
-// history yet: one concept.
+// ('waiting-for-tools', see `suspend`/`resume`). A warm process of the pool (warm-pool.ts) is a conversation with no
+// history yet: one concept, one state machine, kept in one registry (processes.ts).
 
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
@@ -20,15 +20,9 @@ import type { CliTranslateState } from '../../translate/cli-events-to-native-eve
 import type { AnswerRecorder, HistoryEntry } from '../../translate/conversation-history.js';
 import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
+import type { ConversationState, RegisteredProcess } from './process-state.js';
 
-/**
- * idle: alive between turns (or warm, with no history), waiting for a request;
- * busy: a request is reading its turn;
- * waiting-for-tools: the turn is paused mid-way (the CLI waits for a client's tool results); no request is reading,
- *   its output stays queued for the request that resumes it;
- * ended: the process has exited or is being ended.
- */
-export type ConversationState = 'idle' | 'busy' | 'waiting-for-tools' | 'ended';
+export type { ConversationState } from './process-state.js';
 
 export interface ConversationEnd {
   exitCode?: number;
@@ -50,7 +44,7 @@ export interface CliConversationOptions {
   key: string;
   /** The model it was started with (shown in health; never the system prompt). */
   model: string;
-  /** The login and settings it was started under (cli-pool.ts filesFingerprint). */
+  /** The login and settings it was started under (proc-facts.ts filesFingerprint). */
   fingerprint: string;
   /** Its system prompt file, removed when it exits. */
   promptFile?: string;
@@ -60,13 +54,15 @@ export interface CliConversationOptions {
 const stderrTailChars = 2000;
 let nextId = 1;
 
-export class CliConversation {
+export class CliConversation implements RegisteredProcess {
   readonly id = `conv-${nextId++}`;
   readonly key: string;
   readonly model: string;
   readonly fingerprint: string;
   readonly startedAt: number;
-  state: ConversationState = 'idle';
+  state: ConversationState = 'warm';
+  /** The state it was in when it exited by itself (undefined while alive, or when it was ended). */
+  endedFrom: ConversationState | undefined;
   /** What the process has seen, answers included; empty for a warm process. */
   history: HistoryEntry[] = [];
   /** Turns answered. */
@@ -116,6 +112,7 @@ export class CliConversation {
     });
     this.exited = exitOf(child).then(() => {
       this.stopWatch();
+      if (this.state !== 'ended') this.endedFrom = this.state;
       this.state = 'ended';
       if (opts.promptFile) rmSync(opts.promptFile, { force: true });
     });
@@ -125,22 +122,9 @@ export class CliConversation {
     return this.child.pid;
   }
 
-  get exitCode(): number | null {
-    return this.child.exitCode;
-  }
-
-  get signalCode(): NodeJS.Signals | null {
-    return this.child.signalCode;
-  }
-
   /** True until the process has exited or is being ended. */
   get alive(): boolean {
     return this.state !== 'ended' && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  once(event: 'exit', listener: () => void): this {
-    void this.exited.then(listener);
-    return this;
   }
 
   /** Writes one stream-json input line (a user message, or a tool result the CLI waits for). */

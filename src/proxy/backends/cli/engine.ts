@@ -1,6 +1,6 @@
 // Tool mode's engine (docs/tool-mode.md "Flow", "Live conversations", "Process hygiene"): the child slots (a cap on
-// turns at once with a bounded queue, child-slots.ts), the registry of CLI processes (live-conversations.ts) beside
-// the warm pool (cli-pool.ts), the one place processes are started (process-starter.ts), and the one turn loop
+// turns at once with a bounded queue, child-slots.ts), the one registry of CLI processes in every state
+// (processes.ts) and the warm pool's policy over it (warm-pool.ts), the one place processes are started (process-starter.ts), and the one turn loop
 // (turn.ts), which a chat runs with the source that fits it: plain (plain-turns.ts) or with the client's own tools
 // (tool-turns.ts). A request's stop signal and deadlines come from chat-deadlines.ts; shutdown aborts every chat and
 // ends every process.
@@ -18,25 +18,26 @@ import { ChatDeadlines, endError, firstEventError, type ChatPhase } from './chat
 import { ChildSlots } from './child-slots.js';
 import { cliInputs } from './cli-inputs.js';
 import type { CliConversation, ConversationEnd } from './cli-conversation.js';
-import { CliPool, procRss } from './cli-pool.js';
 import { killGraceMs } from './end-child.js';
-import { LiveConversations } from './live-conversations.js';
 import type { CliBackendOptions } from './options.js';
 import { plainTurns } from './plain-turns.js';
+import { procRss } from './proc-facts.js';
+import { CliProcesses } from './processes.js';
 import { ProcessStarter } from './process-starter.js';
 import { PromptFiles } from './prompt-files.js';
 import { fromSpec, keyOf, specKey } from './spec.js';
 import { toolTurns } from './tool-turns.js';
 import type { ToolSession } from './tool-session.js';
 import { runTurn, type TurnHost } from './turn.js';
+import { WarmPool } from './warm-pool.js';
 
 export class CliEngine implements TurnHost {
   readonly slots: ChildSlots;
   readonly starter: ProcessStarter;
-  /** Warm CLI processes (docs/performance.md "Warm CLI pool"): processes with no history yet. */
-  readonly pool: CliPool<CliConversation>;
-  /** Processes a request started or took, in every state, until they exit (live-conversations.ts). */
-  readonly registry: LiveConversations<CliConversation>;
+  /** Every CLI process, warm, busy, idle or waiting for tool results, until it ends (processes.ts). */
+  readonly registry: CliProcesses<CliConversation>;
+  /** Which warm processes to start ahead of requests (warm-pool.ts, docs/performance.md "Warm CLI pool"). */
+  readonly pool: WarmPool<CliConversation>;
   /** The tool session of each process that offers the client's tools (tool-session.ts). */
   readonly sessions = new WeakMap<CliConversation, ToolSession>();
   /** Owner-only files for secrets (MCP configs) in the data directory, swept at start. */
@@ -58,7 +59,7 @@ export class CliEngine implements TurnHost {
     this.dataDir = config.dataDir;
     this.toolResultTimeoutMs = config.cliToolResultTimeoutMs;
     // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
-    // request can always make room by ending a process nobody is reading (live-conversations.ts makeRoom).
+    // request can always make room by ending a process nobody is reading (processes.ts makeRoom).
     const running =
       config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
     this.slots = new ChildSlots(running, config.cliQueueSize);
@@ -66,27 +67,14 @@ export class CliEngine implements TurnHost {
     // What a killed proxy left is swept at the next start; each config is removed with its process.
     this.secretFiles = new PromptFiles(join(config.dataDir, 'cli-mcp'), '.json');
     this.secretFiles.sweep();
-    const fingerprint = () => this.starter.fingerprint();
-    const maxRssBytes = config.cliLiveMaxMb * 1024 * 1024;
-    this.pool = new CliPool<CliConversation>({
-      size: config.cliPoolSize,
-      idleMs: config.cliPoolIdleMs,
-      spawn: (spec) => this.starter.start(this.starter.cliPath(), fromSpec(spec), specKey(spec)),
-      end: (c) => c.end(),
-      fingerprint,
-      maxRssBytes,
-      rssOf: procRss,
-      modelFlag: profile.cli.modelFlag,
-      room: () => this.registry.hasRoom(),
-    });
-    this.registry = new LiveConversations<CliConversation>({
+    this.registry = new CliProcesses<CliConversation>({
       max: config.cliLiveMax,
       idleMs: config.cliLiveIdleMs,
-      maxRssBytes,
+      warmMs: config.cliPoolIdleMs,
+      maxRssBytes: config.cliLiveMaxMb * 1024 * 1024,
       rssOf: procRss,
-      otherRssBytes: () => this.pool.snapshot().rssBytes ?? 0,
-      fingerprint,
-      others: { count: () => this.pool.warmCount(), endOldest: () => this.pool.endOldest() },
+      fingerprint: () => this.starter.fingerprint(),
+      onWarmEnded: (c, why) => this.pool.ended(c, why),
       waitMs: config.cliToolResultTimeoutMs,
       maxWaiting: config.cliMaxConcurrent,
       onWaitEnded: (c, why) =>
@@ -96,6 +84,14 @@ export class CliEngine implements TurnHost {
             ? 'no tool results came back in time (CLI_TOOL_RESULT_TIMEOUT_MS); the assistant CLI is ended'
             : 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended',
         ),
+    });
+    this.pool = new WarmPool<CliConversation>({
+      size: config.cliPoolSize,
+      idleMs: config.cliPoolIdleMs,
+      registry: this.registry,
+      spawn: (spec) => this.starter.start(this.starter.cliPath(), fromSpec(spec), specKey(spec)),
+      maxRssBytes: config.cliLiveMaxMb * 1024 * 1024,
+      modelFlag: profile.cli.modelFlag,
     });
   }
 
@@ -194,12 +190,12 @@ export class CliEngine implements TurnHost {
   async close(): Promise<void> {
     this.closing = true;
     this.slots.close();
-    const pooled = this.pool.close();
-    const live = this.registry.close();
+    this.pool.close();
+    const processes = this.registry.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
     for (const child of this.children) child.end();
-    const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), pooled, live]);
+    const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), processes]);
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
     this.starter.close();
     this.secretFiles.close();

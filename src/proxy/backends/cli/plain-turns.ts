@@ -8,16 +8,16 @@ import type { NativeRequest } from '../../formats/native.js';
 import { historyAfterTurn } from '../../translate/conversation-history.js';
 import type { CliConversation } from './cli-conversation.js';
 import type { CliInputs } from './cli-inputs.js';
-import type { CliPool } from './cli-pool.js';
-import type { LiveConversations } from './live-conversations.js';
+import type { CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { specKey, toSpec } from './spec.js';
 import type { TurnSource } from './turn.js';
+import type { WarmPool } from './warm-pool.js';
 
 /** What a plain chat needs of the engine (engine.ts). */
 export interface PlainTurnsHost {
-  readonly registry: LiveConversations<CliConversation>;
-  readonly pool: CliPool<CliConversation>;
+  readonly registry: CliProcesses<CliConversation>;
+  readonly pool: WarmPool<CliConversation>;
   readonly starter: ProcessStarter;
   readonly closing: boolean;
   makeRoom(): void;
@@ -41,10 +41,9 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
       // The whole conversation for any other process (its input errors were thrown before anything started, unless
       // a live conversation could continue the request).
       const input = inputs.full();
-      // A warm process started earlier with exactly this spec (cli-pool.ts); the pool learns from every request.
+      // A warm process started earlier with exactly this spec (warm-pool.ts); the pool learns from every request.
       const warm = host.pool.take(spec);
       if (!warm) return undefined;
-      host.registry.track(warm);
       warm.write(input.stdin);
       return { proc: warm, how: 'warm' };
     },

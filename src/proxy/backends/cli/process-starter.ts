@@ -14,7 +14,7 @@ import type { CliInputOptions } from '../../translate/native-request-to-cli-inpu
 import { toolRulesToCliPermissions, type CliPermissions } from '../../translate/tool-rules-to-cli-permissions.js';
 import { cliChildEnv } from '../child-env.js';
 import { CliConversation } from './cli-conversation.js';
-import { filesFingerprint } from './cli-pool.js';
+import { filesFingerprint } from './proc-facts.js';
 import { dyingWithParent } from './death-signal.js';
 import { killGraceMs, processGroups } from './end-child.js';
 import type { CliBackendOptions } from './options.js';

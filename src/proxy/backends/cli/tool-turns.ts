@@ -18,7 +18,7 @@ import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 import type { ClientToolPlan, McpCallResult } from '../../translate/native-tools-to-mcp.js';
 import { cliInputs } from './cli-inputs.js';
 import type { CliConversation } from './cli-conversation.js';
-import type { LiveConversations } from './live-conversations.js';
+import type { CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { keyOf } from './spec.js';
 import {
@@ -32,7 +32,7 @@ import type { TurnSource } from './turn.js';
 
 /** What a tool chat needs of the engine (engine.ts). */
 export interface ToolTurnsHost extends ToolSessionHost {
-  readonly registry: LiveConversations<CliConversation>;
+  readonly registry: CliProcesses<CliConversation>;
   readonly starter: ProcessStarter;
   readonly closing: boolean;
   /** The tool session of each process that offers the client's tools. */

@@ -1,10 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeFakeCli, type FakeCli } from '../../../../test/fixtures/fake-cli.js';
-import { CliPool, filesFingerprint, procRss, type CliPoolOptions } from './cli-pool.js';
+import { FakeProcess } from '../../../../test/helpers/fake-process.js';
+import { CliConversation } from './cli-conversation.js';
+import { procRss } from './proc-facts.js';
+import { CliProcesses, type CliProcessesOptions, type RegisteredProcess } from './processes.js';
+import { specKey } from './spec.js';
+import { WarmPool, type WarmPoolOptions } from './warm-pool.js';
 
 const print = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
 const argsFor = (model: string, system?: string): string[] => [
@@ -14,19 +16,14 @@ const argsFor = (model: string, system?: string): string[] => [
   ...(system ? ['--system-prompt', system] : []),
 ];
 
-/** A child that only exists in memory: exit() ends it as a process would. */
-class StubChild extends EventEmitter {
+/** A warm process that only exists in memory, with the spec it was started with. */
+class StubProcess extends FakeProcess {
   static nextPid = 1000;
-  readonly pid = StubChild.nextPid++;
-  exitCode: number | null = null;
-  signalCode: string | null = null;
-  constructor(readonly args: string[]) {
-    super();
-  }
-  exit(code = 0): void {
-    if (this.exitCode !== null) return;
-    this.exitCode = code;
-    this.emit('exit', code);
+  constructor(
+    readonly args: string[],
+    fingerprint: string,
+  ) {
+    super(specKey(args), fingerprint, StubProcess.nextPid++, Date.now());
   }
 }
 
@@ -34,35 +31,51 @@ class StubChild extends EventEmitter {
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
 /** take(), then the pool's refill turn. */
-async function take<
-  C extends { exitCode: number | null; signalCode: string | null; once(e: 'exit', l: () => void): unknown },
->(pool: CliPool<C>, args: string[]): Promise<C | undefined> {
+async function take<C extends RegisteredProcess>(pool: WarmPool<C>, args: string[]): Promise<C | undefined> {
   const child = pool.take(args);
   await flush();
   return child;
 }
 
-function stubPool(over: Partial<CliPoolOptions<StubChild>> = {}) {
-  const spawned: StubChild[] = [];
-  const ended: StubChild[] = [];
-  const pool = new CliPool<StubChild>({
-    size: 2,
+type StubOptions = Partial<Omit<WarmPoolOptions<StubProcess>, 'registry' | 'spawn'>> &
+  Pick<CliProcessesOptions<StubProcess>, 'fingerprint' | 'maxRssBytes' | 'rssOf'> & {
+    max?: number;
+    spawn?: WarmPoolOptions<StubProcess>['spawn'];
+  };
+
+function stubPool(over: StubOptions = {}) {
+  const spawned: StubProcess[] = [];
+  const idleMs = over.idleMs ?? 60_000;
+  const registry: CliProcesses<StubProcess> = new CliProcesses<StubProcess>({
+    max: over.max ?? 0,
     idleMs: 60_000,
+    warmMs: idleMs,
+    fingerprint: over.fingerprint,
+    maxRssBytes: over.maxRssBytes,
+    rssOf: over.rssOf,
+    onWarmEnded: (c, why) => pool.ended(c, why),
+  });
+  const pool: WarmPool<StubProcess> = new WarmPool<StubProcess>({
+    size: 2,
+    registry,
     spawn: (args) => {
-      const c = new StubChild(args);
+      const c = new StubProcess(args, over.fingerprint?.() ?? 'fp1');
       spawned.push(c);
       return c;
     },
-    end: (c) => {
-      ended.push(c);
-      queueMicrotask(() => c.exit(143));
-    },
     ...over,
+    idleMs,
   });
-  return { pool, spawned, ended, alive: () => spawned.filter((c) => c.exitCode === null && !ended.includes(c)) };
+  return {
+    pool,
+    registry,
+    spawned,
+    ended: () => spawned.filter((c) => c.ended),
+    alive: () => spawned.filter((c) => !c.ended),
+  };
 }
 
-describe('CliPool with in-memory children', () => {
+describe('WarmPool with in-memory processes', () => {
   it('is off at size 0: never starts a process and never hands one out', async () => {
     const { pool, spawned } = stubPool({ size: 0 });
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
@@ -92,13 +105,13 @@ describe('CliPool with in-memory children', () => {
     await take(pool!, argsFor('m1', 'A'));
     expect(await take(pool!, argsFor('m1', 'B'))).toBeUndefined();
     expect(await take(pool!, argsFor('m2', 'A'))).toBeUndefined();
-    const c = (await take(pool!, argsFor('m1', 'A'))) as StubChild | undefined;
+    const c = (await take(pool!, argsFor('m1', 'A'))) as StubProcess | undefined;
     expect(c?.args).toEqual(argsFor('m1', 'A'));
   });
 
   it('keeps at most size processes, the most frequent keys first', async () => {
     const { pool, alive } = stubPool({ size: 2 });
-    const taken = new Set<StubChild | undefined>();
+    const taken = new Set<StubProcess | undefined>();
     for (let i = 0; i < 3; i++) taken.add(await take(pool!, argsFor('hot')));
     taken.add(await take(pool!, argsFor('warm')));
     taken.add(await take(pool!, argsFor('cold')));
@@ -115,7 +128,7 @@ describe('CliPool with in-memory children', () => {
     await take(pool!, argsFor('m1'));
     expect(spawned).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 120));
-    expect(ended).toContain(spawned[0]);
+    expect(ended()).toContain(spawned[0]);
     expect(spawned).toHaveLength(1);
     expect(pool.snapshot()).toMatchObject({ warm: 0, expired: 1 });
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
@@ -130,7 +143,7 @@ describe('CliPool with in-memory children', () => {
     fp = 'login-2';
     // The process started under the old login is never handed out.
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
-    expect(ended).toContain(old);
+    expect(ended()).toContain(old);
     expect(spawned).toHaveLength(2);
     expect(await take(pool!, argsFor('m1'))).toBe(spawned[1]);
     expect(pool.snapshot().replaced).toBe(1);
@@ -147,14 +160,25 @@ describe('CliPool with in-memory children', () => {
     expect(snap.rssBytes).toBeLessThanOrEqual(250);
   });
 
+  it('starts nothing when the cap on every process is reached, and ends no other process for it', async () => {
+    const { pool, registry, spawned } = stubPool({ size: 1, max: 1 });
+    const busy = new StubProcess(argsFor('busy'), 'fp1');
+    registry.track(busy);
+    expect(await take(pool, argsFor('m1'))).toBeUndefined();
+    expect(spawned).toHaveLength(0);
+    expect(busy.ended).toBe(false);
+    expect(pool.snapshot()).toMatchObject({ skippedForCap: 1, warm: 0 });
+  });
+
   it('skips a warm process that died while waiting, and pauses after repeated early deaths', async () => {
     const { pool, spawned } = stubPool({ size: 1 });
     await take(pool!, argsFor('m1'));
-    spawned[0].exit(1);
+    spawned[0].die();
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
-    spawned[1].exit(1);
+    spawned[1].die();
     await take(pool!, argsFor('m1'));
-    spawned[2].exit(1);
+    spawned[2].die();
+    await flush();
     const snap = pool.snapshot();
     expect(snap.died).toBe(3);
     expect(snap.pausedUntil).toBeGreaterThan(Date.now());
@@ -167,7 +191,7 @@ describe('CliPool with in-memory children', () => {
     const { pool, spawned } = stubPool({ size: 1 });
     pool.take(argsFor('m1'));
     expect(spawned).toHaveLength(0); // not inside take(): the request writes its prompt first
-    await pool.close();
+    pool.close();
     await flush();
     expect(spawned).toHaveLength(0);
   });
@@ -183,13 +207,12 @@ describe('CliPool with in-memory children', () => {
   });
 
   it('a spawn that throws counts as an early death, not a crash of the request', async () => {
-    const pool = new CliPool<StubChild>({
+    const { pool } = stubPool({
       size: 1,
       idleMs: 1000,
       spawn: () => {
         throw new Error('ENOENT');
       },
-      end: () => undefined,
     });
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
     expect(await take(pool!, argsFor('m1'))).toBeUndefined();
@@ -197,36 +220,52 @@ describe('CliPool with in-memory children', () => {
   });
 });
 
-describe('CliPool with the fake CLI', () => {
+describe('WarmPool with the fake CLI', () => {
   let cli: FakeCli | undefined;
-  let pool: CliPool<ChildProcess> | undefined;
+  let real: { pool: WarmPool<CliConversation>; registry: CliProcesses<CliConversation> } | undefined;
   afterEach(async () => {
-    await pool?.close();
+    real?.pool.close();
+    await real?.registry.close();
     await cli?.cleanup();
-    pool = undefined;
+    real = undefined;
     cli = undefined;
   });
 
-  function realPool(path: string, size = 1): CliPool<ChildProcess> {
-    return new CliPool<ChildProcess>({
+  function realPool(path: string, size = 1): WarmPool<CliConversation> {
+    const registry: CliProcesses<CliConversation> = new CliProcesses<CliConversation>({
+      max: 0,
+      idleMs: 60_000,
+      warmMs: 60_000,
+      rssOf: procRss,
+      onWarmEnded: (c, why) => pool.ended(c, why),
+    });
+    const pool: WarmPool<CliConversation> = new WarmPool<CliConversation>({
       size,
       idleMs: 60_000,
-      spawn: (args) => spawn(path, args, { stdio: ['pipe', 'pipe', 'ignore'] }),
-      end: (c) => c.kill('SIGTERM'),
-      rssOf: procRss,
+      registry,
+      spawn: (args) =>
+        new CliConversation(execa(path, args, { stdin: 'pipe', buffer: false, reject: false }), {
+          key: specKey(args),
+          model: 'm',
+          fingerprint: '',
+          now: Date.now,
+        }),
     });
+    real = { pool, registry };
+    return pool;
   }
 
-  function answer(child: ChildProcess, prompt: string): Promise<string> {
+  async function answer(c: CliConversation, prompt: string): Promise<string> {
+    c.write(prompt);
+    c.endInput();
     let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.stdin!.end(prompt);
-    return new Promise((resolve) => child.once('close', () => resolve(out)));
+    for (let item = await c.next(); item.kind === 'line'; item = await c.next()) out += `${item.line}\n`;
+    return out;
   }
 
   it('hands over a started CLI whose stdin is still open; the prompt written then is answered', async () => {
     cli = await makeFakeCli({ echo: true });
-    pool = realPool(cli.path);
+    const pool = realPool(cli.path);
     const args = argsFor('claude-x', 'Be brief.');
     expect(await take(pool!, args)).toBeUndefined();
     const child = await take(pool!, args);
@@ -241,7 +280,7 @@ describe('CliPool with the fake CLI', () => {
 
   it('measures the RSS of its idle processes and ends every one of them on close', async () => {
     cli = await makeFakeCli({});
-    pool = realPool(cli.path, 2);
+    const pool = realPool(cli.path, 2);
     await take(pool!, argsFor('a'));
     await take(pool!, argsFor('b'));
     await new Promise((r) => setTimeout(r, 300));
@@ -249,28 +288,10 @@ describe('CliPool with the fake CLI', () => {
     expect(snap.warm).toBe(2);
     expect(snap.rssBytes).toBeGreaterThan(1024 * 1024);
     const pids = (await cli.records().catch(() => [])).map((r) => r.pid);
-    await pool.close();
-    pool = undefined;
+    pool.close();
+    await real!.registry.close();
+    real = undefined;
     expect(pids.every((pid) => !isRunning(pid))).toBe(true);
-  });
-});
-
-describe('filesFingerprint', () => {
-  it('changes when a file changes or appears, and with the settings', async () => {
-    const dir = await import('node:fs/promises').then((fs) =>
-      fs.mkdtemp(join(process.env.TMPDIR ?? '/tmp', 'pool-fp-')),
-    );
-    const file = join(dir, 'credentials.json');
-    const fs = await import('node:fs/promises');
-    const missing = filesFingerprint([file], { a: 1 });
-    await fs.writeFile(file, '{"t":1}');
-    const present = filesFingerprint([file], { a: 1 });
-    expect(present).not.toBe(missing);
-    expect(filesFingerprint([file], { a: 2 })).not.toBe(present);
-    await fs.writeFile(file, '{"t":22}');
-    expect(filesFingerprint([file], { a: 1 })).not.toBe(present);
-    expect(await readFile(file, 'utf8')).toBe('{"t":22}');
-    await fs.rm(dir, { recursive: true, force: true });
   });
 });
 

@@ -1,0 +1,66 @@
+// A CLI process that exists only in memory, for the unit tests of the process registry and the warm pool
+// (src/proxy/backends/cli/processes.ts, warm-pool.ts): the same state machine as CliConversation, no child.
+
+import type { ConversationState } from '../../src/proxy/backends/cli/cli-conversation.js';
+import type { RegisteredProcess } from '../../src/proxy/backends/cli/processes.js';
+import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
+
+export class FakeProcess implements RegisteredProcess {
+  static next = 1;
+  readonly id = `p${FakeProcess.next++}`;
+  readonly model = 'm';
+  state: ConversationState = 'warm';
+  endedFrom: ConversationState | undefined;
+  history: HistoryEntry[] = [];
+  turns = 0;
+  lastUsedAt: number;
+  ended = false;
+  private resolveExit!: () => void;
+  readonly exited = new Promise<void>((r) => (this.resolveExit = r));
+
+  constructor(
+    readonly key: string,
+    public fingerprint = 'fp1',
+    readonly pid?: number,
+    readonly startedAt = 0,
+  ) {
+    this.lastUsedAt = startedAt;
+  }
+
+  get alive() {
+    return !this.ended;
+  }
+  begin(now: number) {
+    this.state = 'busy';
+    this.lastUsedAt = now;
+  }
+  idle(history: HistoryEntry[], now: number) {
+    this.history = history;
+    this.turns++;
+    this.state = 'idle';
+    this.lastUsedAt = now;
+  }
+  wait(history: HistoryEntry[], now: number) {
+    this.history = history;
+    this.state = 'waiting-for-tools';
+    this.lastUsedAt = now;
+  }
+  resume(now: number) {
+    this.begin(now);
+  }
+  /** Ended by the proxy: it exits a moment later. */
+  end() {
+    if (this.ended) return;
+    this.ended = true;
+    this.state = 'ended';
+    queueMicrotask(() => this.resolveExit());
+  }
+  /** Exits by itself (a crash), in whatever state it was. */
+  die() {
+    if (this.ended) return;
+    this.ended = true;
+    this.endedFrom = this.state;
+    this.state = 'ended';
+    this.resolveExit();
+  }
+}
