@@ -5,7 +5,7 @@
 //   tail of its stderr;
 // - its state, its history (what it has seen, in the compared form of translate/conversation-history.ts), and the
 //   turn in progress (the translation state of the lines being read);
-// - its system prompt file, removed when the process ends.
+// - the files written for it (its system prompt file), removed when the process ends.
 // A request attaches to a conversation for one turn: it writes its user line (`write`), reads lines (`next`) until
 // the turn's `result`, and leaves it idle, or ends it. Because the stream belongs to the conversation, a reader may
 // stop reading mid-turn without losing lines (`next` with an aborted signal keeps the queue intact), and a later
@@ -46,8 +46,8 @@ export interface CliConversationOptions {
   model: string;
   /** The login and settings it was started under (proc-facts.ts filesFingerprint). */
   fingerprint: string;
-  /** Its system prompt file, removed when it exits. */
-  promptFile?: string;
+  /** Files written for this process alone (its system prompt file), removed when it exits. */
+  files?: string[];
   now: () => number;
 }
 
@@ -73,7 +73,7 @@ export class CliConversation implements RegisteredProcess {
   /** Why the process was ended as hung (hang-watch.ts), when it was. */
   hung: string | undefined;
   private unwatch: (() => void) | undefined;
-  /** Resolves when the process has exited (its prompt file is gone by then). */
+  /** Resolves when the process has exited (its files are gone by then). */
   readonly exited: Promise<void>;
   private readonly items: ConversationItem[] = [];
   private waiter: ((item: ConversationItem) => void) | undefined;
@@ -114,7 +114,7 @@ export class CliConversation implements RegisteredProcess {
       this.stopWatch();
       if (this.state !== 'ended') this.endedFrom = this.state;
       this.state = 'ended';
-      if (opts.promptFile) rmSync(opts.promptFile, { force: true });
+      for (const file of opts.files ?? []) rmSync(file, { force: true });
     });
   }
 

@@ -75,21 +75,24 @@ export class ProcessStarter {
 
   /**
    * Starts the CLI with `spec`, stdin open for the turns to come; `key` is what a later request must be started with
-   * to continue it. The one spawn of the engine.
+   * to continue it. The one spawn of the engine: what a fresh process is given before it starts (a file written for
+   * it, flags added) goes here, and every file in `files` is removed when the spawn fails or the process exits.
    */
   start(cliPath: string, spec: ProcessSpec, key: string): CliConversation {
     const { profile, config } = this.opts;
-    let promptFile: string;
+    const files: string[] = [];
+    const args = [...spec.args];
     try {
-      promptFile = this.prompts.write(spec.systemPrompt);
+      files.push(this.prompts.write(spec.systemPrompt));
     } catch (err) {
       throw fileError('the system prompt file', config.dataDir, err);
     }
+    args.push(profile.cli.systemPromptFileFlag, files[0]);
     let child: ResultPromise;
     try {
-      child = this.spawn(cliPath, [...spec.args, profile.cli.systemPromptFileFlag, promptFile], spec.env);
+      child = this.spawn(cliPath, args, spec.env);
     } catch (err) {
-      rmSync(promptFile, { force: true });
+      for (const file of files) rmSync(file, { force: true });
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, {
         retryAfter: 5,
@@ -100,7 +103,7 @@ export class ProcessStarter {
       key,
       model: modelAt >= 0 ? (spec.args[modelAt + 1] ?? 'unknown') : 'unknown',
       fingerprint: this.fingerprint(),
-      promptFile,
+      files,
       now: Date.now,
     });
   }
