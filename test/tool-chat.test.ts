@@ -187,14 +187,19 @@ describe('what reaches the CLI', () => {
           { role: 'user', content: 'What is my name?' },
         ],
       });
-      const echoed = completion.choices[0].message.content ?? '';
-      expect(echoed).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
-      expect(echoed).toContain('<turn role="assistant">\nHello Ada!\n</turn>');
-      expect(echoed.trim().endsWith('<turn role="user">\nWhat is my name?\n</turn>')).toBe(true);
+      // The newest user message is the turn; the earlier ones reach the CLI as the structured messages of a
+      // transcript it resumes (docs/tool-mode.md "A fresh start").
+      expect(completion.choices[0].message.content).toBe('What is my name?');
 
       // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
       const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
-      const promptFile = record.argv.at(-1)!;
+      expect(record.resumed).toEqual([
+        { role: 'user', content: 'My name is Ada.' },
+        expect.objectContaining({ role: 'assistant', content: [{ type: 'text', text: 'Hello Ada!' }] }),
+      ]);
+      expect(record.resumedFileMode).toBe('600');
+      const transcriptFile = record.argv.at(-1)!;
+      const promptFile = record.argv.at(-3)!;
       expect(record.argv).toEqual([
         '-p',
         '--input-format',
@@ -220,6 +225,8 @@ describe('what reaches the CLI', () => {
         '--restricted',
         '--system-prompt-file',
         promptFile,
+        '--resume',
+        transcriptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
       // The tool rules: owner-only, the bare file tool scoped to the working directory, the owner's secrets denied.
@@ -238,10 +245,16 @@ describe('what reaches the CLI', () => {
       expect(record.systemPromptFileMode).toBe('600');
       expect(promptFile.startsWith(join(echo.dataDir, 'cli-prompts'))).toBe(true);
       await expect.poll(() => existsSync(promptFile), { timeout: 5000 }).toBe(false);
+      // So is the transcript, kept beside it in the data directory while the process lived.
+      expect(transcriptFile.startsWith(join(echo.dataDir, 'cli-transcripts'))).toBe(true);
+      await expect.poll(() => existsSync(transcriptFile), { timeout: 5000 }).toBe(false);
       expect(record.env.MAX_THINKING_TOKENS).toBe('0');
       expect(record.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).toBe('1');
-      // The conversation is one user message of the CLI's stream-json input.
-      expect(JSON.parse(record.stdin as string)).toEqual({ type: 'user', message: { role: 'user', content: echoed } });
+      // The newest user message is one user message of the CLI's stream-json input.
+      expect(JSON.parse(record.stdin as string)).toEqual({
+        type: 'user',
+        message: { role: 'user', content: 'What is my name?' },
+      });
       expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('1');
       expect(record.env.HOME).toBe(childEnv.HOME);
       expect(record.env.hasPATH).toBe(true);

@@ -105,6 +105,9 @@ export interface CliBackendOptions {
  */
 const envMark = '\0env:';
 const systemMark = '\0system:';
+/** What a process is started with: its flags, environment, system prompt, and the transcript it resumes, if any. */
+export type SpawnInput = Pick<CliInput, 'args' | 'env' | 'systemPrompt' | 'transcript'>;
+
 function toSpec(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string[] {
   return [
     ...Object.entries(input.env).map(([k, v]) => `${envMark}${k}=${v}`),
@@ -144,6 +147,8 @@ export class CliBackend implements Backend {
   private readonly permissions: CliPermissions;
   private permissionsFile: string | undefined;
   private readonly mcpConfigs: PromptFiles;
+  /** Transcripts of the earlier turns a fresh process resumes (docs/tool-mode.md "A fresh start"). */
+  private readonly transcripts: PromptFiles;
   /** The login and settings a process starts under; a different value ends idle and warm processes. */
   private readonly fingerprint: () => string;
   /** Chats with the client's own tools, and their processes waiting for tool results (cli-tool-conversations.ts). */
@@ -177,8 +182,10 @@ export class CliBackend implements Backend {
     // The MCP configs of tool conversations hold a secret: owner-only in the data directory, never a shared temporary
     // one, each removed with its conversation; what a killed proxy left is swept at the next start, below.
     this.mcpConfigs = new PromptFiles(join(config.dataDir, 'cli-mcp'), '.json');
+    this.transcripts = new PromptFiles(join(config.dataDir, 'cli-transcripts'), '.jsonl');
     this.prompts.sweep();
     this.mcpConfigs.sweep();
+    this.transcripts.sweep();
     // A new login (the credential file rewritten), another CLI binary or another environment replaces processes.
     const fingerprint = () =>
       filesFingerprint([config.credentialsPath], {
@@ -286,6 +293,7 @@ export class CliBackend implements Backend {
     await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
     this.prompts.close();
     this.mcpConfigs.close();
+    this.transcripts.close();
   }
 
   childEnv(): NodeJS.ProcessEnv {
@@ -371,7 +379,8 @@ export class CliBackend implements Backend {
           // a live conversation could continue the request).
           const input = inputs.full();
           // A warm process started earlier with exactly this spec (cli-pool.ts), or a new one.
-          const warm = retried ? undefined : this.pool.take(spec);
+          // A warm process has no history: a conversation resumed from a transcript needs a process started on it.
+          const warm = retried || input.transcript !== undefined ? undefined : this.pool.take(spec);
           if (!warm) this.makeRoom();
           conv = warm ?? this.startProcess(cliPath, input, key);
           how = warm ? 'warm' : 'cold';
@@ -525,7 +534,7 @@ export class CliBackend implements Backend {
    * Starts a process that shutdown ends and health counts, like `run`'s, never pooled; `key` is what a later request
    * must be started with to continue it as a live conversation.
    */
-  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation {
+  startTracked(cliPath: string, input: SpawnInput, key: string): CliConversation {
     const conv = this.startProcess(cliPath, input, key);
     this.children.add(conv);
     void conv.exited.then(() => this.children.delete(conv));
@@ -537,27 +546,32 @@ export class CliBackend implements Backend {
    * it also ends the tools it started, STYLE.md habit 10), its system prompt in a fresh owner-only file, stdin open
    * for the turns to come. Used for chats and for the pool's warm processes alike.
    */
-  private startProcess(
-    cliPath: string,
-    input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>,
-    key: string,
-  ): CliConversation {
+  private startProcess(cliPath: string, input: SpawnInput, key: string): CliConversation {
     const { profile } = this.opts;
-    let promptFile: string;
+    const files: string[] = [];
+    const args = [...input.args];
     try {
-      promptFile = this.prompts.write(input.systemPrompt);
+      files.push(this.prompts.write(input.systemPrompt));
+      args.push(profile.cli.systemPromptFileFlag, files[0]);
+      // The earlier turns for the CLI to resume (docs/tool-mode.md "A fresh start"): owner-only in the data directory,
+      // removed with the process like its prompt file.
+      if (input.transcript !== undefined) {
+        files.push(this.transcripts.write(input.transcript));
+        args.push(profile.cli.resumeFlag, files[1]);
+      }
     } catch (err) {
+      for (const file of files) rmSync(file, { force: true });
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ProxyError(
         'internal',
-        `Cannot write the system prompt file under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+        `Cannot write the CLI's input files under ${this.opts.config.dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
       );
     }
     let child: ResultPromise;
     try {
-      child = this.spawn(cliPath, [...input.args, profile.cli.systemPromptFileFlag, promptFile], input.env);
+      child = this.spawn(cliPath, args, input.env);
     } catch (err) {
-      rmSync(promptFile, { force: true });
+      for (const file of files) rmSync(file, { force: true });
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new ProxyError('unavailable', `The assistant CLI could not be started (${code}); retry shortly`, {
         retryAfter: 5,
@@ -568,7 +582,7 @@ export class CliBackend implements Backend {
       key,
       model: modelAt >= 0 ? (input.args[modelAt + 1] ?? 'unknown') : 'unknown',
       fingerprint: this.fingerprint(),
-      promptFile,
+      files,
       now: Date.now,
     });
   }

@@ -52,8 +52,8 @@ export interface CliConversationOptions {
   model: string;
   /** The login and settings it was started under (cli-pool.ts filesFingerprint). */
   fingerprint: string;
-  /** Its system prompt file, removed when it exits. */
-  promptFile?: string;
+  /** Its input files (system prompt, the transcript it resumed), removed when it exits. */
+  files?: string[];
   now: () => number;
 }
 
@@ -117,7 +117,7 @@ export class CliConversation {
     this.exited = exitOf(child).then(() => {
       this.stopWatch();
       this.state = 'ended';
-      if (opts.promptFile) rmSync(opts.promptFile, { force: true });
+      for (const file of opts.files ?? []) rmSync(file, { force: true });
     });
   }
 

@@ -125,7 +125,11 @@ export interface ToolConversationHost {
   keyOf(input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>): string;
   makeRoom(): void;
   prepareSpawn(): Promise<string>;
-  startTracked(cliPath: string, input: Pick<CliInput, 'args' | 'env' | 'systemPrompt'>, key: string): CliConversation;
+  startTracked(
+    cliPath: string,
+    input: Pick<CliInput, 'args' | 'env' | 'systemPrompt' | 'transcript'>,
+    key: string,
+  ): CliConversation;
   acquireSlot(signal: AbortSignal): Promise<() => void>;
   deadlines(signal: AbortSignal): ChatDeadlines;
   endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError;
