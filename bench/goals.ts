@@ -5,7 +5,8 @@ import type { BenchConfig } from './config.js';
 import type { Goal } from './report.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { Aggregate } from './workload-requests.js';
-import { weighted, type BillingRaw } from './workload-billing.js';
+import { weighted } from './bill.js';
+import type { BillingRaw } from './workload-billing.js';
 
 type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx' | 'node', T | string>;
 
