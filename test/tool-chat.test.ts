@@ -354,6 +354,66 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
 });
 
 describe('what served the answer', () => {
+  // A CLI that sent another model upstream than the one asked for (docs/tool-mode.md "Answers"): every format, whole
+  // and streamed, names the served one, and every chunk of a stream names the same model.
+  const asked = 'assistant-opus-4-20250514';
+  const served = 'assistant-opus-4-1-20250805';
+  let servedBed: ToolBed;
+  beforeAll(async () => {
+    servedBed = await startToolBed({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } }, { ollamaPort: 0 });
+  });
+  afterAll(async () => {
+    await servedBed?.close();
+  });
+
+  /** Every `model` field anywhere in a value (a chunk, a Responses event's response, an Ollama line). */
+  function modelsIn(value: unknown): string[] {
+    if (Array.isArray(value)) return value.flatMap(modelsIn);
+    if (value === null || typeof value !== 'object') return [];
+    return Object.entries(value).flatMap(([key, v]) => (key === 'model' && typeof v === 'string' ? [v] : modelsIn(v)));
+  }
+
+  function ollamaBase(): string {
+    const status = servedBed.proxy.proxy.ollama();
+    if (status.state !== 'listening') throw new Error(`the Ollama listener is ${status.state}`);
+    return status.url;
+  }
+
+  const chat = { messages: [{ role: 'user', content: 'say hi' }] };
+  const formats: Array<{ name: string; url: () => string; body: Record<string, unknown>; ndjson?: boolean }> = [
+    { name: 'compatible', url: () => `${servedBed.url}/compat/v1/chat/completions`, body: chat },
+    { name: 'compatible /cc', url: () => `${servedBed.url}/cc/v1/chat/completions`, body: chat },
+    { name: 'compatible /sdk', url: () => `${servedBed.url}/sdk/v1/chat/completions`, body: chat },
+    { name: 'native chat', url: () => `${servedBed.url}/v1/chat/completions`, body: { ...chat, max_tokens: 20 } },
+    { name: 'native messages', url: () => `${servedBed.url}/v1/messages`, body: { ...chat, max_tokens: 20 } },
+    { name: 'Responses', url: () => `${servedBed.url}/v1/responses`, body: { input: 'say hi' } },
+    { name: 'Ollama chat', url: () => `${ollamaBase()}/api/chat`, body: chat, ndjson: true },
+    { name: 'Ollama generate', url: () => `${ollamaBase()}/api/generate`, body: { prompt: 'say hi' }, ndjson: true },
+  ];
+  for (const format of formats) {
+    it(`${format.name}: the whole answer names the served model`, async () => {
+      const res = await postJson(format.url(), { model: asked, ...format.body, stream: false });
+      expect(res.status).toBe(200);
+      const models = modelsIn(await res.json());
+      expect(models.length).toBeGreaterThan(0);
+      expect(new Set(models)).toEqual(new Set([served]));
+    });
+    it(`${format.name}: every streamed event names the served model`, async () => {
+      const res = await postJson(format.url(), { model: asked, ...format.body, stream: true });
+      expect(res.status).toBe(200);
+      const items = format.ndjson
+        ? (await res.text())
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as unknown)
+        : (await readSse(res)).map((e) => e.data);
+      const models = modelsIn(items);
+      // The first item already names it: the CLI's message_start comes before any content.
+      expect(new Set(modelsIn(items[0]))).toEqual(new Set([served]));
+      expect(new Set(models)).toEqual(new Set([served]));
+    });
+  }
+
   it('the answer and the ledger name the model the provider really received, not the one asked for', async () => {
     const cli = await makeFakeCli({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } });
     const base = await mkdtemp(join(tmpdir(), 'served-'));
