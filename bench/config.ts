@@ -144,7 +144,7 @@ export function loadBenchConfig(resultsDir: string): BenchConfig {
           .split(',')
           .map((s) => s.trim().toLowerCase())
           .filter(Boolean),
-    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s,w')
+    only: (process.env.BENCH_ONLY || 'a,b,c,d,e,f,l,p,s,w,k')
       .split(',')
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),

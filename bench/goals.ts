@@ -5,7 +5,9 @@ import type { BenchConfig } from './config.js';
 import type { Goal } from './report.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { Aggregate } from './workload-requests.js';
-import { weighted, type BillingRaw } from './workload-billing.js';
+import { weighted } from './bill.js';
+import type { BillingRaw } from './workload-billing.js';
+import type { LiveCapRaw } from './workload-live-cap.js';
 
 type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx' | 'node', T | string>;
 
@@ -130,6 +132,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   } else goals.push({ goal: 'RSS growth < 10 % over the soak', measured: 'not measured', met: undefined });
   goals.push(...poolGoals(raw));
   goals.push(...billingGoals(raw));
+  goals.push(liveCapGoal(raw.k as LiveCapRaw | string | undefined));
   return goals;
 }
 
@@ -249,4 +252,17 @@ function billingGoals(raw: Record<string, unknown>): Goal[] {
     });
   }
   return out;
+}
+
+/** CLI_LIVE_MAX bounds every CLI process of the proxy, with tool calls pending and idle chats (workload k). */
+function liveCapGoal(k: LiveCapRaw | string | undefined): Goal {
+  const goal =
+    'CLI processes never above CLI_LIVE_MAX, with tool calls pending and idle chats (real CLI); RSS reported';
+  if (k === undefined || typeof k === 'string') return { goal, measured: k ?? 'not run', met: undefined };
+  return {
+    goal,
+    measured: `peak ${k.peakCli} of ${k.liveMax} (${k.endCli} at the end); RSS peak ${mb(k.peakRssBytes)} MB, end ${mb(k.endRssBytes)} MB`,
+    // Above the cap is a miss whatever else happened; at or under it counts only when every request was answered.
+    met: k.peakCli > k.liveMax ? false : k.answers.errors === 0 ? true : undefined,
+  };
 }

@@ -32,9 +32,10 @@ import { runRequestWorkloads, runSoak } from './workload-requests.js';
 import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
 import { runBillingWorkload } from './workload-billing.js';
+import { runLiveCapWorkload } from './workload-live-cap.js';
 
 const started = Date.now();
-const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w'];
+const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'k'];
 const pkgVersion = (name: string): string => {
   try {
     return (
@@ -165,6 +166,7 @@ async function main(): Promise<number> {
     if (on('p')) await runPoolWorkload(b, proxyOptions); // the warm CLI pool through the proxy, fake CLI and the real one when installed
     if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
     if (on('w')) await runBillingWorkload(b, proxyOptions); // the provider's bill (prompt cache) and follow-up turns, real and fake CLI
+    if (on('k')) await runLiveCapWorkload(b, proxyOptions); // CLI_LIVE_MAX with idle chats and pending tool calls, real CLI
 
     const logLines = b.proxy.logLines();
     if (logLines > 0)

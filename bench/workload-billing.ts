@@ -17,11 +17,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
-import { readSse, writeCliCredentials } from '../test/simulator/index.js';
+import { writeCliCredentials } from '../test/simulator/index.js';
+import { billAfter, chat, freshSimulator, readShare, reply, sum, userTurn, type Message } from './bill.js';
 import { runCliConversation } from './cli-conversation.js';
 import { baseKnobs, neutralModel, providerModel, sleep, type Bench } from './context.js';
 import type { Cell, Row, Target } from './report.js';
 import { repoRoot, startProxyProcess, type ProxyProcessOptions } from './servers.js';
+import { freshStartAfterEviction, freshStartRows } from './workload-fresh-start.js';
 import type { BillEntry } from './simulator-process.js';
 import { summarize } from './stats.js';
 import { realCliPath } from './workload-pool.js';
@@ -29,89 +31,6 @@ import { realCliPath } from './workload-pool.js';
 /** Two different "hello" chats: the second finds the cache warm with what the first left (a client's fixed prefix). */
 const hellos = ['Say hello in a few words.', 'Say hello again, in other words.'] as const;
 const TURNS = 8;
-const reply = 'Hello from the simulator, answering this turn.';
-
-/** The ~3 KB user turn i (0-based): distinct text each turn, as a user pasting parts of a document would send. */
-export function userTurn(i: number): string {
-  const lines = [
-    `Turn ${i + 1}. Here is the next part of the design notes; keep it in mind for what I ask at the end.`,
-  ];
-  for (let n = 1; lines.join('\n').length < 2950; n++) {
-    lines.push(
-      `${i + 1}.${n} The proxy keeps one process per conversation, reads each turn once, and answers from the cache where it can.`,
-    );
-  }
-  lines.push('Summarise the new part in one sentence.');
-  return lines.join('\n');
-}
-
-export function weighted(u: BillEntry['usage']): number {
-  return (
-    u.input_tokens +
-    1.25 * u.cache_creation.ephemeral_5m_input_tokens +
-    2 * u.cache_creation.ephemeral_1h_input_tokens +
-    0.1 * u.cache_read_input_tokens
-  );
-}
-
-const sum = (bill: BillEntry[]): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
-/** Share of the prompt read from the cache over the bill's requests. */
-function readShare(bill: BillEntry[]): number {
-  const read = bill.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
-  const all = bill.reduce(
-    (n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens,
-    0,
-  );
-  return all ? (read / all) * 100 : NaN;
-}
-
-interface Chat {
-  ttftMs?: number;
-  text: string;
-  error?: string;
-}
-
-type Message = { role: 'user' | 'assistant'; content: unknown };
-
-/** One streamed native chat: time to the first text delta, and the answer's text. */
-async function chat(base: string, path: string, model: string, messages: Message[]): Promise<Chat> {
-  const started = Date.now();
-  try {
-    const res = await fetch(base + path, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'bench-dummy-key',
-        'anthropic-version': '2023-06-01',
-      },
-      // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
-      // max_tokens is not what is measured here.
-      body: JSON.stringify({ model, max_tokens: 4096, stream: true, messages }),
-      signal: AbortSignal.timeout(120_000),
-    });
-    if (res.status !== 200) return { text: '', error: `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}` };
-    const out: Chat = { text: '' };
-    for (const e of await readSse(res)) {
-      const d = e.json as { type?: string; delta?: { type?: string; text?: string } } | undefined;
-      if (d?.type === 'content_block_delta' && d.delta?.type === 'text_delta') {
-        out.ttftMs ??= e.at - started;
-        out.text += d.delta.text ?? '';
-      }
-      if (d?.type === 'error') out.error = JSON.stringify(d).slice(0, 200);
-    }
-    if (!out.text && !out.error) out.error = 'no text';
-    return out;
-  } catch (err) {
-    return { text: '', error: (err as Error).message };
-  }
-}
-
-/** The CLI's requests of one chat may trail its answer by a moment (the CLI writes its result first). */
-async function billAfter(b: Bench): Promise<BillEntry[]> {
-  await sleep(200);
-  return b.sim.takeBill();
-}
-
 interface Conversation {
   bills: BillEntry[][];
   ttft: Array<number | undefined>;
@@ -167,11 +86,6 @@ async function helloTwice(b: Bench, once: (prompt: string) => Promise<string | u
   const e2 = await once(hellos[1]);
   const warm = await billAfter(b);
   return { cold, warm, error: e1 ?? e2 };
-}
-
-async function freshSimulator(b: Bench): Promise<void> {
-  await b.sim.reset();
-  await b.sim.setKnobs({ ...baseKnobs(), tokenRule: 'bytes', answerTools: false, replyText: reply });
 }
 
 export interface BillingRaw {
@@ -398,6 +312,11 @@ export async function runBillingWorkload(b: Bench, o: ProxyProcessOptions): Prom
       );
       raw.real = real;
       b.rows.push(...cliRows('real CLI', real, true));
+      const fresh = await freshStartAfterEviction(b, o, realCliPath, home, env);
+      raw.freshStart = fresh;
+      b.rows.push(...freshStartRows(fresh));
+      const freshError = fresh.resumed.firstError ?? fresh.text.firstError;
+      if (freshError) b.notes.push(`(w) real CLI, a fresh start after eviction, first error: ${freshError}`);
       const first = real.tool?.firstError ?? real.alone?.error ?? real.toolHello?.error ?? real.aloneHello?.error;
       if (first) b.notes.push(`(w) real CLI, first error: ${first}`);
     } else {

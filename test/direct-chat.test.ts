@@ -345,6 +345,48 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
   });
 });
 
+describe('what served the answer (direct mode)', () => {
+  // The provider answers with another model than the one it was sent: the completion and every chunk name that one,
+  // as a listed id, and never the client's own name for the request (docs/direct-mode.md).
+  const asked = 'assistant-opus-4-20250514';
+  const served = 'assistant-opus-4-1-20250805';
+  beforeEach(() => {
+    sim.knobs.answerModel = 'claude-opus-4-1-20250805';
+  });
+
+  it.each(upstreamWays)('the whole completion names the served model ($way)', async ({ maxTokens }) => {
+    const done = await openai().chat.completions.create({
+      model: asked,
+      max_tokens: maxTokens,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect((sim.requests('/v1/messages').at(-1)!.json as { model: string }).model).toBe('claude-opus-4-20250514');
+    expect(done.model).toBe(served);
+  });
+
+  it('every streamed chunk names the served model, the first one included', async () => {
+    const stream = await openai().chat.completions.create({
+      model: asked,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const models: string[] = [];
+    for await (const chunk of stream) models.push(chunk.model);
+    expect(models.length).toBeGreaterThan(1);
+    expect(new Set(models)).toEqual(new Set([served]));
+  });
+
+  it('the Responses format names it too, whole and streamed', async () => {
+    const whole = await openai().responses.create({ model: asked, input: 'hi' });
+    expect(whole.model).toBe(served);
+    const stream = await openai().responses.create({ model: asked, input: 'hi', stream: true });
+    const models: string[] = [];
+    for await (const event of stream) if ('response' in event) models.push(event.response.model);
+    expect(models.length).toBeGreaterThan(1);
+    expect(new Set(models)).toEqual(new Set([served]));
+  });
+});
+
 describe('logs', () => {
   it('never carry the OAuth token or a client key', async () => {
     const realKey = 'sk-ant-api03-chat-real-key-0123456789';

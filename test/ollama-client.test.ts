@@ -148,7 +148,7 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
     expect(calls[0].function).toMatchObject({ name: 'get_weather', arguments: { city: 'Paris' } });
   });
 
-  it("names what tool mode cannot honour in the client's own words, and refuses images with the setting that takes them", async () => {
+  it("names what tool mode cannot honour in the client's own words, and passes images on to the CLI", async () => {
     const res = await postJson(`${url}/api/chat`, {
       model,
       stream: false,
@@ -169,8 +169,10 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
       stream: false,
       messages: [{ role: 'user', content: 'What is this?', images: [png] }],
     });
-    expect(images.status).toBe(400);
-    expect(await images.json()).toEqual({ error: expect.stringContaining('OLLAMA_MODE=direct') });
+    // Images go to the CLI as image blocks of the user message (docs/tool-mode.md "The conversation on stdin").
+    expect(images.status).toBe(200);
+    const last = (await chats(bed)).at(-1)!;
+    expect(last.stdin).toContain('"type":"image"');
     const bad = await postJson(`${url}/api/chat`, {
       model,
       stream: false,

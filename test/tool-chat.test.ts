@@ -187,14 +187,19 @@ describe('what reaches the CLI', () => {
           { role: 'user', content: 'What is my name?' },
         ],
       });
-      const echoed = completion.choices[0].message.content ?? '';
-      expect(echoed).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
-      expect(echoed).toContain('<turn role="assistant">\nHello Ada!\n</turn>');
-      expect(echoed.trim().endsWith('<turn role="user">\nWhat is my name?\n</turn>')).toBe(true);
+      // The newest user message is the turn; the earlier ones reach the CLI as the structured messages of a
+      // transcript it resumes (docs/tool-mode.md "A fresh start").
+      expect(completion.choices[0].message.content).toBe('What is my name?');
 
       // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
       const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
-      const promptFile = record.argv.at(-1)!;
+      expect(record.resumed).toEqual([
+        { role: 'user', content: 'My name is Ada.' },
+        expect.objectContaining({ role: 'assistant', content: [{ type: 'text', text: 'Hello Ada!' }] }),
+      ]);
+      expect(record.resumedFileMode).toBe('600');
+      const transcriptFile = record.argv.at(-1)!;
+      const promptFile = record.argv.at(-3)!;
       expect(record.argv).toEqual([
         '-p',
         '--input-format',
@@ -220,6 +225,8 @@ describe('what reaches the CLI', () => {
         '--restricted',
         '--system-prompt-file',
         promptFile,
+        '--resume',
+        transcriptFile,
       ]);
       expect(record.argv.join(' ')).not.toMatch(/dangerously|bypass/i);
       // The tool rules: owner-only, the bare file tool scoped to the working directory, the owner's secrets denied.
@@ -238,10 +245,16 @@ describe('what reaches the CLI', () => {
       expect(record.systemPromptFileMode).toBe('600');
       expect(promptFile.startsWith(join(echo.dataDir, 'cli-prompts'))).toBe(true);
       await expect.poll(() => existsSync(promptFile), { timeout: 5000 }).toBe(false);
+      // So is the transcript, kept beside it in the data directory while the process lived.
+      expect(transcriptFile.startsWith(join(echo.dataDir, 'cli-transcripts'))).toBe(true);
+      await expect.poll(() => existsSync(transcriptFile), { timeout: 5000 }).toBe(false);
       expect(record.env.MAX_THINKING_TOKENS).toBe('0');
       expect(record.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).toBe('1');
-      // The conversation is one user message of the CLI's stream-json input.
-      expect(JSON.parse(record.stdin as string)).toEqual({ type: 'user', message: { role: 'user', content: echoed } });
+      // The newest user message is one user message of the CLI's stream-json input.
+      expect(JSON.parse(record.stdin as string)).toEqual({
+        type: 'user',
+        message: { role: 'user', content: 'What is my name?' },
+      });
       expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('1');
       expect(record.env.HOME).toBe(childEnv.HOME);
       expect(record.env.hasPATH).toBe(true);
@@ -341,6 +354,66 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
 });
 
 describe('what served the answer', () => {
+  // A CLI that sent another model upstream than the one asked for (docs/tool-mode.md "Answers"): every format, whole
+  // and streamed, names the served one, and every chunk of a stream names the same model.
+  const asked = 'assistant-opus-4-20250514';
+  const served = 'assistant-opus-4-1-20250805';
+  let servedBed: ToolBed;
+  beforeAll(async () => {
+    servedBed = await startToolBed({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } }, { ollamaPort: 0 });
+  });
+  afterAll(async () => {
+    await servedBed?.close();
+  });
+
+  /** Every `model` field anywhere in a value (a chunk, a Responses event's response, an Ollama line). */
+  function modelsIn(value: unknown): string[] {
+    if (Array.isArray(value)) return value.flatMap(modelsIn);
+    if (value === null || typeof value !== 'object') return [];
+    return Object.entries(value).flatMap(([key, v]) => (key === 'model' && typeof v === 'string' ? [v] : modelsIn(v)));
+  }
+
+  function ollamaBase(): string {
+    const status = servedBed.proxy.proxy.ollama();
+    if (status.state !== 'listening') throw new Error(`the Ollama listener is ${status.state}`);
+    return status.url;
+  }
+
+  const chat = { messages: [{ role: 'user', content: 'say hi' }] };
+  const formats: Array<{ name: string; url: () => string; body: Record<string, unknown>; ndjson?: boolean }> = [
+    { name: 'compatible', url: () => `${servedBed.url}/compat/v1/chat/completions`, body: chat },
+    { name: 'compatible /cc', url: () => `${servedBed.url}/cc/v1/chat/completions`, body: chat },
+    { name: 'compatible /sdk', url: () => `${servedBed.url}/sdk/v1/chat/completions`, body: chat },
+    { name: 'native chat', url: () => `${servedBed.url}/v1/chat/completions`, body: { ...chat, max_tokens: 20 } },
+    { name: 'native messages', url: () => `${servedBed.url}/v1/messages`, body: { ...chat, max_tokens: 20 } },
+    { name: 'Responses', url: () => `${servedBed.url}/v1/responses`, body: { input: 'say hi' } },
+    { name: 'Ollama chat', url: () => `${ollamaBase()}/api/chat`, body: chat, ndjson: true },
+    { name: 'Ollama generate', url: () => `${ollamaBase()}/api/generate`, body: { prompt: 'say hi' }, ndjson: true },
+  ];
+  for (const format of formats) {
+    it(`${format.name}: the whole answer names the served model`, async () => {
+      const res = await postJson(format.url(), { model: asked, ...format.body, stream: false });
+      expect(res.status).toBe(200);
+      const models = modelsIn(await res.json());
+      expect(models.length).toBeGreaterThan(0);
+      expect(new Set(models)).toEqual(new Set([served]));
+    });
+    it(`${format.name}: every streamed event names the served model`, async () => {
+      const res = await postJson(format.url(), { model: asked, ...format.body, stream: true });
+      expect(res.status).toBe(200);
+      const items = format.ndjson
+        ? (await res.text())
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as unknown)
+        : (await readSse(res)).map((e) => e.data);
+      const models = modelsIn(items);
+      // The first item already names it: the CLI's message_start comes before any content.
+      expect(new Set(modelsIn(items[0]))).toEqual(new Set([served]));
+      expect(new Set(models)).toEqual(new Set([served]));
+    });
+  }
+
   it('the answer and the ledger name the model the provider really received, not the one asked for', async () => {
     const cli = await makeFakeCli({ env: { FAKE_CLI_SERVED_MODEL: 'claude-opus-4-1-20250805' } });
     const base = await mkdtemp(join(tmpdir(), 'served-'));

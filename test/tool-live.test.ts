@@ -147,7 +147,7 @@ describe('a follow-up turn', () => {
     ]);
     const records = await chatRecords(b);
     expect(records).toHaveLength(2);
-    expect(records[1].turns[0]).toContain('rm -rf / tmp/build');
+    expect(records[1].resumed).toContainEqual({ role: 'user', content: 'Clean with rm -rf / tmp/build' });
     expect(records[0].turns).toEqual(['Clean with rm -rf /tmp/build']);
   });
 
@@ -186,7 +186,7 @@ describe('anything else starts a fresh process with the whole conversation', () 
     const records = await chatRecords(b);
     expect(records).toHaveLength(2);
     expect(records[1].turns).toHaveLength(1);
-    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Grace.\n</turn>');
+    expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Grace.' });
     expect(records[1].turns[0]).toContain('What is my name?');
   });
 
@@ -385,7 +385,7 @@ describe('a live process that died between turns', () => {
     expect(records).toHaveLength(2);
     expect(records[0].turns).toEqual(['My name is Ada.', 'What is my name?']);
     expect(records[1].turns).toHaveLength(1);
-    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Ada.' });
     expect(records[1].turns[0]).toContain('What is my name?');
     const view = await live(b);
     // The dead one is gone from the registry; the fresh one is kept for the next turn.
@@ -447,7 +447,7 @@ describe('a live process that died between turns', () => {
       const records = await chatRecords(b);
       expect(records).toHaveLength(2);
       expect(records[0].turns).toEqual(['My name is Ada.']);
-      expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Ada.' });
       expect(await live(b)).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
       const warned = b.proxy.logs().find((l) => String(l.msg).includes('had died between turns'));
       expect(warned).toMatchObject({ pid: rec.pid, hung: expect.stringMatching(/stopped/) });
@@ -466,7 +466,7 @@ describe('a live process that died between turns', () => {
     expect(await ask(b, follow)).toEqual({ status: 200, text: reply });
     const records = await chatRecords(b);
     expect(records).toHaveLength(2);
-    expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Ada.' });
     // Nothing was found dead on a follow-up: the registry had already let it go.
     expect(await live(b)).toMatchObject({ live: 1, lost: 0, continued: 0 });
   });
@@ -652,7 +652,7 @@ describe('a live process found dead before the registry saw it exit', () => {
       const records = (await cli.records()).filter((r) => r.argv.includes('-p'));
       expect(records).toHaveLength(2);
       expect(records[1].turns).toHaveLength(1);
-      expect(records[1].turns[0]).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+      expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Ada.' });
       expect(records[1].turns[0]).toContain('What is my name?');
       const view = backend.liveSnapshot();
       expect(view).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProfile } from '../src/proxy/profile.js';
+import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
@@ -173,6 +173,40 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     });
     expect(res.content[0]).toMatchObject({ type: 'text' });
     expect((sim.requests('/v1/messages').at(-1)!.json as { max_tokens: number }).max_tokens).toBe(77);
+  }, 120_000);
+
+  it('names the model the provider received, not the one asked for, in every chunk and whole answer', async () => {
+    const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+    // The CLI itself may send another model upstream than the one it was given (2.1.330 sends its newest opus for
+    // this older dated one): the answer names what the provider received, in the neutral naming.
+    const asked = 'assistant-opus-4-20250514';
+    const done = await client.chat.completions.create({ model: asked, messages: [{ role: 'user', content: 'hi' }] });
+    const upstream = (sim.requests('/v1/messages').at(-1)!.json as { model: string }).model;
+    const neutral = toNeutralModel(createProfile(), upstream);
+    expect(done.model).toBe(neutral);
+    const stream = await client.chat.completions.create({
+      model: asked,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const models: string[] = [];
+    for await (const chunk of stream) models.push(chunk.model);
+    expect(models.length).toBeGreaterThan(1);
+    expect(new Set(models)).toEqual(new Set([neutral]));
+    // A provider that answers with yet another model than it was sent: the CLI reports the provider's.
+    sim.knobs.answerModel = 'claude-opus-4-1-20250805';
+    try {
+      const native = await new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 }).messages.create({
+        model: asked,
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      expect(native.model).toBe('assistant-opus-4-1-20250805');
+      const chat = await client.chat.completions.create({ model: asked, messages: [{ role: 'user', content: 'hi' }] });
+      expect(chat.model).toBe('assistant-opus-4-1-20250805');
+    } finally {
+      delete sim.knobs.answerModel;
+    }
   }, 120_000);
 
   it("maps the provider's refusals, seen through the real CLI, to faithful statuses within seconds", async () => {

@@ -64,8 +64,13 @@ export interface ControlStatus {
     message?: string;
     mode: 'tool' | 'direct';
   };
-  /** The catalog's models with their context length when known (docs/configuration.md "Models"). */
-  modelDetails?: Array<{ id: string; contextLength?: number }>;
+  /** The catalog's models with their context length when known, and the deprecated ones' replacement and end of life
+   * as the provider announced them (docs/configuration.md "Models"). */
+  modelDetails?: Array<{
+    id: string;
+    contextLength?: number;
+    deprecated?: { replacement: string; endOfLife?: string };
+  }>;
   /** The mid-priced model snippets default to (the newest of its family), not the most expensive one. */
   defaultModel?: string;
   /** Which catalog is listed: the provider's (live), its cached copy, or the built-in fallback; and when read. */

@@ -323,10 +323,15 @@ export class ProxyController extends EventEmitter {
     const snap = proxy?.catalog.snapshot();
     return {
       models: [...catalog.ids, ...this.profile.respapiModels.map((m) => m.id)],
-      modelDetails: catalog.models.map((m) => ({
-        id: m.id,
-        ...(m.contextLength ? { contextLength: m.contextLength } : {}),
-      })),
+      modelDetails: catalog.models.map((m) => {
+        const deprecations = this.profile.modelDeprecations;
+        const deprecated = Object.hasOwn(deprecations, m.id) ? deprecations[m.id] : undefined;
+        return {
+          id: m.id,
+          ...(m.contextLength ? { contextLength: m.contextLength } : {}),
+          ...(deprecated ? { deprecated } : {}),
+        };
+      }),
       defaultModel: catalog.defaultModel,
       modelCatalog: snap
         ? { source: snap.source, ...(snap.readAt ? { readAt: snap.readAt } : {}) }

@@ -66,6 +66,11 @@ export interface Profile {
     systemPromptFlag: string;
     /** The system prompt as a file (owner-only, in the data directory): never an argument other users can read. */
     systemPromptFileFlag: string;
+    /**
+     * A fresh process is started on a session transcript of the conversation's earlier turns (an owner-only file in
+     * the data directory, docs/tool-mode.md "A fresh start"); "" gives it the history as text in one message instead.
+     */
+    resumeFlag: string;
     /** Built-in tools offered to the model: "" for none (docs/tool-mode.md "Lean by default"). */
     toolsFlag: string;
     allowedToolsFlag: string;
@@ -264,6 +269,7 @@ export const defaultProfile: Profile = {
     modelFlag: '--model',
     systemPromptFlag: '--system-prompt',
     systemPromptFileFlag: '--system-prompt-file',
+    resumeFlag: '--resume',
     toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',

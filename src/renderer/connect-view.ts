@@ -5,13 +5,9 @@
 import type { ControlApi, ControlStatus, SettingsView } from '../proxy/control-api.js';
 import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';
 import { byId, el, setText } from './dom.js';
+import { modelListItems, type ModelListItem } from './model-list.js';
 import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type SnippetMode } from './snippets.js';
 import { clientBase } from './views.js';
-
-/** 200000 -> "200K", 1000000 -> "1M". */
-export function contextText(tokens: number): string {
-  return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(1)}M` : `${Math.round(tokens / 1000)}K`;
-}
 
 /** Where the model list came from, in words (docs/configuration.md "Models"). */
 export function catalogLine(catalog: ControlStatus['modelCatalog']): string {
@@ -91,17 +87,14 @@ export class ConnectPanel {
         label: `Copy the ${b.what} base URL`,
       })),
     );
-    const context = new Map((this.status.modelDetails ?? []).map((m) => [m.id, m.contextLength]));
     this.renderList(
       'model-list',
-      this.status.models.map((id) => {
-        const tokens = context.get(id);
-        return {
-          text: id,
-          label: `Copy model id ${id}`,
-          ...(tokens ? { note: `${contextText(tokens)} context` } : {}),
-        };
-      }),
+      modelListItems(this.status).map((m) => ({
+        text: m.id,
+        label: `Copy model id ${m.id}${m.deprecated ? ' (deprecated)' : ''}`,
+        ...(m.note ? { note: m.note } : {}),
+        ...(m.deprecated ? { deprecated: m.deprecated } : {}),
+      })),
     );
     setText('model-catalog', catalogLine(this.status.modelCatalog));
     this.renderSnippets();
@@ -114,7 +107,16 @@ export class ConnectPanel {
     setTimeout(() => setText('copy-message', ''), 2500);
   }
 
-  private renderList(id: string, items: Array<{ what?: string; text: string; label: string; note?: string }>): void {
+  private renderList(
+    id: string,
+    items: Array<{
+      what?: string;
+      text: string;
+      label: string;
+      note?: string;
+      deprecated?: ModelListItem['deprecated'];
+    }>,
+  ): void {
     const list = byId(id);
     const key = JSON.stringify(items);
     if (list.dataset.key === key) return;
@@ -130,6 +132,13 @@ export class ConnectPanel {
         li.append(el('code', item.text));
         if (item.note) li.append(el('span', item.note, 'note'));
         li.append(button);
+        // Under the id, across the row: the replacement to use instead (style.css .copy-list .deprecated).
+        if (item.deprecated) {
+          li.classList.add('is-deprecated');
+          const said = el('span', item.deprecated.said, 'deprecated');
+          said.append(el('span', item.deprecated.use, 'use'));
+          li.append(said);
+        }
         return li;
       }),
     );

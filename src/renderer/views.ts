@@ -37,7 +37,10 @@ export function renderStatus(status: ControlStatus, now: number): void {
   pill.dataset.state = shown.state;
   setText('state', shown.text);
   // The top bar names the address only while something answers there (the Connect tab lists every base URL).
-  setText('address', status.state === 'running' ? clientBase(status) : (status.error ?? ''));
+  const address = status.state === 'running' ? clientBase(status) : (status.error ?? '');
+  setText('address', address);
+  // A narrow window cuts the address with an ellipsis (style.css .topbar); the whole of it shows on hover.
+  byId('address').title = address;
   byId('copy-address').hidden = status.state !== 'running';
   const toggle = byId<HTMLButtonElement>('toggle');
   const running = status.state === 'running' || status.state === 'stopping';

@@ -235,6 +235,19 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       const r = e.getBoundingClientRect();
       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
     };
+    // The top bar is one line at every size: state, address, Copy, Open log file and Stop side by side (a longer pill
+    // or address shrinks, with an ellipsis, instead of pushing Stop onto a second line).
+    const bar = document.querySelector('header.topbar');
+    const items = bar ? [...bar.children].filter(visible).map((e) => [e, e.getBoundingClientRect()] as const) : [];
+    const lowestTop = Math.max(...items.map(([, r]) => r.top));
+    const highestBottom = Math.min(...items.map(([, r]) => r.bottom));
+    if (items.length > 0 && lowestTop >= highestBottom)
+      out.push(
+        `the top bar wraps: ${items
+          .filter(([, r]) => r.top >= highestBottom)
+          .map(([e]) => name(e))
+          .join(', ')} on a second line`,
+      );
     for (const card of document.querySelectorAll('section, header.topbar, nav.tabs')) {
       if (!visible(card)) continue;
       const box = card.getBoundingClientRect();

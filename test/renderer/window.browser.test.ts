@@ -333,13 +333,30 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
       .poll(() => page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? '')), { timeout: 10_000 })
       .toContain('assistant-sonnet-4-7');
     const models = await page.$$eval('#model-list code', (cs) => cs.map((c) => c.textContent ?? ''));
-    expect(models).toEqual(h.controller.status().models);
-    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-7") .note')).toBe('1M context');
-    expect(await page.textContent('#model-list li:has-text("assistant-sonnet-4-6") .note')).toBe('200K context');
+    // Every id, the current ones first in the catalog's order, then the deprecated ones (still accepted), each marked
+    // with what to use instead.
+    const status = h.controller.status();
+    const deprecated = new Set((status.modelDetails ?? []).filter((m) => m.deprecated).map((m) => m.id));
+    expect(deprecated.size).toBeGreaterThan(0);
+    expect(models).toEqual([
+      ...status.models.filter((id) => !deprecated.has(id)),
+      ...status.models.filter((id) => deprecated.has(id)),
+    ]);
+    const row = (id: string) => `#model-list li:has(code:text-is("${id}"))`;
+    expect(await page.textContent(`${row('assistant-sonnet-4-20250514')} .deprecated`)).toBe(
+      'deprecated (end of life 2026-06-15) → use assistant-sonnet-4-6',
+    );
+    expect(await page.textContent(`${row('assistant-opus-4-20250514')} .deprecated`)).toBe(
+      'deprecated → use assistant-opus-4-6',
+    );
+    expect(await page.$$eval('#model-list .deprecated', (d) => d.length)).toBe(deprecated.size);
+    expect(await page.$(`${row('assistant-sonnet-4-6')} .deprecated`)).toBeNull();
+    expect(await page.textContent(`${row('assistant-sonnet-4-7')} .note`)).toBe('1M context');
+    expect(await page.textContent(`${row('assistant-sonnet-4-6')} .note`)).toBe('200K context');
     expect(await page.textContent('#model-catalog')).toMatch(
       /^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
     );
-    await page.click(`#model-list li:has-text("${models[1]}") button`);
+    await page.click(`${row(models[1])} button`);
     await expect.poll(() => h.copied.at(-1)).toBe(models[1]);
     // The mode picker offers the modes that are on; each coding agent's snippet follows it (docs/clients.md).
     expect(await page.$$eval('#snippet-mode option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([

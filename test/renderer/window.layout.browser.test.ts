@@ -91,6 +91,32 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
     }
   }
 
+  // 800 px, and the window's smallest width (src/main/window.ts minWidth).
+  for (const [theme, width] of [...themes.map((t) => [t, 800] as const), ['light', 720] as const]) {
+    it(`${width}×600 ${theme}: the top bar stays one line with the longest state ("Running · see below")`, async () => {
+      // Something needs a look (an Ollama port taken, a token about to end): the pill's longest words.
+      const api = {
+        ...h.api,
+        getStatus: async () => ({ ...(await h.api.getStatus()), attention: ['Something needs a look'] }),
+      };
+      const page = await h.open({ width, height: 600, colorScheme: theme, api });
+      try {
+        await expect.poll(() => page.textContent('#state')).toBe('Running · see below');
+        expect(await layoutProblems(page)).toEqual([]);
+        // Stop stays whole and in the bar, and the pill's words are all there for a screen reader.
+        const toggle = await page.$eval('#toggle', (e) => {
+          const r = e.getBoundingClientRect();
+          return { text: e.textContent, whole: e.scrollWidth <= e.clientWidth + 1, right: r.right };
+        });
+        expect(toggle).toMatchObject({ text: 'Stop', whole: true });
+        expect(toggle.right).toBeLessThanOrEqual(width);
+        await screenshot(page, `window-topbar-attention-${width}x600-${theme}`);
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+
   it('every control on every tab is reachable with Tab and shows a visible focus ring; arrow keys move between tabs', async () => {
     const page = await h.open({ width: 1280, height: 800 });
     try {

@@ -81,7 +81,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
   state.onBilled?.(record);
   const id = `msg_sim_${state.next('msg')}`;
   if (body.stream === true) {
-    await streamMessage(ctx, headers, id, body.model, plan, billed);
+    await streamMessage(ctx, headers, id, knobs.answerModel ?? body.model, plan, billed);
     return;
   }
   const fault = knobs.streamFault;
@@ -98,7 +98,7 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
       id,
       type: 'message',
       role: 'assistant',
-      model: body.model,
+      model: knobs.answerModel ?? body.model,
       content: planContent(plan),
       stop_reason: plan.stopReason,
       stop_sequence: plan.stopSequence,

@@ -99,6 +99,8 @@ export interface SimulatorKnobs {
     /** Text put before the quoted file content in the final answer; default "The file says:". */
     answerPrefix?: string;
   };
+  /** The model the answers name instead of the one the request asked for (a provider that served another one). */
+  answerModel?: string;
   /** Answer a request that carries tools with a tool_use block (default). Off: always answer text, as a model
    * that chose not to call a tool does (the real CLI sends its own tools with every request). */
   answerTools: boolean;

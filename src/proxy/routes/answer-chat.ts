@@ -38,7 +38,7 @@ export interface Chat {
   stream: boolean;
   /** The model as the client named it (the log's and the ledger's "requested"). */
   requestedModel: string;
-  /** The model id shown to the client on completions and chunks. */
+  /** The model id shown to the client when the answer names none (a failure before any message, a load). */
   publicModel: string;
   /** The name to show clients for the model an answer reports (tool mode: the CLI may echo an alias). */
   servedName?: (served: string) => string;
@@ -113,18 +113,23 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     headers: chat.upstream?.headers,
     billing: observer,
   };
-  const answer = chat.answer({
-    model: chat.publicModel,
-    created: Math.floor(services.deps.now() / 1000),
-    startedAt: state.startedAt,
-    now: services.deps.now,
-  });
+  const created = Math.floor(services.deps.now() / 1000);
+  // The format's writer is made once the served model is known (the whole message, or the stream's first event:
+  // the backend's message_start comes before any content), so every chunk of a completion names the one model
+  // that served it (docs/tool-mode.md "Answers").
+  const answerFor = (served: string | undefined) =>
+    chat.answer({
+      model: served || chat.publicModel,
+      created,
+      startedAt: state.startedAt,
+      now: services.deps.now,
+    });
   // A request that asks nothing (Ollama's "load the model": no message at all; the model was resolved as for any
   // chat) is answered by the format's whole answer of an empty message, without a backend call.
   if (chat.asksNothing) {
     sendJson(
       ctx,
-      answer.whole({
+      answerFor(undefined).whole({
         id: '',
         type: 'message',
         role: 'assistant',
@@ -149,7 +154,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
         seeEvent(chat, observer, event),
       );
     }
-    sendJson(ctx, answer.whole(message));
+    sendJson(ctx, answerFor(message.model).whole(message));
     return;
   }
 
@@ -166,7 +171,9 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     await iterator.return?.(undefined);
     throw err;
   }
-  const translate = answer.stream();
+  const translate = answerFor(
+    !first.done && first.value.type === 'message_start' ? first.value.message.model : undefined,
+  ).stream();
 
   async function* sse(): AsyncGenerator<SseEvent> {
     try {

@@ -117,7 +117,7 @@ export function directChat<A>(
   return {
     ...chatOf(parsed, answer, parsed.ignored),
     requestedModel,
-    // Answers name the model as the client sent it.
+    // Answers name the model the provider reports, as a listed id; the client's name only when none is reported.
     publicModel: requestedModel,
     servedName: (served) => catalog.publicName(served),
     upstream,

@@ -138,7 +138,14 @@ describe('nativeRequestToCliInput', () => {
       type: 'user',
       message: { role: 'user', content: 'What is\n\nmy name?' },
     });
-    expect(JSON.parse(input.stdin).message.content).toContain('<turn role="user">\nMy name is Ada.\n</turn>');
+    // A fresh process gets the same line after a transcript of the earlier turns (native-messages-to-cli-transcript).
+    expect(input.stdin).toBe(input.turn);
+    const entries = input
+      .transcript!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message: unknown });
+    expect(entries.map((e) => e.type)).toEqual(['user', 'assistant']);
+    expect(entries[0].message).toEqual({ role: 'user', content: 'My name is Ada.' });
     const prefill = nativeRequestToCliInput({ model: 'm', max_tokens: 10, messages: messages.slice(0, 2) }, options);
     expect(prefill.turn).toBeUndefined();
   });
@@ -151,20 +158,29 @@ describe('nativeRequestToCliInput', () => {
     expect(input.args.join(' ')).not.toMatch(/dangerously|bypass/i);
   });
 
-  it('refuses images with a 400 that points to direct mode', () => {
+  it('passes images of a user message on as image blocks, and refuses one the text encoding would have to hold', () => {
+    const image = { type: 'image' as const, source: { type: 'url' as const, url: 'https://x/y.png' } };
+    const input = nativeRequestToCliInput(
+      {
+        model: 'm',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, image] }],
+      },
+      options,
+    );
+    expect(JSON.parse(input.stdin).message.content).toEqual([{ type: 'text', text: 'what is this' }, image]);
+    expect(input.transcript).toBeUndefined();
+    // Tool results in the newest message: the history goes as text, which cannot hold the earlier image.
     const call = () =>
       nativeRequestToCliInput(
         {
           model: 'm',
           max_tokens: 1,
+          tools: [{ name: 'look', input_schema: { type: 'object' } }],
           messages: [
-            {
-              role: 'user',
-              content: [
-                { type: 'text', text: 'what is this' },
-                { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
-              ],
-            },
+            { role: 'user', content: [{ type: 'text', text: 'what is this' }, image] },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a cat' }] },
           ],
         },
         options,
@@ -177,6 +193,39 @@ describe('nativeRequestToCliInput', () => {
       expect((err as ProxyError).status).toBe(400);
       expect((err as ProxyError).field).toBe('messages.0.content.1');
     }
+  });
+
+  it('resumes a transcript only when the newest message is a plain user turn and the tools its history uses are offered', () => {
+    const tools = [{ name: 'look', input_schema: { type: 'object' as const } }];
+    const call = {
+      role: 'assistant' as const,
+      content: [{ type: 'tool_use' as const, id: 't1', name: 'look', input: {} }],
+    };
+    const result = {
+      role: 'user' as const,
+      content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: 'ok' }],
+    };
+    const ask = { role: 'user' as const, content: 'and now?' };
+    const resumes = (req: Omit<Parameters<typeof nativeRequestToCliInput>[0], 'model' | 'max_tokens'>, p = profile) =>
+      nativeRequestToCliInput({ model: 'm', max_tokens: 10, ...req }, { profile: p }).transcript !== undefined;
+    const start = { role: 'user' as const, content: 'look' };
+    expect(resumes({ tools, messages: [start, call, result, { role: 'assistant', content: 'done' }, ask] })).toBe(true);
+    // Tool results last: the CLI would answer a resumed tool call as interrupted.
+    expect(resumes({ tools, messages: [start, call, result] })).toBe(false);
+    // Tool blocks with no tools offered: the provider refuses them, so the history goes as text.
+    expect(resumes({ messages: [start, call, result, { role: 'assistant', content: 'done' }, ask] })).toBe(false);
+    expect(
+      resumes({
+        tools,
+        tool_choice: { type: 'none' },
+        messages: [start, call, result, { role: 'assistant', content: 'x' }, ask],
+      }),
+    ).toBe(false);
+    // A prefill, and a profile that turns resuming off.
+    expect(resumes({ messages: [start, { role: 'assistant', content: 'Sure, ' }] })).toBe(false);
+    const off = { ...profile, cli: { ...profile.cli, resumeFlag: '' } };
+    expect(resumes({ messages: [start, { role: 'assistant', content: 'hi' }, ask] }, off)).toBe(false);
+    expect(resumes({ messages: [start, { role: 'assistant', content: 'hi' }, ask] })).toBe(true);
   });
 
   it('refuses a system prompt too long for a command-line argument', () => {

@@ -4,12 +4,17 @@
 //
 // stdin carries user messages in the CLI's stream-json input format (`--input-format stream-json` in
 // profile.cli.printArgs). The CLI keeps reading such lines after each answer, which is what live conversations use
-// (docs/tool-mode.md "Live conversations"): a fresh process gets `stdin` (the whole conversation as one message), a
-// live one continuing a conversation gets only `turn` (the newest user message).
+// (docs/tool-mode.md "Live conversations"): a fresh process gets `stdin`, a live one continuing a conversation gets
+// only `turn` (the newest user message). A user message is its text, or its text and image blocks when it has
+// images.
 //
-// The CLI's print mode takes one prompt, not a message list, so a fresh process gets the WHOLE conversation encoded
-// into that prompt (PEERS.md: a peer sent only the last user message and lost the history). The encoding
-// (docs/tool-mode.md):
+// A fresh process gets the WHOLE conversation (PEERS.md: a peer sent only the last user message and lost the
+// history), in one of two ways (docs/tool-mode.md "A fresh start"):
+// - as structured messages: the earlier turns in a session transcript of the CLI's own format (`transcript`, which
+//   the backend writes to an owner-only file given with profile.cli.resumeFlag; native-messages-to-cli-transcript.ts)
+//   and the newest user message on stdin. Used whenever the newest message is a plain user turn;
+// - otherwise (its newest message carries tool results, or is an assistant prefill, which the CLI cannot resume) as
+//   text in one user message. The text encoding:
 // - a conversation of one user message is sent as that message's text, byte for byte;
 // - otherwise the earlier turns come first as a transcript, one `<turn role="...">` element per message, oldest
 //   first, then the latest user message in a `<turn role="user">` of its own after a line that asks the model to
@@ -20,13 +25,16 @@
 //   role (a tool result holding `<turn role="user">` stays inside the tool result);
 // - tool_use and tool_result blocks of earlier turns are written as readable `[tool call ...]` / `[tool result ...]`
 //   lines; thinking blocks are left out (the model's own scratch work, and the CLI could not verify signatures);
-// - images cannot be given to the CLI's text input: they are refused (400) with a pointer to direct mode.
+// - an image can only be given as a block of a user message (the transcript, or the newest message): in the text
+//   encoding (an image in a tool result of the newest message) it is refused (400) with a pointer to direct mode.
 // The system prompt is the client's, or profile.cli.defaultSystemPrompt when it sent none (never the CLI's own
 // 27.7 KB default, docs/tool-mode.md "Lean by default").
 
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
 import type { Profile } from '../profile.js';
+import { messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
+import { cliToolName } from './native-tools-to-mcp.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
 export const maxSystemPromptChars = 100_000;
@@ -50,8 +58,13 @@ export interface CliInput {
   args: string[];
   /** The system prompt the file holds. */
   systemPrompt: string;
-  /** One stream-json user message line holding the whole conversation: a fresh process's first input. */
+  /**
+   * A fresh process's first stdin line: the newest user message after a `transcript`, otherwise one user message
+   * holding the whole conversation as text.
+   */
   stdin: string;
+  /** The earlier turns as the CLI's session transcript (JSONL), for a file given with profile.cli.resumeFlag. */
+  transcript?: string;
   /** The newest user message alone as a line, for a live conversation it continues; undefined after a prefill. */
   turn?: string;
   /**
@@ -117,13 +130,34 @@ export function messageText(message: NativeMessageParam, i: number): string {
     .join('\n\n');
 }
 
+function hasImage(message: NativeMessageParam): boolean {
+  return typeof message.content !== 'string' && message.content.some((b) => b.type === 'image');
+}
+
 function turn(role: string, text: string): string {
   return `<turn role="${role}">\n${escapeTurn(text)}\n</turn>`;
 }
 
 /** The prompt as the one user message of the CLI's stream-json input, a line of its own. */
-export function cliUserMessageLine(prompt: string): string {
+export function cliUserMessageLine(prompt: string | NativeContentBlock[]): string {
   return `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`;
+}
+
+/**
+ * A user message as the CLI's next turn: its text (blocks joined as `messageText` joins them), or, when it holds
+ * images, its text and image blocks in order (the CLI passes them on as they are). Throws for an image in a tool
+ * result, which the text of a turn cannot carry.
+ */
+export function cliUserTurnLine(message: NativeMessageParam, i: number): string {
+  if (typeof message.content !== 'string' && message.content.some((b) => b.type === 'image')) {
+    const blocks = message.content.flatMap((b, j): NativeContentBlock[] => {
+      if (b.type === 'image') return [{ type: 'image', source: b.source }];
+      const text = blockText(b, `messages.${i}.content.${j}`);
+      return text === undefined || text === '' ? [] : [{ type: 'text', text }];
+    });
+    return cliUserMessageLine(blocks);
+  }
+  return cliUserMessageLine(messageText(message, i));
 }
 
 /** The prompt for the CLI's stdin: the whole conversation (see the encoding at the top of this file). */
@@ -202,11 +236,22 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   } else {
     args.push(cli.toolsFlag, '');
   }
-  const prompt = conversationToPrompt(req.messages);
-  if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
   const last = req.messages.length - 1;
-  const turn =
-    req.messages[last].role === 'user' ? cliUserMessageLine(messageText(req.messages[last], last)) : undefined;
+  const turn = req.messages[last].role === 'user' ? cliUserTurnLine(req.messages[last], last) : undefined;
+  let stdin: string;
+  let transcript: string | undefined;
+  if (turn !== undefined && (last === 0 || (cli.resumeFlag !== '' && resumable(req)))) {
+    if (!hasImage(req.messages[last]) && messageText(req.messages[last], last).trim() === '')
+      throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
+    // The CLI knows the client's tools by their MCP names; a live process's history holds those names too.
+    const toolName = (name: string) => cliToolName(cli.clientTools, name);
+    if (last > 0) transcript = messagesToCliTranscript(req.messages.slice(0, last), { toolName, model: req.model });
+    stdin = turn;
+  } else {
+    const prompt = conversationToPrompt(req.messages);
+    if (prompt.trim() === '') throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
+    stdin = cliUserMessageLine(prompt);
+  }
   // max_tokens and the thinking budget reach the provider through the CLI's environment (docs/tool-mode.md).
   const env: Record<string, string> = {
     [options.profile.clientSupport.maxOutputTokensEnv]: String(req.max_tokens),
@@ -216,5 +261,5 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
     env[cli.isolation.nonEssentialTrafficEnv] = '1';
     env[cli.isolation.noAutoMemoryEnv] = '1';
   }
-  return { args, systemPrompt: system ?? cli.defaultSystemPrompt, stdin: cliUserMessageLine(prompt), turn, env };
+  return { args, systemPrompt: system ?? cli.defaultSystemPrompt, stdin, transcript, turn, env };
 }

@@ -41,11 +41,14 @@ export interface CliPermissions {
 }
 
 /** What a denied folder that holds the working directory is denied (the desktop app's data directory holds its
- * settings, the usage database, the log and the prompt files beside the CLI's working directory). */
+ * settings, the usage database, the log, the owner's key and the CLI's input files beside the CLI's working directory). */
 const besideWorkDir = [
   '*.*',
   'logs/**',
   'cli-prompts/**',
+  'cli-mcp/**',
+  'cli-transcripts/**',
+  'owner-key',
   'Local Storage/**',
   'Session Storage/**',
   'Cookies*',

@@ -51,7 +51,8 @@ export interface WireRequest<A = unknown> {
 
 /** What every answer shows, fixed by the answer path per request. */
 export interface AnswerMeta {
-  /** The model id to show the client. */
+  /** The model id to show the client: the one that served the answer, as a listed id (routes/answer-chat.ts makes
+   * the writer once the backend's first event or whole message names it), else the one the request resolved to. */
   model: string;
   /** Unix time in seconds. */
   created: number;

@@ -1,8 +1,8 @@
-// What one CLI chat request lives by (docs/tool-mode.md "Process hygiene"), shared by a plain chat (cli-backend.ts)
-// and a chat with the client's own tools (cli-tool-conversations.ts): a stop controller that shutdown aborts, a gone
-// client that aborts it with the cancellation message, and two deadlines (first event, whole request) so that a
-// client gets an error in seconds, not after the CLI's minutes of retries. Also the step both take for each stdout
-// line, and the error when stdout ends without a result.
+// What one CLI chat request lives by (docs/tool-mode.md "Process hygiene"), in the one turn loop (turn.ts) of plain
+// chats and chats with the client's own tools alike: a stop controller that shutdown aborts, a gone client that aborts
+// it with the cancellation message, and two deadlines (first event, whole request) so that a client gets an error in
+// seconds, not after the CLI's minutes of retries. Also the step taken for each stdout line, and the error when
+// stdout ends without a result.
 
 import { ProxyError } from '../../errors.js';
 import { parseCliLine, type CliLineParse } from '../../formats/cli-events.js';

@@ -46,7 +46,7 @@ export interface CliConversationOptions {
   model: string;
   /** The login and settings it was started under (proc-facts.ts filesFingerprint). */
   fingerprint: string;
-  /** Files written for this process alone (its system prompt file), removed when it exits. */
+  /** Its input files (system prompt, the transcript it resumed), removed when it exits. */
   files?: string[];
   now: () => number;
 }

@@ -6,7 +6,7 @@
 // the request.
 
 import type { NativeRequest } from '../../formats/native.js';
-import { cliUserMessageLine, messageText, type CliInput } from '../../translate/native-request-to-cli-input.js';
+import { cliUserTurnLine, type CliInput } from '../../translate/native-request-to-cli-input.js';
 
 export interface CliInputs {
   /** Spawn-time flags, environment, system prompt, and `turn`: the latest user message as a stdin line. */
@@ -31,9 +31,9 @@ export function cliInputs(
   let turn: string | undefined;
   if (last?.role === 'user') {
     try {
-      turn = cliUserMessageLine(messageText(last, lastAt));
+      turn = cliUserTurnLine(last, lastAt);
     } catch {
-      // A user turn the CLI cannot read as text (an image): only tool results in it can reach a waiting process.
+      // A user turn the CLI cannot take (an image in a tool result): only tool results in it can reach a waiting process.
     }
   }
   const head: CliInput = { ...spawn, stdin: '', turn };

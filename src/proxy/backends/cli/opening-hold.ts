@@ -1,6 +1,6 @@
-// The answer's opening (message_start, pings) held back until its first content, for both turn loops (cli-backend.ts,
-// cli-tool-conversations.ts): a process that dies right after its opening has still sent the client nothing, so a
-// fresh process can answer instead of a 500 (docs/tool-mode.md "Live conversations").
+// The answer's opening (message_start, pings) held back until its first content, in the turn loop (turn.ts): a
+// process that dies right after its opening has still sent the client nothing, so a fresh process can answer instead
+// of a 500 (docs/tool-mode.md "Live conversations").
 
 import type { NativeStreamEvent } from '../../formats/native.js';
 

@@ -41,7 +41,9 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
       // The whole conversation for any other process (its input errors were thrown before anything started, unless
       // a live conversation could continue the request).
       const input = inputs.full();
-      // A warm process started earlier with exactly this spec (warm-pool.ts); the pool learns from every request.
+      // A warm process started earlier with exactly this spec (warm-pool.ts); the pool learns from every request. A
+      // warm process has no history: a conversation resumed from a transcript needs a process started on it.
+      if (input.transcript !== undefined) return undefined;
       const warm = host.pool.take(spec);
       if (!warm) return undefined;
       warm.write(input.stdin);

@@ -19,11 +19,13 @@ import { dyingWithParent } from './death-signal.js';
 import { killGraceMs, processGroups } from './end-child.js';
 import type { CliBackendOptions } from './options.js';
 import { PromptFiles } from './prompt-files.js';
-import type { ProcessSpec } from './spec.js';
+import type { SpawnInput } from './spec.js';
 
 export class ProcessStarter {
   private workDirReady = false;
   private readonly prompts: PromptFiles;
+  /** Transcripts of the earlier turns a fresh process resumes (docs/tool-mode.md "A fresh start"). */
+  private readonly transcripts: PromptFiles;
   /** What the built-in tools may do (docs/security.md "The CLI's own tools"), and its settings file once written. */
   private readonly permissions: CliPermissions;
   private permissionsFile: string | undefined;
@@ -31,7 +33,9 @@ export class ProcessStarter {
   constructor(private readonly opts: CliBackendOptions) {
     const { config, profile } = opts;
     this.prompts = new PromptFiles(join(config.dataDir, 'cli-prompts'));
+    this.transcripts = new PromptFiles(join(config.dataDir, 'cli-transcripts'), '.jsonl');
     this.prompts.sweep();
+    this.transcripts.sweep();
     this.permissions = toolRulesToCliPermissions({
       profile,
       allowedTools: config.cliAllowedTools,
@@ -78,16 +82,23 @@ export class ProcessStarter {
    * to continue it. The one spawn of the engine: what a fresh process is given before it starts (a file written for
    * it, flags added) goes here, and every file in `files` is removed when the spawn fails or the process exits.
    */
-  start(cliPath: string, spec: ProcessSpec, key: string): CliConversation {
+  start(cliPath: string, spec: SpawnInput, key: string): CliConversation {
     const { profile, config } = this.opts;
     const files: string[] = [];
     const args = [...spec.args];
     try {
       files.push(this.prompts.write(spec.systemPrompt));
+      args.push(profile.cli.systemPromptFileFlag, files[0]);
+      // The earlier turns for the CLI to resume (docs/tool-mode.md "A fresh start"): owner-only in the data directory,
+      // removed with the process like its prompt file.
+      if (spec.transcript !== undefined) {
+        files.push(this.transcripts.write(spec.transcript));
+        args.push(profile.cli.resumeFlag, files[1]);
+      }
     } catch (err) {
-      throw fileError('the system prompt file', config.dataDir, err);
+      for (const file of files) rmSync(file, { force: true });
+      throw fileError("the CLI's input files", config.dataDir, err);
     }
-    args.push(profile.cli.systemPromptFileFlag, files[0]);
     let child: ResultPromise;
     try {
       child = this.spawn(cliPath, args, spec.env);
@@ -127,6 +138,7 @@ export class ProcessStarter {
   /** Shutdown, once every process has exited (or the wait gave up): the files left are removed. */
   close(): void {
     this.prompts.close();
+    this.transcripts.close();
   }
 
   /** execa with the child's options; a spawn failure (EMFILE, EAGAIN...) is reported, never thrown as an event. */

@@ -6,6 +6,9 @@ import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 /** The spawn-time part of a CLI input: flags, environment, system prompt. */
 export type ProcessSpec = Pick<CliInput, 'args' | 'env' | 'systemPrompt'>;
 
+/** What a process is started with: its spec, and the transcript of earlier turns it resumes, if any. */
+export type SpawnInput = ProcessSpec & Pick<CliInput, 'transcript'>;
+
 /**
  * The per-request environment (output limit, thinking budget) and the system prompt go in as entries that start with
  * a NUL, which no argument can hold (native-request-to-cli-input.ts refuses NUL in every argument from a client).

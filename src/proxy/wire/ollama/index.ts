@@ -3,9 +3,8 @@
 // names (route-table.ts rows with modeBySetting). Errors are Ollama's `{"error": "..."}` before headers and one
 // such line after; streams are NDJSON, not SSE.
 
-import { invalidField, type ProxyError } from '../../errors.js';
+import type { ProxyError } from '../../errors.js';
 import { validate } from '../../formats/validate.js';
-import type { NativeMessageParam } from '../../formats/native.js';
 import { errorTypeName } from '../../http/render-error.js';
 import type { ClientNames, ParseContext, WireFormat, WireRequest } from '../wire-format.js';
 import {
@@ -39,26 +38,8 @@ const clientNames: ClientNames = {
   thinking: 'think',
 };
 
-/** The CLI takes no images (docs/tool-mode.md); an Ollama client is told which setting sends them. */
-function refuseImages(messages: NativeMessageParam[]): void {
-  messages.forEach((message, i) => {
-    if (typeof message.content !== 'string' && message.content.some((b) => b.type === 'image')) {
-      throw invalidField(
-        `messages.${i}.images`,
-        'cannot be passed to the assistant CLI in tool mode',
-        `Invalid request: images cannot be passed to the assistant CLI in tool mode; set OLLAMA_MODE=direct (or "Ollama chats: direct mode" in the app's settings) to send images (docs/ollama.md)`,
-      );
-    }
-  });
-}
-
-function wireRequestOf(
-  kind: OllamaAnswerKind,
-  parsed: OllamaToNativeResult,
-  context: ParseContext,
-): WireRequest<OllamaAnswerOptions> {
+function wireRequestOf(kind: OllamaAnswerKind, parsed: OllamaToNativeResult): WireRequest<OllamaAnswerOptions> {
   const { stream: _stream, ...request } = parsed.request;
-  if (context.mode === 'tool') refuseImages(request.messages);
   // Ollama names carry a tag; the mode resolves the name without it.
   request.model = modelOfOllamaName(request.model);
   return {
@@ -109,7 +90,7 @@ export const ollamaChatFormat: WireFormat<OllamaAnswerOptions> = {
   name: 'ollama-chat',
   family: 'ollama',
   parse: (body, context) =>
-    wireRequestOf('chat', ollamaChatToNative(validate(ollamaChatRequestSchema, body), translation(context)), context),
+    wireRequestOf('chat', ollamaChatToNative(validate(ollamaChatRequestSchema, body), translation(context))),
   answer: answerOf,
 };
 
@@ -120,7 +101,6 @@ export const ollamaGenerateFormat: WireFormat<OllamaAnswerOptions> = {
     wireRequestOf(
       'generate',
       ollamaGenerateToNative(validate(ollamaGenerateRequestSchema, body), translation(context)),
-      context,
     ),
   answer: answerOf,
 };

@@ -38,7 +38,7 @@ export function mapDoneReason(reason: string | null | undefined): string {
 
 export interface OllamaAnswerMeta {
   kind: OllamaAnswerKind;
-  /** The model name shown to the client (as it asked for it). */
+  /** The model name shown to the client: the one that served the answer (routes/answer-chat.ts). */
   model: string;
   /** When the request started, ms (for total_duration). */
   startedAt: number;

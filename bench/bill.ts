@@ -1,0 +1,95 @@
+// What the provider bills a chat, as the simulator bills it (docs/testing.md): the user turns of the (w) workloads,
+// one streamed native chat with its time to first text, the bill it left, and weighted input tokens (uncached input
+// + 5-minute writes × 1.25 + 1-hour writes × 2 + cache reads × 0.1).
+
+import { readSse } from '../test/simulator/index.js';
+import { baseKnobs, sleep, type Bench } from './context.js';
+import type { BillEntry } from './simulator-process.js';
+
+export const reply = 'Hello from the simulator, answering this turn.';
+
+/** The ~3 KB user turn i (0-based): distinct text each turn, as a user pasting parts of a document would send. */
+export function userTurn(i: number): string {
+  const lines = [
+    `Turn ${i + 1}. Here is the next part of the design notes; keep it in mind for what I ask at the end.`,
+  ];
+  for (let n = 1; lines.join('\n').length < 2950; n++) {
+    lines.push(
+      `${i + 1}.${n} The proxy keeps one process per conversation, reads each turn once, and answers from the cache where it can.`,
+    );
+  }
+  lines.push('Summarise the new part in one sentence.');
+  return lines.join('\n');
+}
+
+export function weighted(u: BillEntry['usage']): number {
+  return (
+    u.input_tokens +
+    1.25 * u.cache_creation.ephemeral_5m_input_tokens +
+    2 * u.cache_creation.ephemeral_1h_input_tokens +
+    0.1 * u.cache_read_input_tokens
+  );
+}
+
+export const sum = (bill: BillEntry[]): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
+/** Share of the prompt read from the cache over the bill's requests. */
+export function readShare(bill: BillEntry[]): number {
+  const read = bill.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
+  const all = bill.reduce(
+    (n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens,
+    0,
+  );
+  return all ? (read / all) * 100 : NaN;
+}
+
+export interface Chat {
+  ttftMs?: number;
+  text: string;
+  error?: string;
+}
+
+export type Message = { role: 'user' | 'assistant'; content: unknown };
+
+/** One streamed native chat: time to the first text delta, and the answer's text. */
+export async function chat(base: string, path: string, model: string, messages: Message[]): Promise<Chat> {
+  const started = Date.now();
+  try {
+    const res = await fetch(base + path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'bench-dummy-key',
+        'anthropic-version': '2023-06-01',
+      },
+      // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
+      // max_tokens is not what is measured here.
+      body: JSON.stringify({ model, max_tokens: 4096, stream: true, messages }),
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (res.status !== 200) return { text: '', error: `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}` };
+    const out: Chat = { text: '' };
+    for (const e of await readSse(res)) {
+      const d = e.json as { type?: string; delta?: { type?: string; text?: string } } | undefined;
+      if (d?.type === 'content_block_delta' && d.delta?.type === 'text_delta') {
+        out.ttftMs ??= e.at - started;
+        out.text += d.delta.text ?? '';
+      }
+      if (d?.type === 'error') out.error = JSON.stringify(d).slice(0, 200);
+    }
+    if (!out.text && !out.error) out.error = 'no text';
+    return out;
+  } catch (err) {
+    return { text: '', error: (err as Error).message };
+  }
+}
+
+/** The CLI's requests of one chat may trail its answer by a moment (the CLI writes its result first). */
+export async function billAfter(b: Bench): Promise<BillEntry[]> {
+  await sleep(200);
+  return b.sim.takeBill();
+}
+
+export async function freshSimulator(b: Bench): Promise<void> {
+  await b.sim.reset();
+  await b.sim.setKnobs({ ...baseKnobs(), tokenRule: 'bytes', answerTools: false, replyText: reply });
+}
