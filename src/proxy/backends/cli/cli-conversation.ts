@@ -207,6 +207,16 @@ export class CliConversation implements RegisteredProcess {
     this.child.stdin?.end();
   }
 
+  /** Not kept after its turn: ended, its stdin closed so that it exits by itself; still there after `lingerMs`, ended. */
+  finish(lingerMs: number): void {
+    this.stopWatch();
+    this.state = 'ended';
+    this.endInput();
+    const child = this.child;
+    // Only a child that has not exited: its process group's id may belong to another process by then.
+    setTimeout(() => child.exitCode === null && child.signalCode === null && terminate(child), lingerMs).unref();
+  }
+
   /** Ends the process for good: SIGTERM to its process group, SIGKILL after a grace period (end-child.ts). */
   end(): void {
     this.stopWatch();

@@ -59,7 +59,7 @@ export class CliEngine implements TurnHost {
     this.dataDir = config.dataDir;
     this.toolResultTimeoutMs = config.cliToolResultTimeoutMs;
     // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
-    // request can always make room by ending a process nobody is reading (processes.ts makeRoom).
+    // request can always make room by ending a process nobody is reading (processes.ts startWithRoom).
     const running =
       config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
     this.slots = new ChildSlots(running, config.cliQueueSize);
@@ -116,9 +116,13 @@ export class CliEngine implements TurnHost {
     return runTurn(this, req, plainTurns(this, req, inputs), signal, log);
   }
 
-  /** Room for one more CLI process under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), or a 503 saying why not. */
-  makeRoom(): void {
-    if (this.registry.makeRoom()) return;
+  /**
+   * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), registered
+   * busy; or a 503 saying why not.
+   */
+  async startWithRoom(start: () => CliConversation): Promise<CliConversation> {
+    const proc = await this.registry.startWithRoom(start);
+    if (proc) return proc;
     throw new ProxyError(
       'unavailable',
       `All ${this.opts.config.cliLiveMax} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`,

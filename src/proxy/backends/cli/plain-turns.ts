@@ -20,7 +20,7 @@ export interface PlainTurnsHost {
   readonly pool: WarmPool<CliConversation>;
   readonly starter: ProcessStarter;
   readonly closing: boolean;
-  makeRoom(): void;
+  startWithRoom(start: () => CliConversation): Promise<CliConversation>;
 }
 
 export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: CliInputs): TurnSource {
@@ -51,10 +51,8 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
     },
     async fresh() {
       const input = inputs.full();
-      cliPath ??= await host.starter.prepare();
-      host.makeRoom();
-      const proc = host.starter.start(cliPath, input, key);
-      host.registry.track(proc);
+      const path = (cliPath ??= await host.starter.prepare());
+      const proc = await host.startWithRoom(() => host.starter.start(path, input, key));
       proc.write(input.stdin);
       return proc;
     },

@@ -211,6 +211,36 @@ describe('CliProcesses: one cap on every process', () => {
     await flush();
   });
 
+  it('starts a new process only once the one ended for it has exited, so the processes alive never exceed the cap', async () => {
+    const { reg } = registry({ max: 2 });
+    const idle = kept(reg);
+    reg.track(new FakeProcess('busy'));
+    let exitOfIdle = false;
+    void idle.exited.then(() => (exitOfIdle = true));
+    const started = await reg.startWithRoom(() => {
+      // The idle one was ended to make room, and has exited before this one starts.
+      expect(exitOfIdle).toBe(true);
+      return new FakeProcess('new');
+    });
+    expect(started?.state).toBe('busy');
+    expect(idle.ended).toBe(true);
+    expect(reg.list()).toHaveLength(2);
+    // Only busy ones: no room, and nothing is started.
+    expect(await reg.startWithRoom(() => new FakeProcess('never'))).toBeUndefined();
+  });
+
+  it('counts a process being ended until it has exited: the warm pool finds no room meanwhile', async () => {
+    const { reg } = registry({ max: 1 });
+    const c = kept(reg);
+    expect(reg.makeRoom()).toBe(true);
+    expect(c.ended).toBe(true);
+    expect(reg.hasRoom()).toBe(false);
+    expect(reg.snapshot().live).toBe(0);
+    await c.exited;
+    await flush();
+    expect(reg.hasRoom()).toBe(true);
+  });
+
   it('keeping a process idle or parking it ends no other process', () => {
     const { reg } = registry({ max: 2 });
     const idle = kept(reg);

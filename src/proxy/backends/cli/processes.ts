@@ -14,8 +14,7 @@
 
 import type { NativeMessageParam } from '../../formats/native.js';
 import { continuesHistory, type HistoryEntry } from '../../translate/conversation-history.js';
-import { rssTogether } from './proc-facts.js';
-import { RestTimers } from './rest-timers.js';
+import { ProcessSet } from './process-set.js';
 import type { ConversationState, RegisteredProcess } from './process-state.js';
 import {
   registrySnapshot,
@@ -29,14 +28,14 @@ export type { CliProcessesOptions, LiveConversationsSnapshot, WarmEnd } from './
 export type { RegisteredProcess } from './process-state.js';
 
 export class CliProcesses<C extends RegisteredProcess> {
-  private readonly all = new Set<C>();
-  private readonly timers = new RestTimers<C>();
+  private readonly set: ProcessSet<C>;
   private readonly counts: ConversationCounts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0, lost: 0 };
   private closed = false;
   readonly now: () => number;
 
   constructor(private readonly opts: CliProcessesOptions<C>) {
     this.now = opts.now ?? Date.now;
+    this.set = new ProcessSet<C>(opts.rssOf);
   }
 
   /** Processes are kept between turns (CLI_LIVE_MAX above 0, not shut down). */
@@ -46,27 +45,31 @@ export class CliProcesses<C extends RegisteredProcess> {
 
   /** Every process, in any state. */
   list(): C[] {
-    return [...this.all];
+    return this.set.list();
   }
 
   /** Processes in `state` (and started with `key`, when given). */
   inState(state: ConversationState, key?: string): C[] {
-    return this.list().filter((c) => c.state === state && (key === undefined || c.key === key));
-  }
-
-  /** True when one more process may start without ending another (the warm pool asks before it starts one). */
-  hasRoom(): boolean {
-    return this.opts.max <= 0 || this.all.size < this.opts.max;
+    return this.set.inState(state, key);
   }
 
   /**
-   * Room for one more process under `max`: a warm one ends first, then the least recently used one nobody reads (idle
-   * or waiting). Never a busy one (they are at most the child slots, at most `max`). False when nothing could go.
+   * True when one more process may start without ending another (the warm pool asks before it starts one). A process
+   * being ended counts until it has exited.
+   */
+  hasRoom(): boolean {
+    return this.opts.max <= 0 || this.set.size < this.opts.max;
+  }
+
+  /**
+   * Room for one more process under `max` once the processes being ended have exited: a warm one ends first, then the
+   * least recently used one nobody reads (idle or waiting). Never a busy one (they are at most the child slots, at
+   * most `max`). False when nothing could go.
    */
   makeRoom(): boolean {
     if (this.opts.max <= 0) return true;
     this.checkFingerprint();
-    while (this.all.size >= this.opts.max) {
+    while (this.set.size - this.inState('ended').length >= this.opts.max) {
       const warm = this.inState('warm').sort((a, b) => a.startedAt - b.startedAt)[0];
       if (warm) {
         this.endOne(warm, 'evicted');
@@ -82,10 +85,26 @@ export class CliProcesses<C extends RegisteredProcess> {
     return true;
   }
 
+  /**
+   * Starts a process with `start` (synchronous, so nothing else takes the room first) once there is room for it, and
+   * registers it busy. The processes ended to make room are waited for until they have exited, so the processes alive
+   * never exceed `max`. Undefined when no room can be made (every process is busy).
+   */
+  async startWithRoom(start: () => C): Promise<C | undefined> {
+    for (;;) {
+      if (!this.makeRoom()) return undefined;
+      if (this.hasRoom()) break;
+      await Promise.race(this.inState('ended').map((c) => c.exited));
+    }
+    const c = start();
+    this.track(c);
+    return c;
+  }
+
   /** A warm process started ahead of a request (warm-pool.ts): it waits `warmMs` to be taken. */
   addWarm(c: C): void {
     this.add(c);
-    this.restTimer(c, this.opts.warmMs, () => this.endOne(c, 'expired'));
+    this.set.restTimer(c, this.opts.warmMs, () => this.endOne(c, 'expired'));
     this.startChecker();
   }
 
@@ -96,7 +115,7 @@ export class CliProcesses<C extends RegisteredProcess> {
 
   /** True when the platform tells a process's memory (rssOf). */
   get measures(): boolean {
-    return this.opts.rssOf !== undefined;
+    return this.set.measures;
   }
 
   /** The oldest live warm process started with `key`, now busy for the caller; or undefined. */
@@ -143,12 +162,12 @@ export class CliProcesses<C extends RegisteredProcess> {
     }
     this.add(c);
     // Room among the processes that hold a conversation (`c` is one already), then in memory.
-    while (this.list().filter((o) => o.state !== 'warm').length > this.opts.max)
+    while (this.list().filter((o) => o.state !== 'warm' && o.state !== 'ended').length > this.opts.max)
       if (!this.evictOldestIdle(c)) return false;
     while (!this.roomInMemory(0)) if (!this.evictOldestIdle(c)) return false;
     c.idle(history, this.now());
     this.counts.kept++;
-    this.restTimer(c, this.opts.idleMs, () => {
+    this.set.restTimer(c, this.opts.idleMs, () => {
       this.counts.expired++;
       this.endOne(c);
     });
@@ -166,9 +185,9 @@ export class CliProcesses<C extends RegisteredProcess> {
    * results for `waitMs`, then ends. False when it cannot wait (shut down, or it exited).
    */
   park(c: C, history: HistoryEntry[]): boolean {
-    if (this.closed || !c.alive || !this.all.has(c)) return false;
+    if (this.closed || !c.alive || !this.set.has(c)) return false;
     c.wait(history, this.now());
-    this.restTimer(c, this.opts.waitMs, () => {
+    this.set.restTimer(c, this.opts.waitMs, () => {
       this.opts.onWaitEnded?.(c, 'expired');
       this.endOne(c);
     });
@@ -185,14 +204,14 @@ export class CliProcesses<C extends RegisteredProcess> {
 
   /** A request brings the results `c` waits for and reads on. */
   resume(c: C): void {
-    this.timers.clear(c);
+    this.set.clearTimer(c);
     c.resume(this.now());
   }
 
   /** `c` was taken (`continued`: as a live one) and found dead before it answered: forgotten, counted as lost. */
   lost(c: C, continued = true): void {
     if (c.state !== 'ended') c.end();
-    this.forget(c);
+    this.set.forget(c);
     if (continued) this.counts.continued--;
     this.counts.lost++;
   }
@@ -215,26 +234,27 @@ export class CliProcesses<C extends RegisteredProcess> {
   roomInMemory(extra: number): boolean {
     const cap = this.opts.maxRssBytes;
     if (cap === undefined || !this.opts.rssOf) return true;
-    return this.rssOf(this.list()) + extra <= cap;
+    // Those being ended free theirs in a moment: ending more would not help.
+    return this.rssOf(this.list().filter((c) => c.state !== 'ended')) + extra <= cap;
   }
 
   /** Resident memory of `list` together, bytes (0 when the platform cannot tell); `each` gets every one measured. */
   rssOf(list: C[], each?: Map<C, number>): number {
-    return rssTogether(list, this.opts.rssOf, each);
+    return this.set.rssOf(list, each);
   }
 
   /** Ends every process (stop and quit) and waits until they have exited. */
   async close(): Promise<void> {
     this.closed = true;
-    this.timers.stopChecking();
+    this.set.stopChecking();
     const all = this.list();
     for (const c of all) this.endOne(c);
     await Promise.all(all.map((c) => c.exited));
   }
 
-  /** The processes that hold a conversation (every state but warm), for /health/detailed and the window. */
+  /** The processes that hold a conversation (neither warm nor ended), for /health/detailed and the window. */
   snapshot(): LiveConversationsSnapshot {
-    const list = this.list().filter((c) => c.state !== 'warm');
+    const list = this.list().filter((c) => c.state !== 'warm' && c.state !== 'ended');
     const each = new Map<C, number>();
     const rss = this.measures ? { total: this.rssOf(list, each), each } : undefined;
     return registrySnapshot(list, this.counts, { ...this.opts, enabled: this.enabled, now: this.now(), rss });
@@ -245,17 +265,13 @@ export class CliProcesses<C extends RegisteredProcess> {
   }
 
   private add(c: C): void {
-    if (this.all.has(c)) return;
-    this.all.add(c);
-    void c.exited.then(() => {
-      if (!this.all.has(c)) return;
-      this.forget(c);
+    this.set.add(c, () => {
       if (c.endedFrom === 'warm') this.opts.onWarmEnded?.(c, 'died');
     });
   }
 
   private begin(c: C): void {
-    this.timers.clear(c);
+    this.set.clearTimer(c);
     c.begin(this.now());
   }
 
@@ -269,28 +285,15 @@ export class CliProcesses<C extends RegisteredProcess> {
     return true;
   }
 
+  /** Ends `c`; it stays counted, in the state ended, until it has exited. */
   private endOne(c: C, warmEnd?: WarmEnd): void {
-    this.forget(c);
+    this.set.clearTimer(c);
     c.end();
     if (warmEnd) this.opts.onWarmEnded?.(c, warmEnd);
   }
 
-  private forget(c: C): void {
-    this.timers.clear(c);
-    this.all.delete(c);
-    if (this.all.size === 0) this.timers.stopChecking();
-  }
-
-  /** The lifetime of a resting state: `onEnd` runs when `c` is still in that state, and here, after `ms`. */
-  private restTimer(c: C, ms: number | undefined, onEnd: () => void): void {
-    const state = c.state;
-    this.timers.set(c, ms, () => {
-      if (c.state === state && this.all.has(c)) onEnd();
-    });
-  }
-
   private startChecker(): void {
     if (this.opts.fingerprint && !this.closed)
-      this.timers.startChecking(() => this.checkFingerprint(), this.opts.checkEveryMs ?? 2000);
+      this.set.startChecking(() => this.checkFingerprint(), this.opts.checkEveryMs ?? 2000);
   }
 }

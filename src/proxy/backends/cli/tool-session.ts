@@ -18,7 +18,7 @@ import type { CliConversation } from './cli-conversation.js';
 import { ClientToolServer } from './client-tool-server.js';
 import { fileError } from './process-starter.js';
 import type { PromptFiles } from './prompt-files.js';
-import type { ProcessSpec } from './spec.js';
+import type { SpawnInput } from './spec.js';
 
 export class ToolSession {
   /** Usage already reported by earlier answers of this turn (the `result` line counts the whole turn). */
@@ -50,7 +50,7 @@ export async function withToolSession(
   host: ToolSessionHost,
   input: CliInput,
   plan: ClientToolPlan,
-  start: (spec: ProcessSpec) => CliConversation,
+  start: (spec: SpawnInput) => Promise<CliConversation>,
 ): Promise<{ proc: CliConversation; session: ToolSession }> {
   const t = host.profile.cli.clientTools;
   const iso = host.profile.cli.isolation;
@@ -92,7 +92,7 @@ export async function withToolSession(
     // tool_choice instruction (it names a tool) goes into the system prompt file.
     args.push(host.profile.cli.allowedToolsFlag, `${t.toolPrefix}${t.serverName}`);
     const systemPrompt = plan.instruction ? `${input.systemPrompt}\n\n${plan.instruction}` : input.systemPrompt;
-    const proc = start({ ...input, args, systemPrompt });
+    const proc = await start({ ...input, args, systemPrompt });
     const file = configFile;
     void proc.exited.then(() => {
       void server.close();

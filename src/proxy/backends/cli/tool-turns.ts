@@ -37,7 +37,7 @@ export interface ToolTurnsHost extends ToolSessionHost {
   readonly closing: boolean;
   /** The tool session of each process that offers the client's tools. */
   readonly sessions: WeakMap<CliConversation, ToolSession>;
-  makeRoom(): void;
+  startWithRoom(start: () => CliConversation): Promise<CliConversation>;
 }
 
 /**
@@ -95,13 +95,11 @@ export function toolTurns(
     async fresh() {
       const input = inputs.full();
       const cliPath = await host.starter.prepare();
-      const { proc, session } = await withToolSession(host, input, plan, (spec) => {
-        host.makeRoom();
-        return host.starter.start(cliPath, spec, key);
-      });
+      const { proc, session } = await withToolSession(host, input, plan, (spec) =>
+        host.startWithRoom(() => host.starter.start(cliPath, spec, key)),
+      );
       sessions.set(proc, session);
       proc.write(input.stdin);
-      registry.track(proc);
       log.debug(
         { pid: proc.pid, model: req.model, tools: plan.tools.length },
         'assistant CLI started with the client tools',

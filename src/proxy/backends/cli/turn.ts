@@ -198,11 +198,9 @@ export async function* runTurn(
       source.paused(p, pausedFor, answer.record(), pauseUsage)
     )
       slot?.();
-    else if ((outcome === 'finished' || outcome === 'stopped') && p.alive) {
-      // Not kept: its input is closed, so the CLI exits by itself after its turn.
-      p.endInput();
-      setTimeout(() => p.alive && p.end(), lingerAfterResultMs).unref();
-    } else p.end();
+    // Not kept: its input is closed, so the CLI exits by itself after its turn.
+    else if ((outcome === 'finished' || outcome === 'stopped') && p.alive) p.finish(lingerAfterResultMs);
+    else p.end();
   }
 }
 
