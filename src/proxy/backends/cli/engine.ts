@@ -120,8 +120,8 @@ export class CliEngine implements TurnHost {
    * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), registered
    * busy; or a 503 saying why not.
    */
-  async startWithRoom(start: () => CliConversation): Promise<CliConversation> {
-    const proc = await this.registry.startWithRoom(start);
+  async startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation> {
+    const proc = await this.registry.startWithRoom(start, signal);
     if (proc) return proc;
     throw new ProxyError(
       'unavailable',

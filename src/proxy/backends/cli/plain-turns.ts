@@ -20,7 +20,7 @@ export interface PlainTurnsHost {
   readonly pool: WarmPool<CliConversation>;
   readonly starter: ProcessStarter;
   readonly closing: boolean;
-  startWithRoom(start: () => CliConversation): Promise<CliConversation>;
+  startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation>;
 }
 
 export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: CliInputs): TurnSource {
@@ -49,10 +49,10 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
       warm.write(input.stdin);
       return { proc: warm, how: 'warm' };
     },
-    async fresh() {
+    async fresh(signal) {
       const input = inputs.full();
       const path = (cliPath ??= await host.starter.prepare());
-      const proc = await host.startWithRoom(() => host.starter.start(path, input, key));
+      const proc = await host.startWithRoom(() => host.starter.start(path, input, key), signal);
       proc.write(input.stdin);
       return proc;
     },

@@ -53,10 +53,7 @@ export class CliProcesses<C extends RegisteredProcess> {
     return this.set.inState(state, key);
   }
 
-  /**
-   * True when one more process may start without ending another (the warm pool asks before it starts one). A process
-   * being ended counts until it has exited.
-   */
+  /** True when one more process may start without ending another; one being ended counts until it has exited. */
   hasRoom(): boolean {
     return this.opts.max <= 0 || this.set.size < this.opts.max;
   }
@@ -90,11 +87,12 @@ export class CliProcesses<C extends RegisteredProcess> {
    * registers it busy. The processes ended to make room are waited for until they have exited, so the processes alive
    * never exceed `max`. Undefined when no room can be made (every process is busy).
    */
-  async startWithRoom(start: () => C): Promise<C | undefined> {
+  async startWithRoom(start: () => C, signal?: AbortSignal): Promise<C | undefined> {
     for (;;) {
       if (!this.makeRoom()) return undefined;
       if (this.hasRoom()) break;
       await Promise.race(this.inState('ended').map((c) => c.exited));
+      if (signal?.aborted) throw signal.reason;
     }
     const c = start();
     this.track(c);

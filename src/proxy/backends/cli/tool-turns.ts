@@ -37,7 +37,7 @@ export interface ToolTurnsHost extends ToolSessionHost {
   readonly closing: boolean;
   /** The tool session of each process that offers the client's tools. */
   readonly sessions: WeakMap<CliConversation, ToolSession>;
-  startWithRoom(start: () => CliConversation): Promise<CliConversation>;
+  startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation>;
 }
 
 /**
@@ -92,11 +92,11 @@ export function toolTurns(
       continued?.end();
       return undefined;
     },
-    async fresh() {
+    async fresh(signal) {
       const input = inputs.full();
       const cliPath = await host.starter.prepare();
       const { proc, session } = await withToolSession(host, input, plan, (spec) =>
-        host.startWithRoom(() => host.starter.start(cliPath, spec, key)),
+        host.startWithRoom(() => host.starter.start(cliPath, spec, key), signal),
       );
       sessions.set(proc, session);
       proc.write(input.stdin);

@@ -39,8 +39,11 @@ export interface TurnSource {
    * error.
    */
   take(): Promise<Taken | undefined>;
-  /** A new process given the whole conversation (when nothing was taken, or the taken one was found dead). */
-  fresh(): Promise<CliConversation>;
+  /**
+   * A new process given the whole conversation (when nothing was taken, or the taken one was found dead); `signal`
+   * stops its wait for room.
+   */
+  fresh(signal: AbortSignal): Promise<CliConversation>;
   /** What the translator needs of this process beside the request's model (client tool names, usage reported). */
   translate(proc: CliConversation): Partial<CliTranslateOptions>;
   /** The turn finished with its `result`: true when the process is kept idle for the next turn. */
@@ -95,7 +98,7 @@ export async function* runTurn(
       if (deadlines.signal.aborted) throw deadlines.signal.reason;
       taken = first ? await source.take() : undefined;
       first = false;
-      const running = taken?.proc ?? (await source.fresh());
+      const running = taken?.proc ?? (await source.fresh(deadlines.signal));
       proc = running;
       host.own(running);
       slot = once(release);
