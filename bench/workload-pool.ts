@@ -1,4 +1,4 @@
-// (p) The warm CLI pool through the proxy (src/proxy/backends/cli-pool.ts; docs/performance.md "Warm CLI pool"):
+// (p) The warm CLI pool through the proxy (src/proxy/backends/cli/warm-pool.ts; docs/performance.md "Warm CLI pool"):
 // time to first token at the client on POST /v1/messages (streaming) with CLI_POOL_SIZE=1, against the same CLI run
 // alone and started cold (spawn, prompt on stdin, first text delta: bench/cli-probe.ts), and against the proxy with
 // the pool off (CLI_POOL_SIZE=0). For the fake CLI (start-up only: its reply comes at once) and for the real

@@ -1,0 +1,53 @@
+// What tool mode's CLI cannot honour in a native request, decided by the engine, not by a route (docs/tool-mode.md
+// "Parameters"): sampling settings and stop sequences are removed, the parallel-call switch has no CLI flag, and a
+// thinking budget the CLI cannot keep below max_tokens turns thinking off. Each is named by the client's own field
+// name, for X-Proxy-Ignored-Params. Pure; tested beside it.
+
+import type { NativeRequest } from '../../formats/native.js';
+import { checkCliModelArgument, thinkingBudget } from '../../translate/native-request-to-cli-input.js';
+
+/** Native fields the CLI cannot take. */
+const cliCannot = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+
+/**
+ * A thinking budget the CLI cannot keep below max_tokens and at least the provider's smallest budget: thinking is
+ * turned off (never a request the provider refuses). True when it was.
+ */
+export function dropUnfitThinking(request: NativeRequest, minBudget: number): boolean {
+  if (request.thinking?.type !== 'enabled' || thinkingBudget(request, minBudget) > 0) return false;
+  delete request.thinking;
+  return true;
+}
+
+/**
+ * Fits `request` to the CLI in place and returns the client's names of what was dropped, after `alreadyIgnored` (what
+ * the format's own translation named), each once. Throws a 400 for a model id no CLI argument can hold (malformed,
+ * not an unknown model).
+ */
+export function fitRequestToCli(
+  request: NativeRequest,
+  clientNames: Partial<Record<string, string>>,
+  alreadyIgnored: string[],
+  minBudget: number,
+): string[] {
+  checkCliModelArgument(request.model);
+  const named: string[] = [];
+  for (const key of cliCannot) {
+    if (request[key] === undefined) continue;
+    delete request[key];
+    named.push(clientNames[key] ?? key);
+  }
+  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
+  const choice = request.tool_choice;
+  if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true)
+    named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
+  named.push(...alreadyIgnored);
+  if (dropUnfitThinking(request, minBudget)) {
+    const field = clientNames.thinking ?? 'thinking';
+    // Last, once: the translation may have named it already (a budget it had to cut).
+    const at = named.indexOf(field);
+    if (at >= 0) named.splice(at, 1);
+    named.push(field);
+  }
+  return [...new Set(named)];
+}
