@@ -1,7 +1,8 @@
 // What one idle tool-mode CLI process costs the machine (docs/tool-mode.md "Idle cost"): CPU (% of one core),
 // wake-ups per second (context switches of all its threads) and resident memory, for a warm process (started, stdin
-// open, nothing written yet: backends/cli/warm-pool.ts) and a live one (one turn answered, waiting for the next on stdin:
-// the idle state of backends/cli/processes.ts). The process is started as the backend starts it: the same flags, system prompt file,
+// open, nothing written yet: backends/cli/warm-pool.ts) and a live one (one turn answered, waiting for the next on
+// stdin: the idle state of backends/cli/processes.ts). The process is started as the backend starts it: the same
+// flags, system prompt file,
 // environment and isolation, from nativeRequestToCliInput; the real CLI talks to the provider simulator on
 // 127.0.0.1 with a credential file in a temporary HOME, so nothing reaches a real provider.
 //
