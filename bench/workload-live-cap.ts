@@ -91,15 +91,24 @@ interface Sample {
   pids: number[];
 }
 
+/** The parent of pid (/proc/<pid>/stat, the field after the command's closing parenthesis). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 function sample(proxyPid: number, cliExe: string): Sample {
   const all = descendants(proxyPid);
-  const pids: number[] = [];
+  const cli = all.filter((p) => exeOf(p) === cliExe);
+  // A CLI's own child that still runs the CLI's executable is a fork before it execs a tool (git, a shell), not a
+  // process of the proxy: the real CLI 2.1.330 runs git at start-up that way.
+  const pids = cli.filter((p) => !cli.includes(parentOf(p) ?? -1));
   let rss = 0;
-  for (const p of all) {
-    if (exeOf(p) !== cliExe) continue;
-    pids.push(p);
-    rss += readRss(p)?.rss ?? 0;
-  }
+  for (const p of pids) rss += readRss(p)?.rss ?? 0;
   return { at: Date.now(), cli: pids.length, all: all.length, rss, pids };
 }
 

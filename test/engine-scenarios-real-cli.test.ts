@@ -118,7 +118,20 @@ function isCli(pid: number): boolean {
     return false;
   }
 }
-const cliPids = (): number[] => descendants(process.pid).filter(isCli);
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+// A CLI's own child still running the CLI's executable is a fork before it execs a tool (the real CLI runs git at
+// start-up), not a process of the proxy: only CLI processes whose parent is not a CLI count.
+const cliPids = (): number[] => {
+  const cli = descendants(process.pid).filter(isCli);
+  return cli.filter((p) => !cli.includes(parentOf(p) ?? -1));
+};
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
