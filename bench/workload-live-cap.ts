@@ -6,7 +6,7 @@
 // RSS. The figures: the peak count against the cap, the count at the end, and the peak and final RSS. A peak above
 // the cap is reported as it is, never hidden: the goal row says "no".
 
-import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -17,6 +17,7 @@ import type { Cell, Row, Target } from './report.js';
 import { readRss } from './rss.js';
 import { repoRoot, startProxyProcess, type ProxyProcessOptions } from './servers.js';
 import { realCliPath } from './workload-pool.js';
+import { cliProcesses, descendants } from '../test/helpers/proc-tree.js';
 
 /** The cap under test: the default of CLI_LIVE_MAX, set explicitly so the row cannot drift from the setting. */
 const liveMax = 4;
@@ -48,33 +49,6 @@ export interface LiveCapRaw {
   seconds: number;
 }
 
-/** Every process below pid: the children of each of its threads (a child belongs to the thread that forked it). */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const walk = (p: number): void => {
-    let tasks: string[];
-    try {
-      tasks = readdirSync(`/proc/${p}/task`);
-    } catch {
-      return;
-    }
-    for (const t of tasks) {
-      let text = '';
-      try {
-        text = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
-        out.push(c);
-        walk(c);
-      }
-    }
-  };
-  walk(pid);
-  return out;
-}
-
 function exeOf(pid: number): string | undefined {
   try {
     return readlinkSync(`/proc/${pid}/exe`);
@@ -91,22 +65,9 @@ interface Sample {
   pids: number[];
 }
 
-/** The parent of pid (/proc/<pid>/stat, the field after the command's closing parenthesis). */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
 function sample(proxyPid: number, cliExe: string): Sample {
   const all = descendants(proxyPid);
-  const cli = all.filter((p) => exeOf(p) === cliExe);
-  // A CLI's own child that still runs the CLI's executable is a fork before it execs a tool (git, a shell), not a
-  // process of the proxy: the real CLI 2.1.330 runs git at start-up that way.
-  const pids = cli.filter((p) => !cli.includes(parentOf(p) ?? -1));
+  const pids = cliProcesses(proxyPid, (p) => exeOf(p) === cliExe);
   let rss = 0;
   for (const p of pids) rss += readRss(p)?.rss ?? 0;
   return { at: Date.now(), cli: pids.length, all: all.length, rss, pids };

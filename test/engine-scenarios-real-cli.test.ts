@@ -15,27 +15,19 @@
 // is not installed (npm run test:setup, or REAL_ASSISTANT_CLI). One simulator; one small proxy per scenario, closed
 // at its end, so no scenario's processes count in another's.
 
-import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Settings } from '../src/proxy/config.js';
 import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
-import { startSimulator, writeCliCredentials, type RecordedRequest, type Simulator } from './simulator/index.js';
+import { startSimulator, type RecordedRequest, type Simulator } from './simulator/index.js';
+import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { cliProcesses } from './helpers/proc-tree.js';
 
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present) {
-  console.warn(
-    `[engine-scenarios-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
-}
+const cliPath = realCliPath;
+const present = realCliPresent('engine-scenarios-real-cli.test');
 
 const profile = createProfile();
 const model = 'assistant-sonnet-4-20250514';
@@ -80,31 +72,6 @@ const results = (id: string, content: unknown = 'sunny'): Msg =>
 // The CLI processes of this test process: its descendants (the proxy runs in it) whose executable is the CLI, or
 // whose command line names it (a process between fork and exec, e.g. under the parent-death wrapper).
 const cliExe = present ? realpathSync(cliPath) : '';
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const walk = (p: number): void => {
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${p}/task`);
-    } catch {
-      return;
-    }
-    for (const t of tasks) {
-      let text = '';
-      try {
-        text = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
-        out.push(c);
-        walk(c);
-      }
-    }
-  };
-  walk(pid);
-  return out;
-}
 function isCli(pid: number): boolean {
   try {
     if (readlinkSync(`/proc/${pid}/exe`) === cliExe) return true;
@@ -118,20 +85,8 @@ function isCli(pid: number): boolean {
     return false;
   }
 }
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-// A CLI's own child still running the CLI's executable is a fork before it execs a tool (the real CLI runs git at
-// start-up), not a process of the proxy: only CLI processes whose parent is not a CLI count.
-const cliPids = (): number[] => {
-  const cli = descendants(process.pid).filter(isCli);
-  return cli.filter((p) => !cli.includes(parentOf(p) ?? -1));
-};
+// A CLI's own fork before it execs a tool is not a process of the proxy (helpers/proc-tree.ts).
+const cliPids = (): number[] => cliProcesses(process.pid, isCli);
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -153,13 +108,7 @@ describe.skipIf(!present)('the conversation engine, scenario by scenario, with t
       knobs: { replyText: reply, answerTools: true, toolInput: { city: 'Rouen' }, toolCalls: 1 },
       onBilled: (r) => onArrival?.(r),
     });
-    home = await mkdtemp(join(tmpdir(), 'engine-scenarios-'));
-    await mkdir(join(home, '.claude'), { recursive: true });
-    await writeCliCredentials(join(home, '.claude'), {
-      accessToken: 'sk-ant-oat01-engine-scenarios',
-      refreshToken: 'sk-ant-ort01-engine-scenarios',
-      expiresAt: Date.now() + 3_600_000,
-    });
+    home = await realCliHome('engine-scenarios');
   }, 30_000);
 
   afterAll(async () => {

@@ -4,33 +4,17 @@
 // test/tool-real-cli.test.ts (a temporary HOME with an OAuth credential file, the CLI's base-URL variable), so
 // nothing reaches a real provider; skipped with that reason when the CLI is not installed.
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
-import {
-  startSimulator,
-  writeCliCredentials,
-  type CacheUsage,
-  type RecordedRequest,
-  type Simulator,
-} from './simulator/index.js';
+import { startSimulator, type CacheUsage, type RecordedRequest, type Simulator } from './simulator/index.js';
+import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present) {
-  console.warn(
-    `[tool-cache-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
-}
+const cliPath = realCliPath;
+const present = realCliPresent('tool-cache-real-cli.test');
 
 const reply = 'Noted, and here is my answer to this turn.';
 /** A user turn of about 2 KB, different each turn. */
@@ -50,13 +34,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
 
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { replyText: reply, answerTools: false, tokenRule: 'bytes' } });
-    home = await mkdtemp(join(tmpdir(), 'real-cli-cache-'));
-    await mkdir(join(home, '.claude'), { recursive: true });
-    await writeCliCredentials(join(home, '.claude'), {
-      accessToken: 'sk-ant-oat01-real-cli-cache',
-      refreshToken: 'sk-ant-ort01-real-cli-cache',
-      expiresAt: Date.now() + 3_600_000,
-    });
+    home = await realCliHome('real-cli-cache');
     const profile = createProfile();
     proxy = await startProxy(
       // Live conversations on (the test helper turns them off unless asked).

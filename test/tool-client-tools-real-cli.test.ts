@@ -5,28 +5,19 @@
 // present (REAL_ASSISTANT_CLI, or the test set-up's cache) and is skipped with that reason otherwise; nothing
 // reaches a real provider.
 
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { realCliPath, realCliPresent } from './helpers/real-cli.js';
 
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present) {
-  console.warn(
-    `[tool-client-tools-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
-}
+const cliPath = realCliPath;
+const present = realCliPresent('tool-client-tools-real-cli.test');
 
 const model = 'assistant-sonnet-4-20250514';
 /** A valid 1x1 PNG: the CLI may inspect an image before it passes it on. */

@@ -3,26 +3,17 @@
 // and reports a billing refusal as its `<synthetic>` assistant line with `API Error: 400 …` and an error result (exit
 // code 1). Skipped with the reason when the real CLI is not installed (npm run test:setup).
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
-import { billingRefusalText, startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { billingRefusalText, startSimulator, type Simulator } from './simulator/index.js';
+import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present)
-  console.warn(
-    `[tool-lanes-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
+const cliPath = realCliPath;
+const present = realCliPresent('tool-lanes-real-cli.test');
 
 describe.skipIf(!present)('billing lanes in tool mode with the real assistant CLI', () => {
   let sim: Simulator;
@@ -32,13 +23,7 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
 
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { answerTools: false } });
-    home = await mkdtemp(join(tmpdir(), 'lanes-real-cli-'));
-    await mkdir(join(home, '.claude'), { recursive: true });
-    await writeCliCredentials(join(home, '.claude'), {
-      accessToken: 'sk-ant-oat01-lanes-cli',
-      refreshToken: 'sk-ant-ort01-lanes-cli',
-      expiresAt: Date.now() + 3_600_000,
-    });
+    home = await realCliHome('lanes-real-cli');
     const profile = createProfile();
     ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(

@@ -9,22 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { realCliPath, realCliPresent } from './helpers/real-cli.js';
 
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present) {
-  console.warn(
-    `[tool-permissions-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
-}
+const cliPath = realCliPath;
+const present = realCliPresent('tool-permissions-real-cli.test');
 
 const accessKey = 'owner-key-0123456789abcdef';
 const token = 'sk-ant-oat01-permissions-test-SECRET';

@@ -9,7 +9,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,18 +16,11 @@ import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 // `npm run test:setup` installs the pinned CLI into .cache/real-cli; REAL_ASSISTANT_CLI points elsewhere.
-const cached = fileURLToPath(
-  new URL('../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
-);
-const cliPath = process.env.REAL_ASSISTANT_CLI || cached;
-const present = existsSync(cliPath);
-if (!present) {
-  console.warn(
-    `[tool-real-cli.test] skipped: no real assistant CLI at ${cliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
-  );
-}
+const cliPath = realCliPath;
+const present = realCliPresent('tool-real-cli.test');
 
 describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
   let sim: Simulator;

@@ -1,0 +1,40 @@
+// The real assistant CLI for the tests that need it (docs/testing.md): the one the test set-up installs, or
+// REAL_ASSISTANT_CLI. A suite without it is skipped with that reason, never failed. Its HOME is a temporary folder
+// with an OAuth credential file, and the CLI's base-URL variable points at the provider simulator, so nothing
+// reaches a real provider.
+
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeCliCredentials } from '../simulator/index.js';
+
+const cached = fileURLToPath(
+  new URL('../../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
+);
+
+/** Where the real CLI is looked for. */
+export const realCliPath = process.env.REAL_ASSISTANT_CLI || cached;
+
+/** True when the real CLI is installed; otherwise says, once per suite, why `suite` is skipped. */
+export function realCliPresent(suite: string): boolean {
+  const present = existsSync(realCliPath);
+  if (!present)
+    console.warn(
+      `[${suite}] skipped: no real assistant CLI at ${realCliPath} (run npm run test:setup, or set REAL_ASSISTANT_CLI)`,
+    );
+  return present;
+}
+
+/** A temporary HOME whose CLI login is an OAuth credential file valid for an hour (tokens named after `name`). */
+export async function realCliHome(name: string): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), `${name}-`));
+  await mkdir(join(home, '.claude'), { recursive: true });
+  await writeCliCredentials(join(home, '.claude'), {
+    accessToken: `sk-ant-oat01-${name}`,
+    refreshToken: `sk-ant-ort01-${name}`,
+    expiresAt: Date.now() + 3_600_000,
+  });
+  return home;
+}
