@@ -23,7 +23,7 @@ import type { Settings } from '../src/proxy/config.js';
 import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, type RecordedRequest, type Simulator } from './simulator/index.js';
-import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 import { cliProcesses } from './helpers/proc-tree.js';
 
 const cliPath = realCliPath;
@@ -136,12 +136,7 @@ describe.skipIf(!present)('the conversation engine, scenario by scenario, with t
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
       },
     );

@@ -8,10 +8,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, type CacheUsage, type RecordedRequest, type Simulator } from './simulator/index.js';
-import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('tool-cache-real-cli.test');
@@ -35,7 +34,6 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { replyText: reply, answerTools: false, tokenRule: 'bytes' } });
     home = await realCliHome('real-cli-cache');
-    const profile = createProfile();
     proxy = await startProxy(
       // Live conversations on (the test helper turns them off unless asked).
       {
@@ -48,12 +46,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
       },
     );

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
-import { realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('tool-client-tools-real-cli.test');
@@ -44,7 +43,6 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
       refreshToken: 'sk-ant-ort01-real-cli-tools',
       expiresAt: Date.now() + 3_600_000,
     });
-    const profile = createProfile();
     proxy = await startProxy(
       {
         cliPath,
@@ -56,12 +54,7 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
       },
     );

@@ -6,11 +6,10 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProfile } from '../src/proxy/profile.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { billingRefusalText, startSimulator, type Simulator } from './simulator/index.js';
-import { realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('tool-lanes-real-cli.test');
@@ -24,7 +23,6 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { answerTools: false } });
     home = await realCliHome('lanes-real-cli');
-    const profile = createProfile();
     ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(
       {
@@ -37,12 +35,7 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
         usage: ledger,
       },

@@ -10,10 +10,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProfile } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
-import { realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('tool-permissions-real-cli.test');
@@ -47,7 +46,6 @@ describe.skipIf(!present)(
       await writeFile(join(home, 'data', 'settings.json'), `{"accessKey":"${accessKey}"}`);
       await writeFile(join(home, 'data', 'cli-workdir', 'notes.txt'), 'NOTES-IN-THE-WORKDIR');
       await writeFile(join(outside, 'elsewhere.txt'), 'OUTSIDE-THE-WORKDIR');
-      const profile = createProfile();
       proxy = await startProxy(
         {
           cliPath,
@@ -63,12 +61,7 @@ describe.skipIf(!present)(
         },
         {
           deps: {
-            childEnv: {
-              PATH: process.env.PATH ?? '/usr/bin:/bin',
-              HOME: home,
-              [profile.cli.baseUrlEnv]: sim.url,
-              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            },
+            childEnv: realCliEnv(home, sim.url),
           },
         },
       );

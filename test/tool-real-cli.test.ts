@@ -16,7 +16,7 @@ import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
-import { realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { realCliEnv, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 // `npm run test:setup` installs the pinned CLI into .cache/real-cli; REAL_ASSISTANT_CLI points elsewhere.
 const cliPath = realCliPath;
@@ -40,7 +40,6 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
       refreshToken: 'sk-ant-ort01-real-cli-test',
       expiresAt: Date.now() + 3_600_000,
     });
-    const profile = createProfile();
     ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
     proxy = await startProxy(
       {
@@ -52,12 +51,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
         usage: ledger,
       },
@@ -218,7 +212,6 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     sim.knobs.failWith = undefined;
   }, 120_000);
   it('answers from a warm pooled CLI that waited longer than the CLI waits for a text prompt (its stream-json input waits)', async () => {
-    const profile = createProfile();
     const pooled = await startProxy(
       {
         cliPath,
@@ -230,12 +223,7 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
       },
     );

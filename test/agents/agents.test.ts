@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { execa, type Result } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProfile } from '../../src/proxy/profile.js';
+import { realCliEnv } from '../helpers/real-cli.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { startSimulator, writeCliCredentials, type RecordedRequest, type Simulator } from '../simulator/index.js';
 import { agents, type Agent, type Mode } from './agents.js';
@@ -171,7 +171,6 @@ describe('coding agents through the proxy', () => {
       expiresAt: Date.now() + 3_600_000,
     });
     const sim = await startSimulator({ knobs: { replyText: 'A side answer from the simulator.' } });
-    const profile = createProfile();
     const proxy = await startProxy(
       {
         modes: haveRealCli ? ['tool', 'direct'] : ['direct'],
@@ -185,12 +184,7 @@ describe('coding agents through the proxy', () => {
       },
       {
         deps: {
-          childEnv: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            [profile.cli.baseUrlEnv]: sim.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
+          childEnv: realCliEnv(home, sim.url),
         },
       },
     );

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultProfile } from '../../src/proxy/profile.js';
 import { writeCliCredentials } from '../simulator/index.js';
 
 const cached = fileURLToPath(
@@ -37,4 +38,14 @@ export async function realCliHome(name: string): Promise<string> {
     expiresAt: Date.now() + 3_600_000,
   });
   return home;
+}
+
+/** The real CLI's environment in a test: that HOME, the provider simulator at `simUrl`, no side traffic. */
+export function realCliEnv(home: string, simUrl: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    [defaultProfile.cli.baseUrlEnv]: simUrl,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
 }
