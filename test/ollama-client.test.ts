@@ -64,8 +64,8 @@ describe('the Ollama API with the official ollama client (tool mode)', () => {
   it("shows a model with its capabilities and context length, and refuses an unknown one in Ollama's shape", async () => {
     const show = await client.show({ model });
     expect(show.capabilities).toEqual(expect.arrayContaining(['completion', 'tools']));
-    // Images do not reach the CLI: tool mode does not claim vision.
-    expect(show.capabilities).not.toContain('vision');
+    // Images of a user message reach the CLI (docs/ollama.md): tool mode claims vision too.
+    expect(show.capabilities).toContain('vision');
     const info = show.model_info as unknown as Record<string, unknown>;
     expect(info[`${String(info['general.architecture'])}.context_length`]).toBe(200_000);
     // A tag names the same model.

@@ -121,6 +121,28 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     expect(sent).toContain('What is my favourite colour?');
   }, 120_000);
 
+  it("passes a user message's image on to the provider (the OpenAI SDK's image_url, a data URL)", async () => {
+    const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy' });
+    const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const done = await client.chat.completions.create({
+      model: 'assistant-sonnet-4-6',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${pixel}` } },
+          ],
+        },
+      ],
+    });
+    expect(done.choices[0].message.content).toBe('Hello from the simulator through the real CLI');
+    const sent = sim.requests('/v1/messages').at(-1)!.json as { messages: { content: unknown }[] };
+    expect(sent.messages.at(-1)!.content).toContainEqual(
+      expect.objectContaining({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } }),
+    );
+  }, 120_000);
+
   it('shows the subscription windows the provider reported through the CLI (rate_limit_event) in the usage limits', async () => {
     const reset5h = Math.floor(Date.now() / 1000) + 2 * 3600;
     sim.knobs.quotaHeaders = {

@@ -59,9 +59,8 @@ function factsOf(catalog: ListedCatalog): OllamaModelFacts[] {
 }
 
 export function registerOllama(router: ProxyRouter, services: Services, parts: OllamaParts): void {
-  const { profile, config } = services;
+  const { profile } = services;
   const { catalog } = parts;
-  const mode = config.ollamaMode;
   const get = (path: string, handler: (ctx: ProxyContext) => Promise<void> | void) =>
     addRoute(router, services, { method: 'GET', path: `/ollama${path}`, handler: async (ctx) => handler(ctx) });
 
@@ -89,11 +88,8 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
       ctx.state.model = name;
       // An alias answers with the model it stands for, under the name the client asked about.
       const { info } = catalog.resolve(modelOfOllamaName(name));
-      // Images reach the model in direct mode only: tool mode does not claim vision.
-      ctx.body = ollamaShow(
-        { id: name, created: info.created, contextLength: contextLengthOf(info) },
-        { vision: mode === 'direct' },
-      );
+      // Images of a user message reach the model in both modes (tool mode passes them to the CLI as image blocks).
+      ctx.body = ollamaShow({ id: name, created: info.created, contextLength: contextLengthOf(info) });
     },
   });
   for (const [method, path, what] of unsupported) {

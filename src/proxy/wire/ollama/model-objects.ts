@@ -58,10 +58,10 @@ export function ollamaTags(models: readonly OllamaModelFacts[]) {
 }
 
 /**
- * What /api/show says of a model: its capabilities (tools among them; vision where images reach the model) and its
+ * What /api/show says of a model: its capabilities (tools and vision among them: images reach the model in both modes) and its
  * context length.
  */
-export function ollamaShow(facts: OllamaModelFacts, can: { vision: boolean }) {
+export function ollamaShow(facts: OllamaModelFacts) {
   return {
     license: '',
     modelfile: `# ${facts.id} is served by the provider through this proxy; there is no local model file.\nFROM ${facts.id}\n`,
@@ -74,7 +74,7 @@ export function ollamaShow(facts: OllamaModelFacts, can: { vision: boolean }) {
       'general.parameter_count': 0,
       [`${ollamaArchitecture}.context_length`]: facts.contextLength,
     },
-    capabilities: ['completion', 'tools', ...(can.vision ? ['vision'] : []), 'thinking'],
+    capabilities: ['completion', 'tools', 'vision', 'thinking'],
     modified_at: modifiedAt(facts),
   };
 }
