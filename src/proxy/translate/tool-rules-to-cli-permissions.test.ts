@@ -41,6 +41,9 @@ describe('toolRulesToCliPermissions', () => {
     // The data directory holds the working directory: everything in it but that folder is denied.
     expect(deny).toContain('Read(//home/u/.local/share/assistant-proxy/*.*)');
     expect(deny).toContain('Edit(//home/u/.local/share/assistant-proxy/cli-prompts/**)');
+    // The secrets and conversations beside it: MCP configs (their bearer secret), transcripts, the owner's key.
+    for (const p of ['cli-mcp/**', 'cli-transcripts/**', 'owner-key'])
+      expect(deny).toContain(`Read(//home/u/.local/share/assistant-proxy/${p})`);
     expect(deny).not.toContain('Read(//home/u/.local/share/assistant-proxy/**)');
   });
 
