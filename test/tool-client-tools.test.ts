@@ -73,6 +73,11 @@ async function mcpLog(file: string): Promise<McpLogEntry[]> {
     .map((l) => JSON.parse(l) as McpLogEntry);
 }
 
+/** A native chat offering the client's tools (`nativeTools`), with `extra` fields such as tool_choice. */
+function toolChat(bed: ToolBed, messages: unknown[], extra: Record<string, unknown> = {}) {
+  return postJson(`${bed.url}/v1/messages`, { model, max_tokens: 50, tools: nativeTools, messages, ...extra });
+}
+
 /** Invocation records of chats (print mode), leaving out the health probe's --version and auth status. */
 async function chats(bed: ToolBed) {
   return (await bed.cli.records()).filter((r) => r.argv.includes('-p'));
@@ -344,14 +349,9 @@ describe("the client's tools through the CLI (native format, native SDK)", () =>
   });
 
   it('a result the CLI cannot take (an image URL) is a 400, and the CLI still waits for a usable one', async () => {
-    const first = (await (
-      await postJson(`${bed.url}/v1/messages`, {
-        model,
-        max_tokens: 50,
-        tools: nativeTools,
-        messages: [{ role: 'user', content: 'look' }],
-      })
-    ).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const first = (await (await toolChat(bed, [{ role: 'user', content: 'look' }])).json()) as {
+      content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }>;
+    };
     const [a, b] = first.content;
     const withResult = (content: unknown) => ({
       model,
@@ -386,40 +386,20 @@ describe("the client's tools through the CLI (native format, native SDK)", () =>
   });
 
   it('names disable_parallel_tool_use as ignored: the CLI cannot forbid parallel calls', async () => {
-    const res = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
+    const res = await toolChat(bed, [{ role: 'user', content: 'hi' }], {
       tool_choice: { type: 'auto', disable_parallel_tool_use: true },
-      messages: [{ role: 'user', content: 'hi' }],
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params')).toBe('tool_choice.disable_parallel_tool_use');
   });
 
   it('tool_choice none offers no tools; any adds an instruction; a named tool is the only one offered', async () => {
-    const none = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      tool_choice: { type: 'none' },
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    const none = await toolChat(bed, [{ role: 'user', content: 'hi' }], { tool_choice: { type: 'none' } });
     expect(((await none.json()) as { content: unknown[] }).content).toEqual([{ type: 'text', text: 'Hi from fake!' }]);
-    const any = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      tool_choice: { type: 'any' },
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    const any = await toolChat(bed, [{ role: 'user', content: 'hi' }], { tool_choice: { type: 'any' } });
     expect(((await any.json()) as { stop_reason: string }).stop_reason).toBe('tool_use');
-    const named = await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
+    const named = await toolChat(bed, [{ role: 'user', content: 'hi' }], {
       tool_choice: { type: 'tool', name: 'get_time' },
-      messages: [{ role: 'user', content: 'hi' }],
     });
     const namedBody = (await named.json()) as { content: Array<{ name: string }> };
     expect(namedBody.content.map((b) => b.name)).toEqual(['get_time', 'get_time']);
@@ -487,14 +467,9 @@ describe('edges of a tool loop', () => {
 
   it('a client that never comes back: the CLI ends at the deadline, and a late result starts a fresh process with the transcript', async () => {
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliToolResultTimeoutMs: 1000 });
-    const first = (await (
-      await postJson(`${bed.url}/v1/messages`, {
-        model,
-        max_tokens: 50,
-        tools: nativeTools,
-        messages: [{ role: 'user', content: 'weather?' }],
-      })
-    ).json()) as { content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }> };
+    const first = (await (await toolChat(bed, [{ role: 'user', content: 'weather?' }])).json()) as {
+      content: Array<{ id: string; name: string; input: unknown; type: 'tool_use' }>;
+    };
     const [record] = await chats(bed);
     expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
     const gone = async () => {
@@ -612,12 +587,7 @@ describe('edges of a tool loop', () => {
     await writeFile(join(dead, 'old.json'), '{"secret":"s"}', { mode: 0o600 });
     bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { dataDir });
     expect(existsSync(dead)).toBe(false);
-    await postJson(`${bed.url}/v1/messages`, {
-      model,
-      max_tokens: 50,
-      tools: nativeTools,
-      messages: [{ role: 'user', content: 'weather?' }],
-    });
+    await toolChat(bed, [{ role: 'user', content: 'weather?' }]);
     const [record] = await chats(bed);
     const configFile = record.argv[record.argv.indexOf('--mcp-config') + 1];
     const config = JSON.parse(await readFile(configFile, 'utf8')) as {
@@ -690,14 +660,9 @@ describe('edges of a tool loop', () => {
 
     it('killed while it waited: the results go to a fresh process with the transcript', async () => {
       bed = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } }, { cliLiveMax: 4 });
-      const first = (await (
-        await postJson(`${bed.url}/v1/messages`, {
-          model,
-          max_tokens: 50,
-          tools: nativeTools,
-          messages: [{ role: 'user', content: 'weather?' }],
-        })
-      ).json()) as { content: Array<{ id: string; type: string }> };
+      const first = (await (await toolChat(bed, [{ role: 'user', content: 'weather?' }])).json()) as {
+        content: Array<{ id: string; type: string }>;
+      };
       expect(first.content[0].type).toBe('tool_use');
       const [record] = await chats(bed);
       expect(await cliCounts(bed)).toEqual({ children: 1, waiting: 1 });
@@ -718,14 +683,9 @@ describe('edges of a tool loop', () => {
         { env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_DIE_ON_TOOL_RESULT: '1' } },
         { cliLiveMax: 4 },
       );
-      const first = (await (
-        await postJson(`${bed.url}/v1/messages`, {
-          model,
-          max_tokens: 50,
-          tools: nativeTools,
-          messages: [{ role: 'user', content: 'weather?' }],
-        })
-      ).json()) as { content: Array<{ id: string; type: string }> };
+      const first = (await (await toolChat(bed, [{ role: 'user', content: 'weather?' }])).json()) as {
+        content: Array<{ id: string; type: string }>;
+      };
       expect(first.content[0].type).toBe('tool_use');
       const res = await postJson(`${bed.url}/v1/messages`, { ...resultsFor(first), stream: true });
       expect(res.status).toBe(200);
@@ -820,14 +780,9 @@ describe('edges of a tool loop', () => {
       { env: { FAKE_CLI_TOOL_CALLS: '1', FAKE_CLI_TOKEN_DELAY_MS: '1500', FAKE_CLI_MCP_LOG: log } },
       { cliMaxConcurrent: 1, cliQueueSize: 0 },
     );
-    const first = (await (
-      await postJson(`${bed.url}/v1/messages`, {
-        model,
-        max_tokens: 50,
-        tools: nativeTools,
-        messages: [{ role: 'user', content: 'weather?' }],
-      })
-    ).json()) as { content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }> };
+    const first = (await (await toolChat(bed, [{ role: 'user', content: 'weather?' }])).json()) as {
+      content: Array<{ type: 'tool_use'; id: string; name: string; input: unknown }>;
+    };
     const [toolCli] = await chats(bed);
     // Another chat takes the only slot for a few seconds.
     const busy = await postJson(`${bed.url}/v1/messages`, {

@@ -514,34 +514,56 @@ describe('a live process that died between turns', () => {
   });
 });
 
+/**
+ * A CliBackend over the fake CLI, outside any proxy, with live conversations on, `poolSize` warm processes and its
+ * debug log kept (each line tagged with a request id), for the tests that kill a process behind the registry's back.
+ */
+async function backendBed(prefix: string, poolSize: number) {
+  const cli = await makeFakeCli();
+  const base = await mkdtemp(join(tmpdir(), prefix));
+  const profile = createProfile({});
+  const config = validateSettings(
+    {
+      cliPath: cli.path,
+      cliWorkDir: join(base, 'work'),
+      dataDir: join(base, 'data'),
+      cliLiveMax: 4,
+      cliPoolSize: poolSize,
+      logLevel: 'debug',
+    },
+    profile,
+  );
+  let text = '';
+  const logger = createLogger('debug', new Writable({ write: (chunk, _e, cb) => ((text += chunk.toString()), cb()) }));
+  const backend = new CliBackend({
+    config,
+    profile,
+    logger: logger.child({ requestId: 'req-test' }),
+    findCli: () => ({ path: cli.path, searched: [] }),
+    childEnv,
+  });
+  return {
+    cli,
+    backend,
+    logText: () => text,
+    close: async () => {
+      await backend.close();
+      await cli.cleanup();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** SIGKILL, then wait (up to 5 s) until the process is a zombie: dead, but node has not reaped it nor seen its exit. */
+function killUnreaped(pid: number): void {
+  process.kill(pid, 'SIGKILL');
+  const until = Date.now() + 5000;
+  while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+}
+
 describe('a warm process found dead when it is taken', () => {
   it('is replaced by a new process with the whole conversation, not answered with an error', async () => {
-    const cli = await makeFakeCli();
-    const base = await mkdtemp(join(tmpdir(), 'warm-dead-'));
-    const profile = createProfile({});
-    const config = validateSettings(
-      {
-        cliPath: cli.path,
-        cliWorkDir: join(base, 'work'),
-        dataDir: join(base, 'data'),
-        cliLiveMax: 4,
-        cliPoolSize: 1,
-        logLevel: 'debug',
-      },
-      profile,
-    );
-    let logText = '';
-    const logger = createLogger(
-      'debug',
-      new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }),
-    );
-    const backend = new CliBackend({
-      config,
-      profile,
-      logger,
-      findCli: () => ({ path: cli.path, searched: [] }),
-      childEnv,
-    });
+    const { cli, backend, logText, close } = await backendBed('warm-dead-', 1);
     const cliModel = 'claude-sonnet-4-20250514';
     const text = async (events: AsyncIterable<NativeStreamEvent>) => {
       let out = '';
@@ -563,9 +585,7 @@ describe('a warm process found dead when it is taken', () => {
       await expect.poll(async () => (await chats()).length, { timeout: 5000 }).toBe(2);
       const warm = (await chats()).find((r) => r.turns.length === 0)!;
       // Killed, and not yet reaped: the pool still holds it as alive.
-      process.kill(warm.pid, 'SIGKILL');
-      const until = Date.now() + 5000;
-      while (readFileSync(`/proc/${warm.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+      killUnreaped(warm.pid);
       expect(
         await text(
           backend.stream(
@@ -577,44 +597,17 @@ describe('a warm process found dead when it is taken', () => {
       const answeredBy = (await chats()).filter((r) => r.turns.includes('hello'));
       expect(answeredBy).toHaveLength(1);
       expect(answeredBy[0].pid).not.toBe(warm.pid);
-      expect(logText).toContain('the warm assistant CLI had died before its turn');
+      expect(logText()).toContain('the warm assistant CLI had died before its turn');
       expect(backend.liveSnapshot()).toMatchObject({ lost: 1, continued: 0 });
     } finally {
-      await backend.close();
-      await cli.cleanup();
-      await rm(base, { recursive: true, force: true });
+      await close();
     }
   });
 });
 
 describe('a live process found dead before the registry saw it exit', () => {
   it('is dropped, and the follow-up is answered by a fresh process with the whole conversation', async () => {
-    const cli = await makeFakeCli();
-    const base = await mkdtemp(join(tmpdir(), 'live-dead-'));
-    const profile = createProfile({});
-    const config = validateSettings(
-      {
-        cliPath: cli.path,
-        cliWorkDir: join(base, 'work'),
-        dataDir: join(base, 'data'),
-        cliLiveMax: 4,
-        cliPoolSize: 0,
-        logLevel: 'debug',
-      },
-      profile,
-    );
-    let logText = '';
-    const logger = createLogger(
-      'debug',
-      new Writable({ write: (chunk, _e, cb) => ((logText += chunk.toString()), cb()) }),
-    );
-    const backend = new CliBackend({
-      config,
-      profile,
-      logger: logger.child({ requestId: 'req-test' }),
-      findCli: () => ({ path: cli.path, searched: [] }),
-      childEnv,
-    });
+    const { cli, backend, logText, close } = await backendBed('live-dead-', 0);
     const cliModel = 'claude-sonnet-4-20250514';
     const answer = async (
       events: AsyncIterator<NativeStreamEvent>,
@@ -634,9 +627,7 @@ describe('a live process found dead before the registry saw it exit', () => {
       const [rec] = (await cli.records()).filter((r) => r.argv.includes('-p'));
 
       // Killed, and not yet reaped: node has not seen the exit, so the registry still lists the process as alive.
-      process.kill(rec.pid, 'SIGKILL');
-      const until = Date.now() + 5000;
-      while (readFileSync(`/proc/${rec.pid}/stat`, 'utf8').split(' ')[2] !== 'Z' && Date.now() < until);
+      killUnreaped(rec.pid);
       expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
       const two = [
         ...one,
@@ -657,12 +648,10 @@ describe('a live process found dead before the registry saw it exit', () => {
       const view = backend.liveSnapshot();
       expect(view).toMatchObject({ live: 1, idle: 1, lost: 1, continued: 0 });
       expect(view.conversations.map((c) => c.turns)).toEqual([1]);
-      expect(logText).toContain('had died between turns');
-      expect(logText).toContain('req-test');
+      expect(logText()).toContain('had died between turns');
+      expect(logText()).toContain('req-test');
     } finally {
-      await backend.close();
-      await cli.cleanup();
-      await rm(base, { recursive: true, force: true });
+      await close();
     }
   });
 });
