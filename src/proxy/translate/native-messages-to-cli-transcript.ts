@@ -29,7 +29,8 @@ export function resumable(req: Pick<NativeRequest, 'messages' | 'tools' | 'tool_
   return toolsOffered || !messages.some((m) => hasBlock(m, 'tool_use') || hasBlock(m, 'tool_result'));
 }
 
-function hasBlock(message: NativeMessageParam, type: NativeContentBlock['type']): boolean {
+/** Whether a message holds a block of `type`. */
+export function hasBlock(message: NativeMessageParam, type: NativeContentBlock['type']): boolean {
   return typeof message.content !== 'string' && message.content.some((b) => b.type === type);
 }
 

@@ -33,7 +33,7 @@
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
 import type { Profile } from '../profile.js';
-import { messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
+import { hasBlock, messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
 import { cliToolName } from './native-tools-to-mcp.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
@@ -130,10 +130,6 @@ export function messageText(message: NativeMessageParam, i: number): string {
     .join('\n\n');
 }
 
-function hasImage(message: NativeMessageParam): boolean {
-  return typeof message.content !== 'string' && message.content.some((b) => b.type === 'image');
-}
-
 function turn(role: string, text: string): string {
   return `<turn role="${role}">\n${escapeTurn(text)}\n</turn>`;
 }
@@ -149,7 +145,7 @@ export function cliUserMessageLine(prompt: string | NativeContentBlock[]): strin
  * result, which the text of a turn cannot carry.
  */
 export function cliUserTurnLine(message: NativeMessageParam, i: number): string {
-  if (typeof message.content !== 'string' && message.content.some((b) => b.type === 'image')) {
+  if (typeof message.content !== 'string' && hasBlock(message, 'image')) {
     const blocks = message.content.flatMap((b, j): NativeContentBlock[] => {
       if (b.type === 'image') return [{ type: 'image', source: b.source }];
       const text = blockText(b, `messages.${i}.content.${j}`);
@@ -241,7 +237,7 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   let stdin: string;
   let transcript: string | undefined;
   if (turn !== undefined && (last === 0 || (cli.resumeFlag !== '' && resumable(req)))) {
-    if (!hasImage(req.messages[last]) && messageText(req.messages[last], last).trim() === '')
+    if (!hasBlock(req.messages[last], 'image') && messageText(req.messages[last], last).trim() === '')
       throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
     // The CLI knows the client's tools by their MCP names; a live process's history holds those names too.
     const toolName = (name: string) => cliToolName(cli.clientTools, name);
