@@ -71,6 +71,8 @@ export interface NativeTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  /** Strict tools: the provider guarantees the call's input matches input_schema. */
+  strict?: boolean;
 }
 
 export type NativeToolChoice =
@@ -95,9 +97,27 @@ export interface NativeMessagesRequest {
   /** Extended thinking as the client asked for it (or, on the translated direct route, from reasoning_effort);
    * tool mode turns thinking off without it (docs/tool-mode.md). */
   thinking?: NativeThinkingConfig;
+  /** The provider's output settings: a reasoning effort (adaptive thinking's dial) and a JSON schema the answer must
+   * match (constrained decoding). Every format's JSON-output and effort fields arrive here (docs/models.md). */
+  output_config?: NativeOutputConfig;
 }
 
-export type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
+/** `adaptive` is the only thinking today's adaptive-only models take; its depth is `output_config.effort`. */
+export type NativeThinkingConfig =
+  { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+
+/** The provider's effort levels; which of them a model takes is in the model catalog's capabilities. */
+export type NativeEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+export interface NativeOutputFormat {
+  type: 'json_schema';
+  schema: Record<string, unknown>;
+}
+
+export interface NativeOutputConfig {
+  effort?: NativeEffort;
+  format?: NativeOutputFormat;
+}
 
 /**
  * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). `stream` is not part of it: the backend decides
