@@ -15,6 +15,7 @@ import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './backends/cli/cli-backend.js';
 import { DirectBackend } from './backends/direct-backend.js';
 import { findCli } from './health/find-cli.js';
+import { withoutPaths, type HealthView } from './health/health-record.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
 import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
 import { SessionRegistry } from './respapi/session-registry.js';
@@ -37,8 +38,8 @@ export interface Components {
   respapi: RespapiParts;
   /** Reads the provider's model list now and daily, when a mode that uses it (tool, direct) is on. */
   startCatalog(): void;
-  /** The components' own figures for /health/detailed. */
-  health(): Record<string, unknown>;
+  /** The components' own figures for /health/detailed; without the owner's key, no path (docs/security.md). */
+  health(view: HealthView): Record<string, unknown>;
   /** Ends every CLI child and closes the upstream pools (after in-flight requests had their grace period). */
   close(): Promise<void>;
 }
@@ -104,8 +105,8 @@ export function buildComponents(services: Services): Components {
     startCatalog: () => {
       if (deps.readModelsAtStart !== false && (services.modeOn('tool') || services.modeOn('direct'))) catalog.start();
     },
-    health: () => ({
-      model_catalog: catalogHealth(catalog),
+    health: (view) => ({
+      model_catalog: catalogHealth(catalog, view),
       cli_children: { children: cli.childCount(), slots: cli.slotCounts(), waitingForTools: cli.toolWaitingCount() },
       cli_pool: cli.poolSnapshot(),
       cli_conversations: cli.liveSnapshot(),
@@ -118,16 +119,20 @@ export function buildComponents(services: Services): Components {
   };
 }
 
-/** /health/detailed's view of the catalog: which list is in use (live, cached, fallback) and when it was read. */
-function catalogHealth(catalog: LiveModelCatalog): Record<string, unknown> {
+/**
+ * /health/detailed's view of the catalog: which list is in use (live, cached, fallback) and when it was read. Its
+ * cache file lies in the data directory, under the owner's home: shown only with the owner's key, and a path in the
+ * last error is cut out without it.
+ */
+function catalogHealth(catalog: LiveModelCatalog, view: HealthView): Record<string, unknown> {
   const s = catalog.snapshot();
   return {
     source: s.source,
     read_at: s.readAt ?? null,
     models: s.count,
-    cache_file: catalog.cachePath,
+    ...(view.owner ? { cache_file: catalog.cachePath } : {}),
     default_model: catalog.defaultModel,
     ...(s.lastAttemptAt ? { last_attempt_at: s.lastAttemptAt } : {}),
-    ...(s.lastError ? { last_error: s.lastError } : {}),
+    ...(s.lastError ? { last_error: view.owner ? s.lastError : withoutPaths(s.lastError) } : {}),
   };
 }

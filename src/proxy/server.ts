@@ -160,7 +160,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // The Ollama listener's state beside the components' figures (docs/ollama.md): off, listening, or its port taken.
   registerHealth(router, services, {
     port: () => boundPort,
-    extras: () => ({ ...components.health(), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }),
+    extras: (view) => ({ ...components.health(view), ollama_api: { ...ollamaStatus, mode: config.ollamaMode } }),
   });
   registerRoot(router, services);
   registerModels(router, services, components.catalog);

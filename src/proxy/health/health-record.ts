@@ -108,12 +108,17 @@ function withoutSessionIds(extras: Record<string, unknown>): Record<string, unkn
   return { ...extras, respapi_sessions: counts };
 }
 
+/** Who reads a detailed record: the owner (the owner's key presented) sees paths and the account's e-mail. */
+export interface HealthView {
+  owner: boolean;
+}
+
 export function detailedHealth(
   snap: CliSnapshot,
   fig: ServerFigures,
   profile: Profile,
   extras: Record<string, unknown> = {},
-  view: { owner: boolean } = { owner: true },
+  view: HealthView = { owner: true },
 ) {
   const basic = basicHealth(snap, fig, profile);
   const owner = view.owner;

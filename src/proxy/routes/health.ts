@@ -2,15 +2,21 @@
 // probe's cached snapshot and never waits on a process.
 
 import { ProxyError } from '../errors.js';
-import { basicHealth, detailedHealth, httpStatusOf, type ServerFigures } from '../health/health-record.js';
+import {
+  basicHealth,
+  detailedHealth,
+  httpStatusOf,
+  type HealthView,
+  type ServerFigures,
+} from '../health/health-record.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
 export interface HealthParts {
   /** The port actually bound (differs from config.port when that is 0); undefined before listening. */
   port(): number | undefined;
-  /** The components' own figures for /health/detailed (components.ts). */
-  extras(): Record<string, unknown>;
+  /** The components' own figures for /health/detailed (components.ts), as this caller may see them. */
+  extras(view: HealthView): Record<string, unknown>;
 }
 
 function figures(services: Services, parts: HealthParts): ServerFigures {
@@ -50,7 +56,7 @@ export function registerHealth(router: ProxyRouter, services: Services, parts: H
         services.probe.snapshot(),
         figures(services, parts),
         services.profile,
-        parts.extras(),
+        parts.extras({ owner }),
         { owner },
       );
       ctx.status = httpStatusOf(record.status);
