@@ -15,7 +15,7 @@
 // is not installed (npm run test:setup, or REAL_ASSISTANT_CLI). One simulator; one small proxy per scenario, closed
 // at its end, so no scenario's processes count in another's.
 
-import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,8 +23,7 @@ import type { Settings } from '../src/proxy/config.js';
 import { createProfile, toNeutralModel } from '../src/proxy/profile.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { startSimulator, type RecordedRequest, type Simulator } from './simulator/index.js';
-import { realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
-import { cliProcesses } from './helpers/proc-tree.js';
+import { realCliEnv, realCliHome, realCliPath, realCliPids, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('engine-scenarios-real-cli.test');
@@ -69,24 +68,8 @@ const assistant = (content: string | Block[]): Msg => ({ role: 'assistant', cont
 const results = (id: string, content: unknown = 'sunny'): Msg =>
   user([{ type: 'tool_result', tool_use_id: id, content }]);
 
-// The CLI processes of this test process: its descendants (the proxy runs in it) whose executable is the CLI, or
-// whose command line names it (a process between fork and exec, e.g. under the parent-death wrapper).
-const cliExe = present ? realpathSync(cliPath) : '';
-function isCli(pid: number): boolean {
-  try {
-    if (readlinkSync(`/proc/${pid}/exe`) === cliExe) return true;
-  } catch {
-    // gone, or a zombie: not a running process
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(cliPath);
-  } catch {
-    return false;
-  }
-}
 // A CLI's own fork before it execs a tool is not a process of the proxy (helpers/proc-tree.ts).
-const cliPids = (): number[] => cliProcesses(process.pid, isCli);
+const cliPids = (): number[] => realCliPids();
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);

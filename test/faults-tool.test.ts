@@ -44,10 +44,13 @@ function post(url: string, path: string, payload: unknown): Promise<RawAnswer> {
 
 /** A clear error; a 500 only when it says the CLI failed (SPEC.md §7.3). */
 function cliErrorProblem(path: string, answer: RawAnswer): string | undefined {
-  if (answer.status === 500) {
+  // 502: the CLI ended without its answer (an upstream failed); 500: a setting of ours the CLI could not use.
+  if (answer.status === 500 || answer.status === 502) {
     const shape = errorAnswerProblem(path, 'POST', answer);
     if (shape) return shape;
-    return /CLI/.test(answer.text) ? undefined : `500 that does not name the CLI: ${answer.text.slice(0, 200)}`;
+    return /CLI/.test(answer.text)
+      ? undefined
+      : `${answer.status} that does not name the CLI: ${answer.text.slice(0, 200)}`;
   }
   const events = answer.status === 200 ? parseSseText(answer.text) : [];
   const inStream = streamError(events);

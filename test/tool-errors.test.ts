@@ -63,12 +63,12 @@ describe('failures before the answer starts keep their HTTP status', () => {
     expect(((await res.json()) as NativeError).error.type).toBe('service_unavailable_error');
   });
 
-  it('crash: 500 naming the exit code and what the CLI said', async () => {
+  it('crash: 502 (an upstream failed, not our bug) naming the exit code and what the CLI said', async () => {
     const b = await start({ scenario: 'crash' });
     const res = await postJson(`${b.url}/compat/v1/chat/completions`, chat);
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(502);
     const body = (await res.json()) as CompatError;
-    expect(body.error.code).toBe('internal_server_error');
+    expect(body.error.code).toBe('bad_gateway');
     expect(body.error.message).toMatch(/exited with code 2/);
     expect(body.error.message).toMatch(/simulated crash/);
   });
@@ -108,14 +108,14 @@ describe('failures after the answer started become an error event in the stream'
     const last = events.at(-1)!;
     const error = events.at(-2)!.data as CompatError;
     expect(last.data).toBe('[DONE]');
-    expect(error.error.code).toBe('internal_server_error');
+    expect(error.error.code).toBe('bad_gateway');
     expect(error.error.message).toMatch(/exited with code 1/);
     // No finish chunk claims a normal end.
     expect(
       events.some((e) => (e.data as { choices?: Array<{ finish_reason: string | null }> }).choices?.[0]?.finish_reason),
     ).toBe(false);
-    await waitFor(() => b.proxy.logText().includes('"errorType":"internal_server_error"'), 2000);
-    expect(b.proxy.logText()).toContain('"errorType":"internal_server_error"');
+    await waitFor(() => b.proxy.logText().includes('"errorType":"bad_gateway"'), 2000);
+    expect(b.proxy.logText()).toContain('"errorType":"bad_gateway"');
   });
 
   it('crash-mid on the native message stream: an `event: error` after the first delta', async () => {
@@ -128,14 +128,14 @@ describe('failures after the answer started become an error event in the stream'
       'content_block_delta',
       'error',
     ]);
-    expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'api_error' } });
   });
 
   it('crash-mid on the native chat stream: a data-only error event, then [DONE]', async () => {
     const b = await start({ scenario: 'crash-mid' });
     const res = await postJson(`${b.url}/v1/chat/completions`, { ...native, stream: true });
     const events = await readSse(res);
-    expect(events.at(-2)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(events.at(-2)!.data).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     expect(events.at(-1)!.data).toBe('[DONE]');
   });
 

@@ -3,13 +3,12 @@
 // and reports a billing refusal as its `<synthetic>` assistant line with `API Error: 400 …` and an error result (exit
 // code 1). Skipped with the reason when the real CLI is not installed (npm run test:setup).
 
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { billingRefusalText, startSimulator, type Simulator } from './simulator/index.js';
-import { realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
+import { closeRealCliBed, realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
 
 const cliPath = realCliPath;
 const present = realCliPresent('tool-lanes-real-cli.test');
@@ -41,12 +40,7 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
       },
     );
   }, 60_000);
-  afterAll(async () => {
-    await proxy?.close();
-    ledger?.close();
-    await sim?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  afterAll(() => closeRealCliBed({ proxy, ledger, sim, home }));
   beforeEach(() => sim.reset());
 
   const ask = (path: string, body: unknown) =>

@@ -482,7 +482,7 @@ describe('a live process that died between turns', () => {
       'content_block_delta',
       'error',
     ]);
-    expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     expect(await chatRecords(b)).toHaveLength(1);
     expect(await live(b)).toMatchObject({ live: 0, lost: 0 });
   });
@@ -494,9 +494,9 @@ describe('a live process that died between turns', () => {
     const wrapper = await readFile(b.cli.path, 'utf8');
     await writeFile(b.cli.path, wrapper.replace(/^exec /m, "export FAKE_CLI_SCENARIO='crash'\nexec "));
     const native = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, messages: follow });
-    expect(native.status).toBe(500);
+    expect(native.status).toBe(502);
     const body = (await native.json()) as { type: string; error: { type: string; message: string } };
-    expect(body).toMatchObject({ type: 'error', error: { type: 'internal_server_error' } });
+    expect(body).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     expect(body.error.message).toMatch(/exited with code 2/);
     // Two processes: the live one that died on the follow-up, and the one fresh try (which crashed at start).
     const records = await chatRecords(b);
@@ -509,8 +509,8 @@ describe('a live process that died between turns', () => {
 
     // The compatible route answers the same failure in its own shape.
     const compat = await postJson(`${b.url}/compat/v1/chat/completions`, { model, max_tokens: 50, messages: follow });
-    expect(compat.status).toBe(500);
-    expect(((await compat.json()) as { error: { code: string } }).error.code).toBe('internal_server_error');
+    expect(compat.status).toBe(502);
+    expect(((await compat.json()) as { error: { code: string } }).error.code).toBe('bad_gateway');
   });
 });
 

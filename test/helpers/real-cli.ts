@@ -3,13 +3,14 @@
 // with an OAuth credential file, and the CLI's base-URL variable points at the provider simulator, so nothing
 // reaches a real provider.
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultProfile } from '../../src/proxy/profile.js';
 import { writeCliCredentials } from '../simulator/index.js';
+import { cliProcesses } from './proc-tree.js';
 
 const cached = fileURLToPath(
   new URL('../../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
@@ -48,4 +49,40 @@ export function realCliEnv(home: string, simUrl: string): NodeJS.ProcessEnv {
     [defaultProfile.cli.baseUrlEnv]: simUrl,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   };
+}
+
+/**
+ * Whether pid is the real CLI: its executable is the CLI, or its command line names it (a process between fork and
+ * exec, e.g. under the parent-death wrapper).
+ */
+function isRealCli(pid: number): boolean {
+  try {
+    if (readlinkSync(`/proc/${pid}/exe`) === realpathSync(realCliPath)) return true;
+  } catch {
+    // gone, or a zombie: not a running process
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(realCliPath);
+  } catch {
+    return false;
+  }
+}
+
+/** The real CLI processes of this test process (the proxy runs in it); a CLI's own children are not counted. */
+export function realCliPids(): number[] {
+  return cliProcesses(process.pid, isRealCli);
+}
+
+/** Ends a real-CLI bed: the proxy first (it ends the CLIs), then the ledger, the simulator and the temporary HOME. */
+export async function closeRealCliBed(bed: {
+  proxy?: { close(): Promise<void> };
+  ledger?: { close(): void };
+  sim?: { close(): Promise<void> };
+  home?: string;
+}): Promise<void> {
+  await bed.proxy?.close();
+  bed.ledger?.close();
+  await bed.sim?.close();
+  if (bed.home) await rm(bed.home, { recursive: true, force: true });
 }

@@ -23,6 +23,11 @@ export interface BackendContext {
   headers?: Record<string, string>;
   /** The request's observer, told what the upstream reports about who pays (docs/usage.md "Lanes"). */
   billing?: BillingFacts;
+  /**
+   * The client reads the answer whole (it did not ask for a stream): nothing reaches it before the stream ends, so a
+   * backend may still start its answer over (a CLI that died mid-turn, docs/tool-mode.md).
+   */
+  whole?: boolean;
 }
 
 export interface Backend {

@@ -112,6 +112,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     auth: chat.upstream?.auth,
     headers: chat.upstream?.headers,
     billing: observer,
+    whole: !chat.stream,
   };
   const created = Math.floor(services.deps.now() / 1000);
   // The format's writer is made once the served model is known (the whole message, or the stream's first event:

@@ -115,9 +115,16 @@ describe('endError', () => {
     });
     const limited = new ProxyError('rate_limit', 'slow down');
     expect(endError(limited, { exitCode: 1 }, 'noise', 'Install it.')).toBe(limited);
+    // A CLI's death is an upstream's failure (502), not the proxy's own bug (500).
     expect(endError(undefined, { exitCode: 3 }, 'first\nlast words\n', 'Install it.')).toMatchObject({
-      kind: 'internal',
+      kind: 'upstream',
+      status: 502,
       message: 'The assistant CLI exited with code 3 without finishing its answer: last words',
+    });
+    expect(endError(undefined, { signal: 'SIGKILL' }, '', 'Install it.')).toMatchObject({
+      kind: 'upstream',
+      status: 502,
+      message: 'The assistant CLI was ended by SIGKILL without finishing its answer',
     });
   });
 });

@@ -187,10 +187,12 @@ export function endError(
     return new ProxyError('unavailable', `The assistant CLI could not be started (${end.spawnError}). ${installHint}`, {
       retryable: false,
     });
+  // A CLI that ends without its answer is an upstream that failed, not the proxy's own bug: 502 (docs/tool-mode.md
+  // "Errors"), which the SDKs retry.
   const err = error ?? new ProxyError('internal', 'The assistant CLI ended without a result');
   if (err.kind !== 'internal') return err;
   const how = end.signal ? `was ended by ${end.signal}` : `exited with code ${end.exitCode ?? 'unknown'}`;
   const lastLine = stderrTail.trim().split('\n').at(-1)?.trim() ?? '';
   const said = lastLine ? `: ${redactSecrets(lastLine).slice(0, 300)}` : '';
-  return new ProxyError('internal', `The assistant CLI ${how} without finishing its answer${said}`);
+  return new ProxyError('upstream', `The assistant CLI ${how} without finishing its answer${said}`);
 }

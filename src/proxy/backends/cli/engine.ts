@@ -105,7 +105,7 @@ export class CliEngine implements TurnHost {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply.
       const make = (r: NativeRequest) => nativeRequestToCliInput(r, { profile, userSetup: config.cliUserSetup });
       const source = toolTurns(this, req, make, tools, log, context.toolResultsReturn !== false);
-      return runTurn(this, req, source, signal, log);
+      return runTurn(this, req, source, signal, log, context.whole);
     }
     const options = { profile, builtInTools: this.starter.builtInTools(), userSetup: config.cliUserSetup };
     const inputs = cliInputs(
@@ -113,7 +113,7 @@ export class CliEngine implements TurnHost {
       (r) => nativeRequestToCliInput(r, options),
       (head) => head.turn !== undefined && this.registry.canContinue(keyOf(head), req.messages),
     );
-    return runTurn(this, req, plainTurns(this, req, inputs), signal, log);
+    return runTurn(this, req, plainTurns(this, req, inputs), signal, log, context.whole);
   }
 
   /**

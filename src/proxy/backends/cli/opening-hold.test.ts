@@ -29,4 +29,17 @@ describe('OpeningHold', () => {
     expect(hold.release()).toEqual([]);
     expect(hold.answered).toBe(false);
   });
+
+  it('holds every event of an answer read whole until the turn ends, marking the first content once', () => {
+    const hold = new OpeningHold(true);
+    let answering = 0;
+    const onAnswering = () => void answering++;
+    const stop = { type: 'message_stop' } as NativeStreamEvent;
+    for (const event of [start, delta, delta, stop]) expect(hold.admit(event, onAnswering)).toBeUndefined();
+    // The deadline learns the answer began; the client has still been sent nothing, so a dead process can be replaced.
+    expect(answering).toBe(1);
+    expect(hold.answered).toBe(false);
+    expect(hold.release()).toEqual([start, delta, delta, stop]);
+    expect(hold.release()).toEqual([]);
+  });
 });

@@ -5,9 +5,12 @@
 // and ends the turn in one of three ways: the process is kept idle for the next turn, parked waiting for the client's
 // tool results, or ended. Its source (plain-turns.ts, tool-turns.ts) says which process is taken and what is kept.
 //
-// A taken process found dead (or hung, hang-watch.ts) before anything of its answer reached the client is dropped and
-// the request is answered once more by a fresh process with the whole conversation (docs/tool-mode.md "Live
-// conversations"). The slot is held until the turn ends with the process kept or parked, or until it has exited.
+// A process that dies before anything of its answer reached the client is dropped and the request is answered once
+// more by a fresh process with the whole conversation (docs/tool-mode.md "A CLI that dies mid-turn"): a taken one
+// (live, warm, waiting for tools) whatever its end, a fresh one when a signal ended it (killed, or hung: hang-watch.ts;
+// a CLI that exits by itself has said why, and would say it again). A client that reads the answer whole has been
+// sent nothing until the turn ends, so its turn can be replaced at any point. At most once per request. The slot is
+// held until the turn ends with the process kept or parked, or until it has exited.
 
 import { ProxyError } from '../../errors.js';
 import type { NativeRequest, NativeStreamEvent, NativeUsage } from '../../formats/native.js';
@@ -65,19 +68,29 @@ export interface TurnHost {
   endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError;
 }
 
-const diedMessage: Record<TakenHow, string> = {
+const diedMessage: Record<TakenHow | 'new', string> = {
   warm: 'the warm assistant CLI had died before its turn; a new one answers with the whole conversation',
   continued: 'the live assistant CLI had died between turns; a fresh one answers with the whole conversation',
   resumed: 'the assistant CLI waiting for tool results had died; a fresh one answers with the whole conversation',
+  new: 'the assistant CLI was ended before its answer reached the client; a fresh one answers with the whole conversation',
 };
 
-/** One request's turn: the events of its answer, from the process `source` gives it. */
+/** Whether a process that ended before anything reached the client may be replaced by a fresh one (see above). */
+function replaceable(taken: Taken | undefined, end: ConversationEnd): boolean {
+  return end.spawnError === undefined && (taken !== undefined || end.signal !== undefined);
+}
+
+/**
+ * One request's turn: the events of its answer, from the process `source` gives it. `whole`: the client reads the
+ * answer whole (not streamed), so every event is held until the turn ends (opening-hold.ts).
+ */
 export async function* runTurn(
   host: TurnHost,
   req: NativeRequest,
   source: TurnSource,
   signal: AbortSignal,
   log: Logger,
+  whole = false,
 ): AsyncGenerator<NativeStreamEvent> {
   const deadlines = host.deadlines(signal);
   const usage = host.rateLimitSink(signal);
@@ -92,6 +105,8 @@ export async function* runTurn(
   try {
     let taken: Taken | undefined;
     let first = true;
+    // A fresh process already answers in place of one that died: it is not replaced in turn.
+    let replaced = false;
     for (;;) {
       // A fresh process after a dead one takes a slot of its own (the dead one's was freed at its exit).
       release ??= await host.acquireSlot(deadlines.signal);
@@ -123,27 +138,29 @@ export async function* runTurn(
         ...source.translate(running),
       });
       running.turn = { translate, answer };
-      const opening = new OpeningHold();
+      const opening = new OpeningHold(whole);
       try {
         for (;;) {
           const item = await running.next(deadlines.signal);
           if (item.kind === 'end') {
-            if (taken && !opening.answered) {
+            if (!opening.answered && !replaced && replaceable(taken, item.end)) {
               // Nothing reached the client yet: answered as a request no kept process waits for.
               log.warn(
                 {
                   pid: running.pid,
                   conversation: running.id,
-                  how: taken.how,
+                  how: taken?.how ?? 'new',
                   exitCode: item.end.exitCode,
                   signal: item.end.signal,
                   hung: running.hung,
                 },
-                diedMessage[taken.how],
+                diedMessage[taken?.how ?? 'new'],
               );
               await running.exited;
-              host.lost(running, taken.how === 'continued');
+              host.lost(running, taken?.how === 'continued');
               proc = undefined;
+              replaced = true;
+              pauseUsage = undefined;
               break;
             }
             outcome = 'stopped';
@@ -165,14 +182,18 @@ export async function* runTurn(
             throw step.error;
           }
           for (const event of step.events) {
+            if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
             const before = opening.admit(event, () => deadlines.markAnswering());
             if (!before) continue;
             yield* before;
             answer.add(event);
-            if (event.type === 'message_delta' && step.pause) pauseUsage = { input_tokens: 0, ...event.usage };
             yield event;
           }
-          if (step.pause || step.done) yield* opening.release();
+          if (step.pause || step.done)
+            for (const event of opening.release()) {
+              answer.add(event);
+              yield event;
+            }
           if (step.pause) {
             outcome = 'paused';
             pausedFor = step.pause;
