@@ -31,6 +31,8 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
         cliFirstTokenTimeoutMs: 60_000,
         rateLimitPerMinute: 1000,
         cliMaxRetries: 0,
+        // Live conversations: a later turn is answered by the process that answered the one before.
+        cliLiveMax: 4,
       },
       {
         deps: {
@@ -72,6 +74,32 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
     await extra.text();
     expect(last()).toMatchObject({ mode: 'tool', billingLane: 'extra_usage', outcome: 'ok' });
   }, 60_000);
+
+  it('carries the lane of a live conversation: extra usage over three turns, then a change back to the plan', async () => {
+    sim.knobs.overage = { inUse: true, utilization: 0.02 };
+    const messages: Array<{ role: string; content: string }> = [];
+    const turn = async (text: string) => {
+      messages.push({ role: 'user', content: text });
+      const res = await ask('/v1/messages', { ...native, messages });
+      const body = (await res.json()) as { content: Array<{ text: string }> };
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      messages.push({ role: 'assistant', content: body.content.map((c) => c.text).join('') });
+      const row = last();
+      return [row.billingLane, row.laneCarried];
+    };
+    // The CLI prints its rate_limit_event on the first call of a process and then only when the figures change.
+    expect(await turn('one')).toEqual(['extra_usage', false]);
+    expect(await turn('two')).toEqual(['extra_usage', true]);
+    expect(await turn('three')).toEqual(['extra_usage', true]);
+    sim.knobs.overage = { inUse: false };
+    expect(await turn('four')).toEqual(['plan', false]);
+    expect(await turn('five')).toEqual(['plan', true]);
+    // One live process answered every turn: what was carried is its own last report.
+    const live = (await (await fetch(`${proxy.url}/health/detailed`)).json()) as {
+      components: { cli_conversations: { continued: number } };
+    };
+    expect(live.components.cli_conversations.continued).toBeGreaterThanOrEqual(4);
+  }, 90_000);
 
   it('explains the extra-usage refusal the CLI met, with its status, lane and refusal on the row', async () => {
     sim.knobs.billingRefusal = { reason: 'extra_usage_off' };

@@ -145,8 +145,13 @@ export class HistoryPanel {
         'Tokens',
         `${tokens(r.tokens.input)} in, ${tokens(r.tokens.output)} out, ${tokens(r.tokens.cacheRead)} cache read, ${tokens(r.tokens.cacheWrite)} cache write${r.tokensPartial ? ' (the answer ended before its final count)' : ''}`,
       ],
-      // Which lane paid, as the provider reported it (docs/usage.md "Lanes").
-      ['Paid by', r.billingLane ? laneText[r.billingLane] : 'not reported'],
+      // Which lane paid, as the provider reported it, or as the CLI process last reported it (docs/usage.md "Lanes").
+      [
+        'Paid by',
+        r.billingLane
+          ? `${laneText[r.billingLane]}${r.laneCarried ? ' (carried: the CLI reported no change since its last report)' : ''}`
+          : 'not reported',
+      ],
       ...(r.refusal ? [['Billing refusal', refusalText[r.refusal]] as [string, string]] : []),
     ];
     byId('inspector-fields').replaceChildren(...fields.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Settings } from '../../src/proxy/config.js';
+import type { UsageSink } from '../../src/proxy/usage/types.js';
 import { makeFakeCli, type FakeCli, type FakeCliKnobs } from '../fixtures/fake-cli.js';
 import { startProxy, type TestProxy } from './proxy.js';
 
@@ -24,11 +25,12 @@ export const childEnv = {
   LANG: 'C.UTF-8',
 };
 
-/** `env` adds variables to the user's environment the child inherits. */
+/** `env` adds variables to the user's environment the child inherits; `usage` is the proxy's ledger, if any. */
 export async function startToolBed(
   knobs: FakeCliKnobs = {},
   settings: Settings = {},
   env: Record<string, string> = {},
+  usage?: UsageSink,
 ): Promise<ToolBed> {
   const cli = await makeFakeCli(knobs);
   const base = await mkdtemp(join(tmpdir(), 'tool-bed-'));
@@ -43,7 +45,7 @@ export async function startToolBed(
       rateLimitPerMinute: 10_000,
       ...settings,
     },
-    { deps: { childEnv: { ...childEnv, ...env } } },
+    { deps: { childEnv: { ...childEnv, ...env } }, usage },
   );
   return {
     cli,

@@ -162,6 +162,7 @@ export function requestLog(
             },
             tokensPartial: partial,
             billingLane: billingLaneOf(s),
+            laneCarried: s.billingLaneCarried === true,
             refusal: s.billingRefusal ?? null,
             ttftMs: record.ttftMs ?? null,
             durationMs,

@@ -30,6 +30,8 @@ export interface ProxyState {
   modelServed?: string;
   /** Which lane paid, from an upstream's own signal (usage/billing-lane.ts); written only by the chat's observer. */
   billingLane?: BillingLane;
+  /** The lane was carried from the CLI process's last report, not reported for this request (docs/usage.md "Lanes"). */
+  billingLaneCarried?: boolean;
   /** The provider's billing refusal this request met (set where the error is rendered, from ProxyError.refusal). */
   billingRefusal?: BillingRefusal;
   /** The usage so far is what the start of the answer reported: its output count was a placeholder, not a count. */

@@ -116,6 +116,7 @@ export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
     billing_lane: r.billingLane ?? null,
     refusal: r.refusal ?? null,
     tokens_partial: r.tokensPartial === true,
+    lane_carried: r.laneCarried === true,
     ...(bodies ? { captured: bodies } : {}),
   };
 }

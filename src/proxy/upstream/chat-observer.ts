@@ -21,7 +21,7 @@ import {
   laneOfProviderAnswer,
   type CredentialKind,
 } from '../usage/billing-lane.js';
-import type { BillingFacts } from '../usage/types.js';
+import type { BillingFacts, BillingLane } from '../usage/types.js';
 import { SseReader, type SseMessage } from './sse-reader.js';
 
 /** Largest JSON answer kept to read its usage (a larger one is passed on unread). */
@@ -125,7 +125,17 @@ export class ChatObserver implements BillingFacts {
   cliRateLimit(info: unknown): void {
     const lane = laneOfCliRateLimit(info);
     // Extra usage, once seen in an answer of several calls, is what the answer cost.
-    if (lane && this.state.billingLane !== 'extra_usage') this.state.billingLane = lane;
+    if (lane && this.state.billingLane !== 'extra_usage') {
+      this.state.billingLane = lane;
+      this.state.billingLaneCarried = false;
+    }
+  }
+
+  /** The CLI printed no rate_limit_event for this request: its process's last reported lane, marked as carried. */
+  cliLaneCarried(lane: BillingLane): void {
+    if (this.state.billingLane) return;
+    this.state.billingLane = lane;
+    this.state.billingLaneCarried = true;
   }
 
   /** Starts reading a forwarded answer of this content type (an event stream or JSON; anything else unread). */

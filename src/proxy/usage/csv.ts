@@ -27,6 +27,7 @@ export const csvColumns = [
   'billing_lane',
   'refusal',
   'tokens_partial',
+  'lane_carried',
 ] as const;
 
 export function csvCell(value: string | number | boolean | null): string {
@@ -63,6 +64,7 @@ export function csvLine(r: UsageRecord): string {
     r.billingLane ?? null,
     r.refusal ?? null,
     r.tokensPartial === true,
+    r.laneCarried === true,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }

@@ -24,7 +24,7 @@ function sqlite(): typeof import('node:sqlite') {
   return mod;
 }
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Each entry migrates from version (index) to version (index + 1). Never edit a shipped entry; append. */
 const migrations: string[] = [
@@ -68,6 +68,9 @@ const migrations: string[] = [
    ALTER TABLE requests ADD COLUMN refusal TEXT;
    ALTER TABLE requests ADD COLUMN tokens_partial INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX requests_lane_started ON requests(billing_lane, started_at);`,
+  // 2 -> 3: the lane was carried from the CLI process's last report, not reported for this request (docs/usage.md
+  // "Lanes"). A column with a default: SQLite adds it without rewriting the table, and older rows read as reported.
+  `ALTER TABLE requests ADD COLUMN lane_carried INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export interface OpenedDb {

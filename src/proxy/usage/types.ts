@@ -61,6 +61,12 @@ export interface UsageRecord {
   tokensPartial?: boolean;
   /** Which lane paid; null when no upstream signal said. */
   billingLane?: BillingLane | null;
+  /**
+   * True when the lane was carried, not reported: tool mode's CLI printed no new rate_limit_event for this request
+   * (it prints one only when the figures change), so the lane is the one its process last reported (docs/usage.md
+   * "Lanes").
+   */
+  laneCarried?: boolean;
   /** The provider's billing refusal this request met, if any. (The three fields above are optional for records
    * written by older code; a record read back from the ledger always has them.) */
   refusal?: BillingRefusal | null;
@@ -190,4 +196,6 @@ export interface BillingFacts {
   providerAnswer(headers: Record<string, string | string[] | undefined>, credential: 'api-key' | 'oauth'): void;
   /** The `rate_limit_info` of a CLI `rate_limit_event` line, as printed. */
   cliRateLimit(info: unknown): void;
+  /** The CLI printed no such line for this request: the lane its process last reported, carried forward. */
+  cliLaneCarried(lane: BillingLane): void;
 }

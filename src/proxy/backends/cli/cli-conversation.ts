@@ -18,6 +18,7 @@ import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
 import type { CliTranslateState } from '../../translate/cli-events-to-native-events.js';
 import type { AnswerRecorder, HistoryEntry } from '../../translate/conversation-history.js';
+import type { BillingLane } from '../../usage/types.js';
 import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
 import type { ConversationState, RegisteredProcess } from './process-state.js';
@@ -70,6 +71,11 @@ export class CliConversation implements RegisteredProcess {
   lastUsedAt: number;
   turn: ConversationTurn | undefined;
   stderrTail = '';
+  /**
+   * The lane its CLI last reported in a rate_limit_event (usage/billing-lane.ts). The CLI prints one only when the
+   * figures change, so a later turn that prints none was billed to this lane too (docs/usage.md "Lanes").
+   */
+  lane: BillingLane | undefined;
   /** Why the process was ended as hung (hang-watch.ts), when it was. */
   hung: string | undefined;
   private unwatch: (() => void) | undefined;

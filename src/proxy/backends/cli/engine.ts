@@ -12,7 +12,7 @@ import type { Profile } from '../../profile.js';
 import type { CliRetry } from '../../translate/cli-events-to-native-events.js';
 import { nativeRequestToCliInput } from '../../translate/native-request-to-cli-input.js';
 import { planClientTools } from '../../translate/native-tools-to-mcp.js';
-import type { BillingFacts, UsageSink } from '../../usage/types.js';
+import type { BillingFacts } from '../../usage/types.js';
 import type { BackendContext } from '../backend.js';
 import { ChatDeadlines, endError, firstEventError, type ChatPhase } from './chat-deadlines.js';
 import { ChildSlots } from './child-slots.js';
@@ -28,7 +28,7 @@ import { PromptFiles } from './prompt-files.js';
 import { fromSpec, keyOf, specKey } from './spec.js';
 import { toolTurns } from './tool-turns.js';
 import type { ToolSession } from './tool-session.js';
-import { runTurn, type TurnHost } from './turn.js';
+import { runTurn, type TurnBilling, type TurnHost } from './turn.js';
 import { WarmPool } from './warm-pool.js';
 
 export class CliEngine implements TurnHost {
@@ -149,7 +149,7 @@ export class CliEngine implements TurnHost {
   }
 
   /** Where a request's rate_limit_event lines go: the ledger's quota windows, and the request's own observer. */
-  rateLimitSink(signal: AbortSignal): Pick<UsageSink, 'cliRateLimit'> | undefined {
+  rateLimitSink(signal: AbortSignal): TurnBilling | undefined {
     const billing = this.billing.get(signal);
     const usage = this.opts.usage;
     if (!billing) return usage;
@@ -158,6 +158,7 @@ export class CliEngine implements TurnHost {
         usage?.cliRateLimit(info);
         billing.cliRateLimit(info);
       },
+      cliLaneCarried: (lane) => billing.cliLaneCarried(lane),
     };
   }
 

@@ -21,7 +21,8 @@ import {
   type CliTranslateOptions,
 } from '../../translate/cli-events-to-native-events.js';
 import { AnswerRecorder, type AnswerRecord } from '../../translate/conversation-history.js';
-import type { UsageSink } from '../../usage/types.js';
+import { laneOfCliRateLimit } from '../../usage/billing-lane.js';
+import type { BillingLane, UsageSink } from '../../usage/types.js';
 import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
 import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 import { OpeningHold } from './opening-hold.js';
@@ -55,12 +56,17 @@ export interface TurnSource {
   paused(proc: CliConversation, ids: string[], answer: AnswerRecord, usage: NativeUsage | undefined): boolean;
 }
 
+/** Where a request's rate_limit_event lines go, and the lane carried to it when its turn printed none. */
+export interface TurnBilling extends Pick<UsageSink, 'cliRateLimit'> {
+  cliLaneCarried?(lane: BillingLane): void;
+}
+
 /** What the loop needs of the engine (engine.ts). */
 export interface TurnHost {
   readonly profile: { cli: { notLoggedInPattern: string; loginHint: string } };
   acquireSlot(signal: AbortSignal): Promise<() => void>;
   deadlines(signal: AbortSignal): ChatDeadlines;
-  rateLimitSink(signal: AbortSignal): Pick<UsageSink, 'cliRateLimit'> | undefined;
+  rateLimitSink(signal: AbortSignal): TurnBilling | undefined;
   /** A request reads this process: counted among the children until it exits. */
   own(proc: CliConversation): void;
   /** A taken process was found dead before it answered (`continued`: it was handed out as a live conversation). */
@@ -93,7 +99,9 @@ export async function* runTurn(
   whole = false,
 ): AsyncGenerator<NativeStreamEvent> {
   const deadlines = host.deadlines(signal);
-  const usage = host.rateLimitSink(signal);
+  const billing = host.rateLimitSink(signal);
+  // Whether any process printed a lane for this request; if none did, the answering process's last one is carried.
+  let laneReported = false;
   let release: (() => void) | undefined;
   let proc: CliConversation | undefined;
   let slot: (() => void) | undefined;
@@ -131,6 +139,16 @@ export async function* runTurn(
         'assistant CLI turn started',
       );
       const offStop = deadlines.onStop(() => running.end());
+      const usage: Pick<UsageSink, 'cliRateLimit'> = {
+        cliRateLimit: (info) => {
+          const lane = laneOfCliRateLimit(info);
+          if (lane) {
+            running.lane = lane;
+            laneReported = true;
+          }
+          billing?.cliRateLimit(info);
+        },
+      };
       const translate = createCliTranslateState({
         model: req.model,
         notLoggedInPattern: host.profile.cli.notLoggedInPattern,
@@ -211,6 +229,7 @@ export async function* runTurn(
   } finally {
     deadlines.dispose();
     release?.();
+    if (proc?.lane && !laneReported) billing?.cliLaneCarried?.(proc.lane);
     if (proc) settle(proc);
   }
 
