@@ -181,17 +181,17 @@ export class ProcessStarter {
     this.workDirReady = true;
   }
 
-  /** Where the CLI is, looked up now (a CLI installed while the proxy runs is found); a 503 when nowhere. */
+  /**
+   * Where the CLI is, looked up now (a CLI installed while the proxy runs is found); a 503 when nowhere. The places
+   * searched lie under the owner's home, and any local caller may read this answer: they are named only in
+   * /health/detailed with the owner's key (docs/security.md).
+   */
   cliPath(): string {
     const found = this.opts.findCli();
     if (found.path) return found.path;
-    const where =
-      found.searched.length > 0
-        ? ` (searched ${found.searched.slice(0, 5).join(', ')}${found.searched.length > 5 ? ', ...' : ''})`
-        : '';
     throw new ProxyError(
       'unavailable',
-      `The assistant CLI was not found${where}. ${this.opts.profile.cli.installHint}`,
+      `The assistant CLI was not found on PATH nor in the usual install places (the owner's /health/detailed lists where it looked). ${this.opts.profile.cli.installHint}`,
       { retryable: false },
     );
   }
