@@ -27,7 +27,8 @@ afterEach(async () => {
 async function start(lanes: string): Promise<{ b: ToolBed; l: UsageLedger }> {
   ledgerDir = mkdtempSync(join(tmpdir(), 'lanes-carried-'));
   ledger = UsageLedger.open({ dataDir: ledgerDir, retentionDays: 30, maxMb: 16 });
-  bed = await startToolBed({ env: { FAKE_CLI_TURN_LANES: lanes } }, { cliLiveMax: 4 }, {}, ledger);
+  const env = { FAKE_CLI_TURN_LANES: lanes, FAKE_CLI_TOOL_CALLS: '1' };
+  bed = await startToolBed({ env }, { cliLiveMax: 4 }, {}, ledger);
   return { b: bed, l: ledger };
 }
 
@@ -82,5 +83,23 @@ describe('the lane of a live conversation', () => {
       [null, false],
       [null, false],
     ]);
+  });
+
+  it('carries the lane to the request that brings a waiting CLI its tool results', async () => {
+    const { b, l } = await start('extra_usage');
+    const tools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } }];
+    const ask = { role: 'user', content: 'weather?' };
+    const call = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, tools, messages: [ask] });
+    const first = (await call.json()) as { stop_reason: string; content: Array<{ id: string }> };
+    expect(first.stop_reason).toBe('tool_use');
+    const result = { type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' };
+    const messages = [ask, { role: 'assistant', content: first.content }, { role: 'user', content: [result] }];
+    const answer = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, tools, messages });
+    expect(answer.status).toBe(200);
+    await answer.json();
+    await expect.poll(() => l.requests({ limit: 10 }).rows.length).toBe(2);
+    const [results, calls] = l.requests({ limit: 10 }).rows;
+    expect([calls.billingLane, calls.laneCarried]).toEqual(['extra_usage', false]);
+    expect([results.billingLane, results.laneCarried]).toEqual(['extra_usage', true]);
   });
 });
