@@ -120,4 +120,14 @@ describe('ChatObserver token figures', () => {
     o.cliRateLimit({ status: 'allowed', isUsingOverage: false });
     expect(state.billingLane).toBe('extra_usage');
   });
+
+  it('carries a CLI process lane only when nothing was reported for the request, and says it was carried', () => {
+    const { state, observer: o } = observer({ t: 0 });
+    o.cliLaneCarried('extra_usage');
+    expect(state).toMatchObject({ billingLane: 'extra_usage', billingLaneCarried: true });
+    const reported = observer({ t: 0 });
+    reported.observer.cliRateLimit({ status: 'allowed', overageStatus: 'rejected', isUsingOverage: false });
+    reported.observer.cliLaneCarried('extra_usage');
+    expect(reported.state).toMatchObject({ billingLane: 'plan', billingLaneCarried: false });
+  });
 });
