@@ -140,6 +140,8 @@ export interface Profile {
      * that schema, validates its call and prints the object in the result line (formats/cli-events.ts).
      */
     jsonSchemaFlag: string;
+    /** The name of that tool: its calls are the CLI's own, never shown to the client. */
+    structuredOutputTool: string;
     /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
     defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
@@ -339,6 +341,7 @@ export const defaultProfile: Profile = {
     maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
     effortFlag: '--effort',
     jsonSchemaFlag: '--json-schema',
+    structuredOutputTool: 'StructuredOutput',
     defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',

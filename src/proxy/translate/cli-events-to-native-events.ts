@@ -15,9 +15,22 @@
 //   with tool_use after calling one of them ends the client's answer there (`pause`): the CLI now calls them
 //   through the proxy's MCP server and waits. Usage is then this answer's own: the calls since it began (a
 //   `result` line counts the whole turn, so `usageBase`, what earlier answers reported, is taken off it).
+// - A JSON schema (options.structuredOutputTool; docs/tool-mode.md "Structured output"): the CLI offers the model its
+//   own tool of that schema and prints the validated object as the result line's `structured_output`. That object,
+//   as JSON, is the answer's one text block, and its stop reason end_turn: the tool's calls, the model's other text
+//   and the CLI's tool_use stop reason never reach the client. The block opens when the model starts the tool's call
+//   (so the first-event deadline sees the answer begin) and gets its text from `result`; a result without the object
+//   (the model never gave one the CLI accepted) is an error.
 
 import { ProxyError } from '../errors.js';
-import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
+import type {
+  CliBlock,
+  CliLineParse,
+  CliMessage,
+  CliNativeEvent,
+  CliResultLine,
+  CliUsage,
+} from '../formats/cli-events.js';
 import type { NativeContentDelta, NativeResponseBlock, NativeStreamEvent, NativeUsage } from '../formats/native.js';
 import { addUsage, overUsage, subtractUsage } from './map-usage.js';
 import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
@@ -33,6 +46,8 @@ export interface CliTranslateOptions extends CliErrorOptions {
   clientToolNames?: ReadonlyMap<string, string>;
   /** Usage already reported by earlier answers of the same turn, taken off the `result` line's totals. */
   usageBase?: NativeUsage;
+  /** The CLI's structured-output tool when the request gave a JSON schema; unset: a plain answer. */
+  structuredOutputTool?: string;
 }
 
 /** A `system/api_retry` line: the CLI is retrying a failed provider call by itself (for logs and a retry bound). */
@@ -73,6 +88,8 @@ export interface CliTranslateState {
   toolUseIds: string[];
   /** Usage of the earlier provider calls of this answer (client tools only). */
   earlierCalls?: NativeUsage;
+  /** Our index of the structured answer's text block, once opened. */
+  structuredIndex?: number;
 }
 
 export function createCliTranslateState(options: CliTranslateOptions): CliTranslateState {
@@ -103,7 +120,8 @@ function clientToolUse(block: CliBlock, state: CliTranslateState): NativeRespons
 /** The blocks a client can use, empty as a content_block_start carries them; others are left out (see above). */
 function startBlockOf(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
   if (block.type === 'tool_use') return clientToolUse(block, state);
-  if (block.type === 'text') return { type: 'text', text: '' };
+  if (state.structuredIndex !== undefined) return undefined;
+  if (block.type === 'text') return state.options.structuredOutputTool ? undefined : { type: 'text', text: '' };
   if (block.type === 'thinking') return { type: 'thinking', thinking: '' };
   if (block.type === 'redacted_thinking' && block.data !== undefined)
     return { type: 'redacted_thinking', data: block.data };
@@ -173,7 +191,7 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       const block = startBlockOf(event.content_block, state);
       if (!block) {
         state.indexOf.set(event.index, null);
-        return [];
+        return isStructuredCall(event.content_block, state) ? openStructured(state) : [];
       }
       const index = state.nextIndex++;
       state.indexOf.set(event.index, index);
@@ -204,6 +222,45 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       // message_stop is held until `result`; an `error` event is followed by the CLI's own retry or failure report.
       return [];
   }
+}
+
+function isStructuredCall(block: CliBlock, state: CliTranslateState): boolean {
+  return block.type === 'tool_use' && block.name !== undefined && block.name === state.options.structuredOutputTool;
+}
+
+/**
+ * The structured answer's text block, opened once (its text comes with `result`). It is kept out of `open`, which a
+ * later provider call closes, and no other block but a client tool's starts after it (blocks never interleave).
+ */
+function openStructured(state: CliTranslateState): NativeStreamEvent[] {
+  if (state.structuredIndex !== undefined) return [];
+  const index = (state.structuredIndex = state.nextIndex++);
+  return [{ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }];
+}
+
+/**
+ * The structured answer at `result`: its object as JSON text in the one text block, closed with the other open
+ * blocks; a result without the object is the error the client gets instead.
+ */
+function structuredAnswer(line: CliResultLine, state: CliTranslateState): NativeStreamEvent[] | ProxyError {
+  const value = line.structured_output;
+  if (value === undefined || value === null) {
+    const cut = (line.stop_reason ?? state.stopReason) === 'max_tokens';
+    return new ProxyError(
+      'upstream',
+      cut
+        ? 'The answer reached max_tokens before the model gave an object matching the JSON schema; raise max_tokens (docs/tool-mode.md "Structured output")'
+        : 'The model did not give an object matching the JSON schema: the assistant CLI accepted none of its attempts (docs/tool-mode.md "Structured output")',
+      { retryable: !cut },
+    );
+  }
+  const events = [...closeOpen(state), ...openStructured(state)];
+  const index = state.structuredIndex!;
+  events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: JSON.stringify(value) } });
+  events.push({ type: 'content_block_stop', index });
+  // The tool's call stopped the CLI's last provider call with tool_use; for the client the answer is complete.
+  state.stopReason = 'end_turn';
+  return events;
 }
 
 /** An `assistant` line that was not streamed: one start, one whole delta and one stop per usable block. */
@@ -293,11 +350,17 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
         };
         return { events: [], error: failureError(state, failure), done: true };
       }
-      const events = closeOpen(state);
-      // A result without any assistant output still answers with its final text.
-      if (!state.started) {
-        events.push(...messageStart(state, line.session_id ?? 'cli', state.options.model ?? '', undefined));
-        if (line.result) {
+      const events: NativeStreamEvent[] = [];
+      const noOutput = !state.started;
+      if (noOutput) events.push(...messageStart(state, line.session_id ?? 'cli', state.options.model ?? '', undefined));
+      if (state.options.structuredOutputTool) {
+        const answer = structuredAnswer(line, state);
+        if (answer instanceof ProxyError) return { events: [], error: answer, done: true };
+        events.push(...answer);
+      } else {
+        events.push(...closeOpen(state));
+        // A result without any assistant output still answers with its final text.
+        if (noOutput && line.result) {
           const index = state.nextIndex++;
           events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
           events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: line.result } });
