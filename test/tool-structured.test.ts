@@ -109,6 +109,51 @@ describe('a JSON schema in tool mode', () => {
   });
 });
 
+describe("a JSON schema beside the client's own tools", () => {
+  it('hands out the tool call first, then answers with the object once the results come back', async () => {
+    const b = await startToolBed({ env: { FAKE_CLI_TOOL_CALLS: '1' } });
+    try {
+      const weather = {
+        name: 'get_weather',
+        description: 'Weather of a city',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      };
+      const citySchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+      const messages: object[] = [{ role: 'user', content: 'Weather in Paris?' }];
+      const ask2 = (msgs: object[]) =>
+        postJson(`${b.url}/v1/messages`, {
+          model,
+          max_tokens: 2000,
+          tools: [weather],
+          output_config: { format: format(citySchema) },
+          messages: msgs,
+        });
+      const first = (await (await ask2(messages)).json()) as {
+        content: Array<{ type: string; id: string; name: string }>;
+        stop_reason: string;
+      };
+      expect(first.stop_reason).toBe('tool_use');
+      expect(first.content.map((c) => [c.type, c.name])).toEqual([['tool_use', 'get_weather']]);
+      const second = await ask2([
+        ...messages,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: first.content[0].id, content: 'sunny' }] },
+      ]);
+      expect(second.status).toBe(200);
+      const body = (await second.json()) as { content: Array<{ type: string; text: string }>; stop_reason: string };
+      expect(body.stop_reason).toBe('end_turn');
+      expect(body.content.map((c) => c.type)).toEqual(['text']);
+      expect(JSON.parse(body.content[0].text)).toEqual({ city: 'The tool said: sunny' });
+      // One process for the whole loop, started with the schema.
+      const records = await chats(b);
+      expect(records).toHaveLength(1);
+      expect(flagOf(records[0], '--json-schema')).toBe(JSON.stringify(citySchema));
+    } finally {
+      await b.close();
+    }
+  });
+});
+
 describe('effort and thinking in tool mode', () => {
   it("gives the CLI output_config.effort as asked: a client's low arrives as low", async () => {
     expect((await ask(bed, { output_config: { effort: 'low' } })).status).toBe(200);
