@@ -43,7 +43,7 @@ const thinkingBodySchema = z.looseObject({
 });
 
 /** Sets the request's `thinking` and `output_config` from a native body (400 for a malformed one). */
-export function readNativeThinking(body: unknown, request: NativeRequest): void {
+export function readThinkingAndOutput(body: unknown, request: NativeRequest): void {
   const { thinking, output_config: output } = validate(thinkingBodySchema, body);
   if (thinking?.type === 'enabled') request.thinking = { type: 'enabled', budget_tokens: thinking.budget_tokens };
   else if (thinking) request.thinking = { type: thinking.type };

@@ -5,7 +5,7 @@
 import type { NativeRequest } from '../../formats/native.js';
 import { nativeMessagesRequestSchema } from '../../formats/native-schemas.js';
 import { validate } from '../../formats/validate.js';
-import { ignoredOf, readNativeThinking, refuseProviderTools } from '../request-checks.js';
+import { ignoredOf, readThinkingAndOutput, refuseProviderTools } from '../request-checks.js';
 import type { WireFormat } from '../wire-format.js';
 import { messagesAnswer } from './answer.js';
 
@@ -40,7 +40,7 @@ export const messagesFormat: WireFormat<undefined> = {
       }));
     }
     if (parsed.tool_choice) request.tool_choice = parsed.tool_choice;
-    readNativeThinking(body, request);
+    readThinkingAndOutput(body, request);
     return {
       request,
       stream: parsed.stream === true,

@@ -4,7 +4,7 @@
 
 import type { NativeRequest } from '../../formats/native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../../translate/native-chat-request-to-native.js';
-import { ignoredOf, readNativeThinking, refuseTools } from '../request-checks.js';
+import { ignoredOf, readThinkingAndOutput, refuseTools } from '../request-checks.js';
 import type { WireFormat } from '../wire-format.js';
 import { nativeChatAnswer } from './answer.js';
 
@@ -29,7 +29,7 @@ export const nativeChatFormat: WireFormat<undefined> = {
     const parsed = parseNativeChatRequest(body);
     const request: NativeRequest = nativeChatRequestToNative(parsed);
     delete (request as { stream?: boolean }).stream;
-    readNativeThinking(body, request);
+    readThinkingAndOutput(body, request);
     return {
       request,
       stream: parsed.stream === true,
