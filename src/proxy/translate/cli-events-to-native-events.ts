@@ -20,18 +20,12 @@
 //   as JSON, is the answer's one text block, and its stop reason end_turn: the tool's calls, the model's other text
 //   and the CLI's tool_use stop reason never reach the client. The block opens when the model starts the tool's call
 //   (so the first-event deadline sees the answer begin) and gets its text from `result`; a result without the object
-//   (the model never gave one the CLI accepted) is an error.
+//   (the model never gave one the CLI accepted) is an error (cli-structured-answer.ts).
 
 import { ProxyError } from '../errors.js';
-import type {
-  CliBlock,
-  CliLineParse,
-  CliMessage,
-  CliNativeEvent,
-  CliResultLine,
-  CliUsage,
-} from '../formats/cli-events.js';
+import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
 import type { NativeContentDelta, NativeResponseBlock, NativeStreamEvent, NativeUsage } from '../formats/native.js';
+import { isStructuredCall, openStructured, structuredAnswer } from './cli-structured-answer.js';
 import { addUsage, overUsage, subtractUsage } from './map-usage.js';
 import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
 
@@ -191,7 +185,7 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       const block = startBlockOf(event.content_block, state);
       if (!block) {
         state.indexOf.set(event.index, null);
-        return isStructuredCall(event.content_block, state) ? openStructured(state) : [];
+        return isStructuredCall(event.content_block, state.options.structuredOutputTool) ? openStructured(state) : [];
       }
       const index = state.nextIndex++;
       state.indexOf.set(event.index, index);
@@ -222,45 +216,6 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       // message_stop is held until `result`; an `error` event is followed by the CLI's own retry or failure report.
       return [];
   }
-}
-
-function isStructuredCall(block: CliBlock, state: CliTranslateState): boolean {
-  return block.type === 'tool_use' && block.name !== undefined && block.name === state.options.structuredOutputTool;
-}
-
-/**
- * The structured answer's text block, opened once (its text comes with `result`). It is kept out of `open`, which a
- * later provider call closes, and no other block but a client tool's starts after it (blocks never interleave).
- */
-function openStructured(state: CliTranslateState): NativeStreamEvent[] {
-  if (state.structuredIndex !== undefined) return [];
-  const index = (state.structuredIndex = state.nextIndex++);
-  return [{ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }];
-}
-
-/**
- * The structured answer at `result`: its object as JSON text in the one text block, closed with the other open
- * blocks; a result without the object is the error the client gets instead.
- */
-function structuredAnswer(line: CliResultLine, state: CliTranslateState): NativeStreamEvent[] | ProxyError {
-  const value = line.structured_output;
-  if (value === undefined || value === null) {
-    const cut = (line.stop_reason ?? state.stopReason) === 'max_tokens';
-    return new ProxyError(
-      'upstream',
-      cut
-        ? 'The answer reached max_tokens before the model gave an object matching the JSON schema; raise max_tokens (docs/tool-mode.md "Structured output")'
-        : 'The model did not give an object matching the JSON schema: the assistant CLI accepted none of its attempts (docs/tool-mode.md "Structured output")',
-      { retryable: !cut },
-    );
-  }
-  const events = [...closeOpen(state), ...openStructured(state)];
-  const index = state.structuredIndex!;
-  events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: JSON.stringify(value) } });
-  events.push({ type: 'content_block_stop', index });
-  // The tool's call stopped the CLI's last provider call with tool_use; for the client the answer is complete.
-  state.stopReason = 'end_turn';
-  return events;
 }
 
 /** An `assistant` line that was not streamed: one start, one whole delta and one stop per usable block. */
@@ -356,7 +311,7 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
       if (state.options.structuredOutputTool) {
         const answer = structuredAnswer(line, state);
         if (answer instanceof ProxyError) return { events: [], error: answer, done: true };
-        events.push(...answer);
+        events.push(...closeOpen(state), ...answer);
       } else {
         events.push(...closeOpen(state));
         // A result without any assistant output still answers with its final text.
@@ -388,6 +343,8 @@ function pauseFor(state: CliTranslateState, events: NativeStreamEvent[]): CliSte
   state.done = true;
   const usage = addUsage(state.earlierCalls, state.usage);
   events.push(...closeOpen(state));
+  // A structured answer's block opened before the client's calls is closed empty: its object comes after them.
+  if (state.structuredIndex !== undefined) events.push({ type: 'content_block_stop', index: state.structuredIndex });
   events.push({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage });
   events.push({ type: 'message_stop' });
   return { events, done: true, pause: [...state.toolUseIds] };

@@ -72,4 +72,37 @@ describe('structured output from the CLI', () => {
     expect(error).toMatchObject({ status: 502, retryable: false });
     expect((error as Error).message).toMatch(/max_tokens/);
   });
+
+  it("closes the structured block when the model calls a client's tool after starting the object: every block ends", () => {
+    const state = createCliTranslateState({
+      notLoggedInPattern: 'Not logged in',
+      loginHint: '',
+      structuredOutputTool: 'StructuredOutput',
+      clientToolNames: new Map([['mcp__c__get_weather', 'get_weather']]),
+    });
+    const event = (e: object) => JSON.stringify({ type: 'stream_event', event: e });
+    const lines = [
+      event({ type: 'message_start', message: { id: 'm1', model: 'm', role: 'assistant', content: [] } }),
+      event({
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 's', name: 'StructuredOutput' },
+      }),
+      event({ type: 'content_block_stop', index: 0 }),
+      event({
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 't', name: 'mcp__c__get_weather' },
+      }),
+      event({ type: 'content_block_stop', index: 1 }),
+      event({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+      event({ type: 'message_stop' }),
+    ];
+    const events = lines.flatMap((l) => stepCliLine(parseCliLine(l), state).events);
+    const starts = events.filter((e) => e.type === 'content_block_start').map((e) => e.index);
+    const stops = events.filter((e) => e.type === 'content_block_stop').map((e) => e.index);
+    expect(starts).toEqual([0, 1]);
+    expect(stops.sort()).toEqual([0, 1]);
+    expect(events.at(-2)).toMatchObject({ type: 'message_delta', delta: { stop_reason: 'tool_use' } });
+  });
 });
