@@ -133,6 +133,15 @@ export interface Profile {
     };
     /** Environment variable of the thinking budget; 0 turns thinking off (docs/tool-mode.md "Thinking"). */
     maxThinkingTokensEnv: string;
+    /** The reasoning effort (low ... max): the CLI sends it as output_config.effort to models that take one. */
+    effortFlag: string;
+    /**
+     * A JSON schema the answer must match (docs/tool-mode.md "Structured output"): the CLI offers the model a tool of
+     * that schema, validates its call and prints the object in the result line (formats/cli-events.ts).
+     */
+    jsonSchemaFlag: string;
+    /** The name of that tool: its calls are the CLI's own, never shown to the client. */
+    structuredOutputTool: string;
     /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
     defaultSystemPrompt: string;
     /** Environment variable that bounds the CLI's own retries of failed provider calls. */
@@ -330,6 +339,9 @@ export const defaultProfile: Profile = {
       noAutoMemoryEnv: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY',
     },
     maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
+    effortFlag: '--effort',
+    jsonSchemaFlag: '--json-schema',
+    structuredOutputTool: 'StructuredOutput',
     defaultSystemPrompt: 'You are a helpful assistant.',
     maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',
     baseUrlEnv: 'ANTHROPIC_BASE_URL',

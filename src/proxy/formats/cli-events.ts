@@ -99,6 +99,8 @@ const cliResultSchema = z.looseObject({
   subtype: z.string(),
   is_error: z.boolean(),
   result: z.string().nullish(),
+  /** With --json-schema: the object the model gave the CLI's StructuredOutput tool, validated by the CLI. */
+  structured_output: z.unknown().optional(),
   stop_reason: z.string().nullish(),
   usage: cliUsageSchema.nullish(),
   session_id: z.string().optional(),

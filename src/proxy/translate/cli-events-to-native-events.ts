@@ -15,10 +15,17 @@
 //   with tool_use after calling one of them ends the client's answer there (`pause`): the CLI now calls them
 //   through the proxy's MCP server and waits. Usage is then this answer's own: the calls since it began (a
 //   `result` line counts the whole turn, so `usageBase`, what earlier answers reported, is taken off it).
+// - A JSON schema (options.structuredOutputTool; docs/tool-mode.md "Structured output"): the CLI offers the model its
+//   own tool of that schema and prints the validated object as the result line's `structured_output`. That object,
+//   as JSON, is the answer's one text block, and its stop reason end_turn: the tool's calls, the model's other text
+//   and the CLI's tool_use stop reason never reach the client. The block opens when the model starts the tool's call
+//   (so the first-event deadline sees the answer begin) and gets its text from `result`; a result without the object
+//   (the model never gave one the CLI accepted) is an error (cli-structured-answer.ts).
 
 import { ProxyError } from '../errors.js';
 import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../formats/cli-events.js';
 import type { NativeContentDelta, NativeResponseBlock, NativeStreamEvent, NativeUsage } from '../formats/native.js';
+import { isStructuredCall, openStructured, structuredAnswer } from './cli-structured-answer.js';
 import { addUsage, overUsage, subtractUsage } from './map-usage.js';
 import { mapCliError, type CliErrorOptions, type CliFailure } from './map-cli-error.js';
 
@@ -33,6 +40,8 @@ export interface CliTranslateOptions extends CliErrorOptions {
   clientToolNames?: ReadonlyMap<string, string>;
   /** Usage already reported by earlier answers of the same turn, taken off the `result` line's totals. */
   usageBase?: NativeUsage;
+  /** The CLI's structured-output tool when the request gave a JSON schema; unset: a plain answer. */
+  structuredOutputTool?: string;
 }
 
 /** A `system/api_retry` line: the CLI is retrying a failed provider call by itself (for logs and a retry bound). */
@@ -73,6 +82,8 @@ export interface CliTranslateState {
   toolUseIds: string[];
   /** Usage of the earlier provider calls of this answer (client tools only). */
   earlierCalls?: NativeUsage;
+  /** Our index of the structured answer's text block, once opened. */
+  structuredIndex?: number;
 }
 
 export function createCliTranslateState(options: CliTranslateOptions): CliTranslateState {
@@ -103,7 +114,8 @@ function clientToolUse(block: CliBlock, state: CliTranslateState): NativeRespons
 /** The blocks a client can use, empty as a content_block_start carries them; others are left out (see above). */
 function startBlockOf(block: CliBlock, state: CliTranslateState): NativeResponseBlock | undefined {
   if (block.type === 'tool_use') return clientToolUse(block, state);
-  if (block.type === 'text') return { type: 'text', text: '' };
+  if (state.structuredIndex !== undefined) return undefined;
+  if (block.type === 'text') return state.options.structuredOutputTool ? undefined : { type: 'text', text: '' };
   if (block.type === 'thinking') return { type: 'thinking', thinking: '' };
   if (block.type === 'redacted_thinking' && block.data !== undefined)
     return { type: 'redacted_thinking', data: block.data };
@@ -173,7 +185,7 @@ function stepStreamEvent(event: CliNativeEvent, state: CliTranslateState): Nativ
       const block = startBlockOf(event.content_block, state);
       if (!block) {
         state.indexOf.set(event.index, null);
-        return [];
+        return isStructuredCall(event.content_block, state.options.structuredOutputTool) ? openStructured(state) : [];
       }
       const index = state.nextIndex++;
       state.indexOf.set(event.index, index);
@@ -293,11 +305,17 @@ export function stepCliLine(parsed: CliLineParse, state: CliTranslateState): Cli
         };
         return { events: [], error: failureError(state, failure), done: true };
       }
-      const events = closeOpen(state);
-      // A result without any assistant output still answers with its final text.
-      if (!state.started) {
-        events.push(...messageStart(state, line.session_id ?? 'cli', state.options.model ?? '', undefined));
-        if (line.result) {
+      const events: NativeStreamEvent[] = [];
+      const noOutput = !state.started;
+      if (noOutput) events.push(...messageStart(state, line.session_id ?? 'cli', state.options.model ?? '', undefined));
+      if (state.options.structuredOutputTool) {
+        const answer = structuredAnswer(line, state);
+        if (answer instanceof ProxyError) return { events: [], error: answer, done: true };
+        events.push(...closeOpen(state), ...answer);
+      } else {
+        events.push(...closeOpen(state));
+        // A result without any assistant output still answers with its final text.
+        if (noOutput && line.result) {
           const index = state.nextIndex++;
           events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
           events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: line.result } });
@@ -325,6 +343,8 @@ function pauseFor(state: CliTranslateState, events: NativeStreamEvent[]): CliSte
   state.done = true;
   const usage = addUsage(state.earlierCalls, state.usage);
   events.push(...closeOpen(state));
+  // A structured answer's block opened before the client's calls is closed empty: its object comes after them.
+  if (state.structuredIndex !== undefined) events.push({ type: 'content_block_stop', index: state.structuredIndex });
   events.push({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage });
   events.push({ type: 'message_stop' });
   return { events, done: true, pause: [...state.toolUseIds] };

@@ -34,6 +34,7 @@ import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
 import type { Profile } from '../profile.js';
 import { hasBlock, messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
+import { thinkingBudget, thinkingFlags } from './native-thinking-to-cli.js';
 import { cliToolName } from './native-tools-to-mcp.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
@@ -72,17 +73,6 @@ export interface CliInput {
    * only this way, and the switch that turns its side traffic off.
    */
   env: Record<string, string>;
-}
-
-/**
- * The thinking budget the CLI is given: 0 (off) unless the client asked; a requested budget cut to max_tokens - 1,
- * because the provider refuses a budget not below max_tokens; 0 when that leaves less than the provider's smallest
- * budget, which the CLI would otherwise raise to that smallest budget and so past max_tokens (docs/tool-mode.md).
- */
-export function thinkingBudget(req: Pick<NativeRequest, 'thinking' | 'max_tokens'>, minBudget: number): number {
-  if (req.thinking?.type !== 'enabled') return 0;
-  const budget = Math.min(req.thinking.budget_tokens, req.max_tokens - 1);
-  return budget < minBudget ? 0 : budget;
 }
 
 function escapeTurn(text: string): string {
@@ -197,7 +187,9 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   const { cli } = options.profile;
   checkCliModelArgument(req.model);
   // The model was resolved once by the route (routes/tool.ts): a provider id, or one of the CLI's own aliases.
-  const args = [...cli.printArgs, cli.modelFlag, req.model];
+  // The effort and the JSON schema are flags, so part of the spawn key (backends/cli/spec.ts): a live conversation
+  // or a warm process is taken only by a request that asks for the same.
+  const args = [...cli.printArgs, cli.modelFlag, req.model, ...thinkingFlags(req, options.profile)];
   const system = systemText(req.system);
   if (system !== undefined) {
     // The same limits as when the prompt was an argument (a prompt re-sent on every turn should stay small); a NUL

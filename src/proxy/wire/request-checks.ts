@@ -1,9 +1,9 @@
 // Checks and readings that more than one format's parse shares (wire/<format>/index.ts): the body keys nothing
-// reads, the native `thinking` field, and the refusals of what a mode cannot serve.
+// reads, the native `thinking` and `output_config` fields, and the refusals of what a mode cannot serve.
 
 import { z } from 'zod';
 import { invalidField, ProxyError } from '../errors.js';
-import type { NativeThinkingConfig } from '../formats/native.js';
+import type { NativeEffort, NativeOutputConfig, NativeRequest } from '../formats/native.js';
 import { validate } from '../formats/validate.js';
 import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
 
@@ -19,22 +19,38 @@ export function ignoredOf(
   return out;
 }
 
-/** The native `thinking` field (docs/tool-mode.md "Thinking"): the CLI thinks only when a request asks. */
+const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const satisfies readonly NativeEffort[];
+
+/**
+ * The native `thinking` and `output_config` fields (docs/tool-mode.md "Thinking", "Structured output"): a budget,
+ * adaptive thinking (today's models take only that; its depth is output_config.effort) or none, and the output
+ * settings: an effort level and a JSON schema the answer must match. Each mode decides what it can honour of them.
+ */
 const thinkingBodySchema = z.looseObject({
   thinking: z
     .discriminatedUnion('type', [
       z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int('must be an integer').min(1) }),
+      z.looseObject({ type: z.literal('adaptive') }),
       z.looseObject({ type: z.literal('disabled') }),
     ])
     .nullish(),
+  output_config: z
+    .looseObject({
+      effort: z.enum(efforts).nullish(),
+      format: z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).nullish(),
+    })
+    .nullish(),
 });
 
-export function nativeThinking(body: unknown): NativeThinkingConfig | undefined {
-  const thinking = validate(thinkingBodySchema, body).thinking;
-  if (!thinking) return undefined;
-  return thinking.type === 'enabled'
-    ? { type: 'enabled', budget_tokens: thinking.budget_tokens }
-    : { type: 'disabled' };
+/** Sets the request's `thinking` and `output_config` from a native body (400 for a malformed one). */
+export function readThinkingAndOutput(body: unknown, request: NativeRequest): void {
+  const { thinking, output_config: output } = validate(thinkingBodySchema, body);
+  if (thinking?.type === 'enabled') request.thinking = { type: 'enabled', budget_tokens: thinking.budget_tokens };
+  else if (thinking) request.thinking = { type: thinking.type };
+  const config: NativeOutputConfig = {};
+  if (output?.effort) config.effort = output.effort;
+  if (output?.format) config.format = { type: 'json_schema', schema: output.format.schema };
+  if (config.effort || config.format) request.output_config = config;
 }
 
 /**

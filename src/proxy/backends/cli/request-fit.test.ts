@@ -38,4 +38,29 @@ describe('fitRequestToCli', () => {
     expect(req.thinking).toEqual({ type: 'enabled', budget_tokens: 1500 });
     expect(() => fitRequestToCli(base({ model: 'a\0b' }), {}, [], 1024)).toThrow(ProxyError);
   });
+
+  it('turns adaptive thinking off when max_tokens leaves no room for the smallest budget, named', () => {
+    const fits = base({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+    expect(fitRequestToCli(fits, {}, [], 1024)).toEqual([]);
+    expect(fits.thinking).toEqual({ type: 'adaptive' });
+    const small = base({ max_tokens: 500, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+    expect(fitRequestToCli(small, { thinking: 'reasoning_effort' }, [], 1024)).toEqual(['reasoning_effort']);
+    expect(small.thinking).toBeUndefined();
+    // The effort is still passed on: adaptive-only models think whatever the budget.
+    expect(small.output_config).toEqual({ effort: 'low' });
+  });
+
+  it('refuses a JSON schema after a prefilled assistant message with a 400 naming the field, before any CLI starts', () => {
+    const prefill = base({
+      output_config: { format: { type: 'json_schema', schema: { type: 'object' } } },
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '{"a":' },
+      ],
+    });
+    expect(() => fitRequestToCli(prefill, {}, [], 1024)).toThrow(/prefill/);
+    expect(() => fitRequestToCli(prefill, { output_format: 'response_format' }, [], 1024)).toThrow(
+      expect.objectContaining({ status: 400, field: 'response_format' }),
+    );
+  });
 });

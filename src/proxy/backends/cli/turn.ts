@@ -63,7 +63,7 @@ export interface TurnBilling extends Pick<UsageSink, 'cliRateLimit'> {
 
 /** What the loop needs of the engine (engine.ts). */
 export interface TurnHost {
-  readonly profile: { cli: { notLoggedInPattern: string; loginHint: string } };
+  readonly profile: { cli: { notLoggedInPattern: string; loginHint: string; structuredOutputTool: string } };
   acquireSlot(signal: AbortSignal): Promise<() => void>;
   deadlines(signal: AbortSignal): ChatDeadlines;
   rateLimitSink(signal: AbortSignal): TurnBilling | undefined;
@@ -153,6 +153,8 @@ export async function* runTurn(
         model: req.model,
         notLoggedInPattern: host.profile.cli.notLoggedInPattern,
         loginHint: host.profile.cli.loginHint,
+        // A JSON schema's answer is the CLI's structured output (docs/tool-mode.md "Structured output").
+        ...(req.output_config?.format ? { structuredOutputTool: host.profile.cli.structuredOutputTool } : {}),
         ...source.translate(running),
       });
       running.turn = { translate, answer };

@@ -5,7 +5,7 @@
 import type { NativeRequest } from '../../formats/native.js';
 import { nativeMessagesRequestSchema } from '../../formats/native-schemas.js';
 import { validate } from '../../formats/validate.js';
-import { ignoredOf, nativeThinking, refuseProviderTools } from '../request-checks.js';
+import { ignoredOf, readThinkingAndOutput, refuseProviderTools } from '../request-checks.js';
 import type { WireFormat } from '../wire-format.js';
 import { messagesAnswer } from './answer.js';
 
@@ -17,6 +17,7 @@ const honoured = new Set([
   'stream',
   'max_tokens',
   'thinking',
+  'output_config',
   'tools',
   'tool_choice',
   ...sampling,
@@ -39,8 +40,7 @@ export const messagesFormat: WireFormat<undefined> = {
       }));
     }
     if (parsed.tool_choice) request.tool_choice = parsed.tool_choice;
-    const thinking = nativeThinking(body);
-    if (thinking) request.thinking = thinking;
+    readThinkingAndOutput(body, request);
     return {
       request,
       stream: parsed.stream === true,

@@ -4,13 +4,22 @@
 
 import type { NativeRequest } from '../../formats/native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from '../../translate/native-chat-request-to-native.js';
-import { ignoredOf, nativeThinking, refuseTools } from '../request-checks.js';
+import { ignoredOf, readThinkingAndOutput, refuseTools } from '../request-checks.js';
 import type { WireFormat } from '../wire-format.js';
 import { nativeChatAnswer } from './answer.js';
 
 /** The sampling settings a mode may not honour, named when present; the others keys are read here. */
 const named = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
-const honoured = new Set(['model', 'messages', 'system', 'stream', 'max_tokens', 'thinking', ...named]);
+const honoured = new Set([
+  'model',
+  'messages',
+  'system',
+  'stream',
+  'max_tokens',
+  'thinking',
+  'output_config',
+  ...named,
+]);
 
 export const nativeChatFormat: WireFormat<undefined> = {
   name: 'native-chat',
@@ -20,8 +29,7 @@ export const nativeChatFormat: WireFormat<undefined> = {
     const parsed = parseNativeChatRequest(body);
     const request: NativeRequest = nativeChatRequestToNative(parsed);
     delete (request as { stream?: boolean }).stream;
-    const thinking = nativeThinking(body);
-    if (thinking) request.thinking = thinking;
+    readThinkingAndOutput(body, request);
     return {
       request,
       stream: parsed.stream === true,
