@@ -5,14 +5,18 @@
 //   tool    the CLI (docs/tool-mode.md): the model resolved by the catalog (an unknown id is a 404 before any CLI
 //           starts); what the CLI cannot honour is fitted by the engine (backends/cli/request-fit.ts) and named as
 //           ignored
-//   direct  the provider API (docs/direct-mode.md): everything is passed on; the model prefix-mapped; the
-//           credential the client's auth calls for, and its feature flags
+//   direct  the provider API (docs/direct-mode.md): the request fitted to the model it names (models/fit-request.ts,
+//           docs/models.md); the model prefix-mapped; the credential the client's auth calls for, and its feature
+//           flags
 
 import type { ProxyContext } from '../http/types.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { ListedCatalog } from './models.js';
 import type { Services } from '../services.js';
 import { fitRequestToCli } from '../backends/cli/request-fit.js';
+import type { NativeRequest } from '../formats/native.js';
+import { appendSystem, factsOf, fitRequest, formatInstruction } from '../models/fit-request.js';
+import type { ModelInfo, Profile } from '../profile.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
 import type { AnswerMeta, AnswerWriter, WireRequest } from '../wire/wire-format.js';
 import type { Chat } from './answer-chat.js';
@@ -50,17 +54,38 @@ function chatOf<A>(
   };
 }
 
+/**
+ * Tool mode's CLI takes a thinking budget and no JSON schema yet: the intent the formats state (adaptive thinking
+ * with an effort, output_config) becomes the budget of that effort (profile.api.thinkingBudgets) and the JSON
+ * instruction in the system prompt, as before the formats stated intent (docs/tool-mode.md "Thinking").
+ */
+export function intentForCli(request: NativeRequest, api: Profile['api'], warnings: string[]): void {
+  const config = request.output_config;
+  delete request.output_config;
+  if (config?.format) {
+    appendSystem(request, formatInstruction(config.format));
+    warnings.push('the JSON output format is asked for with a system-prompt instruction; not guaranteed to parse');
+  }
+  if (request.thinking?.type === 'disabled') delete request.thinking;
+  if (request.thinking?.type !== 'adaptive') return;
+  const effort = config?.effort ?? 'medium';
+  const budget = api.thinkingBudgets[effort === 'max' ? 'xhigh' : effort];
+  if (budget > 0) request.thinking = { type: 'enabled', budget_tokens: budget };
+  else delete request.thinking;
+}
+
 export async function toolChat<A>(
   ctx: ProxyContext,
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
   catalog: ListedCatalog,
-  minBudget: number,
+  api: Profile['api'],
 ): Promise<Chat> {
   const { request, clientNames } = parsed;
   const requestedModel = request.model;
+  intentForCli(request, api, parsed.warnings);
   // What the CLI cannot honour is the engine's rule; the route only names it (X-Proxy-Ignored-Params).
-  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, minBudget);
+  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, api.minThinkingBudget);
   // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
   const resolved = await catalog.resolveFresh(requestedModel);
   // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
@@ -74,16 +99,34 @@ export async function toolChat<A>(
   };
 }
 
+/** The catalog's entry of a model id, or undefined for an id it does not know (direct mode sends it as it is). */
+function listedInfo(catalog: ModelCatalog, id: string): { id: string; info?: ModelInfo } {
+  try {
+    const resolved = catalog.resolve(id);
+    return { id: resolved.id, info: resolved.info };
+  } catch {
+    return { id };
+  }
+}
+
 export function directChat<A>(
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
   catalog: ModelCatalog,
   upstream: NonNullable<Chat['upstream']>,
+  profile: Profile,
 ): Chat {
   const requestedModel = parsed.request.model;
+  // Fitted to what the model takes before anything goes out; what it cannot take at all is a 400 here.
+  const model = listedInfo(catalog, requestedModel);
+  const fitted = fitRequest(parsed.request, factsOf(profile, model.id, model.info), parsed.clientNames, {
+    maxTokensDefaulted: parsed.maxTokensDefaulted === true,
+    api: profile.api,
+  });
   parsed.request.model = catalog.providerModel(requestedModel);
+  parsed.warnings.push(...fitted.warnings);
   return {
-    ...chatOf(parsed, answer, parsed.ignored),
+    ...chatOf(parsed, answer, [...new Set([...parsed.ignored, ...fitted.ignored])]),
     requestedModel,
     // Answers name the model the provider reports, as a listed id; the client's name only when none is reported.
     publicModel: requestedModel,
