@@ -151,6 +151,17 @@ describe('settings the flagship refuses, fitted before they go out', () => {
     expect(upstream()).not.toHaveProperty('output_config');
   });
 
+  it("the Responses API's reasoning.effort minimal on a model that always thinks: its lowest effort, named", async () => {
+    const res = await fetch(`${bed.url}/api/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer dummy' },
+      body: JSON.stringify({ model: flagship, input: 'hi', reasoning: { effort: 'minimal' }, temperature: 0.7 }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get(ignoredParamsHeader)).toBe('reasoning.effort, temperature');
+    expect(upstream()).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+  });
+
   it('max_tokens above the model maximum is lowered, named', async () => {
     const res = await post({ model: 'assistant-sonnet-4-6', max_completion_tokens: 100_000 });
     expect(res.status).toBe(200);
