@@ -80,7 +80,7 @@ describe('with the provider reachable through the CLI login', () => {
     expect(read.length).toBeGreaterThanOrEqual(1);
     expect(read[0].headers.authorization).toBe('Bearer sk-ant-oat01-catalog-token');
     const h = await health(proxy.url);
-    expect(h).toMatchObject({ source: 'live', models: 13, default_model: 'assistant-sonnet-4-7' });
+    expect(h).toMatchObject({ source: 'live', models: 15, default_model: 'assistant-sonnet-4-7' });
     expect(Date.parse(String(h.read_at))).not.toBeNaN();
     expect(proxy.logText()).not.toContain('sk-ant-oat01-catalog-token');
   });
@@ -92,10 +92,19 @@ describe('with the provider reachable through the CLI login', () => {
       readAt: string;
       models: Array<{ id: string; contextLength?: number }>;
     };
+    // The provider's limits and capabilities are kept, so a restart offline still fits requests (docs/models.md).
     expect(cached.models[0]).toEqual({
       id: 'assistant-sonnet-4-7',
       created: simulatorOnlyModel.created,
       contextLength: 1_000_000,
+      maxTokens: 128_000,
+      capabilities: {
+        thinking: ['adaptive'],
+        efforts: ['low', 'medium', 'high', 'xhigh', 'max'],
+        structuredOutputs: true,
+        imageInput: true,
+        pdfInput: true,
+      },
     });
   });
 
@@ -181,7 +190,7 @@ describe('without a login', () => {
     const cached = await start({ credentialsPath: missing, dataDir: join(dir, 'data-live') });
     try {
       await cached.proxy.catalog.refresh();
-      expect(await health(cached.url)).toMatchObject({ source: 'cached', models: 13, last_error: expect.any(String) });
+      expect(await health(cached.url)).toMatchObject({ source: 'cached', models: 15, last_error: expect.any(String) });
       const res = await fetch(`${cached.url}/compat/v1/models`);
       expect(res.headers.get('x-proxy-models-source')).toBe('cached');
       expect(((await res.json()) as { data: Array<{ id: string }> }).data[0].id).toBe('assistant-sonnet-4-7');
@@ -197,7 +206,7 @@ describe('without a login', () => {
       const res = await fetch(`${fallback.url}/v1/models`);
       expect(res.headers.get('x-proxy-models-source')).toBe('fallback');
       const ids = ((await res.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
-      expect(ids.slice(0, 2)).toEqual(['assistant-sonnet-4-6', 'assistant-opus-4-6']);
+      expect(ids.slice(0, 2)).toEqual(['assistant-opus-5-5', 'assistant-opus-4-7']);
       // Today's ids work offline too.
       expect((await ask(fallback.url, 'claude-haiku-4-5')).status).toBe(200);
     } finally {

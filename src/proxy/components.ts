@@ -132,6 +132,14 @@ function catalogHealth(catalog: LiveModelCatalog, view: HealthView): Record<stri
     models: s.count,
     ...(view.owner ? { cache_file: catalog.cachePath } : {}),
     default_model: catalog.defaultModel,
+    // What each model takes, as the catalog has it (docs/models.md): what direct mode fits requests to.
+    listed: catalog.models.map((m) => ({
+      id: m.id,
+      max_tokens: m.maxTokens ?? null,
+      thinking: m.capabilities?.thinking ?? null,
+      efforts: m.capabilities?.efforts ?? null,
+      structured_outputs: m.capabilities?.structuredOutputs ?? null,
+    })),
     ...(s.lastAttemptAt ? { last_attempt_at: s.lastAttemptAt } : {}),
     ...(s.lastError ? { last_error: view.owner ? s.lastError : withoutPaths(s.lastError) } : {}),
   };

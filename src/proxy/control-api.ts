@@ -69,6 +69,13 @@ export interface ControlStatus {
   modelDetails?: Array<{
     id: string;
     contextLength?: number;
+    /** The largest max_tokens and what the model takes, as the catalog says (docs/models.md). */
+    maxTokens?: number;
+    capabilities?: {
+      thinking: Array<'adaptive' | 'enabled'>;
+      efforts: string[];
+      structuredOutputs: boolean;
+    };
     deprecated?: { replacement: string; endOfLife?: string };
   }>;
   /** The mid-priced model snippets default to (the newest of its family), not the most expensive one. */

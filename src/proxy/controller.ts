@@ -329,6 +329,16 @@ export class ProxyController extends EventEmitter {
         return {
           id: m.id,
           ...(m.contextLength ? { contextLength: m.contextLength } : {}),
+          ...(m.maxTokens ? { maxTokens: m.maxTokens } : {}),
+          ...(m.capabilities
+            ? {
+                capabilities: {
+                  thinking: m.capabilities.thinking,
+                  efforts: m.capabilities.efforts,
+                  structuredOutputs: m.capabilities.structuredOutputs,
+                },
+              }
+            : {}),
           ...(deprecated ? { deprecated } : {}),
         };
       }),

@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { NativeEffort } from './formats/native.js';
+import { fallbackModels, modelRules, unknownModel } from './profile-models.js';
 
 /** Quota header names and window names, as the provider and the response API report them (usage/quota-parse.ts). */
 export interface QuotaNames {
@@ -34,6 +36,32 @@ export interface ModelInfo {
   smallest?: boolean;
   /** Input context window in tokens, when the provider's list or the profile says it. */
   contextLength?: number;
+  /** The largest max_tokens the model takes, when the provider's list or the profile says it. */
+  maxTokens?: number;
+  /** What the model takes, as the provider's list (or the profile's fallback) says (docs/models.md). */
+  capabilities?: ModelCapabilities;
+}
+
+/** The capabilities the provider's model list gives each model (docs/models.md "What each model takes"). */
+export interface ModelCapabilities {
+  /** Thinking forms: `adaptive` (its depth is output_config.effort), `enabled` (a budget). Empty: no thinking. */
+  thinking: Array<'adaptive' | 'enabled'>;
+  /** The output_config.effort levels it takes; empty: no effort setting. */
+  efforts: NativeEffort[];
+  /** output_config.format (constrained decoding) and strict tools. */
+  structuredOutputs: boolean;
+  imageInput: boolean;
+  pdfInput: boolean;
+}
+
+/** What a model refuses that the provider's list does not say, from its documentation and its 400s (docs/models.md). */
+export interface ModelRules {
+  /** The sampling settings it takes: all, only one of temperature and top_p (top_k aside), or none. */
+  sampling: 'all' | 'one' | 'none';
+  /** `thinking: {type: "disabled"}` is taken (the 5.x family always thinks). */
+  thinkingOff: boolean;
+  /** tool_choice `any` or `tool` is taken (the newest models refuse forced tool use). */
+  forcedToolUse: boolean;
 }
 
 /** A model the provider has deprecated or retired, and what it says to use instead (docs/configuration.md "Models"). */
@@ -170,11 +198,14 @@ export interface Profile {
     realKeyPrefixes: string[];
     /** OAuth access tokens start with this; they are never mistaken for API keys. */
     oauthTokenPrefix: string;
-    /** max_tokens sent when a compatible-format client sets no limit (the native API requires one); every
-     * listed model accepts this many output tokens. */
+    /** max_tokens sent when a client sets no limit (the native API requires one) and the answer does not think,
+     * lowered to the model's own maximum (docs/models.md "max_tokens"). */
     defaultMaxTokens: number;
-    /** The thinking budget (tokens) a compatible client's reasoning_effort becomes, in tool and direct mode alike;
-     * 0: no thinking. */
+    /** The same for an answer that thinks (asked for, or a model that always thinks): thinking counts against
+     * max_tokens, so a plain answer's default would leave it no room. */
+    thinkingMaxTokens: number;
+    /** The thinking budget (tokens) a reasoning effort becomes on a model that takes only a budget (and in tool
+     * mode, for the CLI); 0: no thinking. */
     thinkingBudgets: Record<ReasoningEffort, number>;
     /** The provider's smallest thinking budget (the CLI raises anything lower to it). */
     minThinkingBudget: number;
@@ -229,6 +260,11 @@ export interface Profile {
   /** The offline fallback catalog: what is listed and accepted when the provider's own model list was never read
    * (docs/configuration.md "Models"). The live list adds to it; these ids stay accepted. */
   models: ModelInfo[];
+  /** The rules each model keeps beyond its listed capabilities, by a pattern of its neutral id (the first match
+   * wins; profile-models.ts). */
+  modelRules: Array<{ pattern: string; rules: ModelRules }>;
+  /** What a model the catalog does not know is taken to accept: the conservative rules (docs/models.md). */
+  unknownModel: { capabilities: ModelCapabilities; rules: ModelRules; maxTokens?: number };
   /** Deprecated and retired models, by neutral id, as the provider announces them (its SDKs warn the same way). */
   modelDeprecations: Record<string, ModelDeprecation>;
   respapiModels: ModelInfo[];
@@ -364,6 +400,7 @@ export const defaultProfile: Profile = {
     realKeyPrefixes: ['sk-ant-api'],
     oauthTokenPrefix: 'sk-ant-oat',
     defaultMaxTokens: 4096,
+    thinkingMaxTokens: 32_000,
     thinkingBudgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 },
     minThinkingBudget: 1024,
     nonStreamingMaxTokens: 8192,
@@ -396,22 +433,12 @@ export const defaultProfile: Profile = {
     accountClaim: { claim: 'https://api.openai.com/auth', key: 'chatgpt_account_id' },
   },
   modelIdPrefix: { neutral: 'assistant-', provider: 'claude-' },
-  // The offline fallback: today's models, then the SPEC's 2025 list (kept accepted, each deprecated below). The live
-  // list (models/live-catalog.ts) replaces what is shown as soon as the provider's own list has been read once.
-  models: [
-    { id: 'assistant-opus-4-6', created: 1770249600, remark: 'most capable', contextLength: 200_000 },
-    { id: 'assistant-sonnet-4-6', created: 1771286400, remark: 'latest', contextLength: 200_000 },
-    { id: 'assistant-haiku-4-5-20251001', created: 1759276800, contextLength: 200_000, smallest: true },
-    { id: 'assistant-opus-4-5-20251101', created: 1761955200, contextLength: 200_000 },
-    { id: 'assistant-sonnet-4-5-20250929', created: 1759104000, contextLength: 200_000 },
-    { id: 'assistant-opus-4-1-20250805', created: 1754352000, contextLength: 200_000 },
-    { id: 'assistant-opus-4-20250514', created: 1747180800, contextLength: 200_000 },
-    { id: 'assistant-sonnet-4-20250514', created: 1747180800, contextLength: 200_000 },
-    { id: 'assistant-3-7-sonnet-20250219', created: 1739923200, contextLength: 200_000 },
-    { id: 'assistant-3-5-sonnet-20241022', created: 1729555200, contextLength: 200_000 },
-    { id: 'assistant-3-5-sonnet-20240620', created: 1718841600, remark: 'legacy', contextLength: 200_000 },
-    { id: 'assistant-3-5-haiku-20241022', created: 1729555200, contextLength: 200_000 },
-  ],
+  // The offline fallback (today's models, then the SPEC's 2025 list, each of those deprecated below) and the rules
+  // the provider's list does not carry: profile-models.ts. The live list (models/live-catalog.ts) replaces what is
+  // shown as soon as the provider's own list has been read once.
+  models: fallbackModels,
+  modelRules,
+  unknownModel,
   // The provider's published deprecations (its Python SDK warns on the same ids).
   modelDeprecations: {
     'assistant-opus-4-20250514': { replacement: 'assistant-opus-4-6' },

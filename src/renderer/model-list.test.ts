@@ -35,6 +35,35 @@ describe('the Connect tab model list', () => {
     ]);
   });
 
+  it('says what each model takes: its output limit, thinking and effort range, structured output', () => {
+    const items = modelListItems({
+      models: ['assistant-opus-5-5', 'assistant-sonnet-4-6', 'assistant-3-5-haiku'],
+      modelDetails: [
+        {
+          id: 'assistant-opus-5-5',
+          contextLength: 1_000_000,
+          maxTokens: 128_000,
+          capabilities: {
+            thinking: ['adaptive'],
+            efforts: ['low', 'medium', 'high', 'xhigh', 'max'],
+            structuredOutputs: true,
+          },
+        },
+        {
+          id: 'assistant-sonnet-4-6',
+          maxTokens: 64_000,
+          capabilities: { thinking: ['adaptive', 'enabled'], efforts: ['low', 'max'], structuredOutputs: true },
+        },
+        { id: 'assistant-3-5-haiku', capabilities: { thinking: [], efforts: [], structuredOutputs: false } },
+      ],
+    });
+    expect(items.map((i) => i.note)).toEqual([
+      '1M context · 128K out · adaptive thinking (low–max) · JSON schema',
+      '64K out · adaptive or budget thinking (low–max) · JSON schema',
+      'no thinking',
+    ]);
+  });
+
   it('without details (an older main process) lists the ids as they are', () => {
     expect(modelListItems({ models: ['a', 'b'] })).toEqual([{ id: 'a' }, { id: 'b' }]);
   });

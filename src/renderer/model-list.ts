@@ -10,13 +10,38 @@ export function contextText(tokens: number): string {
   return tokens >= 1_000_000 ? `${+(tokens / 1_000_000).toFixed(1)}M` : `${Math.round(tokens / 1000)}K`;
 }
 
+/** What a model takes, in a few words: "128K out · adaptive thinking (low–max) · JSON schema". */
+export function takesText(d: NonNullable<ControlStatus['modelDetails']>[number]): string[] {
+  const out: string[] = [];
+  if (d.maxTokens) out.push(`${contextText(d.maxTokens)} out`);
+  const c = d.capabilities;
+  if (c) {
+    const forms = c.thinking.includes('adaptive')
+      ? c.thinking.includes('enabled')
+        ? 'adaptive or budget thinking'
+        : 'adaptive thinking'
+      : c.thinking.length > 0
+        ? 'budget thinking'
+        : 'no thinking';
+    const range = c.efforts.length > 0 ? ` (${c.efforts[0]}–${c.efforts.at(-1)})` : '';
+    out.push(forms + range);
+    if (c.structuredOutputs) out.push('JSON schema');
+  }
+  return out;
+}
+
 export interface ModelListItem {
   id: string;
-  /** "200K context", when the catalog knows it. */
+  /** "200K context · 128K out · adaptive thinking (low–max) · JSON schema", as far as the catalog knows. */
   note?: string;
   /** A deprecated id: the words before its replacement ("deprecated (end of life 2026-06-15) → use "), and the
    * replacement's id (shown unbroken). */
   deprecated?: { said: string; use: string };
+}
+
+function noteOf(d: NonNullable<ControlStatus['modelDetails']>[number]): { note?: string } {
+  const parts = [...(d.contextLength ? [`${contextText(d.contextLength)} context`] : []), ...takesText(d)];
+  return parts.length > 0 ? { note: parts.join(' · ') } : {};
 }
 
 export function modelListItems(status: Pick<ControlStatus, 'models' | 'modelDetails'>): ModelListItem[] {
@@ -26,7 +51,7 @@ export function modelListItems(status: Pick<ControlStatus, 'models' | 'modelDeta
     const deprecated = d?.deprecated;
     return {
       id,
-      ...(d?.contextLength ? { note: `${contextText(d.contextLength)} context` } : {}),
+      ...(d ? noteOf(d) : {}),
       ...(deprecated
         ? {
             deprecated: {

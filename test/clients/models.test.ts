@@ -32,7 +32,7 @@ describe('OpenAI SDK models.retrieve and models.list', () => {
   it('answers an alias with the model it stands for, and a provider id with its neutral id', async () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
     expect((await client.models.retrieve('gpt-4o')).id).toBe(sonnet);
-    expect((await client.models.retrieve('opus')).id).toBe('assistant-opus-4-6');
+    expect((await client.models.retrieve('opus')).id).toBe('assistant-opus-5-5');
     expect((await client.models.retrieve('claude-haiku-4-5')).id).toBe('assistant-haiku-4-5-20251001');
     expect((await client.models.retrieve('claude-3-5-haiku-20241022')).id).toBe('assistant-3-5-haiku-20241022');
   });
@@ -75,8 +75,8 @@ describe('native SDK models.retrieve', () => {
     const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
     const ids = [];
     for await (const m of client.models.list()) ids.push(m.id);
-    expect(ids.slice(0, 3)).toEqual(['assistant-sonnet-4-6', 'assistant-opus-4-6', 'assistant-opus-4-5-20251101']);
+    expect(ids.slice(0, 3)).toEqual(['assistant-opus-5-5', 'assistant-opus-4-7', 'assistant-sonnet-4-6']);
     expect(ids).toContain(sonnet);
-    expect(ids).toHaveLength(12);
+    expect(ids).toHaveLength(14);
   });
 });

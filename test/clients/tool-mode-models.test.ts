@@ -47,8 +47,8 @@ describe('model resolution in tool mode', () => {
   it("gives the CLI the exact id of the newest model of a family alias's family", async () => {
     const message = await native().messages.create({ model: 'opus', max_tokens: 100, messages });
     expect(message.content).toEqual([{ type: 'text', text: cliReply }]);
-    expect((await bed.cli.records()).at(-1)!.argv).toContain('claude-opus-4-6');
-    expect(message.model).toBe('assistant-opus-4-6');
+    expect((await bed.cli.records()).at(-1)!.argv).toContain('claude-opus-5-5');
+    expect(message.model).toBe('assistant-opus-5-5');
   });
 
   it('names the served model in streams too', async () => {

@@ -351,8 +351,14 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     );
     expect(await page.$$eval('#model-list .deprecated', (d) => d.length)).toBe(deprecated.size);
     expect(await page.$(`${row('assistant-sonnet-4-6')} .deprecated`)).toBeNull();
-    expect(await page.textContent(`${row('assistant-sonnet-4-7')} .note`)).toBe('1M context');
-    expect(await page.textContent(`${row('assistant-sonnet-4-6')} .note`)).toBe('200K context');
+    // What each model takes, as the provider lists it (docs/models.md).
+    expect(await page.textContent(`${row('assistant-sonnet-4-7')} .note`)).toBe(
+      '1M context · 128K out · adaptive thinking (low–max) · JSON schema',
+    );
+    expect(await page.textContent(`${row('assistant-sonnet-4-6')} .note`)).toBe(
+      '200K context · 64K out · adaptive or budget thinking (low–max) · JSON schema',
+    );
+    await screenshot(page, 'window-connect-models-1280x800-light');
     expect(await page.textContent('#model-catalog')).toMatch(
       /^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
     );

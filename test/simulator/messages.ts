@@ -17,6 +17,7 @@ import {
 } from './http.js';
 import { billingRefusalDue, overageHeaders } from './billing.js';
 import { promptTokens, type CacheUsage } from './prompt-cache.js';
+import { capabilitiesOf, modelRuleRefusal, simModelOf } from './model-rules.js';
 import { refusalOf } from './refusals.js';
 import { planContent, planReply, type ReplyPlan } from './reply-plan.js';
 import { tokenSetHas, tokenSetSize, type RouteContext, type SimulatorKnobs } from './types.js';
@@ -70,7 +71,10 @@ export async function handleMessages(ctx: RouteContext): Promise<void> {
     sendJson(res, 400, nativeErrorBody(400, 'model: string and messages: array are required'), headers);
     return;
   }
-  const refusal = refusalOf(body) ?? billingRefusalDue(knobs, record, body);
+  const refusal =
+    refusalOf(body) ??
+    (knobs.modelRules === 'strict' ? modelRuleRefusal(body) : undefined) ??
+    billingRefusalDue(knobs, record, body);
   if (refusal) {
     sendJson(res, 400, nativeErrorBody(400, refusal), headers);
     return;
@@ -255,7 +259,21 @@ export const simulatorOnlyModel = {
   maxInputTokens: 1_000_000,
 };
 
-type ListedModel = { type: 'model'; id: string; display_name: string; created_at: string; max_input_tokens?: number };
+type ListedModel = {
+  type: 'model';
+  id: string;
+  display_name: string;
+  created_at: string;
+  max_input_tokens?: number;
+  max_tokens?: number;
+  capabilities?: Record<string, unknown>;
+};
+
+/** A listed model's limits and capabilities (model-rules.ts), as the provider's list gives them. */
+function factsOf(id: string): Pick<ListedModel, 'max_input_tokens' | 'max_tokens' | 'capabilities'> {
+  const m = simModelOf(id);
+  return m ? { max_input_tokens: m.maxInputTokens, max_tokens: m.maxTokens, capabilities: capabilitiesOf(m) } : {};
+}
 
 /** The provider's model ids: the simulator-only model, then the profile's public list (neutral prefix replaced by
  * the provider's), newest first as the provider lists them. */
@@ -269,6 +287,7 @@ export function providerModels(): ListedModel[] {
       display_name: displayName(suffix),
       created_at: new Date(m.created * 1000).toISOString(),
       ...(m.contextLength ? { max_input_tokens: m.contextLength } : {}),
+      ...factsOf(provider + suffix),
     };
   });
   const extra: ListedModel = {
@@ -277,6 +296,7 @@ export function providerModels(): ListedModel[] {
     display_name: displayName(simulatorOnlyModel.id.slice(provider.length)),
     created_at: new Date(simulatorOnlyModel.created * 1000).toISOString(),
     max_input_tokens: simulatorOnlyModel.maxInputTokens,
+    ...factsOf(simulatorOnlyModel.id),
   };
   return [extra, ...own];
 }

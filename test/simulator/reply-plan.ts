@@ -8,6 +8,7 @@
 // The same counts are reported whether or not the request streams.
 
 import { planAgentToolLoop } from './agent-tool-loop.js';
+import { sampleOfSchema } from './schema-sample.js';
 import type { SimulatorKnobs } from './types.js';
 
 export type PlannedBlock =
@@ -114,6 +115,11 @@ export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, 
   }
 
   let text = toolResults.length > 0 ? `The tool said: ${toolResults.map(toolResultText).join(' | ')}` : knobs.replyText;
+  // Structured output (output_config.format): the answer is JSON that matches the schema, as constrained decoding
+  // guarantees.
+  const format = (body.output_config as { format?: { schema?: unknown } } | undefined)?.format;
+  if (format?.schema && typeof format.schema === 'object')
+    text = JSON.stringify(sampleOfSchema(format.schema as Record<string, unknown>));
   let stopReason: ReplyPlan['stopReason'] = 'end_turn';
   let stopSequence: string | null = null;
   const stops = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s) => typeof s === 'string') : [];

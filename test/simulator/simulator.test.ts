@@ -395,7 +395,7 @@ describe('GET /v1/models', () => {
       display_name: 'Sonnet 4 7',
       max_input_tokens: 1_000_000,
     });
-    expect(body.data[1]).toMatchObject({ type: 'model', id: 'claude-opus-4-6', display_name: 'Opus 4 6' });
+    expect(body.data[1]).toMatchObject({ type: 'model', id: 'claude-opus-5-5', display_name: 'Opus 5 5' });
     expect(body).toMatchObject({
       has_more: false,
       first_id: 'claude-sonnet-4-7',

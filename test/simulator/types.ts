@@ -155,6 +155,12 @@ export interface SimulatorKnobs {
   respapiQuotaHeaders?: Record<string, string>;
   /** How prompt tokens are counted (prompt-cache.ts): `words` (default) or `bytes` (4 bytes a token). */
   tokenRule: TokenRule;
+  /**
+   * Today's model rules (model-rules.ts): `strict` (the default) refuses, in the provider's words, what the model a
+   * request names does not take (a thinking budget on adaptive-only models, sampling settings, an effort level, a
+   * max_tokens above its maximum, forced tool use on the newest...); `lax` checks only the older rules (refusals.ts).
+   */
+  modelRules: 'strict' | 'lax';
 }
 
 export function defaultKnobs(): SimulatorKnobs {
@@ -183,6 +189,7 @@ export function defaultKnobs(): SimulatorKnobs {
     respapiRefreshFail: false,
     respapiAccountId: 'acct-sim-1',
     tokenRule: 'words',
+    modelRules: 'strict',
   };
 }
 

@@ -27,7 +27,21 @@ const cacheSchema = z.object({
   readAt: z.string(),
   models: z
     .array(
-      z.object({ id: z.string().min(1), created: z.number(), contextLength: z.number().int().positive().optional() }),
+      z.object({
+        id: z.string().min(1),
+        created: z.number(),
+        contextLength: z.number().int().positive().optional(),
+        maxTokens: z.number().int().positive().optional(),
+        capabilities: z
+          .object({
+            thinking: z.array(z.enum(['adaptive', 'enabled'])),
+            efforts: z.array(z.enum(['low', 'medium', 'high', 'xhigh', 'max'])),
+            structuredOutputs: z.boolean(),
+            imageInput: z.boolean(),
+            pdfInput: z.boolean(),
+          })
+          .optional(),
+      }),
     )
     .min(1),
 });
@@ -55,6 +69,24 @@ export interface LiveCatalogOptions {
   unknownRetryMs?: number;
 }
 
+/** What a list leaves out of a model the profile knows (its window, limit, capabilities) is the profile's: an older
+ * list or cache without them still fits requests by what the model takes (docs/models.md). */
+function withProfileFacts(profile: Profile, models: readonly ModelInfo[]): ModelInfo[] {
+  const known = new Map(profile.models.map((m) => [m.id, m]));
+  return models.map((m) => {
+    const own = known.get(m.id);
+    if (!own) return m;
+    const merged: ModelInfo = { ...m };
+    const contextLength = m.contextLength ?? own.contextLength;
+    const maxTokens = m.maxTokens ?? own.maxTokens;
+    const capabilities = m.capabilities ?? own.capabilities;
+    if (contextLength) merged.contextLength = contextLength;
+    if (maxTokens) merged.maxTokens = maxTokens;
+    if (capabilities) merged.capabilities = capabilities;
+    return merged;
+  });
+}
+
 export class LiveModelCatalog implements ModelCatalog {
   private catalog: ModelCatalog;
   private state: CatalogState;
@@ -76,7 +108,7 @@ export class LiveModelCatalog implements ModelCatalog {
       ? { source: 'cached', readAt: cached.readAt, count: cached.models.length }
       : { source: 'fallback', count: opts.profile.models.length };
     this.catalog = createModelCatalog(opts.profile, opts.userAliases, {
-      listed: cached?.models,
+      listed: cached ? withProfileFacts(opts.profile, cached.models) : undefined,
       describe: cached
         ? `the cached provider list ${this.cachePath}, read ${cached.readAt}, and the built-in fallback list`
         : "the built-in fallback list; the provider's own list has not been read yet",
@@ -207,12 +239,7 @@ export class LiveModelCatalog implements ModelCatalog {
 
   /** Takes a read list; an alias whose model the provider does not list is said in the log (once per read). */
   private install(models: ModelInfo[], readAt: string): void {
-    const known = new Map(this.opts.profile.models.map((m) => [m.id, m]));
-    const withContext = models.map((m) =>
-      m.contextLength === undefined && known.get(m.id)?.contextLength
-        ? { ...m, contextLength: known.get(m.id)?.contextLength }
-        : m,
-    );
+    const withContext = withProfileFacts(this.opts.profile, models);
     const unlisted: string[] = [];
     this.catalog = createModelCatalog(this.opts.profile, this.opts.userAliases, {
       listed: withContext,
@@ -257,6 +284,8 @@ export class LiveModelCatalog implements ModelCatalog {
           id: m.id,
           created: m.created,
           ...(m.contextLength ? { contextLength: m.contextLength } : {}),
+          ...(m.maxTokens ? { maxTokens: m.maxTokens } : {}),
+          ...(m.capabilities ? { capabilities: m.capabilities } : {}),
         })),
       };
       await writeFileAtomic(this.cachePath, `${JSON.stringify(body, null, 2)}\n`);

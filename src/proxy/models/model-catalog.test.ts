@@ -19,10 +19,11 @@ describe('createModelCatalog over the built-in fallback: what a requested model 
   const catalog = createModelCatalog(profile);
 
   it("lists today's models newest first, then the older ones", () => {
-    expect(catalog.ids.slice(0, 3)).toEqual([
+    expect(catalog.ids.slice(0, 4)).toEqual([
+      'assistant-opus-5-5',
+      'assistant-opus-4-7',
       'assistant-sonnet-4-6',
       'assistant-opus-4-6',
-      'assistant-opus-4-5-20251101',
     ]);
     expect(catalog.ids).toContain('assistant-3-5-haiku-20241022');
     expect(catalog.models.find((m) => m.id === 'assistant-sonnet-4-6')?.contextLength).toBe(200_000);
@@ -35,7 +36,20 @@ describe('createModelCatalog over the built-in fallback: what a requested model 
       providerId: 'claude-sonnet-4-6',
       cliModel: 'claude-sonnet-4-6',
       source: 'listed',
-      info: { id: 'assistant-sonnet-4-6', created: 1771286400, remark: 'latest', contextLength: 200_000 },
+      info: {
+        id: 'assistant-sonnet-4-6',
+        created: 1771286400,
+        remark: 'latest',
+        contextLength: 200_000,
+        maxTokens: 64_000,
+        capabilities: {
+          thinking: ['adaptive', 'enabled'],
+          efforts: ['low', 'medium', 'high', 'max'],
+          structuredOutputs: true,
+          imageInput: true,
+          pdfInput: true,
+        },
+      },
     });
   });
 
@@ -81,7 +95,7 @@ describe('createModelCatalog over the built-in fallback: what a requested model 
   it("maps the CLI's aliases to the newest model of the family, given to the CLI by its exact id", () => {
     expect(Object.fromEntries(catalog.aliases)).toEqual({
       sonnet: 'assistant-sonnet-4-6',
-      opus: 'assistant-opus-4-6',
+      opus: 'assistant-opus-5-5',
       haiku: 'assistant-haiku-4-5-20251001',
     });
     expect(catalog.resolve('sonnet')).toMatchObject({
@@ -102,7 +116,7 @@ describe('createModelCatalog over the built-in fallback: what a requested model 
     expect(isProxyError(err)).toBe(true);
     expect(err).toMatchObject({ kind: 'model_not_found', status: 404, field: 'model' });
     expect(err.message).toMatch(
-      /^The model 'gpt-4o' is not available\. Available models: assistant-sonnet-4-6, assistant-opus-4-6, .*; aliases: sonnet, opus, haiku$/,
+      /^The model 'gpt-4o' is not available\. Available models: assistant-opus-5-5, assistant-opus-4-7, .*; aliases: sonnet, opus, haiku$/,
     );
     // A provider-shaped id of a model that is not listed is not guessed at either.
     expect(thrown(() => catalog.resolve('claude-9-giant'))).toMatchObject({ kind: 'model_not_found' });
@@ -202,7 +216,7 @@ describe('user aliases (MODEL_ALIASES)', () => {
     const err = thrown(() => createModelCatalog(profile, ['gpt-4o=gpt-5'], { describe: 'the cached provider list' }));
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toMatch(
-      /^Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model \(the model catalog is the cached provider list\); use one of assistant-sonnet-4-6, /,
+      /^Invalid setting MODEL_ALIASES: gpt-4o=gpt-5 names an unknown model \(the model catalog is the cached provider list\); use one of assistant-opus-5-5, /,
     );
     expect(err.message).toContain('docs/configuration.md "Models"');
   });

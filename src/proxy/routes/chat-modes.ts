@@ -4,15 +4,19 @@
 // "Wire formats").
 //   tool    the CLI (docs/tool-mode.md): the model resolved by the catalog (an unknown id is a 404 before any CLI
 //           starts); what the CLI cannot honour is fitted by the engine (backends/cli/request-fit.ts) and named as
-//           ignored
-//   direct  the provider API (docs/direct-mode.md): everything is passed on; the model prefix-mapped; the
-//           credential the client's auth calls for, and its feature flags
+//           ignored; the formats' effort and JSON schema (output_config) go to the CLI as its own flags, which fit
+//           them to the model itself (docs/tool-mode.md "Thinking", "Structured output")
+//   direct  the provider API (docs/direct-mode.md): the request fitted to the model it names (models/fit-request.ts,
+//           docs/models.md); the model prefix-mapped; the credential the client's auth calls for, and its feature
+//           flags
 
 import type { ProxyContext } from '../http/types.js';
 import type { ModelCatalog } from '../models/model-catalog.js';
 import type { ListedCatalog } from './models.js';
 import type { Services } from '../services.js';
 import { fitRequestToCli } from '../backends/cli/request-fit.js';
+import { factsOf, fitRequest } from '../models/fit-request.js';
+import type { ModelInfo, Profile } from '../profile.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
 import type { AnswerMeta, AnswerWriter, WireRequest } from '../wire/wire-format.js';
 import type { Chat } from './answer-chat.js';
@@ -55,12 +59,12 @@ export async function toolChat<A>(
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
   catalog: ListedCatalog,
-  minBudget: number,
+  api: Profile['api'],
 ): Promise<Chat> {
   const { request, clientNames } = parsed;
   const requestedModel = request.model;
   // What the CLI cannot honour is the engine's rule; the route only names it (X-Proxy-Ignored-Params).
-  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, minBudget);
+  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, api.minThinkingBudget);
   // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
   const resolved = await catalog.resolveFresh(requestedModel);
   // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
@@ -74,16 +78,34 @@ export async function toolChat<A>(
   };
 }
 
+/** The catalog's entry of a model id, or undefined for an id it does not know (direct mode sends it as it is). */
+function listedInfo(catalog: ModelCatalog, id: string): { id: string; info?: ModelInfo } {
+  try {
+    const resolved = catalog.resolve(id);
+    return { id: resolved.id, info: resolved.info };
+  } catch {
+    return { id };
+  }
+}
+
 export function directChat<A>(
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
   catalog: ModelCatalog,
   upstream: NonNullable<Chat['upstream']>,
+  profile: Profile,
 ): Chat {
   const requestedModel = parsed.request.model;
+  // Fitted to what the model takes before anything goes out; what it cannot take at all is a 400 here.
+  const model = listedInfo(catalog, requestedModel);
+  const fitted = fitRequest(parsed.request, factsOf(profile, model.id, model.info), parsed.clientNames, {
+    maxTokensDefaulted: parsed.maxTokensDefaulted === true,
+    api: profile.api,
+  });
   parsed.request.model = catalog.providerModel(requestedModel);
+  parsed.warnings.push(...fitted.warnings);
   return {
-    ...chatOf(parsed, answer, parsed.ignored),
+    ...chatOf(parsed, answer, [...new Set([...parsed.ignored, ...fitted.ignored])]),
     requestedModel,
     // Answers name the model the provider reports, as a listed id; the client's name only when none is reported.
     publicModel: requestedModel,

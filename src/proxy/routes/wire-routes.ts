@@ -45,13 +45,13 @@ export function registerWireRoutes(
     if (mode === 'tool') {
       handler = async (ctx) => {
         const parsed = format.parse(ctx.state.body, { mode: 'tool', api });
-        const chat = await toolChat(ctx, parsed, answer, parts.catalog, api.minThinkingBudget);
+        const chat = await toolChat(ctx, parsed, answer, parts.catalog, api);
         await answerChat(ctx, services, parts.cli, chat);
       };
     } else if (mode === 'direct') {
       handler = async (ctx) => {
         const parsed = format.parse(ctx.state.body, { mode: 'direct', api });
-        const chat = directChat(parsed, answer, parts.catalog, directUpstream(ctx, services));
+        const chat = directChat(parsed, answer, parts.catalog, directUpstream(ctx, services), services.profile);
         await answerChat(ctx, services, parts.direct, chat);
       };
     } else {

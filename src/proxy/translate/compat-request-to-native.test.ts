@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../errors.js';
 import { compatChatRequestSchema, type CompatChatRequest } from '../formats/compat.js';
-import { defaultProfile } from '../profile.js';
 import { compatRequestToNative } from './compat-request-to-native.js';
 
 const options = { defaultMaxTokens: 4096 };
@@ -29,39 +28,23 @@ describe('compatRequestToNative', () => {
     expect(compatRequestToNative(body({}), options).request.model).toBe('assistant-sonnet-4-20250514');
   });
 
-  describe('reasoning_effort (direct mode: a thinking budget)', () => {
-    const thinking = { budgets: defaultProfile.api.thinkingBudgets, min: defaultProfile.api.minThinkingBudget };
-
-    it("becomes thinking with the effort's budget, and drops the sampling settings the provider refuses with it", () => {
-      const result = compatRequestToNative(body({ reasoning_effort: 'medium', max_tokens: 8000, temperature: 0.2 }), {
-        ...options,
-        thinking,
+  describe('reasoning_effort: the intent, fitted to the model by the mode (docs/models.md)', () => {
+    it('becomes adaptive thinking with that effort, sampling settings left for the fit step', () => {
+      const result = compatRequestToNative(body({ reasoning_effort: 'xhigh', temperature: 0.2 }), options);
+      expect(result.request).toMatchObject({
+        thinking: { type: 'adaptive' },
+        output_config: { effort: 'xhigh' },
+        temperature: 0.2,
       });
-      expect(result.request.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
-      expect(result.request.temperature).toBeUndefined();
-      expect(result.ignored).toEqual(['temperature']);
-      expect(result.warnings).toEqual([
-        'temperature cannot be combined with reasoning_effort (thinking) and was ignored',
-      ]);
+      expect(result.ignored).toEqual([]);
     });
 
-    it('keeps the budget below max_tokens, and names the effort ignored when no budget fits', () => {
-      const cut = compatRequestToNative(body({ reasoning_effort: 'high', max_tokens: 3000 }), { ...options, thinking });
-      expect(cut.request.thinking).toEqual({ type: 'enabled', budget_tokens: 2999 });
-      expect(cut.warnings).toEqual([
-        'reasoning_effort high: the thinking budget was cut to 2999 tokens to stay below max_tokens',
-      ]);
-      const none = compatRequestToNative(body({ reasoning_effort: 'low', max_tokens: 500 }), { ...options, thinking });
-      expect(none.request.thinking).toBeUndefined();
-      expect(none.ignored).toEqual(['reasoning_effort']);
-      expect(none.warnings).toEqual(['reasoning_effort low was ignored: thinking needs max_tokens above 1024']);
-    });
-
-    it('asks for no thinking at none or minimal, and is named ignored without budgets', () => {
-      const minimal = compatRequestToNative(body({ reasoning_effort: 'minimal' }), { ...options, thinking });
-      expect(minimal.request.thinking).toBeUndefined();
-      expect(minimal.ignored).toEqual([]);
-      expect(compatRequestToNative(body({ reasoning_effort: 'high' }), options).ignored).toEqual(['reasoning_effort']);
+    it('asks for no thinking at none or minimal', () => {
+      for (const effort of ['none', 'minimal'] as const) {
+        const result = compatRequestToNative(body({ reasoning_effort: effort }), options);
+        expect(result.request.thinking).toEqual({ type: 'disabled' });
+        expect(result.request).not.toHaveProperty('output_config');
+      }
     });
   });
 
@@ -197,6 +180,8 @@ describe('compatRequestToNative', () => {
       max_tokens: 4096,
       temperature: 1,
       stop_sequences: ['STOP'],
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'low' },
     });
     expect(result.warnings).toEqual([
       'temperature 1.7 was clamped to 1 (the provider accepts 0 to 1)',
@@ -212,11 +197,10 @@ describe('compatRequestToNative', () => {
       'logprobs',
       'user',
       'seed',
-      'reasoning_effort',
     ]);
   });
 
-  it('emulates response_format with a system instruction and says so', () => {
+  it('turns response_format into output_config.format: a schema as given, json_object as any object', () => {
     const json = compatRequestToNative(
       body({
         messages: [
@@ -224,28 +208,41 @@ describe('compatRequestToNative', () => {
           { role: 'user', content: 'hi' },
         ],
         response_format: { type: 'json_object' },
+        reasoning_effort: 'low',
       }),
       options,
     );
-    expect(json.request.system).toBe(
-      'S\n\nRespond only with a single valid JSON object. Do not add any text before or after it.',
-    );
-    expect(json.warnings).toEqual([
-      'response_format json_object is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON',
-    ]);
+    expect(json.request.system).toBe('S');
+    expect(json.request.output_config).toEqual({
+      effort: 'low',
+      format: { type: 'json_schema', schema: { type: 'object', additionalProperties: true } },
+    });
+    expect(json.warnings).toEqual([]);
     const schema = compatRequestToNative(
       body({
         response_format: {
           type: 'json_schema',
-          json_schema: { name: 'point', schema: { type: 'object', properties: { x: { type: 'number' } } } },
+          json_schema: {
+            name: 'point',
+            strict: true,
+            schema: { type: 'object', properties: { x: { type: 'number' } } },
+          },
         },
       }),
       options,
     );
-    expect(schema.request.system).toBe(
-      'Respond only with a single valid JSON value that conforms to the JSON schema "point" below.\nDo not add any text before or after it.\n{"type":"object","properties":{"x":{"type":"number"}}}',
+    expect(schema.request.output_config).toEqual({
+      format: { type: 'json_schema', schema: { type: 'object', properties: { x: { type: 'number' } } } },
+    });
+    expect(compatRequestToNative(body({ response_format: { type: 'text' } }), options).request).not.toHaveProperty(
+      'output_config',
     );
-    expect(compatRequestToNative(body({ response_format: { type: 'text' } }), options).request.system).toBeUndefined();
+  });
+
+  it('keeps strict on strict function tools', () => {
+    const fn = { name: 'f', parameters: { type: 'object' }, strict: true };
+    const result = compatRequestToNative(body({ tools: [{ type: 'function', function: fn }] }), options);
+    expect(result.request.tools).toEqual([{ name: 'f', input_schema: { type: 'object' }, strict: true }]);
   });
 
   it('accepts empty tool-call arguments and drops empty turns with a warning', () => {

@@ -3,18 +3,20 @@
 // `ignored`. Only a request we cannot express at all (bad tool-call JSON, an unusable image URL) is a 400.
 
 import type { CompatChatRequest } from '../formats/compat.js';
-import type { NativeMessagesRequest, NativeTool, NativeToolChoice } from '../formats/native.js';
+import type {
+  NativeMessagesRequest,
+  NativeOutputFormat,
+  NativeRequest,
+  NativeTool,
+  NativeToolChoice,
+} from '../formats/native.js';
 import type { ReasoningEffort } from '../profile.js';
 import { compatMessagesToNative } from './compat-messages-to-native.js';
 
 export interface CompatRequestToNativeOptions {
-  /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one). */
+  /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one; direct
+   * mode sets the model's own: models/fit-request.ts). */
   defaultMaxTokens: number;
-  /**
-   * reasoning_effort -> a thinking budget (profile.api.thinkingBudgets, in both modes); absent: reasoning_effort is
-   * named as ignored. The model id is the route's to resolve (models/model-catalog.ts).
-   */
-  thinking?: { budgets: Readonly<Record<ReasoningEffort, number>>; min: number };
 }
 
 export interface CompatRequestToNativeResult {
@@ -61,6 +63,7 @@ function toolsOf(body: CompatChatRequest): NativeTool[] | undefined {
     ...(fn.description ? { description: fn.description } : {}),
     // The native format requires an input schema; a function without parameters takes an empty object.
     input_schema: fn.parameters ?? { type: 'object', properties: {} },
+    ...(fn.strict ? { strict: true } : {}),
   }));
 }
 
@@ -79,27 +82,31 @@ export type JsonFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; name?: string | null; description?: string | null; schema?: Record<string, unknown> | null };
 
-/**
- * A JSON output format has no native parameter. It is emulated with an instruction appended to the system prompt;
- * the model usually complies but the output is not guaranteed to parse, so the caller warns.
- */
-export function jsonFormatInstruction(format: JsonFormat): string {
-  if (format.type === 'json_object') {
-    return 'Respond only with a single valid JSON object. Do not add any text before or after it.';
-  }
-  const { name, description, schema } = format;
-  return [
-    `Respond only with a single valid JSON value that conforms to the JSON schema${name ? ` "${name}"` : ''} below.`,
-    ...(description ? [description] : []),
-    'Do not add any text before or after it.',
-    JSON.stringify(schema ?? {}),
-  ].join('\n');
+/** `json_object` asks for any object: the schema of one, so the model's own structured outputs can keep it. */
+const anyObject = { type: 'object', additionalProperties: true };
+
+/** A client's JSON output format -> the native output_config.format (docs/models.md "JSON output"). */
+export function outputFormatOf(format: JsonFormat): NativeOutputFormat {
+  return { type: 'json_schema', schema: (format.type === 'json_schema' ? format.schema : undefined) ?? anyObject };
 }
 
-function formatInstructionOf(body: CompatChatRequest): string | undefined {
-  const format = body.response_format;
-  if (!format || format.type === 'text') return undefined;
-  return jsonFormatInstruction(format.type === 'json_object' ? format : { type: 'json_schema', ...format.json_schema });
+/**
+ * A reasoning effort -> the intent in native fields: adaptive thinking with output_config.effort, or no thinking for
+ * `none` and `minimal`. The mode fits it to the model (models/fit-request.ts: the nearest level, a budget, or
+ * nothing).
+ */
+export function applyEffortIntent(request: NativeRequest, effort: ReasoningEffort): void {
+  if (effort === 'none' || effort === 'minimal') {
+    request.thinking = { type: 'disabled' };
+    return;
+  }
+  request.thinking = { type: 'adaptive' };
+  addOutputConfig(request, { effort });
+}
+
+/** Adds an output_config field to a request, keeping the others. */
+export function addOutputConfig(request: NativeRequest, config: NativeRequest['output_config']): void {
+  if (config) request.output_config = { ...request.output_config, ...config };
 }
 
 function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): string[] | undefined {
@@ -112,42 +119,6 @@ function stopSequencesOf(stop: CompatChatRequest['stop'], warnings: string[]): s
   return kept.length > 0 ? kept : undefined;
 }
 
-/**
- * reasoning_effort -> thinking with the profile's budget for that effort, kept below max_tokens (the provider
- * requires it). The provider refuses sampling settings with thinking on, so temperature and top_p are then named
- * as ignored. A budget that cannot fit (max_tokens too small) leaves thinking off, named as ignored.
- */
-export function applyReasoningEffort(
-  effort: ReasoningEffort,
-  request: Pick<NativeMessagesRequest, 'max_tokens' | 'thinking' | 'temperature' | 'top_p'>,
-  options: Pick<CompatRequestToNativeOptions, 'thinking'>,
-  warnings: string[],
-  ignored: string[],
-  field = 'reasoning_effort',
-): void {
-  if (!options.thinking) {
-    ignored.push(field);
-    return;
-  }
-  const wanted = options.thinking.budgets[effort];
-  if (wanted <= 0) return; // none, minimal: no thinking, as asked
-  const budget = Math.min(wanted, request.max_tokens - 1);
-  if (budget < options.thinking.min) {
-    ignored.push(field);
-    warnings.push(`${field} ${effort} was ignored: thinking needs max_tokens above ${options.thinking.min}`);
-    return;
-  }
-  if (budget < wanted)
-    warnings.push(`${field} ${effort}: the thinking budget was cut to ${budget} tokens to stay below max_tokens`);
-  request.thinking = { type: 'enabled', budget_tokens: budget };
-  for (const key of ['temperature', 'top_p'] as const) {
-    if (request[key] === undefined) continue;
-    delete request[key];
-    ignored.push(key);
-    warnings.push(`${key} cannot be combined with ${field} (thinking) and was ignored`);
-  }
-}
-
 export function compatRequestToNative(
   body: CompatChatRequest,
   options: CompatRequestToNativeOptions,
@@ -157,18 +128,10 @@ export function compatRequestToNative(
   const conversation = compatMessagesToNative(body.messages);
   warnings.push(...conversation.warnings);
 
-  const formatInstruction = formatInstructionOf(body);
-  if (formatInstruction) {
-    warnings.push(
-      `response_format ${body.response_format?.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`,
-    );
-  }
-  const system = [conversation.system, formatInstruction].filter((s) => s !== undefined).join('\n\n');
-
   const request: NativeMessagesRequest = {
     model: body.model,
     messages: conversation.messages,
-    ...(system !== '' ? { system } : {}),
+    ...(conversation.system ? { system: conversation.system } : {}),
     // max_completion_tokens is the newer name of the same limit, so it wins (SPEC.md §2.2: max_tokens unchanged).
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? options.defaultMaxTokens,
   };
@@ -205,7 +168,12 @@ export function compatRequestToNative(
     warnings.push('logprobs are not available from the provider and were not returned');
   }
   for (const key of silentlyIgnored) if (body[key] !== null && body[key] !== undefined) ignored.push(key);
-  if (body.reasoning_effort != null) applyReasoningEffort(body.reasoning_effort, request, options, warnings, ignored);
+  if (body.reasoning_effort != null) applyEffortIntent(request, body.reasoning_effort);
+  const format = body.response_format;
+  if (format && format.type !== 'text')
+    addOutputConfig(request, {
+      format: outputFormatOf(format.type === 'json_object' ? format : { type: 'json_schema', ...format.json_schema }),
+    });
   for (const [key, value] of Object.entries(body)) {
     if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);
   }

@@ -5,6 +5,7 @@ import { ProxyError, type ErrorKind } from '../errors.js';
 import type { NativeErrorBody } from '../formats/native.js';
 import type { QuotaNames } from '../profile.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
+import { explainModelRule } from '../models/model-rule-refusal.js';
 
 export const kindOfNativeErrorType = {
   invalid_request_error: 'invalid_request',
@@ -27,8 +28,9 @@ export function mapNativeError(error: NativeErrorBody): ProxyError {
 
 /**
  * A provider error answer passed on as it came (direct mode's native route, upstream/forward.ts), when it is one of
- * the provider's billing refusals: the same body with our explanation (what happened, what to do) before the
- * provider's words, in the same native shape and status. Anything else: undefined, and the bytes go as they are.
+ * the provider's billing refusals or a model rule (models/model-rule-refusal.ts): the same body with our explanation
+ * (what happened, what to do) before the provider's words, in the same native shape and status. Anything else:
+ * undefined, and the bytes go as they are.
  */
 export function explainNativeRefusalBody(body: Buffer, refusals?: QuotaNames['refusals']): Buffer | undefined {
   let data: unknown;
@@ -40,9 +42,7 @@ export function explainNativeRefusalBody(body: Buffer, refusals?: QuotaNames['re
   const error = (data as { type?: unknown; error?: { message?: unknown } } | null)?.error;
   if ((data as { type?: unknown }).type !== 'error' || typeof error?.message !== 'string') return undefined;
   const refusal = billingRefusalOf(error.message, refusals);
-  if (!refusal) return undefined;
-  return Buffer.from(
-    JSON.stringify({ ...(data as object), error: { ...error, message: explainRefusal(refusal, error.message) } }),
-    'utf8',
-  );
+  const message = refusal ? explainRefusal(refusal, error.message) : explainModelRule(error.message);
+  if (!message) return undefined;
+  return Buffer.from(JSON.stringify({ ...(data as object), error: { ...error, message } }), 'utf8');
 }

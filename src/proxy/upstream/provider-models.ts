@@ -4,7 +4,7 @@
 // so a missing login is visible without turning the model list into an error (clients ask it at start-up).
 
 import { z } from 'zod';
-import type { ModelInfo } from '../profile.js';
+import type { ModelCapabilities, ModelInfo } from '../profile.js';
 import { toNeutralModel } from '../profile.js';
 import type { Services } from '../services.js';
 import type { ClientAuth } from './client-auth.js';
@@ -24,9 +24,41 @@ const providerListSchema = z.looseObject({
       max_input_tokens: z.number().int().positive().optional(),
       context_window: z.number().int().positive().optional(),
       context_length: z.number().int().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+      capabilities: z.unknown().optional(),
     }),
   ),
 });
+
+const supported = z.looseObject({ supported: z.boolean() });
+/** The provider's capabilities object: each feature `{supported}`, thinking's types and effort's levels inside. */
+const capabilitiesSchema = z.looseObject({
+  thinking: supported.extend({ types: z.record(z.string(), supported).optional() }).optional(),
+  effort: z.record(z.string(), z.unknown()).optional(),
+  structured_outputs: supported.optional(),
+  image_input: supported.optional(),
+  pdf_input: supported.optional(),
+});
+
+const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+/** The provider's capabilities -> ours; undefined when absent or unreadable (the profile's are used then). */
+export function capabilitiesOf(raw: unknown): ModelCapabilities | undefined {
+  const parsed = capabilitiesSchema.safeParse(raw);
+  if (raw === undefined || !parsed.success) return undefined;
+  const c = parsed.data;
+  const on = (v: unknown) => supported.safeParse(v).data?.supported === true;
+  const thinking = c.thinking?.supported
+    ? (['adaptive', 'enabled'] as const).filter((t) => on(c.thinking?.types?.[t]))
+    : [];
+  return {
+    thinking: [...thinking],
+    efforts: c.effort && on(c.effort) ? effortLevels.filter((e) => on(c.effort?.[e])) : [],
+    structuredOutputs: on(c.structured_outputs),
+    imageInput: on(c.image_input),
+    pdfInput: on(c.pdf_input),
+  };
+}
 
 /** Longest wait for the provider's list before answering the profile's (clients ask it at start-up). */
 const listTimeoutMs = 10_000;
@@ -60,10 +92,15 @@ export async function fetchProviderModels(
     const id = toNeutralModel(profile, m.id);
     const at = m.created_at ? Date.parse(m.created_at) : Number.NaN;
     const contextLength = m.max_input_tokens ?? m.context_window ?? m.context_length ?? known.get(id)?.contextLength;
+    // What the provider says of a model wins; a list without it keeps what the profile knows (docs/models.md).
+    const maxTokens = m.max_tokens ?? known.get(id)?.maxTokens;
+    const capabilities = capabilitiesOf(m.capabilities) ?? known.get(id)?.capabilities;
     return {
       id,
       created: Number.isNaN(at) ? (known.get(id)?.created ?? 0) : Math.floor(at / 1000),
       ...(contextLength ? { contextLength } : {}),
+      ...(maxTokens ? { maxTokens } : {}),
+      ...(capabilities ? { capabilities } : {}),
     };
   });
 }

@@ -7,6 +7,7 @@ import { redactSecrets } from '../logger.js';
 import type { Config } from '../config.js';
 import { firstValue } from './client-auth.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
+import { explainModelRule } from '../models/model-rule-refusal.js';
 
 export type UpstreamTimeouts = Pick<
   Config,
@@ -122,7 +123,11 @@ export function fromErrorAnswer(
   const said = `The provider answered ${status}${type ? ` ${type}` : ''}: ${text}`;
   // The provider's billing refusals (usage/billing-lane.ts) say what happened and what to do before its own words.
   const refusal = status >= 400 && status < 500 ? (billingRefusalOf(message) ?? undefined) : undefined;
-  return new ProxyError(kind, refusal ? explainRefusal(refusal, said) : said, {
+  // A model rule (docs/models.md) is explained the same way: what the model refused and what to do.
+  const explained = refusal
+    ? explainRefusal(refusal, said)
+    : ((status === 400 ? explainModelRule(said) : undefined) ?? said);
+  return new ProxyError(kind, explained, {
     retryAfter,
     headers: passedErrorHeaders(headers),
     refusal,

@@ -26,7 +26,19 @@ export interface ParseContext {
 
 /** Native request fields a mode may be unable to honour, by the client field each came from. */
 export type ClientNames = Partial<
-  Record<'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'thinking' | 'parallel_tool_calls', string>
+  Record<
+    | 'temperature'
+    | 'top_p'
+    | 'top_k'
+    | 'stop_sequences'
+    | 'thinking'
+    | 'parallel_tool_calls'
+    | 'max_tokens'
+    | 'format'
+    | 'strict'
+    | 'tool_choice',
+    string
+  >
 >;
 
 /** One parse of a client body: the native request and what the answer side needs to know of the request. */
@@ -40,6 +52,8 @@ export interface WireRequest<A = unknown> {
   warnings: string[];
   /** The client's own names of the native fields above, for the mode's "cannot honour" list. */
   clientNames: ClientNames;
+  /** max_tokens is the format's default, not the client's: direct mode sets the model's own (docs/models.md). */
+  maxTokensDefaulted?: boolean;
   /** False when the client cannot send tool results back by id (backends/backend.ts BackendContext). */
   toolResultsReturn?: boolean;
   /** Handed back to answer(): what the answer's shape depends on (include_usage, custom tool names, ...). */

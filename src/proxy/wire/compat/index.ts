@@ -17,18 +17,24 @@ export const compatFormat: WireFormat<CompatAnswerOptions> = {
     if (mode === 'tool') refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
     const { body, legacy } = legacyFunctionsToTools(raw);
     const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
-    // reasoning_effort becomes a thinking budget by the same table in both modes (profile.api.thinkingBudgets).
-    const { request, warnings, ignored } = compatRequestToNative(parsed, {
-      defaultMaxTokens: api.defaultMaxTokens,
-      thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
-    });
+    // reasoning_effort and response_format arrive as intent (adaptive thinking with an effort, output_config.format);
+    // the mode fits them to the model (docs/models.md).
+    const { request, warnings, ignored } = compatRequestToNative(parsed, { defaultMaxTokens: api.defaultMaxTokens });
     const { stream, ...native } = request;
     return {
       request: native,
       stream: stream === true,
       ignored,
       warnings,
-      clientNames: { stop_sequences: 'stop', thinking: 'reasoning_effort' },
+      clientNames: {
+        stop_sequences: 'stop',
+        thinking: 'reasoning_effort',
+        max_tokens: parsed.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
+        format: 'response_format',
+        strict: 'tools.function.strict',
+        tool_choice: 'tool_choice',
+      },
+      ...(parsed.max_completion_tokens == null && parsed.max_tokens == null ? { maxTokensDefaulted: true } : {}),
       ...(legacy ? { toolResultsReturn: false } : {}),
       answer: { includeUsage: parsed.stream_options?.include_usage === true, legacyFunctions: legacy },
     };

@@ -36,6 +36,8 @@ const clientNames: ClientNames = {
   top_k: 'options.top_k',
   stop_sequences: 'options.stop',
   thinking: 'think',
+  max_tokens: 'options.num_predict',
+  format: 'format',
 };
 
 function wireRequestOf(kind: OllamaAnswerKind, parsed: OllamaToNativeResult): WireRequest<OllamaAnswerOptions> {
@@ -48,6 +50,7 @@ function wireRequestOf(kind: OllamaAnswerKind, parsed: OllamaToNativeResult): Wi
     ignored: parsed.ignored,
     warnings: parsed.warnings,
     clientNames,
+    ...(parsed.maxTokensDefaulted ? { maxTokensDefaulted: true } : {}),
     answer: { kind, loadOnly: parsed.loadOnly },
     ...(parsed.loadOnly ? { asksNothing: true } : {}),
   };
@@ -80,10 +83,7 @@ function answerOf(meta: Parameters<WireFormat['answer']>[0], options: OllamaAnsw
 
 function translation(context: ParseContext) {
   const { api } = context;
-  return {
-    defaultMaxTokens: api.defaultMaxTokens,
-    thinking: { budgets: api.thinkingBudgets, min: api.minThinkingBudget },
-  };
+  return { defaultMaxTokens: api.defaultMaxTokens };
 }
 
 export const ollamaChatFormat: WireFormat<OllamaAnswerOptions> = {

@@ -3,10 +3,7 @@ import { ProxyError } from '../../errors.js';
 import { modelOfOllamaName, ollamaChatToNative, ollamaGenerateToNative } from './request-to-native.js';
 import { ollamaChatRequestSchema, ollamaGenerateRequestSchema } from './schemas.js';
 
-const options = {
-  defaultMaxTokens: 4096,
-  thinking: { budgets: { none: 0, minimal: 0, low: 1024, medium: 4096, high: 16384, xhigh: 32768 }, min: 1024 },
-};
+const options = { defaultMaxTokens: 4096 };
 const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 const chat = (body: unknown) => ollamaChatToNative(ollamaChatRequestSchema.parse(body), options);
 const generate = (body: unknown) => ollamaGenerateToNative(ollamaGenerateRequestSchema.parse(body), options);
@@ -119,30 +116,40 @@ describe('Ollama chat -> native', () => {
       top_k: 40,
       stop_sequences: ['END'],
     });
-    expect(out.request.system).toMatch(/single valid JSON value/);
+    expect(out.request.output_config).toEqual({
+      format: { type: 'json_schema', schema: { type: 'object', additionalProperties: true } },
+    });
+    expect(out.maxTokensDefaulted).toBe(false);
     expect(out.ignored.sort()).toEqual(['keep_alive', 'options.num_ctx', 'options.seed']);
     expect(out.warnings.join(' ')).toMatch(/clamped to 1/);
     expect(out.warnings.join(' ')).toMatch(/whitespace/);
   });
 
-  it('turns think into a thinking budget below max_tokens, without sampling settings', () => {
+  it('turns think into the intent of a reasoning effort, and a schema format into output_config.format', () => {
     const out = chat({
       model: 'm',
       messages: [{ role: 'user', content: 'hi' }],
       think: 'high',
-      options: { num_predict: 10_000, temperature: 0.3 },
+      format: { type: 'object', properties: { a: { type: 'string' } } },
+      options: { temperature: 0.3 },
     });
-    expect(out.request.thinking).toEqual({ type: 'enabled', budget_tokens: 9_999 });
-    expect(out.request.temperature).toBeUndefined();
-    expect(out.ignored).toEqual(['options.temperature']);
-    const small = chat({
-      model: 'm',
-      messages: [{ role: 'user', content: 'hi' }],
-      think: true,
-      options: { num_predict: 500 },
+    expect(out.request).toMatchObject({
+      thinking: { type: 'adaptive' },
+      output_config: {
+        effort: 'high',
+        format: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+      },
+      temperature: 0.3,
     });
-    expect(small.request.thinking).toBeUndefined();
-    expect(small.ignored).toEqual(['think']);
+    expect(out.maxTokensDefaulted).toBe(true);
+    expect(
+      chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], think: true }).request.output_config,
+    ).toEqual({
+      effort: 'medium',
+    });
+    expect(chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], think: false }).request).not.toHaveProperty(
+      'thinking',
+    );
   });
 
   it('sees a chat without messages as a model load, and refuses what it cannot express', () => {

@@ -19,14 +19,13 @@ import type {
   NativeRole,
   NativeTool,
 } from '../../formats/native.js';
-import type { ReasoningEffort } from '../../profile.js';
+import { addOutputConfig, applyEffortIntent, outputFormatOf } from '../../translate/compat-request-to-native.js';
 import type { OllamaChatRequest, OllamaGenerateRequest, OllamaMessage, OllamaOptions } from './schemas.js';
 
 export interface OllamaToNativeOptions {
-  /** max_tokens when options.num_predict does not set one (the native format requires one). */
+  /** max_tokens when options.num_predict does not set one (the native format requires one; direct mode sets the
+   * model's own). */
   defaultMaxTokens: number;
-  /** `think` -> a thinking budget, by the same table as the compatible reasoning_effort (profile.api). */
-  thinking: { budgets: Readonly<Record<ReasoningEffort, number>>; min: number };
 }
 
 export interface OllamaToNativeResult {
@@ -38,6 +37,13 @@ export interface OllamaToNativeResult {
   warnings: string[];
   /** No prompt at all: Ollama's way to load a model; answered at once with done_reason "load". */
   loadOnly: boolean;
+  /** options.num_predict set no limit: max_tokens is the default. */
+  maxTokensDefaulted: boolean;
+}
+
+/** True when options.num_predict sets no limit of its own. */
+function defaulted(options: OllamaOptions | null | undefined): boolean {
+  return !(typeof options?.num_predict === 'number' && options.num_predict > 0);
 }
 
 /** Ollama names carry a tag; the proxy's models have one version each, so `:latest` names the same model. */
@@ -161,16 +167,12 @@ function toolsOf(tools: OllamaChatRequest['tools']): NativeTool[] | undefined {
   }));
 }
 
-/** `format` has no native parameter: an instruction in the system prompt, as the compatible response_format. */
-function formatInstructionOf(format: OllamaChatRequest['format'], warnings: string[]): string | undefined {
-  if (format === null || format === undefined || format === '') return undefined;
-  warnings.push('format is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON');
-  if (format === 'json') return 'Respond only with a single valid JSON value. Do not add any text before or after it.';
-  return [
-    'Respond only with a single valid JSON value that conforms to this JSON schema.',
-    'Do not add any text before or after it.',
-    JSON.stringify(format),
-  ].join('\n');
+/** `format` ("json", or a JSON schema) -> output_config.format, fitted to the model by the mode (docs/models.md). */
+function outputFormatOfOllama(format: OllamaChatRequest['format'], request: NativeMessagesRequest): void {
+  if (format === null || format === undefined || format === '') return;
+  addOutputConfig(request, {
+    format: outputFormatOf(format === 'json' ? { type: 'json_object' } : { type: 'json_schema', schema: format }),
+  });
 }
 
 const readOptions = new Set(['num_predict', 'temperature', 'top_p', 'top_k', 'stop']);
@@ -207,31 +209,10 @@ function applyOptions(
   }
 }
 
-/** `think` -> thinking with the profile's budget, kept below max_tokens; true means the medium budget. */
-function applyThink(
-  think: OllamaChatRequest['think'],
-  request: NativeMessagesRequest,
-  options: OllamaToNativeOptions,
-  warnings: string[],
-  ignored: string[],
-): void {
+/** `think` -> the intent of compatible reasoning_effort (true: medium); false asks for nothing, as Ollama's default. */
+function applyThink(think: OllamaChatRequest['think'], request: NativeMessagesRequest): void {
   if (think === null || think === undefined || think === false) return;
-  const effort: ReasoningEffort = think === true ? 'medium' : think;
-  const wanted = options.thinking.budgets[effort];
-  if (wanted <= 0) return;
-  const budget = Math.min(wanted, request.max_tokens - 1);
-  if (budget < options.thinking.min) {
-    ignored.push('think');
-    warnings.push(`think was ignored: thinking needs options.num_predict above ${options.thinking.min}`);
-    return;
-  }
-  request.thinking = { type: 'enabled', budget_tokens: budget };
-  // The provider refuses sampling settings with thinking on.
-  for (const key of ['temperature', 'top_p', 'top_k'] as const) {
-    if (request[key] === undefined) continue;
-    delete request[key];
-    ignored.push(`options.${key}`);
-  }
+  applyEffortIntent(request, think === true ? 'medium' : think);
 }
 
 function unread(body: Record<string, unknown>, read: ReadonlySet<string>, ignored: string[]): void {
@@ -246,21 +227,27 @@ export function ollamaChatToNative(body: OllamaChatRequest, options: OllamaToNat
   const ignored: string[] = [];
   const messages = body.messages ?? [];
   const conversation = conversationOf(messages, warnings);
-  const format = formatInstructionOf(body.format, warnings);
-  const system = [conversation.system, format].filter((s) => s !== undefined).join('\n\n');
   const request: NativeMessagesRequest = {
     model: body.model,
     messages: conversation.messages,
-    ...(system !== '' ? { system } : {}),
+    ...(conversation.system ? { system: conversation.system } : {}),
     max_tokens: options.defaultMaxTokens,
   };
+  outputFormatOfOllama(body.format, request);
   applyOptions(body.options, request, warnings, ignored);
   const tools = toolsOf(body.tools);
   if (tools) request.tools = tools;
-  applyThink(body.think, request, options, warnings, ignored);
+  applyThink(body.think, request);
   unread(body, chatRead, ignored);
   // Ollama loads a model on an empty chat; a conversation of system messages only has nothing to answer either.
-  return { request, stream: body.stream !== false, ignored, warnings, loadOnly: conversation.messages.length === 0 };
+  return {
+    request,
+    stream: body.stream !== false,
+    ignored,
+    warnings,
+    loadOnly: conversation.messages.length === 0,
+    maxTokensDefaulted: defaulted(body.options),
+  };
 }
 
 const generateRead = new Set(['model', 'prompt', 'system', 'images', 'stream', 'format', 'think', 'options']);
@@ -275,17 +262,23 @@ export function ollamaGenerateToNative(
     ...(body.images ?? []).map((image, j) => imageBlockOfBase64(image, `images.${j}`)),
     ...textBlocks(body.prompt),
   ];
-  const format = formatInstructionOf(body.format, warnings);
-  const system = [body.system ?? undefined, format].filter((s) => s !== undefined && s !== '').join('\n\n');
   const request: NativeMessagesRequest = {
     model: body.model,
     messages: blocks.length > 0 ? [{ role: 'user', content: blocks }] : [],
-    ...(system !== '' ? { system } : {}),
+    ...(body.system ? { system: body.system } : {}),
     max_tokens: options.defaultMaxTokens,
   };
+  outputFormatOfOllama(body.format, request);
   applyOptions(body.options, request, warnings, ignored);
-  applyThink(body.think, request, options, warnings, ignored);
+  applyThink(body.think, request);
   // suffix (fill in the middle), raw, template and context (a local model's prompt machinery) have no equivalent.
   unread(body, generateRead, ignored);
-  return { request, stream: body.stream !== false, ignored, warnings, loadOnly: blocks.length === 0 };
+  return {
+    request,
+    stream: body.stream !== false,
+    ignored,
+    warnings,
+    loadOnly: blocks.length === 0,
+    maxTokensDefaulted: defaulted(body.options),
+  };
 }

@@ -147,14 +147,21 @@ describe('responsesRequestToNative', () => {
     });
     expect(out.request.tool_choice).toEqual({ type: 'tool', name: 'f' });
     expect(out.request.tools).toEqual([{ name: 'f', input_schema: { type: 'object', properties: {} } }]);
-    expect(out.request.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
-    // The provider refuses sampling settings with thinking on.
-    expect(out.request.top_p).toBeUndefined();
-    expect(out.request.system).toBe(
-      'Respond only with a single valid JSON value that conforms to the JSON schema "answer" below.\nDo not add any text before or after it.\n{"type":"object"}',
-    );
-    expect(out.ignored).toEqual(['top_p', 'text.verbosity', 'prompt_cache_key', 'client_metadata']);
-    expect(out.clientNames.thinking).toBe('reasoning.effort');
+    // Intent in native fields; the mode fits effort, sampling and the format to the model (docs/models.md).
+    expect(out.request.thinking).toEqual({ type: 'adaptive' });
+    expect(out.request.output_config).toEqual({
+      effort: 'low',
+      format: { type: 'json_schema', schema: { type: 'object' } },
+    });
+    expect(out.request.top_p).toBe(0.5);
+    expect(out.request).not.toHaveProperty('system');
+    expect(out.ignored).toEqual(['text.verbosity', 'prompt_cache_key', 'client_metadata']);
+    expect(out.clientNames).toMatchObject({
+      thinking: 'reasoning.effort',
+      format: 'text.format',
+      max_tokens: 'max_output_tokens',
+    });
+    expect(out.maxTokensDefaulted).toBeUndefined();
   });
 
   it('clamps temperature into the provider range with a warning', () => {

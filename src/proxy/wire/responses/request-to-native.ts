@@ -27,7 +27,7 @@ import type {
 } from '../../formats/native.js';
 import { reasoningEfforts, type ReasoningEffort } from '../../profile.js';
 import { imageBlockOfUrl } from '../../translate/compat-messages-to-native.js';
-import { applyReasoningEffort, jsonFormatInstruction } from '../../translate/compat-request-to-native.js';
+import { addOutputConfig, applyEffortIntent, outputFormatOf } from '../../translate/compat-request-to-native.js';
 import type { ClientNames, ParseContext, WireRequest } from '../wire-format.js';
 import {
   responsesCustomTool,
@@ -232,6 +232,7 @@ function toolsOf(
         name: tool.name,
         ...(tool.description ? { description: tool.description } : {}),
         input_schema: tool.parameters ?? { type: 'object', properties: {} },
+        ...(tool.strict ? { strict: true } : {}),
       });
       return;
     }
@@ -286,20 +287,15 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
   if (body.instructions) conversation.system.push(body.instructions);
   inputOf(body.input, conversation, ignored, warnings);
 
-  const format = body.text?.format;
-  if (format && format.type !== 'text') {
-    conversation.system.push(jsonFormatInstruction(format));
-    warnings.push(
-      `text.format ${format.type} is emulated with a system-prompt instruction; the output is not guaranteed to be valid JSON`,
-    );
-  }
-
   const request: NativeRequest = {
     model: body.model,
     messages: conversation.messages,
     ...(conversation.system.length > 0 ? { system: conversation.system.join('\n\n') } : {}),
     max_tokens: body.max_output_tokens ?? context.api.defaultMaxTokens,
   };
+  // JSON output and the reasoning effort arrive as intent; the mode fits them to the model (docs/models.md).
+  const format = body.text?.format;
+  if (format && format.type !== 'text') addOutputConfig(request, { format: outputFormatOf(format) });
   if (body.temperature != null) {
     request.temperature = Math.min(body.temperature, 1);
     if (body.temperature > 1)
@@ -324,14 +320,7 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
         'reasoning.effort',
         `must be one of ${reasoningEfforts.map((e) => JSON.stringify(e)).join(', ')}`,
       );
-    applyReasoningEffort(
-      effort as ReasoningEffort,
-      request,
-      { thinking: { budgets: context.api.thinkingBudgets, min: context.api.minThinkingBudget } },
-      warnings,
-      ignored,
-      'reasoning.effort',
-    );
+    applyEffortIntent(request, effort as ReasoningEffort);
   }
   // The default of `store` is true; nothing is stored here, so an explicit true is named (false is what happens).
   if (body.store === true) ignored.push('store');
@@ -344,6 +333,10 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
     top_p: 'top_p',
     thinking: 'reasoning.effort',
     parallel_tool_calls: 'parallel_tool_calls',
+    max_tokens: 'max_output_tokens',
+    format: 'text.format',
+    strict: 'tools.strict',
+    tool_choice: 'tool_choice',
   };
   return {
     request,
@@ -351,6 +344,7 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
     ignored,
     warnings,
     clientNames,
+    ...(body.max_output_tokens == null ? { maxTokensDefaulted: true } : {}),
     answer: {
       customTools: custom,
       parallelToolCalls: body.parallel_tool_calls !== false,
