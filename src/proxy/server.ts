@@ -50,6 +50,7 @@ import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
 import { registerWireRoutes } from './routes/wire-routes.js';
+import { registerStoredResponses } from './routes/stored-responses.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
 import { noopUsageSink } from './usage/index.js';
@@ -166,7 +167,13 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
   registerDirect(router, services, { provider: components.provider, catalog: components.catalog });
-  registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
+  registerWireRoutes(router, services, {
+    cli: components.cli,
+    direct: components.direct,
+    catalog: components.catalog,
+    chains: components.chains,
+  });
+  registerStoredResponses(router, services, components.chains);
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);

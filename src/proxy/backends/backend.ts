@@ -23,6 +23,10 @@ export interface BackendContext {
   headers?: Record<string, string>;
   /** The request's observer, told what the upstream reports about who pays (docs/usage.md "Lanes"). */
   billing?: BillingFacts;
+  /** A response that chains by id (docs/responses-store.md): its own id, and the one it continues. Tool mode
+   * continues the process that answered `previous` without comparing the history, and ties this answer's
+   * process to `id`. */
+  link?: { id: string; previous?: string };
 }
 
 export interface Backend {
