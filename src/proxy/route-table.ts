@@ -78,13 +78,17 @@ const rows: Row[] = [
   ['POST', '/compat/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/cc/v1/responses', 'compat', 'tool', { format: 'responses' }],
-  // Kept responses (docs/responses-store.md), read and removed by id.
+  // Kept responses (docs/responses-store.md), read and removed by id; and the WebSocket handshake of each Responses
+  // base URL (responses-socket/): its responses are rows of their own, the handshake is not.
   ['GET', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['DELETE', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['GET', '/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['DELETE', '/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['GET', '/cc/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['DELETE', '/cc/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['GET', '/compat/v1/responses', 'compat', 'tool', { ledger: false }],
+  ['GET', '/v1/responses', 'compat', 'tool', { ledger: false }],
+  ['GET', '/cc/v1/responses', 'compat', 'tool', { ledger: false }],
   // Direct mode (docs/direct-mode.md). /api/messages answers as /api/v1/messages, for the same SDKs.
   ['POST', '/api/v1/messages', 'native', 'direct'],
   ['POST', '/api/messages', 'native', 'direct'],
@@ -94,6 +98,7 @@ const rows: Row[] = [
   ['POST', '/api/v1/responses', 'compat', 'direct', { format: 'responses' }],
   ['GET', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
   ['DELETE', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
+  ['GET', '/api/v1/responses', 'compat', 'direct', { ledger: false }],
   ['GET', '/api/v1/models', 'native', 'direct'],
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
