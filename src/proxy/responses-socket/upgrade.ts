@@ -119,6 +119,7 @@ function attachResponsesSocket(
         url: req.url ?? '/',
         headers: req.headers,
         remoteAddress: req.socket.remoteAddress,
+        validate: false,
       },
     );
   }
