@@ -31,7 +31,7 @@ const fallback = /Falling back from WebSockets/i;
 type Sent = { type?: string; generate?: boolean; previous_response_id?: string; input?: Array<{ type?: string }> };
 
 /** One `codex exec` through the relay; its output and the marker the file holds. */
-async function runCodex(bed: Bed, relay: SocketRelay, mode: Mode) {
+async function runCodex(bed: Bed, relay: SocketRelay, mode: Mode, builtIn = false) {
   const base = await mkdtemp(join(tmpdir(), `codex-socket-${mode}-`));
   const home = join(base, 'home');
   const cwd = join(base, 'project');
@@ -42,13 +42,25 @@ async function runCodex(bed: Bed, relay: SocketRelay, mode: Mode) {
   bed.sim.knobs.agentToolLoop = { path: file, answerPrefix: 'The file says:' };
   const prompt = 'What does notes.txt say?';
   const run = codex.configure({ proxyUrl: relay.url, mode, home, cwd, model, prompt });
+  // Codex's built-in provider pointed here instead of a provider of its own (docs/clients.md "Codex").
+  if (builtIn)
+    run.files = {
+      [join(home, '.codex/config.toml')]:
+        `model = "${model}"\nopenai_base_url = "${relay.url}${mode === 'direct' ? '/api/v1' : '/compat/v1'}"\n`,
+    };
   for (const [path, content] of Object.entries(run.files)) {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
   }
   const result = await execa(bin, run.args, {
     cwd,
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1' },
+    env: {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+      HOME: home,
+      LANG: 'C.UTF-8',
+      NO_COLOR: '1',
+      ...(builtIn ? { OPENAI_API_KEY: 'dummy', CODEX_API_KEY: 'dummy' } : {}),
+    },
     extendEnv: false,
     stdin: 'ignore',
     timeout: 180_000,
@@ -70,7 +82,7 @@ async function keep(relay: SocketRelay, name: string): Promise<void> {
   };
   const text = JSON.stringify(fixture, null, 2) + '\n';
   const dirs = [join(root, 'test-artifacts/codex-socket')];
-  if (process.env.RECORD_FIXTURES === '1' && !name.endsWith('restart'))
+  if (process.env.RECORD_FIXTURES === '1' && (name === 'direct' || name === 'tool'))
     dirs.push(join(root, 'test/fixtures/codex-socket'));
   for (const dir of dirs) {
     await mkdir(dir, { recursive: true });
@@ -91,6 +103,16 @@ describe.skipIf(!existsSync(bin))(`${codex.pkg} on the Responses WebSocket`, () 
     await relay?.close();
     relay = undefined;
   });
+
+  it('direct mode: the built-in provider pointed here (openai_base_url) uses the socket too', async () => {
+    relay = await startSocketRelay(bed.proxy.url);
+    const { output, answer, marker } = await runCodex(bed, relay, 'direct', true);
+    await keep(relay, 'direct-built-in');
+    expect(output).not.toMatch(fallback);
+    expect(answer).toContain(marker);
+    expect(relay.upgrades.length).toBeGreaterThanOrEqual(1);
+    expect(relay.turns.every((t) => t.transport === 'socket')).toBe(true);
+  }, 240_000);
 
   for (const mode of ['direct', 'tool'] as const) {
     it.skipIf(mode === 'tool' && !haveRealCli)(
