@@ -1,5 +1,5 @@
-// The Responses WebSocket (docs/responses-socket.md), driven as Codex drives it (its recorded messages:
-// test/fixtures/codex-socket/): the upgrade with the beta header, the prewarm answered without a provider call,
+// The Responses WebSocket (docs/responses-socket.md), driven as Codex drives it (the shapes of its recorded
+// messages, test/fixtures/codex-socket/; Codex itself runs in test/agents/codex-socket.test.ts): the upgrade with the beta header, the prewarm answered without a provider call,
 // turns that chain on the socket with store:false, the events of the HTTP stream as text frames, an `error` frame
 // carrying the status of a refused response with the connection left open, the guards at the upgrade (Host,
 // Origin, access key, rate limit), one ledger row per response, a client that goes mid-answer, and a proxy that
