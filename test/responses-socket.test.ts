@@ -156,6 +156,30 @@ describe('direct mode: the socket on /api/v1/responses', () => {
     client.close();
   });
 
+  it('keeps a response the socket did not say store:false for, readable over HTTP', async () => {
+    const client = await Client.open(`${proxy.url}/api/v1/responses`);
+    const kept = (await client.create({ input: 'Keep me.' })).at(-1)!;
+    client.close();
+    const read = await fetch(`${proxy.url}/api/v1/responses/${kept.response!.id}`);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { id: string }).id).toBe(kept.response!.id);
+  });
+
+  it('counts a response whose client went mid-answer, and ends its provider request', async () => {
+    sim.knobs.chunkIntervalMs = 200;
+    try {
+      const client = await Client.open(`${proxy.url}/api/v1/responses`);
+      client.ws.send(JSON.stringify({ type: 'response.create', model, input: 'Hello?' }));
+      await waitFor(() => client.frames.some((f) => f.type === 'response.output_text.delta'), 10_000);
+      client.ws.terminate();
+      expect(await waitFor(() => rows.length === 1, 10_000)).toBe(true);
+      expect(rows[0]).toMatchObject({ route: '/api/v1/responses', status: 200, errorType: 'client_disconnected' });
+      expect(await waitFor(() => sim.requests('/v1/messages')[0]?.aborted === true, 5_000)).toBe(true);
+    } finally {
+      sim.knobs.chunkIntervalMs = 0;
+    }
+  });
+
   it('runs the guards at the upgrade: Host, Origin, and a plain GET is told to upgrade', async () => {
     const url = `${proxy.url}/api/v1/responses`;
     expect(await refusal(url, { host: 'evil.test' })).toBe(403);
