@@ -153,10 +153,24 @@ describe('tool mode: previous_response_id continues the live CLI process', () =>
     const second = await completed(
       await client.responses.create({ model, input: 'two', previous_response_id: first.id, stream: true }),
     );
-    await client.responses.create({ model, input: 'three', previous_response_id: second.id });
+    const third = await client.responses.create({ model, input: 'three', previous_response_id: second.id });
     const records = await chatRecords(b);
     expect(records).toHaveLength(1);
     expect(records[0].turns).toEqual(['one', 'two', 'three']);
+    // A chained process keeps no history to compare: the whole conversation resent without the id starts afresh.
+    await client.responses.create({
+      model,
+      input: [
+        { role: 'user', content: 'one' },
+        ...first.output,
+        { role: 'user', content: 'two' },
+        ...second.output,
+        { role: 'user', content: 'three' },
+        ...third.output,
+        { role: 'user', content: 'four' },
+      ] as OpenAI.Responses.ResponseInput,
+    });
+    expect(await chatRecords(b)).toHaveLength(2);
   });
 
   it('hands tool output to the waiting process by id, and starts fresh from the stored chain once it is gone', async () => {

@@ -9,7 +9,7 @@ import type { BackendContext } from '../backend.js';
 import { historyAfterTurn } from '../../translate/conversation-history.js';
 import type { CliConversation } from './cli-conversation.js';
 import type { CliInputs } from './cli-inputs.js';
-import type { CliProcesses } from './processes.js';
+import { historyToKeep, type CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { specKey, toSpec } from './spec.js';
 import type { TurnSource } from './turn.js';
@@ -66,7 +66,8 @@ export function plainTurns(
     translate: () => ({}),
     finished(proc, answer) {
       if (head.turn === undefined || host.closing) return false;
-      const kept = host.registry.keep(proc, historyAfterTurn(req.messages, answer));
+      const history = historyToKeep(link?.previous, () => historyAfterTurn(req.messages, answer));
+      const kept = host.registry.keep(proc, history);
       if (kept && link) host.registry.answered(proc, link.id);
       return kept;
     },

@@ -29,6 +29,14 @@ import {
 export type { CliProcessesOptions, LiveConversationsSnapshot, WarmEnd } from './registry-types.js';
 export type { RegisteredProcess } from './process-state.js';
 
+/**
+ * The history a process keeps after a turn: none when the request chained by id (the next one will name this
+ * response: docs/responses-store.md), so a chain is never hashed; the process is then continued by id only.
+ */
+export function historyToKeep(previous: string | undefined, history: () => HistoryEntry[]): HistoryEntry[] {
+  return previous === undefined ? history() : [];
+}
+
 export class CliProcesses<C extends RegisteredProcess> {
   private readonly set: ProcessSet<C>;
   private readonly counts: ConversationCounts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0, lost: 0 };

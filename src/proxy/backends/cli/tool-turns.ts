@@ -19,7 +19,7 @@ import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 import type { ClientToolPlan, McpCallResult } from '../../translate/native-tools-to-mcp.js';
 import { cliInputs } from './cli-inputs.js';
 import type { CliConversation } from './cli-conversation.js';
-import type { CliProcesses } from './processes.js';
+import { historyToKeep, type CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { keyOf } from './spec.js';
 import {
@@ -124,7 +124,10 @@ export function toolTurns(
       if (session) session.reported = undefined;
       // Kept for a follow-up user turn when the request ended on a user turn (not a prefill), its MCP server up.
       if (host.closing || req.messages.at(-1)?.role !== 'user') return false;
-      const kept = registry.keep(proc, historyAfterTurn(req.messages, answer));
+      const kept = registry.keep(
+        proc,
+        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
+      );
       if (kept && link) registry.answered(proc, link.id);
       return kept;
     },
@@ -134,7 +137,10 @@ export function toolTurns(
       if (usage) session.reported = addUsage(session.reported, usage);
       session.waitingFor = ids;
       // Only a request with exactly this history plus the results (or naming this response) may resume it.
-      const parked = registry.park(proc, historyAfterTurn(req.messages, answer));
+      const parked = registry.park(
+        proc,
+        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
+      );
       if (parked && link) registry.answered(proc, link.id);
       return parked;
     },
