@@ -1,7 +1,7 @@
 // A hostile web page against the proxy, in real Chromium (docs/security.md "Web pages"). The page is served from a
 // second origin on 127.0.0.1 (another OS-chosen port), and once more from http://localhost:<port>, which is
 // same-site with the proxy yet another origin. It does what any page can do without reading answers: images,
-// 80 no-cors POSTs, a form post, a beacon, a preflighted fetch, a WebSocket, reads of usage data. None of it may
+// 80 no-cors POSTs, a form post, a beacon, a preflighted fetch, WebSockets (the Responses socket of each mode included), reads of usage data. None of it may
 // reach the provider (no call, no token refresh) or the CLI, write a ledger row, or lock local clients out of the
 // rate limit they share. Then DNS rebinding: the page's own name resolved to 127.0.0.1 by a host-resolver rule, so
 // its same-origin requests land on the proxy with Host: evil.test. Skips, saying why, only without Chromium.
@@ -53,8 +53,11 @@ window.report = {};
     try { const r = await fetch(url, init); window.report[name] = 'read ' + r.status + ' ' + (await r.text()).slice(0, 200); }
     catch (e) { window.report[name] = 'blocked'; }
   }
-  // A WebSocket.
-  window.report.ws = await new Promise((resolve) => { try { const s = new WebSocket('${ws}/v1/messages'); s.onopen = () => resolve('open'); s.onerror = () => resolve('error'); setTimeout(() => resolve('timeout'), 3000); } catch (e) { resolve('threw'); } });
+  // WebSockets: on a path without one, and on the Responses socket of each mode (docs/responses-socket.md).
+  const socket = (path) => new Promise((resolve) => { try { const s = new WebSocket('${ws}' + path); s.onopen = () => { s.send(JSON.stringify({ type: 'response.create', model: 'assistant-sonnet-4-20250514', input: 'spend the owner quota' })); resolve('open'); }; s.onerror = () => resolve('error'); setTimeout(() => resolve('timeout'), 3000); } catch (e) { resolve('threw'); } });
+  window.report.ws = await socket('/v1/messages');
+  window.report.wsResponses = await socket('/v1/responses');
+  window.report.wsDirect = await socket('/api/v1/responses');
   window.done = true;
 })();
 </script></body></html>`;
@@ -185,6 +188,8 @@ describe.skipIf(!haveChromium)('a hostile web page, in Chromium', () => {
       expect(report.usage).toBe('blocked');
       expect(report.detailed).toBe('blocked');
       expect(report.ws).not.toBe('open');
+      expect(report.wsResponses).toBe('error');
+      expect(report.wsDirect).toBe('error');
     }
     // Beacons are sent in the background, after the page is done: give them a moment before looking.
     await new Promise((r) => setTimeout(r, 1000));

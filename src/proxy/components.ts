@@ -11,6 +11,7 @@
 // None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it; the
 // catalog reads its cache file here and the provider's list once the proxy listens (startCatalog).
 
+import { join } from 'node:path';
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './backends/cli/cli-backend.js';
 import { DirectBackend } from './backends/direct-backend.js';
@@ -23,6 +24,8 @@ import type { Services } from './services.js';
 import { ProviderClient } from './upstream/provider-client.js';
 import { fetchProviderModels } from './upstream/provider-models.js';
 import { RespapiClient } from './upstream/respapi-client.js';
+import { ResponseStore } from './responses-store/store.js';
+import type { ResponseChains } from './routes/response-chain.js';
 
 export interface RespapiParts {
   client: RespapiClient;
@@ -38,14 +41,31 @@ export interface Components {
   respapi: RespapiParts;
   /** Reads the provider's model list now and daily, when a mode that uses it (tool, direct) is on. */
   startCatalog(): void;
+  /** The kept Responses and the sockets' own (docs/responses-store.md). */
+  chains: ResponseChains;
   /** The components' own figures for /health/detailed; without the owner's key, no path (docs/security.md). */
   health(view: HealthView): Record<string, unknown>;
   /** Ends every CLI child and closes the upstream pools (after in-flight requests had their grace period). */
   close(): Promise<void>;
 }
 
+/** How long and how much of the kept Responses (docs/responses-store.md): the provider keeps them 30 days. */
+const storedResponsesMaxAgeMs = 30 * 24 * 3600_000;
+const storedResponsesMaxBytes = 256 * 1024 * 1024;
+
 export function buildComponents(services: Services): Components {
   const { config, profile, logger, deps } = services;
+  const chains: ResponseChains = {
+    store: new ResponseStore({
+      dir: join(config.dataDir, 'responses'),
+      maxAgeMs: storedResponsesMaxAgeMs,
+      maxBytes: storedResponsesMaxBytes,
+      now: deps.now,
+      warn: (fields, message) => logger.warn(fields, message),
+    }),
+    sockets: new WeakMap(),
+    now: deps.now,
+  };
   const provider = new ProviderClient(services);
   // Built before the rest: an alias of an unknown model is a bad setting (ConfigError) before anything else is made.
   const catalog = new LiveModelCatalog({
@@ -102,6 +122,7 @@ export function buildComponents(services: Services): Components {
     }),
     catalog,
     respapi,
+    chains,
     startCatalog: () => {
       if (deps.readModelsAtStart !== false && (services.modeOn('tool') || services.modeOn('direct'))) catalog.start();
     },
@@ -110,6 +131,7 @@ export function buildComponents(services: Services): Components {
       cli_children: { children: cli.childCount(), slots: cli.slotCounts(), waitingForTools: cli.toolWaitingCount() },
       cli_pool: cli.poolSnapshot(),
       cli_conversations: cli.liveSnapshot(),
+      stored_responses: chains.store.stats(),
       respapi_sessions: { status: services.modeOn('respapi') ? 'enabled' : 'disabled', ...respapi.sessions.snapshot() },
     }),
     close: async () => {

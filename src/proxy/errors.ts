@@ -52,6 +52,8 @@ export interface ProxyErrorOptions {
   retryable?: boolean;
   /** The provider's billing refusal this error reports (usage/billing-lane.ts), for the ledger, metrics and log. */
   refusal?: BillingRefusal;
+  /** A code of the provider's own that clients act on (previous_response_not_found), instead of the kind's. */
+  code?: string;
   cause?: unknown;
 }
 
@@ -69,6 +71,7 @@ export class ProxyError extends Error {
   readonly headers: Record<string, string>;
   readonly retryable: boolean;
   readonly refusal?: BillingRefusal;
+  readonly code?: string;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -83,6 +86,7 @@ export class ProxyError extends Error {
     this.headers = options.headers ?? {};
     this.retryable = options.retryable ?? retryableStatus(this.status);
     this.refusal = options.refusal;
+    this.code = options.code;
   }
 }
 

@@ -35,7 +35,8 @@ describe('the route table', () => {
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     expect(registered).toEqual(declared);
-    expect(new Set(routeTable.map((r) => r.path)).size).toBe(routeTable.length);
+    // A path may have rows of several methods, never two of one method.
+    expect(new Set(routeTable.map((r) => `${r.method} ${r.path}`)).size).toBe(routeTable.length);
     await proxy.close();
   });
 

@@ -78,6 +78,17 @@ const rows: Row[] = [
   ['POST', '/compat/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/cc/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  // Kept responses (docs/responses-store.md), read and removed by id; and the WebSocket handshake of each Responses
+  // base URL (responses-socket/): its responses are rows of their own, the handshake is not.
+  ['GET', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['DELETE', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['GET', '/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['DELETE', '/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['GET', '/cc/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['DELETE', '/cc/v1/responses/:id', 'compat', 'tool', { ledger: false }],
+  ['GET', '/compat/v1/responses', 'compat', 'tool', { ledger: false }],
+  ['GET', '/v1/responses', 'compat', 'tool', { ledger: false }],
+  ['GET', '/cc/v1/responses', 'compat', 'tool', { ledger: false }],
   // Direct mode (docs/direct-mode.md). /api/messages answers as /api/v1/messages, for the same SDKs.
   ['POST', '/api/v1/messages', 'native', 'direct'],
   ['POST', '/api/messages', 'native', 'direct'],
@@ -85,6 +96,9 @@ const rows: Row[] = [
   ['POST', '/api/messages/count_tokens', 'native', 'direct'],
   ['POST', '/api/v1/chat/completions', 'compat', 'direct', { format: 'compat' }],
   ['POST', '/api/v1/responses', 'compat', 'direct', { format: 'responses' }],
+  ['GET', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
+  ['DELETE', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
+  ['GET', '/api/v1/responses', 'compat', 'direct', { ledger: false }],
   ['GET', '/api/v1/models', 'native', 'direct'],
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
@@ -142,8 +156,15 @@ const familyAreas: ReadonlyArray<readonly [prefix: string, family: Family]> = [
   ['/cc/v1', 'native'],
 ];
 
+// A path may have rows for several methods (a Responses base URL: POST a response, GET its socket handshake); the
+// facts read by pattern alone (family, probe, ledger) are the first row's, and a row of another method that must
+// stay out of the ledger says so itself (ctx.state.offLedger).
 const byPath = new Map<string, RouteDecl>();
-for (const decl of routeTable) byPath.set(decl.path, decl);
+const byMethodPath = new Map<string, RouteDecl>();
+for (const decl of routeTable) {
+  if (!byPath.has(decl.path)) byPath.set(decl.path, decl);
+  byMethodPath.set(`${decl.method} ${decl.path}`, decl);
+}
 
 /** Declared paths in lower case (the router matches case-insensitively, @koa/router's default). */
 const staticFamily = new Map<string, Family>();
@@ -164,9 +185,8 @@ export function routeOf(path: string): RouteDecl | undefined {
 
 /** The declaration registered for a method and pattern; throws for one the table lacks (a programming error). */
 export function declaredRoute(method: RouteDecl['method'], path: string): RouteDecl {
-  const decl = byPath.get(path);
-  if (!decl || decl.method !== method)
-    throw new Error(`route-table.ts declares no route ${method} ${path}: add its row there`);
+  const decl = byMethodPath.get(`${method} ${path}`);
+  if (!decl) throw new Error(`route-table.ts declares no route ${method} ${path}: add its row there`);
   return decl;
 }
 

@@ -50,6 +50,8 @@ import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './routes/respapi.js';
 import { registerTool } from './routes/tool.js';
 import { registerWireRoutes } from './routes/wire-routes.js';
+import { registerStoredResponses } from './routes/stored-responses.js';
+import { responsesSockets } from './responses-socket/upgrade.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
 import { noopUsageSink } from './usage/index.js';
@@ -166,7 +168,15 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   registerModels(router, services, components.catalog);
   registerTool(router, services, components);
   registerDirect(router, services, { provider: components.provider, catalog: components.catalog });
-  registerWireRoutes(router, services, { cli: components.cli, direct: components.direct, catalog: components.catalog });
+  registerWireRoutes(router, services, {
+    cli: components.cli,
+    direct: components.direct,
+    catalog: components.catalog,
+    chains: components.chains,
+  });
+  registerStoredResponses(router, services, components.chains);
+  // The Responses WebSocket (responses-socket/): its handshake routes now, its upgrade handler once listening.
+  const responseSockets = responsesSockets(router, services, components.chains);
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);
@@ -221,6 +231,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
     const s = makeServer(app);
     admitToolSockets(s);
+    responseSockets.attach(s, app.callback());
     await bind(s, config.port, { flag: '--port', env: 'PORT' });
     server = s;
     const addr = s.address() as AddressInfo;
@@ -332,6 +343,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
 
   async function close(graceMs = config.shutdownGraceMs) {
     probe.stop();
+    responseSockets.shutdown();
     const s = server;
     server = undefined;
     const o = ollamaServer;

@@ -132,6 +132,7 @@ describe('client snippets', () => {
         'name = "Assistant Proxy"',
         'base_url = "http://127.0.0.1:8000/compat/v1"',
         'wire_api = "responses"',
+        'supports_websockets = true',
       ].join('\n'),
     );
   });

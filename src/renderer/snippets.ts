@@ -190,7 +190,9 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       id: 'codex',
       title: 'Codex CLI',
       hint: 'save as ~/.codex/config.toml, then codex (or codex exec "…")',
-      // Codex speaks only the Responses API: wire_api "responses" on the compatible base, which serves /responses.
+      // Codex speaks only the Responses API: wire_api "responses" on the compatible base, which serves /responses,
+      // over its WebSocket when the provider says it can (docs/responses-socket.md): later turns then send only
+      // their new items.
       text: [
         `model = "${model}"`,
         'model_provider = "assistant-proxy"',
@@ -199,6 +201,7 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
         'name = "Assistant Proxy"',
         `base_url = "${compat}"`,
         'wire_api = "responses"',
+        'supports_websockets = true',
         ...(apiKey === dummyKey ? [] : [`experimental_bearer_token = "${apiKey}"`]),
       ].join('\n'),
     },

@@ -18,10 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { execa, type Result } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realCliEnv } from '../helpers/real-cli.js';
-import { startProxy, type TestProxy } from '../helpers/proxy.js';
-import { startSimulator, writeCliCredentials, type RecordedRequest, type Simulator } from '../simulator/index.js';
+import type { RecordedRequest } from '../simulator/index.js';
 import { agents, type Agent, type Mode } from './agents.js';
+import { startAgentsBed, type Bed } from './bed.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cacheDir = join(root, '.cache/agents');
@@ -41,14 +40,6 @@ if (!haveRealCli)
 
 // eslint-disable-next-line no-control-regex -- terminal colour codes are what it strips
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
-
-interface Bed {
-  sim: Simulator;
-  proxy: TestProxy;
-  home: string;
-  cliToken: string;
-  directToken: string;
-}
 
 function toolResultsOf(request: RecordedRequest): string[] {
   const body = request.json as { messages?: Array<{ role?: string; content?: unknown }> } | undefined;
@@ -163,38 +154,11 @@ describe('coding agents through the proxy', () => {
   let bed: Bed;
 
   beforeAll(async () => {
-    const home = await mkdtemp(join(tmpdir(), 'agents-bed-'));
-    const cliToken = 'sk-ant-oat01-agents-suite';
-    const credentialsPath = await writeCliCredentials(join(home, '.claude'), {
-      accessToken: cliToken,
-      refreshToken: 'sk-ant-ort01-agents-suite',
-      expiresAt: Date.now() + 3_600_000,
-    });
-    const sim = await startSimulator({ knobs: { replyText: 'A side answer from the simulator.' } });
-    const proxy = await startProxy(
-      {
-        modes: haveRealCli ? ['tool', 'direct'] : ['direct'],
-        apiBaseUrl: sim.url,
-        credentialsPath,
-        oauthTokenUrl: sim.cliTokenUrl,
-        rateLimitPerMinute: 10_000,
-        ...(haveRealCli
-          ? { cliPath: realCli, cliWorkDir: join(home, 'cli-work'), cliFirstTokenTimeoutMs: 60_000 }
-          : {}),
-      },
-      {
-        deps: {
-          childEnv: realCliEnv(home, sim.url),
-        },
-      },
-    );
-    bed = { sim, proxy, home, cliToken, directToken: cliToken };
+    bed = await startAgentsBed(realCli, haveRealCli);
   }, 60_000);
 
   afterAll(async () => {
-    await bed?.proxy.close();
-    await bed?.sim.close();
-    if (bed?.home) await rm(bed.home, { recursive: true, force: true });
+    await bed?.close();
   });
 
   for (const agent of agents) {

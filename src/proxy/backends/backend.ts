@@ -28,6 +28,10 @@ export interface BackendContext {
    * backend may still start its answer over (a CLI that died mid-turn, docs/tool-mode.md).
    */
   whole?: boolean;
+  /** A response that chains by id (docs/responses-store.md): its own id, and the one it continues. Tool mode
+   * continues the process that answered `previous` without comparing the history, and ties this answer's
+   * process to `id`. */
+  link?: { id: string; previous?: string };
 }
 
 export interface Backend {

@@ -85,6 +85,7 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         field: err.field,
         issue: err.issue,
         status: err.status,
+        code: err.code,
       });
       ctx.body = shape
         ? shape.body(safe, ctx.state.requestId)

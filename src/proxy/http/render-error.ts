@@ -94,6 +94,7 @@ const contextLength = /prompt is too long|context (?:length|window)|too many (?:
  * Responses clients act on (Codex ends the turn instead of retrying).
  */
 function compatCodeOf(err: ProxyError): string {
+  if (err.code !== undefined) return err.code;
   if (err.kind === 'invalid_request' && contextLength.test(err.message)) return 'context_length_exceeded';
   return compatCode[err.kind];
 }

@@ -38,6 +38,7 @@ export function sendSse(
     for await (const ev of events) yield encodeSse(ev);
   }
   const body = Readable.from(encode(), { objectMode: false });
-  ctx.req.socket.setNoDelay(true);
+  // A request a Responses socket dispatches in-process has no TCP socket (responses-socket/connection.ts).
+  ctx.req.socket.setNoDelay?.(true);
   ctx.body = body;
 }

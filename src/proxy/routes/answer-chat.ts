@@ -52,6 +52,8 @@ export interface Chat {
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
   /** The request asks nothing (wire/wire-format.ts WireRequest.asksNothing): no backend call. */
   asksNothing?: boolean;
+  /** A response that chains by id (routes/response-chain.ts), handed to the backend. */
+  link?: BackendContext['link'];
 }
 
 /**
@@ -113,6 +115,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     headers: chat.upstream?.headers,
     billing: observer,
     whole: !chat.stream,
+    ...(chat.link ? { link: chat.link } : {}),
   };
   const created = Math.floor(services.deps.now() / 1000);
   // The format's writer is made once the served model is known (the whole message, or the stream's first event:

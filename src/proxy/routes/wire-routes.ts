@@ -11,11 +11,14 @@ import { wireFormats } from '../wire/formats.js';
 import { answerChat } from './answer-chat.js';
 import { directChat, directUpstream, toolChat } from './chat-modes.js';
 import { addRoute, type ProxyRouter } from './define.js';
+import { chainRequest, type ResponseChains } from './response-chain.js';
 
 export interface WireParts {
   cli: Backend;
   direct: Backend;
   catalog: ListedCatalog;
+  /** The kept responses, for a format that chains (routes/response-chain.ts); absent on the Ollama listener. */
+  chains?: ResponseChains;
 }
 
 export function registerWireRoutes(
@@ -42,17 +45,23 @@ export function registerWireRoutes(
     const mode = setting ?? decl.mode;
     const chosen = setting ? { mode: setting } : {};
     let handler: (ctx: ProxyContext) => Promise<void>;
+    // A format whose requests may name an earlier response: its chain is read before the parse.
+    const chains = format.chains ? parts.chains : undefined;
     if (mode === 'tool') {
       handler = async (ctx) => {
-        const parsed = format.parse(ctx.state.body, { mode: 'tool', api });
+        const step = chains && (await chainRequest(ctx, chains));
+        const parsed = format.parse(step ? step.body : ctx.state.body, { mode: 'tool', api });
+        step?.options(parsed.answer);
         const chat = await toolChat(ctx, parsed, answer, parts.catalog, api);
-        await answerChat(ctx, services, parts.cli, chat);
+        await answerChat(ctx, services, parts.cli, step ? step.chat(chat) : chat);
       };
     } else if (mode === 'direct') {
       handler = async (ctx) => {
-        const parsed = format.parse(ctx.state.body, { mode: 'direct', api });
+        const step = chains && (await chainRequest(ctx, chains));
+        const parsed = format.parse(step ? step.body : ctx.state.body, { mode: 'direct', api });
+        step?.options(parsed.answer);
         const chat = directChat(parsed, answer, parts.catalog, directUpstream(ctx, services), services.profile);
-        await answerChat(ctx, services, parts.direct, chat);
+        await answerChat(ctx, services, parts.direct, step ? step.chat(chat) : chat);
       };
     } else {
       throw new Error(

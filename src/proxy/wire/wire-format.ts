@@ -112,6 +112,9 @@ export interface WireFormat<A = unknown> {
   readonly family: Family;
   /** Optional: the format's own error body once a request reached its route, instead of the family's. */
   readonly errorShape?: ErrorShape;
+  /** Its requests may name an earlier response and its answers are kept (the Responses API's
+   * previous_response_id): routes/response-chain.ts runs before parse and around the answer. */
+  readonly chains?: boolean;
   /** Validates and translates a body; a bad body throws the 400 ProxyError naming the field. */
   parse(body: unknown, context: ParseContext): WireRequest<A>;
   answer(meta: AnswerMeta, answer: A): AnswerWriter;

@@ -104,16 +104,16 @@ export class CliEngine implements TurnHost {
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply.
       const make = (r: NativeRequest) => nativeRequestToCliInput(r, { profile, userSetup: config.cliUserSetup });
-      const source = toolTurns(this, req, make, tools, log, context.toolResultsReturn !== false);
+      const source = toolTurns(this, req, make, tools, log, context.toolResultsReturn !== false, context.link);
       return runTurn(this, req, source, signal, log, context.whole);
     }
     const options = { profile, builtInTools: this.starter.builtInTools(), userSetup: config.cliUserSetup };
     const inputs = cliInputs(
       req,
       (r) => nativeRequestToCliInput(r, options),
-      (head) => head.turn !== undefined && this.registry.canContinue(keyOf(head), req.messages),
+      (head) => head.turn !== undefined && this.registry.canContinue(keyOf(head), req.messages, context.link?.previous),
     );
-    return runTurn(this, req, plainTurns(this, req, inputs), signal, log, context.whole);
+    return runTurn(this, req, plainTurns(this, req, inputs, context.link), signal, log, context.whole);
   }
 
   /**

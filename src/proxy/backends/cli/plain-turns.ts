@@ -5,10 +5,11 @@
 // user turn (a prefill has no turn to continue).
 
 import type { NativeRequest } from '../../formats/native.js';
+import type { BackendContext } from '../backend.js';
 import { historyAfterTurn } from '../../translate/conversation-history.js';
 import type { CliConversation } from './cli-conversation.js';
 import type { CliInputs } from './cli-inputs.js';
-import type { CliProcesses } from './processes.js';
+import { historyToKeep, type CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { specKey, toSpec } from './spec.js';
 import type { TurnSource } from './turn.js';
@@ -23,7 +24,12 @@ export interface PlainTurnsHost {
   startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation>;
 }
 
-export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: CliInputs): TurnSource {
+export function plainTurns(
+  host: PlainTurnsHost,
+  req: NativeRequest,
+  inputs: CliInputs,
+  link?: BackendContext['link'],
+): TurnSource {
   const { head } = inputs;
   const spec = toSpec(head);
   const key = specKey(spec);
@@ -33,7 +39,8 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
       // Where the CLI is and its working directory, ready before anything is taken (the 503 / 500 of a missing CLI).
       cliPath = await host.starter.prepare();
       // A live conversation this request continues: only the new user turn is written to it.
-      const continued = head.turn !== undefined ? host.registry.takeContinuation(key, req.messages) : undefined;
+      const continued =
+        head.turn !== undefined ? host.registry.takeContinuation(key, req.messages, link?.previous) : undefined;
       if (continued) {
         continued.write(head.turn!);
         return { proc: continued, how: 'continued' };
@@ -59,7 +66,10 @@ export function plainTurns(host: PlainTurnsHost, req: NativeRequest, inputs: Cli
     translate: () => ({}),
     finished(proc, answer) {
       if (head.turn === undefined || host.closing) return false;
-      return host.registry.keep(proc, historyAfterTurn(req.messages, answer));
+      const history = historyToKeep(link?.previous, () => historyAfterTurn(req.messages, answer));
+      const kept = host.registry.keep(proc, history);
+      if (kept && link) host.registry.answered(proc, link.id);
+      return kept;
     },
     paused: () => false,
   };

@@ -8,6 +8,8 @@
 // - To start one more process at the cap, a warm one ends first, then the least recently used one nobody reads (idle
 //   or waiting); a busy one never. Keeping a process idle or waiting adds none, so it ends none but to meet the
 //   memory cap (idle ones only). Waiting ones are further capped at `maxWaiting`, the oldest ending.
+// - A response that chains by id (docs/responses-store.md) names the process that answered the response it
+//   continues: that process, idle or waiting for tools under the same key, is taken without comparing the history.
 // - A process started under another login or settings is ended: warm and idle ones at once (checked on every request
 //   and every few seconds), busy ones when their turn ends.
 // Ending is injected through the process's own end(), so the rules are tested without processes.
@@ -27,10 +29,21 @@ import {
 export type { CliProcessesOptions, LiveConversationsSnapshot, WarmEnd } from './registry-types.js';
 export type { RegisteredProcess } from './process-state.js';
 
+/**
+ * The history a process keeps after a turn: none when the request chained by id (the next one will name this
+ * response: docs/responses-store.md), so a chain is never hashed; the process is then continued by id only.
+ */
+export function historyToKeep(previous: string | undefined, history: () => HistoryEntry[]): HistoryEntry[] {
+  return previous === undefined ? history() : [];
+}
+
 export class CliProcesses<C extends RegisteredProcess> {
   private readonly set: ProcessSet<C>;
   private readonly counts: ConversationCounts = { continued: 0, kept: 0, expired: 0, evicted: 0, replaced: 0, lost: 0 };
   private closed = false;
+  /** The process that answered each response of a chain (and, back, the response each one answered last). */
+  private readonly byResponse = new Map<string, C>();
+  private readonly responseOf = new Map<C, string>();
   readonly now: () => number;
 
   constructor(private readonly opts: CliProcessesOptions<C>) {
@@ -132,16 +145,38 @@ export class CliProcesses<C extends RegisteredProcess> {
     this.begin(c);
   }
 
-  /** True when an idle process started with `key` could continue `messages` (takeContinuation would give it). */
-  canContinue(key: string, messages: NativeMessageParam[]): boolean {
-    return this.enabled && this.continuing(key, messages) !== undefined;
+  /** `c` answered the response `id` (a response that chains by id): the next one in the chain may name it. */
+  answered(c: C, id: string): void {
+    const before = this.responseOf.get(c);
+    if (before !== undefined) this.byResponse.delete(before);
+    this.byResponse.set(id, c);
+    this.responseOf.set(c, id);
+    for (const [other, at] of this.responseOf)
+      if (other.state === 'ended') {
+        this.responseOf.delete(other);
+        this.byResponse.delete(at);
+      }
   }
 
-  /** An idle process started with `key` that `messages` continue by one user message, now busy; or undefined. */
-  takeContinuation(key: string, messages: NativeMessageParam[]): C | undefined {
+  /** The live process in `state` under `key` that answered the response `previous`, if any. */
+  private chained(previous: string | undefined, state: ConversationState, key: string): C | undefined {
+    const c = previous === undefined ? undefined : this.byResponse.get(previous);
+    return c && c.alive && c.state === state && c.key === key ? c : undefined;
+  }
+
+  /** True when an idle process started with `key` could continue `messages` (takeContinuation would give it). */
+  canContinue(key: string, messages: NativeMessageParam[], previous?: string): boolean {
+    return this.enabled && (this.chained(previous, 'idle', key) ?? this.continuing(key, messages)) !== undefined;
+  }
+
+  /**
+   * An idle process started with `key` that `messages` continue by one user message (or that answered the response
+   * `previous`), now busy; or undefined.
+   */
+  takeContinuation(key: string, messages: NativeMessageParam[], previous?: string): C | undefined {
     if (!this.enabled) return undefined;
     this.checkFingerprint();
-    const c = this.continuing(key, messages);
+    const c = this.chained(previous, 'idle', key) ?? this.continuing(key, messages);
     if (!c) return undefined;
     this.begin(c);
     this.counts.continued++;
@@ -173,9 +208,15 @@ export class CliProcesses<C extends RegisteredProcess> {
     return true;
   }
 
-  /** The process waiting for tool results that `messages` (its history plus the results) continue, started with `key`. */
-  findWaiting(key: string, messages: NativeMessageParam[]): C | undefined {
-    return this.inState('waiting-for-tools', key).find((c) => c.alive && continuesHistory(c.history, messages));
+  /**
+   * The process waiting for tool results that `messages` (its history plus the results) continue, or that answered
+   * the response `previous`, started with `key`.
+   */
+  findWaiting(key: string, messages: NativeMessageParam[], previous?: string): C | undefined {
+    return (
+      this.chained(previous, 'waiting-for-tools', key) ??
+      this.inState('waiting-for-tools', key).find((c) => c.alive && continuesHistory(c.history, messages))
+    );
   }
 
   /**

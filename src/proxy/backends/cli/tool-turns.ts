@@ -12,13 +12,14 @@
 import { createHash } from 'node:crypto';
 import type { NativeRequest } from '../../formats/native.js';
 import type { Logger } from '../../logger.js';
+import type { BackendContext } from '../backend.js';
 import { addUsage } from '../../translate/map-usage.js';
 import { historyAfterTurn } from '../../translate/conversation-history.js';
 import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 import type { ClientToolPlan, McpCallResult } from '../../translate/native-tools-to-mcp.js';
 import { cliInputs } from './cli-inputs.js';
 import type { CliConversation } from './cli-conversation.js';
-import type { CliProcesses } from './processes.js';
+import { historyToKeep, type CliProcesses } from './processes.js';
 import type { ProcessStarter } from './process-starter.js';
 import { keyOf } from './spec.js';
 import {
@@ -52,7 +53,9 @@ export function toolTurns(
   plan: ClientToolPlan,
   log: Logger,
   resultsReturn: boolean,
+  link?: BackendContext['link'],
 ): TurnSource {
+  const previous = link?.previous;
   const { registry, sessions } = host;
   const last = lastToolResults(req);
   // A process continues only what is really its conversation: the same spawn-time settings (model, system prompt,
@@ -60,13 +63,13 @@ export function toolTurns(
   const inputs = cliInputs(req, makeInput, (head) => {
     const key = keyFor(head, plan);
     return (
-      (last.results.length > 0 && registry.findWaiting(key, req.messages) !== undefined) ||
-      (head.turn !== undefined && registry.canContinue(key, req.messages))
+      (last.results.length > 0 && registry.findWaiting(key, req.messages, previous) !== undefined) ||
+      (head.turn !== undefined && registry.canContinue(key, req.messages, previous))
     );
   });
   const { head } = inputs;
   const key = keyFor(head, plan);
-  const waiting = last.results.length > 0 ? registry.findWaiting(key, req.messages) : undefined;
+  const waiting = last.results.length > 0 ? registry.findWaiting(key, req.messages, previous) : undefined;
   // Every result is converted first: a bad one is the client's 400, and the process keeps waiting for a retry.
   const answers: Array<[string, McpCallResult]> | undefined =
     waiting && answersFor(sessions.get(waiting)?.waitingFor ?? [], last);
@@ -83,7 +86,8 @@ export function toolTurns(
         return { proc: waiting, how: 'resumed' };
       }
       // A finished tool loop kept as a live conversation, which this request continues by one user turn.
-      const continued = !waiting && head.turn !== undefined ? registry.takeContinuation(key, req.messages) : undefined;
+      const continued =
+        !waiting && head.turn !== undefined ? registry.takeContinuation(key, req.messages, previous) : undefined;
       if (continued && sessions.has(continued)) {
         continued.write(head.turn!);
         log.debug({ pid: continued.pid }, 'a live assistant CLI with the client tools continues');
@@ -120,15 +124,25 @@ export function toolTurns(
       if (session) session.reported = undefined;
       // Kept for a follow-up user turn when the request ended on a user turn (not a prefill), its MCP server up.
       if (host.closing || req.messages.at(-1)?.role !== 'user') return false;
-      return registry.keep(proc, historyAfterTurn(req.messages, answer));
+      const kept = registry.keep(
+        proc,
+        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
+      );
+      if (kept && link) registry.answered(proc, link.id);
+      return kept;
     },
     paused(proc, ids, answer, usage) {
       const session = sessions.get(proc);
       if (!resultsReturn || !session || host.closing) return false;
       if (usage) session.reported = addUsage(session.reported, usage);
       session.waitingFor = ids;
-      // Only a request with exactly this history plus the results may resume it.
-      return registry.park(proc, historyAfterTurn(req.messages, answer));
+      // Only a request with exactly this history plus the results (or naming this response) may resume it.
+      const parked = registry.park(
+        proc,
+        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
+      );
+      if (parked && link) registry.answered(proc, link.id);
+      return parked;
     },
   };
 }

@@ -18,9 +18,10 @@ import { responsesErrorCode } from './response-parts.js';
 export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
   name: 'responses',
   family: 'compat',
+  chains: true,
   parse: responsesRequestToNative,
   answer(meta, options) {
-    const id = `resp_${randomHex()}`;
+    const id = options.id ?? `resp_${randomHex()}`;
     return {
       whole: (message) => nativeMessageToResponse(message, id, meta, options),
       stream() {

@@ -11,7 +11,8 @@
 //   part of the description (a lossy conversion: warned), and its calls come back as custom_tool_call items;
 // - tools the assistant cannot serve (web_search, namespace, tool_search, ...) and input items it has no
 //   equivalent for are left out and named in X-Proxy-Ignored-Params: Codex always sends some, and exits on a 4xx;
-// - previous_response_id is refused with a 400: this proxy keeps no responses (docs/clients.md says why).
+// - previous_response_id is resolved before this parse (routes/response-chain.ts): the input it gets is already
+//   the chain's items plus the new ones (docs/responses-store.md).
 
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
@@ -48,6 +49,11 @@ export interface ResponsesAnswerOptions {
   parallelToolCalls: boolean;
   toolChoice: unknown;
   tools: unknown[];
+  /** Set by the chain step (routes/response-chain.ts): the response's id, known before the backend is called, and
+   * what the response echoes of the chain. */
+  id?: string;
+  previousResponseId?: string | null;
+  store?: boolean;
 }
 
 /** Fields read here; any other key a client sends is named in `ignored`. */
@@ -275,12 +281,6 @@ function toolChoiceOf(body: ResponsesRequest, ignored: string[]): NativeToolChoi
 
 export function responsesRequestToNative(raw: unknown, context: ParseContext): WireRequest<ResponsesAnswerOptions> {
   const body = validate(responsesRequestSchema, raw);
-  if (body.previous_response_id) {
-    throw invalidField(
-      'previous_response_id',
-      'is not supported: this proxy keeps no responses; send the whole conversation in input (docs/clients.md)',
-    );
-  }
   const warnings: string[] = [];
   const ignored: string[] = [];
   const conversation = new Conversation();
@@ -322,8 +322,6 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
       );
     applyEffortIntent(request, effort as ReasoningEffort);
   }
-  // The default of `store` is true; nothing is stored here, so an explicit true is named (false is what happens).
-  if (body.store === true) ignored.push('store');
   if (body.text?.verbosity != null) ignored.push('text.verbosity');
   for (const [key, value] of Object.entries(body))
     if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);

@@ -68,8 +68,8 @@ export function baseResponse(id: string, meta: AnswerMeta, options: ResponsesAns
     parallel_tool_calls: options.parallelToolCalls,
     tool_choice: options.toolChoice,
     tools: options.tools,
-    store: false,
-    previous_response_id: null,
+    store: options.store ?? false,
+    previous_response_id: options.previousResponseId ?? null,
     metadata: {},
   };
 }

@@ -184,7 +184,7 @@ export interface ResponsesResponse {
   parallel_tool_calls: boolean;
   tool_choice: unknown;
   tools: unknown[];
-  store: false;
-  previous_response_id: null;
+  store: boolean;
+  previous_response_id: string | null;
   metadata: Record<string, string>;
 }
