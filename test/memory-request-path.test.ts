@@ -5,42 +5,28 @@
 // and compared between a run of N requests and one of 3N: a per-request leak grows with N, a fixed cache does not.
 // No timing is asserted.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
-import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { startDirectBed } from './helpers/direct-bed.js';
+import type { TestProxy } from './helpers/proxy.js';
+import { startSimulator, type Simulator } from './simulator/index.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const model = 'assistant-sonnet-4-20250514';
 let sim: Simulator;
+let bed: Awaited<ReturnType<typeof startDirectBed>>;
 let proxy: TestProxy;
-let dir: string;
 /** Every request's HTTP request and response, Koa context and state since the last count. */
 let seen: WeakRef<object>[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ knobs: { replyText: 'A short answer of a few words.' } });
-  dir = await mkdtemp(join(tmpdir(), 'memory-request-path-'));
-  const credentialsPath = await writeCliCredentials(dir, {
-    accessToken: 'sk-ant-oat01-memory-abcdef123456',
-    refreshToken: 'sk-ant-ort01-memory-abcdef123456',
-    expiresAt: Date.now() + 3_600_000,
-  });
-  proxy = await startProxy({
-    apiBaseUrl: sim.url,
-    credentialsPath,
-    oauthTokenUrl: sim.cliTokenUrl,
-    modes: ['direct'],
-    rateLimitPerMinute: 1_000_000,
-    // The test helper keeps every log line in memory; at warn nothing of a normal request is written.
-    logLevel: 'warn',
-  });
+  // The test helper keeps every log line in memory; at warn nothing of a normal request is written.
+  bed = await startDirectBed(sim, 'memory', { rateLimitPerMinute: 1_000_000, logLevel: 'warn' });
+  proxy = bed.proxy;
   // Koa makes each request's context (and its `state`, where the proxy keeps what a request carries) here.
   const { app } = proxy.proxy;
   const createContext = app.createContext.bind(app);
@@ -52,9 +38,8 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await proxy?.close();
+  await bed?.close();
   await sim?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
