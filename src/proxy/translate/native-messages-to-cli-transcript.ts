@@ -108,8 +108,9 @@ export interface Announced {
 
 /**
  * `transcript` (messagesToCliTranscript) with the CLI's announcements where a live process had them: `first` after
- * the first user entry, `everyTurn` after each later user prompt (not after tool results, which the CLI's own loop
- * sends without them), the chain of `parentUuid`s linked again in file order.
+ * the first user entry, `everyTurn` after each later user prompt (not after tool results: a live process gets those
+ * from its own tool loop, not as prompts; what it adds to them was not measured), the chain of `parentUuid`s linked
+ * again in file order.
  */
 export function withAnnouncements(transcript: string, announced: Announced, uuid: () => string = randomUUID): string {
   const entries = transcript
