@@ -6,14 +6,12 @@
 // this matrix the day they are added (a body for the format is all the test needs). Nothing here measures speed:
 // each request only has to end long before the upstream would answer (60 s).
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenerOf, routeTable } from '../src/proxy/route-table.js';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { startDirectBed } from './helpers/direct-bed.js';
+import type { TestProxy } from './helpers/proxy.js';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
-import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { startSimulator, type Simulator } from './simulator/index.js';
 
 const model = 'assistant-sonnet-4-20250514';
 const messages = [{ role: 'user', content: 'Say hello' }];
@@ -58,29 +56,17 @@ describe('every format has a body here', () => {
 describe('direct mode: the provider never answers', () => {
   let sim: Simulator;
   let proxy: TestProxy;
-  let dir: string;
+  let bed: Awaited<ReturnType<typeof startDirectBed>>;
   beforeAll(async () => {
     sim = await startSimulator();
     sim.knobs.latencyMs = 60_000;
-    dir = await mkdtemp(join(tmpdir(), 'chat-deadlines-'));
-    const credentialsPath = await writeCliCredentials(dir, {
-      accessToken: 'sk-ant-oat01-deadline-abcdef123456',
-      refreshToken: 'sk-ant-ort01-deadline-abcdef123456',
-      expiresAt: Date.now() + 3_600_000,
-    });
     // undici checks header deadlines on a timer of about a second's resolution: a deadline of whole seconds.
-    proxy = await startProxy({
-      apiBaseUrl: sim.url,
-      credentialsPath,
-      oauthTokenUrl: sim.cliTokenUrl,
-      modes: ['direct'],
-      upstreamFirstByteTimeoutMs: 1000,
-    });
+    bed = await startDirectBed(sim, 'deadline', { upstreamFirstByteTimeoutMs: 1000 });
+    proxy = bed.proxy;
   });
   afterAll(async () => {
-    await proxy?.close();
+    await bed?.close();
     await sim?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   // 16 tokens fit the 1 s deadline by the provider's estimate, so a non-streaming client's chat is asked as one

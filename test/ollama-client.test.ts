@@ -29,7 +29,7 @@ function ollamaUrl(bed: ToolBed): string {
 }
 
 async function chats(bed: ToolBed) {
-  return (await bed.cli.records()).filter((r) => r.argv.includes('-p'));
+  return await bed.cli.chatRecords();
 }
 
 describe('the Ollama API with the official ollama client (tool mode)', () => {

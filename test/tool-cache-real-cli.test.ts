@@ -26,15 +26,21 @@ const userTurn = (i: number): string =>
 
 const promptOf = (u: CacheUsage): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
+/** The provider request that carried a turn: the one with the most messages (the CLI's side requests carry fewer). */
+const mainOf = (requests: RecordedRequest[]): RecordedRequest =>
+  requests
+    .filter((r) => r.billed)
+    .reduce((a, r) =>
+      (r.json as { messages: unknown[] }).messages.length > (a.json as { messages: unknown[] }).messages.length ? r : a,
+    );
+const messagesOf = (r: RecordedRequest) => (r.json as { messages: { role: string; content: unknown }[] }).messages;
+
 describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cache', () => {
   let sim: Simulator;
   let proxy: TestProxy;
   let home: string;
-
-  beforeAll(async () => {
-    sim = await startSimulator({ knobs: { replyText: reply, answerTools: false, tokenRule: 'bytes' } });
-    home = await realCliHome('real-cli-cache');
-    proxy = await startProxy(
+  const startCacheProxy = () =>
+    startProxy(
       // Live conversations on (the test helper turns them off unless asked).
       {
         cliPath,
@@ -50,6 +56,11 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
         },
       },
     );
+
+  beforeAll(async () => {
+    sim = await startSimulator({ knobs: { replyText: reply, answerTools: false, tokenRule: 'bytes' } });
+    home = await realCliHome('real-cli-cache');
+    proxy = await startCacheProxy();
   }, 60_000);
 
   afterAll(async () => {
@@ -169,4 +180,42 @@ describe.skipIf(!present)('tool mode with the real assistant CLI: the prompt cac
     // Only the newest answer and user turn are not (their share is the bench's figure, docs/benchmarks.md).
     expect(after.cache_read_input_tokens).toBeGreaterThan(promptOf(after) / 2);
   }, 180_000);
+
+  it('gives a fresh start after a restart the prefix the evicted process left in the cache', async () => {
+    // Three turns in one live process, then a restart (which loses every live process, as an eviction does).
+    const messages: Anthropic.MessageParam[] = [];
+    const turn = async (i: number): Promise<RecordedRequest> => {
+      const client = new Anthropic({ baseURL: proxy.url, apiKey: 'dummy', maxRetries: 0 });
+      messages.push({ role: 'user', content: `${userTurn(i)}\n${userTurn(i + 50)}` });
+      const before = sim.requests('/v1/messages').length;
+      const answer = await client.messages.create({ model: 'assistant-sonnet-4-20250514', max_tokens: 4096, messages });
+      messages.push({ role: 'assistant', content: answer.content[0].type === 'text' ? answer.content[0].text : '' });
+      return mainOf(sim.requests('/v1/messages').slice(before));
+    };
+    let lastLive: RecordedRequest | undefined;
+    for (let i = 11; i <= 13; i++) lastLive = await turn(i);
+    await proxy.close();
+    proxy = await startCacheProxy();
+    const fresh = await turn(14);
+    const after = await turn(15);
+    // The fresh start sends, up to the newest answer, exactly what the evicted process sent last: the same messages
+    // with the CLI's reminders where it had them. A CLI that renders or places them otherwise fails here.
+    const live = messagesOf(lastLive!);
+    const cachedPrefix = (ms: { role: string; content: unknown }[]) =>
+      JSON.stringify(ms.slice(0, live.length).map((m) => ({ ...m, content: stripMarks(m.content) })));
+    expect(cachedPrefix(messagesOf(fresh).slice(0, live.length - 1))).toBe(cachedPrefix(live.slice(0, -1)));
+    // So the provider reads that prefix, and the turn after reads the fresh start's whole prompt.
+    const share = (r: RecordedRequest) => r.billed!.cache_read_input_tokens / promptOf(r.billed!);
+    expect(share(fresh), JSON.stringify(fresh.billed)).toBeGreaterThanOrEqual(0.6);
+    expect(share(after), JSON.stringify(after.billed)).toBeGreaterThanOrEqual(0.8);
+  }, 180_000);
 });
+
+/** A message's blocks without their cache marks (the CLI moves its mark to the newest message each turn). */
+function stripMarks(content: unknown): unknown {
+  if (!Array.isArray(content)) return content;
+  return content.map((b: Record<string, unknown>) => {
+    const { cache_control: _, ...rest } = b;
+    return rest;
+  });
+}

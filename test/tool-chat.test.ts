@@ -192,12 +192,23 @@ describe('what reaches the CLI', () => {
       expect(completion.choices[0].message.content).toBe('What is my name?');
 
       // The health probe runs the CLI too (--version, auth status); the chat is the print-mode run.
-      const [record] = (await echo.cli.records()).filter((r) => r.argv.includes('-p'));
+      const [record] = await echo.cli.chatRecords();
       expect(record.resumed).toEqual([
         { role: 'user', content: 'My name is Ada.' },
         expect.objectContaining({ role: 'assistant', content: [{ type: 'text', text: 'Hello Ada!' }] }),
       ]);
       expect(record.resumedFileMode).toBe('600');
+      // With the reminders the CLI itself announced after a first prompt, where a live process had them, learnt from
+      // one run of the CLI that writes its session in a throwaway HOME with no login and no provider
+      // (docs/tool-mode.md "A fresh start").
+      expect(record.resumedAttachments).toEqual(['user', 'environment', 'date', 'assistant']);
+      const learnt = (await echo.cli.records()).filter((r) => r.argv.includes('--session-id'));
+      expect(learnt).toHaveLength(1);
+      expect(learnt[0].argv).not.toContain('--no-session-persistence');
+      expect(learnt[0].cwd).toBe(record.cwd);
+      expect(learnt[0].env.HOME).toContain(join(echo.dataDir, 'cli-transcripts'));
+      expect(learnt[0].env.ANTHROPIC_BASE_URL).toBe('http://127.0.0.1:9');
+      await expect(stat(learnt[0].env.HOME!)).rejects.toThrow();
       const transcriptFile = record.argv.at(-1)!;
       const promptFile = record.argv.at(-3)!;
       expect(record.argv).toEqual([

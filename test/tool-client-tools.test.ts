@@ -80,7 +80,7 @@ function toolChat(bed: ToolBed, messages: unknown[], extra: Record<string, unkno
 
 /** Invocation records of chats (print mode), leaving out the health probe's --version and auth status. */
 async function chats(bed: ToolBed) {
-  return (await bed.cli.records()).filter((r) => r.argv.includes('-p'));
+  return await bed.cli.chatRecords();
 }
 
 /** The CLI children alive and the conversations waiting for tool results, as /health/detailed shows them. */

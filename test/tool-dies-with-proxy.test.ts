@@ -44,10 +44,8 @@ for await (const _ of backend.stream({ model: 'claude-sonnet-4-20250514', max_to
       );
       const proxy = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'ignore' });
       try {
-        await expect
-          .poll(async () => (await cli.records()).filter((r) => r.argv.includes('-p')).length, { timeout: 15_000 })
-          .toBe(1);
-        const [record] = (await cli.records()).filter((r) => r.argv.includes('-p'));
+        await expect.poll(async () => (await cli.chatRecords()).length, { timeout: 15_000 }).toBe(1);
+        const [record] = await cli.chatRecords();
         expect(alive(record.pid)).toBe(true);
         proxy.kill('SIGKILL');
         await expect.poll(() => alive(record.pid), { timeout: 5000 }).toBe(false);

@@ -86,7 +86,7 @@ describe('failures before the answer starts keep their HTTP status', () => {
     const res = await postJson(`${b.url}/compat/v1/chat/completions`, chat);
     expect(res.status).toBe(500);
     expect(((await res.json()) as CompatError).error.message).toMatch(/CLI_WORKDIR/);
-    expect((await b.cli.records()).filter((r) => r.argv.includes('-p'))).toEqual([]);
+    expect(await b.cli.chatRecords()).toEqual([]);
   });
 
   it('a missing CLI is a 503 with the install remedy', async () => {
@@ -209,7 +209,7 @@ describe('noise and deadlines', () => {
     const res = await postJson(`${b.url}/v1/messages`, native);
     expect(res.status).toBe(503);
     expect(((await res.json()) as NativeError).error.message).toMatch(/still retrying/);
-    const [record] = (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+    const [record] = await b.cli.chatRecords();
     expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('2');
   });
 
@@ -221,7 +221,7 @@ describe('noise and deadlines', () => {
     );
     const res = await postJson(`${b.url}/v1/messages`, native);
     expect(res.status).toBe(503);
-    const [record] = (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+    const [record] = await b.cli.chatRecords();
     expect(record.env.CLAUDE_CODE_MAX_RETRIES).toBe('0');
     // The proxy's own access key is not the CLI's business.
     expect(record.envKeys).not.toContain('PROXY_ACCESS_KEY');

@@ -24,8 +24,7 @@ async function start(knobs: FakeCliKnobs, settings: Settings = {}): Promise<Tool
 /** Pids of print-mode children whose pid file is there (running, or ended by a signal). */
 async function chatPids(b: ToolBed): Promise<number[]> {
   // A record being written can be read half-way; the caller polls again.
-  const all = await b.cli.records().catch(() => []);
-  const records = all.filter((r) => r.argv.includes('-p'));
+  const records = await b.cli.chatRecords().catch(() => []);
   const files = new Set(await b.cli.pids());
   return records.map((r) => r.pid).filter((pid) => files.has(pid));
 }
@@ -142,7 +141,7 @@ describe('concurrency cap and queue', () => {
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     // The two children ran one after the other.
-    const runs = (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+    const runs = await b.cli.chatRecords();
     expect(runs).toHaveLength(2);
   });
 });

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 async function lastChat(b: ToolBed): Promise<FakeCliRecord> {
-  return (await b.cli.records()).filter((r) => r.argv.includes('-p')).at(-1)!;
+  return (await b.cli.chatRecords()).at(-1)!;
 }
 
 describe('thinking as the client asks', () => {

@@ -45,7 +45,7 @@ async function ask(
 }
 
 async function chatRecords(b: ToolBed): Promise<FakeCliRecord[]> {
-  return (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+  return await b.cli.chatRecords();
 }
 
 interface LiveView {
@@ -581,7 +581,7 @@ describe('a warm process found dead when it is taken', () => {
         ),
       ).toBe(reply);
       await expect.poll(() => backend.poolSnapshot().warm, { timeout: 5000 }).toBe(1);
-      const chats = async () => (await cli.records()).filter((r) => r.argv.includes('-p'));
+      const chats = async () => await cli.chatRecords();
       await expect.poll(async () => (await chats()).length, { timeout: 5000 }).toBe(2);
       const warm = (await chats()).find((r) => r.turns.length === 0)!;
       // Killed, and not yet reaped: the pool still holds it as alive.
@@ -624,7 +624,7 @@ describe('a live process found dead before the registry saw it exit', () => {
       const first = backend.stream({ model: cliModel, max_tokens: 50, messages: one }, new AbortController().signal);
       expect(await answer(first[Symbol.asyncIterator]())).toBe(reply);
       expect(backend.liveSnapshot()).toMatchObject({ live: 1, idle: 1 });
-      const [rec] = (await cli.records()).filter((r) => r.argv.includes('-p'));
+      const [rec] = await cli.chatRecords();
 
       // Killed, and not yet reaped: node has not seen the exit, so the registry still lists the process as alive.
       killUnreaped(rec.pid);
@@ -640,7 +640,7 @@ describe('a live process found dead before the registry saw it exit', () => {
       const firstOne = events.next();
       expect(await answer(events, firstOne)).toBe(reply);
 
-      const records = (await cli.records()).filter((r) => r.argv.includes('-p'));
+      const records = await cli.chatRecords();
       expect(records).toHaveLength(2);
       expect(records[1].turns).toHaveLength(1);
       expect(records[1].resumed).toContainEqual({ role: 'user', content: 'My name is Ada.' });

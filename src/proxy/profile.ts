@@ -99,6 +99,13 @@ export interface Profile {
      * the data directory, docs/tool-mode.md "A fresh start"); "" gives it the history as text in one message instead.
      */
     resumeFlag: string;
+    /**
+     * A fresh start's transcript holds what the CLI announces on a process's first prompt, learnt from one run of the
+     * CLI with its session written under this id in a throwaway HOME (backends/cli/announcements.ts); the variables
+     * that would move its files elsewhere than that HOME are left out of its environment.
+     */
+    sessionIdFlag: string;
+    homeOverrideEnvs: string[];
     /** Built-in tools offered to the model: "" for none (docs/tool-mode.md "Lean by default"). */
     toolsFlag: string;
     allowedToolsFlag: string;
@@ -315,6 +322,8 @@ export const defaultProfile: Profile = {
     systemPromptFlag: '--system-prompt',
     systemPromptFileFlag: '--system-prompt-file',
     resumeFlag: '--resume',
+    sessionIdFlag: '--session-id',
+    homeOverrideEnvs: ['CLAUDE_CONFIG_DIR'],
     toolsFlag: '--tools',
     allowedToolsFlag: '--allowedTools',
     disallowedToolsFlag: '--disallowedTools',

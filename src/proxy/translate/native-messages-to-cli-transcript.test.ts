@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeMessageParam } from '../formats/native.js';
-import { messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
+import {
+  announcedIn,
+  messagesToCliTranscript,
+  resumable,
+  withAnnouncements,
+} from './native-messages-to-cli-transcript.js';
 
 let n = 0;
 const opts = {
@@ -98,5 +103,67 @@ describe('resumable', () => {
         ],
       }),
     ).toBe(false);
+  });
+});
+
+describe("the CLI's announcements in a transcript", () => {
+  const env = { type: 'environment', snapshot: { workingDirectory: '/w' } };
+  const budget = { type: 'total_tokens_reminder', text: '<total_tokens>9 tokens left</total_tokens>' };
+  const date = { type: 'date', date: '2026-12-02' };
+
+  it('reads, from a session file of the CLI, what reached the prompt after its first and second prompts', () => {
+    const line = (e: object) => JSON.stringify(e);
+    const file = [
+      line({ type: 'queue-operation', operation: 'enqueue' }),
+      line({ type: 'user', message: { role: 'user', content: '.' } }),
+      line({ type: 'attachment', attachment: env, rendered: [{ content: 'x' }] }),
+      line({ type: 'attachment', attachment: { type: 'session_context', context: {} } }),
+      line({ type: 'attachment', attachment: date, rendered: [{ content: 'y' }] }),
+      line({ type: 'assistant', message: { role: 'assistant', content: [] } }),
+      line({ type: 'user', message: { role: 'user', content: '.' } }),
+      line({ type: 'attachment', attachment: budget, rendered: [{ content: 'z' }] }),
+      'not json',
+    ].join('\n');
+    expect(announcedIn(file)).toEqual({ first: [env, date], everyTurn: [budget] });
+    expect(announcedIn(line({ type: 'user', message: { role: 'user', content: '.' } }))).toBeUndefined();
+  });
+
+  it('puts them after the first user entry and after each later prompt, not after tool results, chained again', () => {
+    n = 0;
+    const transcript = messagesToCliTranscript(
+      [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'r' }] },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+        { role: 'assistant', content: 'four' },
+      ],
+      opts,
+    );
+    const out = entries(
+      withAnnouncements(transcript, { first: [env, date], everyTurn: [budget] }, opts.uuid),
+    ) as (Entry & {
+      attachment?: unknown;
+      timestamp: string;
+    })[];
+    expect(
+      out.map((e) => (e.type === 'attachment' ? (e.attachment as { type: string }).type : e.message.role)),
+    ).toEqual([
+      'user',
+      'environment',
+      'date',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'total_tokens_reminder',
+      'assistant',
+    ]);
+    // One chain in file order, each attachment in the session and at the time of the entry it follows.
+    out.forEach((e, i) => expect(e.parentUuid).toBe(i === 0 ? null : out[i - 1].uuid));
+    expect(new Set(out.map((e) => e.uuid)).size).toBe(out.length);
+    expect(new Set(out.map((e) => e.sessionId)).size).toBe(1);
+    expect(out[1].timestamp).toBe(out[0].timestamp);
   });
 });

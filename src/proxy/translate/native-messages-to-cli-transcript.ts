@@ -10,9 +10,11 @@
 //   transcript that ends with a user message gets a made-up "No response requested." answer; so a conversation whose
 //   newest message carries tool results cannot be resumed this way (`resumable` says no, and the text transcript of
 //   native-request-to-cli-input.ts is used);
-// - it adds its environment reminders to the first message a process sends, so a resumed process's first prompt
-//   differs from an evicted live process's after the first message: the provider's cache serves the turn after a
-//   fresh start, not the fresh start itself (docs/tool-mode.md).
+// - it adds its environment reminders (environment, model, token budget, date) to the first message a process sends,
+//   and the budget one to every later prompt; it keeps them in its own transcripts as `attachment` entries after the
+//   user entry they go with, and a resumed process sends those in place and announces nothing again. So a transcript
+//   with the announcements a live process made (withAnnouncements, learnt from the CLI itself by
+//   backends/cli/announcements.ts) gives the provider the prefix that process left in its cache (docs/tool-mode.md).
 
 import { randomUUID } from 'node:crypto';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../formats/native.js';
@@ -94,4 +96,64 @@ export function messagesToCliTranscript(messages: NativeMessageParam[], opts: Tr
     return JSON.stringify(entry);
   });
   return `${lines.join('\n')}\n`;
+}
+
+/** The CLI's own context entries of a process's first prompt and of every later one (backends/cli/announcements.ts). */
+export interface Announced {
+  /** The `attachment` objects the CLI adds to the first message a process sends, in order. */
+  first: Record<string, unknown>[];
+  /** Those it adds to each later user prompt. */
+  everyTurn: Record<string, unknown>[];
+}
+
+/**
+ * `transcript` (messagesToCliTranscript) with the CLI's announcements where a live process had them: `first` after
+ * the first user entry, `everyTurn` after each later user prompt (not after tool results: a live process gets those
+ * from its own tool loop, not as prompts; what it adds to them was not measured), the chain of `parentUuid`s linked
+ * again in file order.
+ */
+export function withAnnouncements(transcript: string, announced: Announced, uuid: () => string = randomUUID): string {
+  const entries = transcript
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { message: NativeMessageParam });
+  const out: Record<string, unknown>[] = [];
+  let users = 0;
+  for (const entry of entries) {
+    out.push(entry);
+    if (entry.type !== 'user' || hasBlock(entry.message, 'tool_result')) continue;
+    for (const attachment of users++ === 0 ? announced.first : announced.everyTurn) {
+      const { timestamp, sessionId } = entry;
+      out.push({ isSidechain: false, attachment, type: 'attachment', uuid: uuid(), timestamp, sessionId });
+    }
+  }
+  let parentUuid: unknown = null;
+  const lines = out.map((e) => {
+    const { parentUuid: _, ...rest } = e;
+    const line = JSON.stringify({ parentUuid, ...rest });
+    parentUuid = e.uuid;
+    return line;
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the CLI announced in a session file of its own (JSONL) on its first two user prompts: the `attachment` entries
+ * that reach the prompt (those with a `rendered` form) after each; undefined when the first prompt had none.
+ */
+export function announcedIn(sessionFile: string): Announced | undefined {
+  const groups: Record<string, unknown>[][] = [];
+  for (const line of sessionFile.split('\n')) {
+    let entry: { type?: unknown; attachment?: unknown; rendered?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.type === 'user') groups.push([]);
+    else if (entry.type === 'attachment' && entry.rendered !== undefined && groups.length > 0)
+      groups[groups.length - 1].push(entry.attachment as Record<string, unknown>);
+  }
+  if (!groups[0]?.length) return undefined;
+  return { first: groups[0], everyTurn: groups[1] ?? [] };
 }

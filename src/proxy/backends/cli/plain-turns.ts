@@ -57,8 +57,8 @@ export function plainTurns(
       return { proc: warm, how: 'warm' };
     },
     async fresh(signal) {
-      const input = inputs.full();
       const path = (cliPath ??= await host.starter.prepare());
+      const input = await host.starter.withAnnouncements(path, inputs.full(), signal);
       const proc = await host.startWithRoom(() => host.starter.start(path, input, key), signal);
       proc.write(input.stdin);
       return proc;

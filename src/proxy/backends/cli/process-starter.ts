@@ -13,6 +13,8 @@ import { ProxyError } from '../../errors.js';
 import type { CliInputOptions } from '../../translate/native-request-to-cli-input.js';
 import { toolRulesToCliPermissions, type CliPermissions } from '../../translate/tool-rules-to-cli-permissions.js';
 import { cliChildEnv } from '../child-env.js';
+import { withAnnouncements } from '../../translate/native-messages-to-cli-transcript.js';
+import { Announcements } from './announcements.js';
 import { CliConversation } from './cli-conversation.js';
 import { filesFingerprint } from './proc-facts.js';
 import { dyingWithParent } from './death-signal.js';
@@ -29,6 +31,7 @@ export class ProcessStarter {
   /** What the built-in tools may do (docs/security.md "The CLI's own tools"), and its settings file once written. */
   private readonly permissions: CliPermissions;
   private permissionsFile: string | undefined;
+  private readonly announcements: Announcements;
 
   constructor(private readonly opts: CliBackendOptions) {
     const { config, profile } = opts;
@@ -36,6 +39,13 @@ export class ProcessStarter {
     this.transcripts = new PromptFiles(join(config.dataDir, 'cli-transcripts'), '.jsonl');
     this.prompts.sweep();
     this.transcripts.sweep();
+    this.announcements = new Announcements({
+      profile,
+      logger: opts.logger,
+      cwd: config.cliWorkDir,
+      env: () => this.childEnv(),
+      tempDir: () => this.transcripts.tempDir(),
+    });
     this.permissions = toolRulesToCliPermissions({
       profile,
       allowedTools: config.cliAllowedTools,
@@ -75,6 +85,19 @@ export class ProcessStarter {
     const cliPath = this.cliPath();
     await this.ensureWorkDir();
     return cliPath;
+  }
+
+  /**
+   * `spec` with the CLI's own announcements in its transcript where a live process had them (announcements.ts), so
+   * that a fresh start sends the prefix an evicted process left in the provider's cache; `spec` itself when it
+   * resumes nothing or they cannot be learnt. A request that ends meanwhile (`signal`) stops waiting; the run goes on
+   * for the next.
+   */
+  async withAnnouncements<S extends SpawnInput>(cliPath: string, spec: S, signal?: AbortSignal): Promise<S> {
+    if (spec.transcript === undefined) return spec;
+    const learning = this.announcements.get(cliPath, spec);
+    const announced = signal ? await abortable(learning, signal) : await learning;
+    return announced ? { ...spec, transcript: withAnnouncements(spec.transcript, announced) } : spec;
   }
 
   /**
@@ -204,4 +227,14 @@ export function fileError(what: string, dataDir: string, err: unknown): ProxyErr
     'internal',
     `Cannot write ${what} under ${dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
   );
+}
+
+/** `p`, or the reason of `signal` once it aborts first. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

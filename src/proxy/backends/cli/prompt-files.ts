@@ -6,7 +6,7 @@
 // this proxy process (`<dataDir>/cli-prompts/<pid>`) when the backend closes. Directories of proxy processes that no
 // longer run (killed before they could clean up) are swept on first use.
 
-import { chmodSync, mkdirSync, readdirSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -49,6 +49,12 @@ export class PromptFiles {
     const path = join(this.dir, `${randomBytes(12).toString('hex')}${this.extension}`);
     writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
     return path;
+  }
+
+  /** A new empty owner-only directory of this process (a throwaway HOME, announcements.ts); the caller removes it. */
+  tempDir(): string {
+    if (!this.ready) this.prepare();
+    return mkdtempSync(join(this.dir, 'home-'));
   }
 
   /**

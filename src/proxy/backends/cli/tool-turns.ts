@@ -97,8 +97,8 @@ export function toolTurns(
       return undefined;
     },
     async fresh(signal) {
-      const input = inputs.full();
       const cliPath = await host.starter.prepare();
+      const input = await host.starter.withAnnouncements(cliPath, inputs.full(), signal);
       const { proc, session } = await withToolSession(host, input, plan, (spec) =>
         host.startWithRoom(() => host.starter.start(cliPath, spec, key), signal),
       );
