@@ -4,19 +4,11 @@
 // conversation, counted once in the ledger; a streamed client that was sent content gets the format's error event.
 // Skipped with the reason when the real CLI is not installed (npm run test:setup).
 
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UsageLedger } from '../src/proxy/usage/ledger.js';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
+import type { UsageLedger } from '../src/proxy/usage/ledger.js';
+import type { TestProxy } from './helpers/proxy.js';
 import { readSse, startSimulator, type Simulator } from './simulator/index.js';
-import {
-  closeRealCliBed,
-  realCliEnv,
-  realCliHome,
-  realCliPath,
-  realCliPids,
-  realCliPresent,
-} from './helpers/real-cli.js';
+import { closeRealCliBed, realCliPids, realCliPresent, startRealCliBed } from './helpers/real-cli.js';
 
 const present = realCliPresent('tool-dies-mid-turn-real-cli.test');
 const model = 'assistant-sonnet-4-20250514';
@@ -47,20 +39,7 @@ describe.skipIf(!present)('a live real CLI killed mid-turn', () => {
         }, 150);
       },
     });
-    home = await realCliHome('dies-mid-turn');
-    ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
-    proxy = await startProxy(
-      {
-        cliPath: realCliPath,
-        cliWorkDir: join(home, 'work'),
-        modes: ['tool'],
-        cliFirstTokenTimeoutMs: 60_000,
-        rateLimitPerMinute: 1000,
-        cliMaxRetries: 0,
-        cliLiveMax: 4,
-      },
-      { deps: { childEnv: realCliEnv(home, sim.url) }, usage: ledger },
-    );
+    ({ home, ledger, proxy } = await startRealCliBed('dies-mid-turn', sim.url));
   }, 60_000);
   afterAll(() => closeRealCliBed({ proxy, ledger, sim, home }));
   beforeEach(() => {

@@ -3,14 +3,11 @@
 // and reports a billing refusal as its `<synthetic>` assistant line with `API Error: 400 …` and an error result (exit
 // code 1). Skipped with the reason when the real CLI is not installed (npm run test:setup).
 
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UsageLedger } from '../src/proxy/usage/ledger.js';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
+import type { UsageLedger } from '../src/proxy/usage/ledger.js';
+import type { TestProxy } from './helpers/proxy.js';
 import { billingRefusalText, startSimulator, type Simulator } from './simulator/index.js';
-import { closeRealCliBed, realCliEnv, realCliHome, realCliPath, realCliPresent } from './helpers/real-cli.js';
-
-const cliPath = realCliPath;
+import { closeRealCliBed, realCliPresent, startRealCliBed } from './helpers/real-cli.js';
 const present = realCliPresent('tool-lanes-real-cli.test');
 
 describe.skipIf(!present)('billing lanes in tool mode with the real assistant CLI', () => {
@@ -21,26 +18,7 @@ describe.skipIf(!present)('billing lanes in tool mode with the real assistant CL
 
   beforeAll(async () => {
     sim = await startSimulator({ knobs: { answerTools: false } });
-    home = await realCliHome('lanes-real-cli');
-    ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
-    proxy = await startProxy(
-      {
-        cliPath,
-        cliWorkDir: join(home, 'work'),
-        modes: ['tool'],
-        cliFirstTokenTimeoutMs: 60_000,
-        rateLimitPerMinute: 1000,
-        cliMaxRetries: 0,
-        // Live conversations: a later turn is answered by the process that answered the one before.
-        cliLiveMax: 4,
-      },
-      {
-        deps: {
-          childEnv: realCliEnv(home, sim.url),
-        },
-        usage: ledger,
-      },
-    );
+    ({ home, ledger, proxy } = await startRealCliBed('lanes-real-cli', sim.url));
   }, 60_000);
   afterAll(() => closeRealCliBed({ proxy, ledger, sim, home }));
   beforeEach(() => sim.reset());

@@ -8,9 +8,12 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Settings } from '../../src/proxy/config.js';
 import { defaultProfile } from '../../src/proxy/profile.js';
+import { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import { writeCliCredentials } from '../simulator/index.js';
 import { cliProcesses } from './proc-tree.js';
+import { startProxy, type TestProxy } from './proxy.js';
 
 const cached = fileURLToPath(
   new URL('../../.cache/real-cli/node_modules/@anthropic-ai/claude-code/bin/claude.exe', import.meta.url),
@@ -85,4 +88,32 @@ export async function closeRealCliBed(bed: {
   bed.ledger?.close();
   await bed.sim?.close();
   if (bed.home) await rm(bed.home, { recursive: true, force: true });
+}
+
+/**
+ * A real-CLI bed with a usage ledger: a temporary HOME named after `name`, its ledger, and a tool-mode proxy on the
+ * real CLI pointed at the simulator at `simUrl`, with live conversations on (a later turn is answered by the process
+ * that answered the one before) and no retries of the CLI's own; `settings` add to these.
+ */
+export async function startRealCliBed(
+  name: string,
+  simUrl: string,
+  settings: Settings = {},
+): Promise<{ home: string; ledger: UsageLedger; proxy: TestProxy }> {
+  const home = await realCliHome(name);
+  const ledger = UsageLedger.open({ dataDir: join(home, 'data'), retentionDays: 30, maxMb: 16 });
+  const proxy = await startProxy(
+    {
+      cliPath: realCliPath,
+      cliWorkDir: join(home, 'work'),
+      modes: ['tool'],
+      cliFirstTokenTimeoutMs: 60_000,
+      rateLimitPerMinute: 1000,
+      cliMaxRetries: 0,
+      cliLiveMax: 4,
+      ...settings,
+    },
+    { deps: { childEnv: realCliEnv(home, simUrl) }, usage: ledger },
+  );
+  return { home, ledger, proxy };
 }
