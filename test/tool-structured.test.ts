@@ -236,7 +236,7 @@ describe('schema and effort in the spawn key', () => {
       expect((await pool()).hits).toBe(0);
       expect(await waitFor(async () => (await pool()).warm === 1, 10_000)).toBe(true);
       // The warm process is the live fake CLI that has answered nothing yet (under load it records its pid a little
-      // after the pool counts it).
+      // after the pool counts it): that one answers.
       const answeredBefore = new Set((await chats(b)).map((r) => r.pid));
       let warm: number[] = [];
       const unused = async () => (warm = (await b.cli.alivePids()).filter((pid) => !answeredBefore.has(pid)));
