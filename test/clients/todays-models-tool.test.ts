@@ -137,4 +137,11 @@ describe("today's flagship's refusals never reach it through the CLI", () => {
     expect((await post({ reasoning_effort: 'low', max_tokens: 8000 })).status).toBe(200);
     expect(flagOf(await lastChat(), '--effort')).toBe('low');
   });
+
+  it('an effort level the model does not take becomes its nearest, named, before the CLI passes it on', async () => {
+    const res = await post({ model: 'assistant-sonnet-4-6', reasoning_effort: 'xhigh', max_tokens: 8000 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get(ignoredParamsHeader)).toBe('reasoning_effort');
+    expect(flagOf(await lastChat(), '--effort')).toBe('high');
+  });
 });

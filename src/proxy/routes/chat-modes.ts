@@ -15,7 +15,7 @@ import type { ModelCatalog } from '../models/model-catalog.js';
 import type { ListedCatalog } from './models.js';
 import type { Services } from '../services.js';
 import { fitRequestToCli } from '../backends/cli/request-fit.js';
-import { factsOf, fitRequest } from '../models/fit-request.js';
+import { factsOf, fitEffortLevel, fitRequest } from '../models/fit-request.js';
 import type { ModelInfo, Profile } from '../profile.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
 import type { AnswerMeta, AnswerWriter, WireRequest } from '../wire/wire-format.js';
@@ -59,14 +59,18 @@ export async function toolChat<A>(
   parsed: WireRequest<A>,
   answer: (meta: AnswerMeta, options: A) => AnswerWriter,
   catalog: ListedCatalog,
-  api: Profile['api'],
+  profile: Profile,
 ): Promise<Chat> {
   const { request, clientNames } = parsed;
   const requestedModel = request.model;
   // What the CLI cannot honour is the engine's rule; the route only names it (X-Proxy-Ignored-Params).
-  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, api.minThinkingBudget);
+  const ignored = fitRequestToCli(request, clientNames, parsed.ignored, profile.api.minThinkingBudget);
   // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
   const resolved = await catalog.resolveFresh(requestedModel);
+  // The effort level, the one model rule the CLI passes on as it is given.
+  const effort = fitEffortLevel(request, factsOf(profile, resolved.id, resolved.info), clientNames);
+  ignored.push(...effort.ignored.filter((name) => !ignored.includes(name)));
+  parsed.warnings.push(...effort.warnings);
   // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
   if (resolved.deprecation) ctx.set('Warning', `299 - "${resolved.deprecation}"`);
   request.model = resolved.cliModel;

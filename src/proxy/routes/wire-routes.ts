@@ -52,7 +52,7 @@ export function registerWireRoutes(
         const step = chains && (await chainRequest(ctx, chains));
         const parsed = format.parse(step ? step.body : ctx.state.body, { mode: 'tool', api });
         step?.options(parsed.answer);
-        const chat = await toolChat(ctx, parsed, answer, parts.catalog, api);
+        const chat = await toolChat(ctx, parsed, answer, parts.catalog, services.profile);
         await answerChat(ctx, services, parts.cli, step ? step.chat(chat) : chat);
       };
     } else if (mode === 'direct') {
