@@ -144,7 +144,8 @@ describe('tool mode: previous_response_id continues the live CLI process', () =>
     await bed?.close();
     bed = undefined;
   });
-  const chatRecords = async (b: ToolBed) => (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+  // The runs that served a chat: not the one that learns what the CLI announces for a fresh start's transcript.
+  const chatRecords = (b: ToolBed) => b.cli.chatRecords();
 
   it('writes only the new turn to the process that answered, whole and streamed', async () => {
     const b = (bed = await startToolBed({}, { cliLiveMax: 4 }));

@@ -28,6 +28,12 @@ describe('responsesRequestToNative', () => {
     expect(out.ignored).toEqual([]);
   });
 
+  it('takes previous_response_id as handled: the route resolved it into the input before this parse', () => {
+    const out = parse({ model: 'm', input: 'x', previous_response_id: 'resp_1' });
+    expect(out.ignored).toEqual([]);
+    expect(out.request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'x' }] }]);
+  });
+
   it('joins instructions and developer messages into the system prompt, and merges items of one role', () => {
     const out = parse({
       model: 'm',
@@ -241,7 +247,6 @@ describe('responsesRequestToNative', () => {
   it.each([
     [{ input: 'x' }, 'model', 'is required'],
     [{ model: 'm' }, 'input', 'is required'],
-    [{ model: 'm', input: 'x', previous_response_id: 'resp_1' }, 'previous_response_id', undefined],
     [
       { model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{' }] },
       'input.0.arguments',
