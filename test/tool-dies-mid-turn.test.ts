@@ -25,8 +25,9 @@ async function start(turns: string, knobs: FakeCliKnobs = {}): Promise<ToolBed> 
   return bed;
 }
 
+/** The CLI runs that served a chat: not the one that learns what the CLI announces for a fresh start. */
 async function chatRecords(b: ToolBed): Promise<FakeCliRecord[]> {
-  return (await b.cli.records()).filter((r) => r.argv.includes('-p'));
+  return b.cli.chatRecords();
 }
 
 /** The request lines the proxy logged for `path`: one per request, whatever happened inside it. */

@@ -59,7 +59,7 @@ describe('thinking as the client asks', () => {
     expect((await lastChat(bed)).env).toMatchObject({ MAX_THINKING_TOKENS: '0', CLAUDE_CODE_MAX_OUTPUT_TOKENS: '100' });
   });
 
-  it("maps the compatible reasoning_effort to a budget; 'minimal' is off", async () => {
+  it("gives the compatible reasoning_effort to the CLI as its effort, with adaptive thinking; 'minimal' is off", async () => {
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
       model,
       max_tokens: 8000,
@@ -68,7 +68,10 @@ describe('thinking as the client asks', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-proxy-ignored-params') ?? '').not.toContain('reasoning_effort');
-    expect((await lastChat(bed)).env.MAX_THINKING_TOKENS).toBe('4096');
+    // The format states the effort as adaptive thinking (docs/models.md): max_tokens - 1, and the level as --effort.
+    const chat = await lastChat(bed);
+    expect(chat.env.MAX_THINKING_TOKENS).toBe('7999');
+    expect(chat.argv[chat.argv.indexOf('--effort') + 1]).toBe('medium');
     await postJson(`${bed.url}/compat/v1/chat/completions`, {
       model,
       reasoning_effort: 'minimal',
