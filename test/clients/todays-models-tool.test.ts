@@ -3,16 +3,14 @@
 // structured-output helper must parse the CLI's validated object, and the schema and effort must reach the CLI as its
 // own flags (docs/tool-mode.md "Structured output", "Thinking"; docs/models.md).
 
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
-import { generateText, Output, type LanguageModel } from 'ai';
+import { generateText, Output } from 'ai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { City, flagship, sdkModels } from './structured-clients.js';
 import { ignoredParamsHeader } from '../../src/proxy/http/ignored-params.js';
 import type { FakeCliRecord } from '../fixtures/fake-cli.js';
 import { cliReply, startClientBed, type ClientBed } from './bed.js';
@@ -25,8 +23,6 @@ afterAll(async () => {
   await bed?.close();
 });
 
-const flagship = 'assistant-opus-5-5';
-const City = z.object({ name: z.string(), population: z.number(), tags: z.array(z.string()) });
 // The fake CLI's object for a schema: the reply text for a string, 1 for a number, [] for an array.
 const expected = { name: cliReply, population: 1, tags: [] };
 const openai = () => new OpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
@@ -68,31 +64,19 @@ describe("structured output in tool mode, through each client's helper", () => {
     expect(await cliSchema()).toEqual(objectSchema);
   });
 
-  const sdkModels: Array<[string, () => LanguageModel]> = [
-    [
-      '@ai-sdk/openai-compatible',
-      () =>
-        createOpenAICompatible({
-          name: 'assistant-proxy',
-          baseURL: `${bed.url}/compat/v1`,
-          apiKey: 'dummy',
-          supportsStructuredOutputs: true,
-        }).chatModel(flagship),
-    ],
-    ['@ai-sdk/openai (Responses)', () => createOpenAI({ baseURL: `${bed.url}/compat/v1`, apiKey: 'dummy' })(flagship)],
-    // The anthropic provider decides features by the id: the provider's own id (docs/models.md "Model ids for SDKs").
-    ['@ai-sdk/anthropic', () => createAnthropic({ baseURL: `${bed.url}/v1`, apiKey: 'dummy' })('claude-opus-5-5')],
-  ];
-  it.each(sdkModels)('AI SDK Output.object through %s', async (_name, model) => {
-    const result = await generateText({
-      model: model(),
-      output: Output.object({ schema: City }),
-      prompt: 'a city',
-      maxRetries: 0,
-    });
-    expect(result.output).toEqual(expected);
-    expect(await cliSchema()).toEqual(objectSchema);
-  });
+  it.each(sdkModels(() => ({ openAi: `${bed.url}/compat/v1`, native: `${bed.url}/v1` })))(
+    'AI SDK Output.object through %s',
+    async (_name, model) => {
+      const result = await generateText({
+        model: model(),
+        output: Output.object({ schema: City }),
+        prompt: 'a city',
+        maxRetries: 0,
+      });
+      expect(result.output).toEqual(expected);
+      expect(await cliSchema()).toEqual(objectSchema);
+    },
+  );
 
   it('LangChain withStructuredOutput', async () => {
     const chat = new ChatOpenAI({

@@ -3,15 +3,14 @@
 // settings an SDK or an IDE sends that today's flagship refuses, fitted to the model by the proxy.
 
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
-import { generateText, Output, type LanguageModel } from 'ai';
+import { generateText, Output } from 'ai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { City, flagship, sdkModels } from './structured-clients.js';
 import { ignoredParamsHeader } from '../../src/proxy/http/ignored-params.js';
 import { startClientBed, type ClientBed } from './bed.js';
 
@@ -24,8 +23,6 @@ afterAll(async () => {
 });
 beforeEach(() => bed.sim.reset());
 
-const flagship = 'assistant-opus-5-5';
-const City = z.object({ name: z.string(), population: z.number(), tags: z.array(z.string()) });
 const expected = { name: 'sample', population: 1, tags: ['sample'] };
 const openai = () => new OpenAI({ baseURL: `${bed.url}/api/v1`, apiKey: 'dummy', maxRetries: 0 });
 
@@ -60,31 +57,19 @@ describe("structured output on today's flagship, through each client's helper", 
     expect(upstream()).toMatchObject(asksFormat);
   });
 
-  const sdkModels: Array<[string, () => LanguageModel]> = [
-    [
-      '@ai-sdk/openai-compatible',
-      () =>
-        createOpenAICompatible({
-          name: 'assistant-proxy',
-          baseURL: `${bed.url}/api/v1`,
-          apiKey: 'dummy',
-          supportsStructuredOutputs: true,
-        }).chatModel(flagship),
-    ],
-    ['@ai-sdk/openai (Responses)', () => createOpenAI({ baseURL: `${bed.url}/api/v1`, apiKey: 'dummy' })(flagship)],
-    // The anthropic provider decides features by the id: the provider's own id (docs/models.md "Model ids for SDKs").
-    ['@ai-sdk/anthropic', () => createAnthropic({ baseURL: `${bed.url}/api/v1`, apiKey: 'dummy' })('claude-opus-5-5')],
-  ];
-  it.each(sdkModels)('AI SDK Output.object through %s', async (_name, model) => {
-    const result = await generateText({
-      model: model(),
-      output: Output.object({ schema: City }),
-      prompt: 'a city',
-      maxRetries: 0,
-    });
-    expect(result.output).toEqual(expected);
-    expect(upstream()).toMatchObject(asksFormat);
-  });
+  it.each(sdkModels(() => ({ openAi: `${bed.url}/api/v1`, native: `${bed.url}/api/v1` })))(
+    'AI SDK Output.object through %s',
+    async (_name, model) => {
+      const result = await generateText({
+        model: model(),
+        output: Output.object({ schema: City }),
+        prompt: 'a city',
+        maxRetries: 0,
+      });
+      expect(result.output).toEqual(expected);
+      expect(upstream()).toMatchObject(asksFormat);
+    },
+  );
 
   it('LangChain withStructuredOutput', async () => {
     const chat = new ChatOpenAI({
