@@ -66,6 +66,8 @@ export class ResponseStore implements ResponseLookup {
   /** Records written or read in this run, newest last, up to `cacheBytes`: a chain is walked without the disk. */
   private readonly cache = new Map<string, StoredResponse>();
   private cachedBytes = 0;
+  /** Records whose file is still being written: readable at once, whatever the cache holds. */
+  private readonly writing = new Map<string, StoredResponse>();
   private total = 0;
   private readonly now: () => number;
   private ready = false;
@@ -133,6 +135,7 @@ export class ResponseStore implements ResponseLookup {
     const entry = this.index.get(id);
     if (!entry) return false;
     this.forgetCached(id);
+    this.writing.delete(id);
     this.index.delete(id);
     this.total -= entry.size;
     rm(this.path(id), { force: true }).catch((err: Error) =>
@@ -149,10 +152,17 @@ export class ResponseStore implements ResponseLookup {
     const size = Buffer.byteLength(text);
     this.addIndex(record.id, { size, createdAt: record.createdAt });
     this.remember(record, size);
+    this.writing.set(record.id, record);
     this.sweep();
-    writeFile(this.path(record.id), text, { mode: 0o600, flag: 'wx' }).catch((err: Error) =>
-      this.opts.warn?.({ err: err.message }, 'a response could not be kept on disk; it is kept for this run only'),
-    );
+    writeFile(this.path(record.id), text, { mode: 0o600, flag: 'wx' })
+      .catch((err: Error) =>
+        this.opts.warn?.({ err: err.message }, 'a response could not be kept on disk; it is kept for this run only'),
+      )
+      .finally(() => {
+        // Dropped while its file was written (over the size, or deleted): the file is removed now it exists.
+        if (this.writing.delete(record.id) || this.index.has(record.id)) return;
+        rm(this.path(record.id), { force: true }).catch(() => undefined);
+      });
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
@@ -164,7 +174,7 @@ export class ResponseStore implements ResponseLookup {
       this.drop(id);
       return undefined;
     }
-    const cached = this.cache.get(id);
+    const cached = this.cache.get(id) ?? this.writing.get(id);
     if (cached) return cached;
     try {
       const record = JSON.parse(await readFile(this.path(id), 'utf8')) as StoredResponse;
