@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { settingSources } from '../src/proxy/config.js';
+import { settings } from '../src/proxy/settings/schema.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -63,7 +63,7 @@ const notSettings: Record<string, string> = {
   BUN_ENABLE_CRASH_REPORTING: 'a variable the Agent SDK sets for the CLI (docs/tool-mode.md)',
 };
 
-const settingNames = new Set(settingSources.map((s) => s.env));
+const settingNames = new Set(settings.map((s) => s.env));
 
 /** Rows of the "## Settings" table: variable, flag. */
 function configurationTable(): Array<{ env: string; flag: string }> {
@@ -82,7 +82,7 @@ describe('settings: docs and config.ts agree', () => {
   it('docs/configuration.md lists every setting of config.ts once, with its flag, and nothing else', () => {
     const rows = configurationTable();
     expect(rows.map((r) => r.env).sort()).toEqual([...settingNames].sort());
-    for (const s of settingSources) expect(rows.find((r) => r.env === s.env)?.flag, s.env).toBe(s.flag ?? '');
+    for (const s of settings) expect(rows.find((r) => r.env === s.env)?.flag, s.env).toBe(s.flag ?? '');
   });
 
   it('every setting-like name in the README and docs/ is a setting, or is listed as something else', () => {
