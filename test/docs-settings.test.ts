@@ -1,5 +1,5 @@
-// The docs and the code name the same settings: every setting of src/proxy/config.ts is in docs/configuration.md's
-// table with the same flag, and every setting-like name the README and docs/ mention either is a setting or is
+// The docs and the code name the same settings: docs/configuration.md's table is the one the declaration
+// (src/proxy/settings/table.ts) writes, so every setting is in it with the same flag, and every setting-like name the README and docs/ mention either is a setting or is
 // listed below as something else (another program's variable, a test or bench knob, a constant in the code). Users
 // read only the project's own docs, so they never cite the interface's source file (docs/interface.md sums it up).
 
@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { withSettingsTable } from '../src/proxy/settings/render.js';
 import { settings } from '../src/proxy/settings/schema.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -79,6 +80,13 @@ function configurationTable(): Array<{ env: string; flag: string }> {
 }
 
 describe('settings: docs and config.ts agree', () => {
+  // The table is generated (npm run docs:settings) rather than compared cell by cell: its text then has one place
+  // to be written, the declaration, and a failure here names the rows that differ.
+  it("docs/configuration.md's table is the one the declaration writes (npm run docs:settings)", () => {
+    const page = read('docs/configuration.md');
+    expect(withSettingsTable(page).split('\n'), 'run npm run docs:settings').toEqual(page.split('\n'));
+  });
+
   it('docs/configuration.md lists every setting of config.ts once, with its flag, and nothing else', () => {
     const rows = configurationTable();
     expect(rows.map((r) => r.env).sort()).toEqual([...settingNames].sort());

@@ -57,3 +57,14 @@ export function settingsDocsTable(): string {
   );
   return ['| variable | flag | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
+
+const tableStart = '<!-- settings table: written by `npm run docs:settings` from src/proxy/settings/table.ts -->';
+const tableEnd = '<!-- end of settings table -->';
+
+/** The page with its settings table, between the two markers, made anew from the declaration. */
+export function withSettingsTable(page: string): string {
+  const start = page.indexOf(tableStart);
+  const end = page.indexOf(tableEnd);
+  if (start < 0 || end < start) throw new Error(`the page has no settings table between ${tableStart} and ${tableEnd}`);
+  return `${page.slice(0, start + tableStart.length)}\n${settingsDocsTable()}\n${page.slice(end)}`;
+}
