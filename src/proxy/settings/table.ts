@@ -158,11 +158,15 @@ export const settingTable = {
     type: int(0, 10).default(2),
     help: "bound on the CLI's own retries of failed provider calls",
   },
+  // Two bounds in one setting (docs/tool-mode.md "Live conversations"), both read in backends/cli/engine.ts: the CLI
+  // turns running at once (the child slots, with CLI_LIVE_MAX too when it is on) and the processes parked waiting
+  // for a client's tool results (the registry ends the oldest past it).
   cliMaxConcurrent: {
     group: 'cli',
     env: 'CLI_MAX_CONCURRENT',
     type: int(1, 256).default(4),
-    help: 'CLI children running at once',
+    help: "CLI turns running at once (CLI_LIVE_MAX bounds them too when on), and CLI processes waiting for a client's tool results (past it the oldest ends)",
+    docs: 'CLI turns running at once (`CLI_LIVE_MAX` bounds them too when on), and CLI processes waiting for a client\'s tool results (past it the oldest ends; [tool-mode.md](tool-mode.md) "Live conversations")',
   },
   cliQueueSize: {
     group: 'cli',
