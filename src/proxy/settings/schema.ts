@@ -8,7 +8,7 @@ import type { SettingDeclaration } from './declaration.js';
 import { settingTable } from './table.js';
 
 type Table = typeof settingTable;
-export type SettingKey = keyof Table;
+type SettingKey = keyof Table;
 
 /** Each declared type, or what its function returns for a profile. */
 type Shape = { [K in SettingKey]: Table[K]['type'] extends (profile: Profile) => infer T ? T : Table[K]['type'] };
