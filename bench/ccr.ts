@@ -14,11 +14,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nativeRequest } from './context.js';
 import { probeOnce } from './load.js';
-import { freePort, waitForPort } from './ports.js';
-import { repoRoot, waitExit } from './servers.js';
+import { freePort, repoRoot, waitExit, waitForPort } from './servers.js';
 
-export const ccrPackage = '@musistudio/claude-code-router';
+const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
 const model = 'claude-sonnet-4-20250514';
 
@@ -32,7 +32,7 @@ export interface CcrProcess {
 }
 
 /** The config.json ccr reads from $HOME/.claude-code-router: the simulator as its only provider. */
-export function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {
+function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {
   return {
     HOST: '127.0.0.1',
     PORT: port,
@@ -118,21 +118,7 @@ export async function startCcr(
   const url = `http://127.0.0.1:${port}`;
   // One request through it before it is a column: it must reach the simulator and bring its answer back.
   try {
-    const { status, text } = await probeOnce({
-      base: url,
-      path: '/v1/messages',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'bench-dummy-key',
-        'anthropic-version': '2023-06-01',
-      },
-      body: JSON.stringify({
-        model,
-        max_tokens: 64,
-        stream: false,
-        messages: [{ role: 'user', content: 'Say hello.' }],
-      }),
-    });
+    const { status, text } = await probeOnce(nativeRequest(url, '/v1/messages', model));
     if (status !== 200 || !text.includes('"msg_sim_')) {
       await stop();
       return `ccr answered HTTP ${status} to POST /v1/messages: ${oneLine(text)}`;
