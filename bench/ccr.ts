@@ -1,14 +1,8 @@
-// claude-code-router (npm @musistudio/claude-code-router, `ccr`) as a peer column: a Node router in front of model
-// providers that serves the provider's native Messages route itself (POST /v1/messages). Here it forwards to the
-// provider simulator through its pass-through `Anthropic` transformer, one provider and one model, so what is
-// measured is what ccr costs per request on its native route (its own parsing, routing, token counting, transformer
-// chain and re-encoding), like the Node hop's column measures a bare reverse proxy.
-//
-// It runs in the foreground as `node <pkg>/dist/cli.js start` (the `ccr start` of its README; `ccr start` does not
-// detach, only `ccr code`/`ccr restart` spawn it in the background), with HOME and TMPDIR pointed into the bench's
-// temporary directory: its config (~/.claude-code-router/config.json), pid file, ~/.claude.json and the reference
-// count file it keeps in the temp dir never touch the user's. Optional: when the package is missing, fails to start
-// or does not answer a request, startCcr returns the reason and the ccr cells say "n/a (<reason>)".
+// claude-code-router (npm @musistudio/claude-code-router) as a peer column on its native route, forwarding to the
+// simulator through its pass-through `Anthropic` transformer: what ccr costs per request (its parsing, routing, token
+// counting, transformer chain and re-encoding). It runs in the foreground (`node <pkg>/dist/cli.js start`) with HOME
+// and TMPDIR in the bench's temporary directory, so its config and files never touch the user's. Optional: when it
+// is missing or does not answer, startCcr returns the reason and its cells say "n/a (<reason>)".
 
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -43,6 +43,12 @@ export const pair = (proxy: Cell, direct: Cell, other = 'n/a'): Record<Target, C
   ccr: other,
 });
 
+/** Rows of one such workload: `pairRow(workload)(metric, unit, proxy, direct)`. */
+export const pairRow =
+  (workload: string) =>
+  (metric: string, unit: Unit, proxy: Cell, direct: Cell, ratios = true): Row =>
+    row(workload, metric, unit, pair(proxy, direct), ratios);
+
 /** Cells of each target's result, or its note. */
 export function cellsOf<T>(res: Record<Target, T | string>, pick: (r: T) => Cell): Record<Target, Cell> {
   return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!)])) as Record<

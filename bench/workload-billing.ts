@@ -1,19 +1,7 @@
-// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers (docs/performance.md,
-// "Tool mode's bill"). The simulator bills like the provider (docs/testing.md): prompt-cache reads and writes from
-// the prefixes it has seen, 4 bytes a token. Measured, each from an empty cache:
-// - one "hello" on an empty cache (cold), then another "hello" on the cache the first left (warm: what a client's
-//   fixed prefix costs once it is cached), and an 8-turn conversation of ~3 KB user turns;
-// - through tool mode (a fresh proxy process with the CLI under test; the client re-sends the whole history each
-//   turn), through the CLI alone (one process per "hello"; one process for the whole conversation) and through
-//   direct mode (a client that marks its own cache breakpoint on its newest turn; through the proxy and straight
-//   to the simulator);
-// - time to first token of the conversation's first turn on a fresh proxy (a cold start) and of its follow-ups;
-// - a fresh start after an eviction (docs/tool-mode.md "A fresh start"): four turns in one live process, a proxy
-//   restart (which loses every live process, as an eviction does), then turn 5 (a fresh start with the whole
-//   history) and turn 6, with a resumed transcript (the default) and with the history as text (the profile's
-//   `cli.resumeFlag` set to "", what tool mode did before).
-// The real CLI when the test set-up installed it, and the fake CLI, which never calls the provider: its rows can only
-// show times, not the bill.
+// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers, through tool mode, the CLI
+// alone and direct mode, each from an empty cache; and a fresh start after an eviction (docs/benchmarks.md
+// "Workloads" and "A fresh start after eviction"). The simulator bills like the provider (docs/testing.md). The fake
+// CLI never calls the provider: its rows can only show times.
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,7 +18,7 @@ import {
   realCliPath,
   type Bench,
 } from './context.js';
-import { pair, row, type Cell, type Row } from './report.js';
+import { pairRow, type Cell, type Row } from './report.js';
 import { sleep, startProxyProcess, type ProxyProcessOptions } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 import { summarize } from './stats.js';
@@ -126,31 +114,20 @@ function cliRows(label: string, r: BillingRaw, billed: boolean): Row[] {
   const lateRead = (c?: Conversation): Cell => (!billed ? noBill : c ? readShare(c.bills.slice(2).flat()) : 'not run');
   const median = (c?: Conversation): Cell =>
     c ? summarize(c.ttft.slice(1).filter((x): x is number => x !== undefined)).p50 : 'not run';
+  const [hello, conv] = [pairRow(helloWl), pairRow(convWl)];
   return [
-    row(
-      helloWl,
-      'weighted input tokens, cold cache',
-      'tokens',
-      pair(tokens(r.toolHello?.cold), tokens(r.aloneHello?.cold)),
-      billed,
-    ),
-    row(
-      helloWl,
-      'weighted input tokens, warm cache',
-      'tokens',
-      pair(tokens(r.toolHello?.warm), tokens(r.aloneHello?.warm)),
-      billed,
-    ),
-    row(convWl, 'weighted input tokens, all turns', 'tokens', pair(convTokens(tool), convTokens(alone)), billed),
-    row(convWl, 'prompt read from the cache, turns 3 on', '%', pair(lateRead(tool), lateRead(alone)), false),
-    row(
-      convWl,
+    hello('weighted input tokens, cold cache', 'tokens', tokens(r.toolHello?.cold), tokens(r.aloneHello?.cold), billed),
+    hello('weighted input tokens, warm cache', 'tokens', tokens(r.toolHello?.warm), tokens(r.aloneHello?.warm), billed),
+    conv('weighted input tokens, all turns', 'tokens', convTokens(tool), convTokens(alone), billed),
+    conv('prompt read from the cache, turns 3 on', '%', lateRead(tool), lateRead(alone), false),
+    conv(
       'TTFT, turn 1 (cold start)',
       'ms',
-      pair(tool?.ttft[0] ?? 'no answer', alone ? (alone.ttft[0] ?? 'no answer') : 'not run'),
+      tool?.ttft[0] ?? 'no answer',
+      alone ? (alone.ttft[0] ?? 'no answer') : 'not run',
     ),
-    row(convWl, 'TTFT, follow-up turns p50', 'ms', pair(median(tool), median(alone))),
-    row(convWl, 'errors', 'count', pair(tool?.errors ?? 'not run', alone?.errors ?? 'not run'), false),
+    conv('TTFT, follow-up turns p50', 'ms', median(tool), median(alone)),
+    conv('errors', 'count', tool?.errors ?? 'not run', alone?.errors ?? 'not run', false),
   ];
 }
 
@@ -174,16 +151,17 @@ async function directMode(b: Bench): Promise<Record<string, unknown>> {
   const wl =
     '(w) direct mode, a client that marks its own cache breakpoint: through the proxy (proxy col.) vs to the provider itself (direct col.)';
   const late = (c: Conversation) => readShare(c.bills.slice(2).flat());
+  const r = pairRow(wl);
   b.rows.push(
-    row(wl, 'weighted input tokens, one "hello", cold cache', 'tokens', pair(sum(p.hellos.cold), sum(d.hellos.cold))),
-    row(wl, 'weighted input tokens, one "hello", warm cache', 'tokens', pair(sum(p.hellos.warm), sum(d.hellos.warm))),
-    row(
-      wl,
+    r('weighted input tokens, one "hello", cold cache', 'tokens', sum(p.hellos.cold), sum(d.hellos.cold)),
+    r('weighted input tokens, one "hello", warm cache', 'tokens', sum(p.hellos.warm), sum(d.hellos.warm)),
+    r(
       `weighted input tokens, ${TURNS}-turn conversation`,
       'tokens',
-      pair(sum(p.conversation.bills.flat()), sum(d.conversation.bills.flat())),
+      sum(p.conversation.bills.flat()),
+      sum(d.conversation.bills.flat()),
     ),
-    row(wl, 'prompt read from the cache, turns 3 on', '%', pair(late(p.conversation), late(d.conversation)), false),
+    r('prompt read from the cache, turns 3 on', '%', late(p.conversation), late(d.conversation), false),
   );
   return direct;
 }
@@ -202,28 +180,25 @@ async function freshStart(b: Bench, cli: ProxyParts): Promise<Record<'resumed' |
   const at = (x: Conversation, i: number): Cell => (x.bills[i] ? readShare(x.bills[i]) : 'not run');
   const tokens = (x: Conversation): Cell =>
     x.bills.length > LIVE_TURNS ? sum(x.bills.slice(LIVE_TURNS).flat()) : 'not run';
+  const r = pairRow(wl);
+  const [five, six] = [LIVE_TURNS + 1, LIVE_TURNS + 2];
   b.rows.push(
-    row(
-      wl,
-      `prompt read from the cache, turn ${LIVE_TURNS + 1} (the fresh start)`,
+    r(
+      `prompt read from the cache, turn ${five} (the fresh start)`,
       '%',
-      pair(at(resumed, LIVE_TURNS), at(text, LIVE_TURNS)),
+      at(resumed, five - 1),
+      at(text, five - 1),
       false,
     ),
-    row(
-      wl,
-      `prompt read from the cache, turn ${LIVE_TURNS + 2} (the turn after it)`,
+    r(
+      `prompt read from the cache, turn ${six} (the turn after it)`,
       '%',
-      pair(at(resumed, LIVE_TURNS + 1), at(text, LIVE_TURNS + 1)),
+      at(resumed, six - 1),
+      at(text, six - 1),
       false,
     ),
-    row(
-      wl,
-      `weighted input tokens, turns ${LIVE_TURNS + 1} and ${LIVE_TURNS + 2}`,
-      'tokens',
-      pair(tokens(resumed), tokens(text)),
-    ),
-    row(wl, 'errors', 'count', pair(resumed.errors, text.errors), false),
+    r(`weighted input tokens, turns ${five} and ${six}`, 'tokens', tokens(resumed), tokens(text)),
+    r('errors', 'count', resumed.errors, text.errors, false),
   );
   const error = resumed.firstError ?? text.firstError;
   if (error) b.notes.push(`(w) real CLI, a fresh start after eviction, first error: ${error}`);

@@ -1,10 +1,7 @@
-// (p) The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"): time to first token at the client
-// on POST /v1/messages (streaming) with CLI_POOL_SIZE=1, against the same CLI run alone and started cold (bench/cli.ts),
-// and against the proxy with the pool off (CLI_POOL_SIZE=0). For the fake CLI (start-up only: its reply comes at
-// once) and for the real assistant CLI when the test set-up installed it, pointed at the simulator. Each request
-// waits a gap first, as a user's think time would; for the real CLI the gap is longer than its 3 s wait for a text
-// prompt, so a warm process must outlive it. A cold run of the CLI alone follows each pooled request, after the
-// same gap. In the table the proxy's figure sits in the proxy column and the CLI alone in the direct column.
+// (p) The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"): time to first token with
+// CLI_POOL_SIZE=1 and 0 (proxy column) against the same CLI alone, started cold (direct column), for the fake CLI and
+// the real one when installed. Each request waits a gap first, as a user's think time would; for the real CLI it is
+// longer than its 3 s wait for a text prompt, so a warm process must outlive it.
 
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';

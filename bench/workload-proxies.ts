@@ -1,11 +1,6 @@
-// (l) The usage ledger's cost: two proxies from the same build, one recording usage into the ledger in a temporary
-// DATA_DIR, one with the no-op sink (bench/ledger-proxy-process.mjs), driven alternately with (a)'s non-streaming
-// native request at 32 connections; hop CPU per request of each. The soak (f) runs with the ledger on, since
-// the headless serve opens it.
-// (s) Start-up: time from spawning the proxy to its "listening on" line, for each way it can be started, interleaved
-// run by run: the built JavaScript (`node dist/proxy/cli.js`, what `npm run serve` runs through scripts/serve.mjs),
-// scripts/serve.mjs itself (its freshness check of dist/ included), and the TypeScript sources through tsx (what
-// `npm run serve` ran before). Each process is stopped again right after it listens.
+// The proxy started other ways (docs/benchmarks.md "Workloads"): (l) two proxies of one build, the usage ledger on and
+// off (bench/ledger-proxy-process.mjs), driven alternately; (s) the time from spawn to "listening on" of the built
+// JavaScript, scripts/serve.mjs (its freshness check of dist/ included) and the sources through tsx.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,12 +1,7 @@
-// Non-streaming workloads, interleaved A B A B (roundOrder, repeated):
-//   (a) direct mode /api/v1/messages at each concurrency, unpaced (throughput), then at 32 concurrent with a fixed
-//       upstream latency (added latency, measured where nothing saturates);
-//   (c) the compat translation route /api/v1/chat/completions, not streaming (the streaming half is in
-//       workload-streams.ts);
-//   (f) the soak: >= 100,000 requests on a fresh proxy, RSS read after a warm-up, at half and at the end.
-// Every one of them with the provider's answer framed both ways (BENCH_FRAMINGS): with a content-length, and chunked
-// without one; (a) and (c) measure each framing as its own variant, interleaved round by round, and the soak
-// alternates them answer by answer.
+// Non-streaming workloads, interleaved round by round (docs/benchmarks.md "Workloads"): (a) direct mode, unpaced at
+// each concurrency, then with a fixed upstream latency; (c) the translation route; (f) the soak on a fresh proxy. Each
+// with the provider's answer framed both ways (BENCH_FRAMINGS): (a) and (c) measure each framing as its own variant,
+// and the soak alternates them answer by answer.
 
 import type { Framing } from './config.js';
 import {
@@ -92,7 +87,7 @@ async function interleavedLoad(
         if (lead) m.leadIn = [m.leadIn[0] + lead.cpu, m.leadIn[1] + lead.answered];
         const { r, cpu, answered, busy } = await measured(t, load.durationSec);
         m.cpu += cpu;
-        m.samples.push(...r.samples);
+        m.samples = m.samples.concat(r.samples);
         const { samples: _s, latency, ...rest } = r;
         m.rounds.push({
           ...rest,
