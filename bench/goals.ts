@@ -19,11 +19,8 @@ const signed = (v: number): string => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
 const isNum = <T>(v: T | string | undefined): v is T => v !== undefined && typeof v !== 'string';
 const p50 = (v: number[]): number => summarize(v).p50;
 /** A goal that could not be judged in this run. */
-const unmet = (goal: string, measured: unknown): Goal => ({
-  goal,
-  measured: String(measured ?? 'not run'),
-  met: undefined,
-});
+const unmet = (goal: string, measured: unknown): Goal => g(goal, String(measured ?? 'not run'), undefined);
+const g = (goal: string, measured: string, met: boolean | undefined): Goal => ({ goal, measured, met });
 
 export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): Goal[] {
   const goals: Goal[] = [];
@@ -36,17 +33,14 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
         ? `; clients in lock step: ${ms(burst.proxy.latency[k] - burst.direct.latency[k])}`
         : '';
     const [d50, d99] = [pp.latency.p50 - pd.latency.p50, pp.latency.p99 - pd.latency.p99];
+    const n = cfg.latencyConcurrency;
     goals.push(
-      {
-        goal: `added latency p50 ≤ 1 ms at ${cfg.latencyConcurrency} concurrent (clients spread, upstream +${cfg.upstreamLatencyMs} ms)`,
-        measured: `${ms(d50)}${inStep('p50')}`,
-        met: d50 <= 1,
-      },
-      {
-        goal: `added latency p99 ≤ 5 ms at ${cfg.latencyConcurrency} concurrent (same)`,
-        measured: `${ms(d99)}${inStep('p99')}`,
-        met: d99 <= 5,
-      },
+      g(
+        `added latency p50 ≤ 1 ms at ${n} concurrent (clients spread, upstream +${cfg.upstreamLatencyMs} ms)`,
+        `${ms(d50)}${inStep('p50')}`,
+        d50 <= 1,
+      ),
+      g(`added latency p99 ≤ 5 ms at ${n} concurrent (same)`, `${ms(d99)}${inStep('p99')}`, d99 <= 5),
     );
   } else goals.push(unmet('added latency p50 ≤ 1 ms / p99 ≤ 5 ms at 32 concurrent', paced?.proxy));
 
@@ -63,14 +57,14 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     ratios.push(`c=${c}: ${r.toFixed(2)}×`);
     if (allMet !== undefined && r < 0.8) allMet = false;
   }
-  goals.push({ goal: 'throughput ≥ 0.8× nginx on (a)', measured: ratios.join(', '), met: allMet });
+  goals.push(g('throughput ≥ 0.8× nginx on (a)', ratios.join(', '), allMet));
 
   // CPU per request against the minimal Node hop measured in the same run: native ≤ 1.25×, translated ≤ 1.6×.
   const cpuGoal = (label: string, agg: PerTarget<Aggregate> | undefined, limit: number): Goal => {
     const goal = `${label}: hop CPU per request ≤ ${limit}× the minimal Node hop`;
     if (!agg || !isNum(agg.proxy) || !isNum(agg.node)) return unmet(goal, agg ? agg.proxy : undefined);
     const [p, n] = [agg.proxy.cpuPerRequestUs, agg.node.cpuPerRequestUs];
-    return { goal, measured: `${p.toFixed(0)} µs vs ${n.toFixed(0)} µs: ${(p / n).toFixed(2)}×`, met: p / n <= limit };
+    return g(goal, `${p.toFixed(0)} µs vs ${n.toFixed(0)} µs: ${(p / n).toFixed(2)}×`, p / n <= limit);
   };
   goals.push(cpuGoal('(a) native, 32 conc.', a?.c32, 1.25));
   const translated = raw.cNonStream as PerTarget<Aggregate> | undefined;
