@@ -44,7 +44,7 @@ export function readShare(bill: BillEntry[]): number {
   return all ? (read / all) * 100 : NaN;
 }
 
-export interface Chat {
+interface Chat {
   ttftMs?: number;
   text: string;
   error?: string;

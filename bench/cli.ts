@@ -11,14 +11,14 @@ import { createInterface } from 'node:readline';
 import { defaultProfile } from '../src/proxy/profile.js';
 import { cliUserMessageLine } from '../src/proxy/translate/native-request-to-cli-input.js';
 
-export interface CliTurn {
+interface CliTurn {
   /** ms to the first text delta; undefined when none came. */
   ttftMs?: number;
   text: string;
   ok: boolean;
 }
 
-export interface CliRun {
+interface CliRun {
   turns: CliTurn[];
   exitCode: number | null;
   /** Why the run stopped early: a turn ended without a successful result. */

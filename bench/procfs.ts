@@ -23,7 +23,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** Direct children of pid (nginx's workers under its master). */
-export const childPids = (pid: number): number[] =>
+const childPids = (pid: number): number[] =>
   (read(`/proc/${pid}/task/${pid}/children`) ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
 
 /** A process and its direct children (nginx master and workers). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
  */
 export type Target = 'proxy' | 'direct' | 'nginx' | 'node' | 'ccr';
 export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
-export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
+type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
 
@@ -64,7 +64,7 @@ export interface Goal {
   met: boolean | undefined;
 }
 
-export interface Report {
+interface Report {
   title: string;
   header: string[];
   rows: Row[];
@@ -73,7 +73,7 @@ export interface Report {
   raw: Record<string, unknown>;
 }
 
-export function formatValue(v: Cell, unit: Unit): string {
+function formatValue(v: Cell, unit: Unit): string {
   if (typeof v === 'string') return v;
   if (!Number.isFinite(v)) return '—';
   if (unit === 'MB') return v.toFixed(1);
@@ -88,7 +88,7 @@ function ratio(a: Cell, b: Cell): string {
   return `${(a / b).toFixed(2)}×`;
 }
 
-export function markdownTable(rows: Row[]): string {
+function markdownTable(rows: Row[]): string {
   const lines = [
     '| workload | metric | proxy | direct | nginx | node hop | ccr | proxy/direct | proxy/nginx | proxy/node hop | proxy/ccr |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',

@@ -35,7 +35,7 @@ export async function waitForPort(port: number, timeoutMs: number): Promise<void
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** `dist`, or `tsx` with why: the build's first error lines. */
-export type ProxyBuild = { kind: 'dist' | 'tsx'; note?: string };
+type ProxyBuild = { kind: 'dist' | 'tsx'; note?: string };
 
 /** `tsc -p tsconfig.build.json` into dist/. A failed build (a file mid-edit) falls back to running the sources. */
 export function buildProxy(log: (line: string) => void): ProxyBuild {
