@@ -5,39 +5,28 @@
 // of the per-round differences B − A. Not part of `npm run bench`.
 // Usage: AB_A=/tmp/ab/before AB_B=/tmp/ab/after AB_ROUNDS=12 npx tsx bench/ab-latency.ts
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nativeRequest, neutralModel, providerModel } from './context.js';
 import { runStaggered, type RequestSpec } from './load.js';
-import { attachProxy, proxyEnv, startSimulatorProcess, writeBenchCredentials } from './servers.js';
+import { proxyEnv, spawnProxy, startSimulatorProcess, writeBenchCredentials } from './servers.js';
 import { median } from './stats.js';
 
 const rounds = Number(process.env.AB_ROUNDS ?? 12);
 const seconds = Number(process.env.BENCH_DURATION_SEC ?? 6);
 const latencyMs = Number(process.env.BENCH_UPSTREAM_LATENCY_MS ?? 100);
 const connections = Number(process.env.BENCH_LATENCY_CONCURRENCY ?? 32);
-const dirs = { A: process.env.AB_A!, B: process.env.AB_B! };
 const home = mkdtempSync(join(tmpdir(), 'ab-latency-'));
 const sim = await startSimulatorProcess();
 const credentialsPath = await writeBenchCredentials(home);
 const env = proxyEnv({ simulator: sim, credentialsPath, cliPath: '/bin/false', home, logLevel: 'warn' });
-const start = (dir: string) =>
-  attachProxy(
-    spawn(process.execPath, [join(dir, 'dist', 'proxy', 'cli.js')], {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-const proxies = { A: await start(dirs.A), B: await start(dirs.B) };
-const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
-const body = (model: string) =>
-  JSON.stringify({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello in a few words.' }] });
+const start = (dir: string) => spawnProxy([join(dir, 'dist', 'proxy', 'cli.js')], env, dir);
+const proxies = { A: await start(process.env.AB_A!), B: await start(process.env.AB_B!) };
 const specs: Record<string, RequestSpec> = {
-  A: { base: proxies.A.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') },
-  B: { base: proxies.B.url, path: '/api/v1/messages', headers, body: body('assistant-sonnet-4-20250514') },
-  direct: { base: sim.url, path: '/v1/messages', headers, body: body('claude-sonnet-4-20250514') },
+  A: nativeRequest(proxies.A.url, '/api/v1/messages', neutralModel),
+  B: nativeRequest(proxies.B.url, '/api/v1/messages', neutralModel),
+  direct: nativeRequest(sim.url, '/v1/messages', providerModel),
 };
 await sim.setKnobs({ latencyMs: 0 });
 for (const spec of Object.values(specs)) await runStaggered(spec, { connections, durationSec: 2, periodMs: 10 });
@@ -49,7 +38,7 @@ for (let r = 0; r < rounds; r++) {
   for (const name of order) {
     const res = await runStaggered(specs[name], { connections, durationSec: seconds, periodMs: latencyMs });
     if (res.non2xx || res.errors) console.log(name, 'errors', res.non2xx, res.errors);
-    p50[name] = res.samples!.summary().p50;
+    p50[name] = res.latency.p50;
   }
   added.A.push(p50.A - p50.direct);
   added.B.push(p50.B - p50.direct);
@@ -61,7 +50,6 @@ const diffs = added.B.map((b, i) => b - added.A[i]);
 console.log(
   `median added p50: A ${median(added.A).toFixed(2)} ms, B ${median(added.B).toFixed(2)} ms; median of B−A ${median(diffs).toFixed(2)} ms; B slower in ${diffs.filter((d) => d > 0).length} of ${rounds} rounds`,
 );
-await proxies.A.stop();
-await proxies.B.stop();
+await Promise.all([proxies.A.stop(), proxies.B.stop()]);
 await sim.stop();
 rmSync(home, { recursive: true, force: true });

@@ -12,25 +12,14 @@ declare module 'autocannon' {
     duration?: number;
     amount?: number;
     timeout?: number;
-    pipelining?: number;
-    excludeErrorStats?: boolean;
   }
 
   interface Result {
-    duration: number;
     errors: number;
-    timeouts: number;
     non2xx: number;
-    resets: number;
     '2xx': number;
     statusCodeStats: Record<string, { count: number }>;
-    requests: { total: number; sent: number; average: number };
   }
 
-  interface Instance extends EventEmitter, PromiseLike<Result> {
-    stop(): void;
-  }
-
-  function autocannon(opts: Options): Instance;
-  export default autocannon;
+  export default function autocannon(opts: Options): EventEmitter & PromiseLike<Result>;
 }

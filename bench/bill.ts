@@ -1,9 +1,10 @@
 // What the provider bills a chat, as the simulator bills it (docs/testing.md): the user turns of the (w) workloads,
-// one streamed native chat with its time to first text, the bill it left, and weighted input tokens (uncached input
-// + 5-minute writes × 1.25 + 1-hour writes × 2 + cache reads × 0.1).
+// one streamed native chat with its time to first text, a conversation of such chats with the bill of each turn,
+// and weighted input tokens (uncached input + 5-minute writes × 1.25 + 1-hour writes × 2 + cache reads × 0.1).
 
 import { readSse } from '../test/simulator/index.js';
-import { baseKnobs, sleep, type Bench } from './context.js';
+import { baseKnobs, nativeHeaders, type Bench } from './context.js';
+import { sleep } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 
 export const reply = 'Hello from the simulator, answering this turn.';
@@ -32,6 +33,7 @@ export function weighted(u: BillEntry['usage']): number {
 }
 
 export const sum = (bill: BillEntry[]): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
+
 /** Share of the prompt read from the cache over the bill's requests. */
 export function readShare(bill: BillEntry[]): number {
   const read = bill.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
@@ -42,7 +44,7 @@ export function readShare(bill: BillEntry[]): number {
   return all ? (read / all) * 100 : NaN;
 }
 
-export interface Chat {
+interface Chat {
   ttftMs?: number;
   text: string;
   error?: string;
@@ -56,11 +58,7 @@ export async function chat(base: string, path: string, model: string, messages: 
   try {
     const res = await fetch(base + path, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'bench-dummy-key',
-        'anthropic-version': '2023-06-01',
-      },
+      headers: nativeHeaders,
       // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
       // max_tokens is not what is measured here.
       body: JSON.stringify({ model, max_tokens: 4096, stream: true, messages }),
@@ -92,4 +90,36 @@ export async function billAfter(b: Bench): Promise<BillEntry[]> {
 export async function freshSimulator(b: Bench): Promise<void> {
   await b.sim.reset();
   await b.sim.setKnobs({ ...baseKnobs(), tokenRule: 'bytes', answerTools: false, replyText: reply });
+}
+
+export interface Conversation {
+  bills: BillEntry[][];
+  ttft: Array<number | undefined>;
+  errors: number;
+  firstError?: string;
+}
+
+/**
+ * Turns `from` to `to - 1` of a conversation, each sent with the whole history, as chat clients do, through the
+ * base URL `baseOf(i)` gives; `marked` puts the client's own cache breakpoint on its newest turn (direct mode).
+ */
+export async function converse(
+  b: Bench,
+  o: { path: string; model: string; marked?: boolean; baseOf: (i: number) => string },
+  turns: [number, number],
+  conv: Conversation = { bills: [], ttft: [], errors: 0 },
+  history: Message[] = [],
+): Promise<Conversation> {
+  for (let i = turns[0]; i < turns[1]; i++) {
+    const turn = o.marked ? [{ type: 'text', text: userTurn(i), cache_control: { type: 'ephemeral' } }] : userTurn(i);
+    const r = await chat(o.baseOf(i), o.path, o.model, [...history, { role: 'user', content: turn }]);
+    conv.bills.push(await billAfter(b));
+    conv.ttft.push(r.ttftMs);
+    if (r.error) {
+      conv.errors++;
+      conv.firstError ??= `turn ${i + 1}: ${r.error}`;
+    }
+    history.push({ role: 'user', content: userTurn(i) }, { role: 'assistant', content: r.text || reply });
+  }
+  return conv;
 }

@@ -1,24 +1,18 @@
-// claude-code-router (npm @musistudio/claude-code-router, `ccr`) as a peer column: a Node router in front of model
-// providers that serves the provider's native Messages route itself (POST /v1/messages). Here it forwards to the
-// provider simulator through its pass-through `Anthropic` transformer, one provider and one model, so what is
-// measured is what ccr costs per request on its native route (its own parsing, routing, token counting, transformer
-// chain and re-encoding), like the Node hop's column measures a bare reverse proxy.
-//
-// It runs in the foreground as `node <pkg>/dist/cli.js start` (the `ccr start` of its README; `ccr start` does not
-// detach, only `ccr code`/`ccr restart` spawn it in the background), with HOME and TMPDIR pointed into the bench's
-// temporary directory: its config (~/.claude-code-router/config.json), pid file, ~/.claude.json and the reference
-// count file it keeps in the temp dir never touch the user's. Optional: when the package is missing, fails to start
-// or does not answer a request, startCcr returns the reason and the ccr cells say "n/a (<reason>)".
+// claude-code-router (npm @musistudio/claude-code-router) as a peer column on its native route, forwarding to the
+// simulator through its pass-through `Anthropic` transformer: what ccr costs per request (its parsing, routing, token
+// counting, transformer chain and re-encoding). It runs in the foreground (`node <pkg>/dist/cli.js start`) with HOME
+// and TMPDIR in the bench's temporary directory, so its config and files never touch the user's. Optional: when it
+// is missing or does not answer, startCcr returns the reason and its cells say "n/a (<reason>)".
 
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nativeRequest } from './context.js';
 import { probeOnce } from './load.js';
-import { freePort, waitForPort } from './ports.js';
-import { repoRoot, waitExit } from './servers.js';
+import { freePort, repoRoot, waitExit, waitForPort } from './servers.js';
 
-export const ccrPackage = '@musistudio/claude-code-router';
+const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
 const model = 'claude-sonnet-4-20250514';
 
@@ -32,7 +26,7 @@ export interface CcrProcess {
 }
 
 /** The config.json ccr reads from $HOME/.claude-code-router: the simulator as its only provider. */
-export function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {
+function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {
   return {
     HOST: '127.0.0.1',
     PORT: port,
@@ -118,21 +112,7 @@ export async function startCcr(
   const url = `http://127.0.0.1:${port}`;
   // One request through it before it is a column: it must reach the simulator and bring its answer back.
   try {
-    const { status, text } = await probeOnce({
-      base: url,
-      path: '/v1/messages',
-      headers: {
-        'content-type': 'application/json',
-        'x-api-key': 'bench-dummy-key',
-        'anthropic-version': '2023-06-01',
-      },
-      body: JSON.stringify({
-        model,
-        max_tokens: 64,
-        stream: false,
-        messages: [{ role: 'user', content: 'Say hello.' }],
-      }),
-    });
+    const { status, text } = await probeOnce(nativeRequest(url, '/v1/messages', model));
     if (status !== 200 || !text.includes('"msg_sim_')) {
       await stop();
       return `ccr answered HTTP ${status} to POST /v1/messages: ${oneLine(text)}`;

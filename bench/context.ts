@@ -1,24 +1,31 @@
 // What every workload shares: the targets (proxy, direct, nginx, the Node hop, claude-code-router), the simulator's
-// knobs, the request shapes, and the rule that a proxy route which is not there yet (or a peer that is not running)
-// gives an "n/a" cell instead of stopping the run.
+// knobs, the request shapes, the real CLI's set-up, and the rule that a proxy route which is not there yet (or a
+// peer that is not running) gives an "n/a" cell instead of stopping the run.
 
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { defaultProfile } from '../src/proxy/profile.js';
+import type { SimulatorKnobs } from '../test/simulator/index.js';
 import type { CcrProcess } from './ccr.js';
 import type { BenchConfig } from './config.js';
-import { cpuSeconds, treeCpuSeconds } from './cpu.js';
 import { probeOnce, type RequestSpec } from './load.js';
 import type { NginxProcess } from './nginx.js';
+import { cpuSeconds, readRss, treeCpuSeconds, treeRss } from './procfs.js';
 import type { Row, Target } from './report.js';
-import type { NodeHopProcess, ProxyProcess, SimulatorProcess } from './servers.js';
-import type { SimulatorKnobs } from '../test/simulator/index.js';
-
-export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
+import {
+  repoRoot,
+  writeBenchCredentials,
+  type ProxyProcess,
+  type ProxyProcessOptions,
+  type SimulatorProcess,
+} from './servers.js';
 
 /**
  * The order of the targets within an interleaved round: the proxy and the Node hop, the pair the CPU and
  * added-latency goals compare, back to back. The machine itself slows for tens of seconds at a time, for every
- * process alike (docs/benchmarks.md "Reading the figures": in back-to-back rounds the two hops' CPU per request moved
- * together between 124 and 273 µs); with direct and nginx between them, one such stretch could fall on one of the
- * pair and not the other.
+ * process alike (docs/benchmarks.md "Reading the figures"); with direct and nginx between them, one such stretch
+ * could fall on one of the pair and not the other.
  */
 export const roundOrder: Target[] = ['proxy', 'node', 'direct', 'nginx', 'ccr'];
 
@@ -30,10 +37,12 @@ export interface Bench {
   sim: SimulatorProcess;
   nginx: NginxProcess;
   /** The minimal Node hop (fastify + @fastify/http-proxy): the Node-level limit of a reverse proxy. */
-  nodeHop: NodeHopProcess;
+  nodeHop: ProxyProcess;
   proxy: ProxyProcess;
   /** claude-code-router on its native route, or why it is not a column in this run (bench/ccr.ts). */
   ccr: CcrProcess | string;
+  /** How the bench starts a proxy; workloads that need their own start one with more environment. */
+  proxyOptions: ProxyProcessOptions;
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
   cliPath: string;
@@ -48,6 +57,7 @@ export interface Bench {
 
 export const neutralModel = 'assistant-sonnet-4-20250514';
 export const providerModel = 'claude-sonnet-4-20250514';
+export const prompt = 'Say hello in a few words.';
 
 /** CPU seconds used so far by the hop of target t (nginx: master and workers); NaN for direct (no hop). */
 export function hopCpu(b: Bench, t: Target): number {
@@ -57,45 +67,47 @@ export function hopCpu(b: Bench, t: Target): number {
   return t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
 }
 
-export function baseOf(b: Bench, t: Target): string {
-  if (t === 'ccr') return typeof b.ccr === 'string' ? 'http://127.0.0.1:9' : b.ccr.url;
-  return t === 'proxy' ? b.proxy.url : t === 'direct' ? b.sim.url : t === 'node' ? b.nodeHop.url : b.nginx.url;
+/** Resident memory of the hop of target t now, bytes (nginx and ccr: with their children); NaN for direct. */
+export function hopRss(b: Bench, t: Target): number {
+  if (t === 'proxy' || t === 'node') return readRss((t === 'proxy' ? b.proxy : b.nodeHop).pid)?.rss ?? NaN;
+  if (t === 'ccr') return typeof b.ccr === 'string' ? NaN : treeRss(b.ccr.pid);
+  return t === 'nginx' ? treeRss(b.nginx.pid) : NaN;
 }
 
-const headers = {
+export function baseOf(b: Bench, t: Target): string {
+  if (t === 'ccr') return typeof b.ccr === 'string' ? 'http://127.0.0.1:9' : b.ccr.url;
+  return { proxy: b.proxy.url, direct: b.sim.url, node: b.nodeHop.url, nginx: b.nginx.url }[t];
+}
+
+/**
+ * A dummy key: direct mode replaces it with the OAuth bearer from the credential file (DESIGN.md); the simulator
+ * accepts any key when reached directly.
+ */
+export const nativeHeaders = {
   'content-type': 'application/json',
-  // A dummy key: direct mode replaces it with the OAuth bearer from the credential file (DESIGN.md); the simulator
-  // accepts any key when reached directly.
   'x-api-key': 'bench-dummy-key',
   'anthropic-version': '2023-06-01',
 };
 
+/** The native Messages request of the load workloads, to `base` + `path`. */
+export const nativeRequest = (base: string, path: string, model: string, stream = false): RequestSpec => ({
+  base,
+  path,
+  headers: nativeHeaders,
+  body: JSON.stringify({ model, max_tokens: 1024, stream, messages: [{ role: 'user', content: prompt }] }),
+});
+
 /** Native Messages request: /api/v1/messages on the proxy (direct mode), /v1/messages on the simulator, nginx, the Node hop and ccr. */
-export function nativeSpec(b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec {
-  const body = {
-    model: t === 'proxy' ? neutralModel : providerModel,
-    max_tokens: 1024,
-    stream,
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-  };
-  return { base: baseOf(b, t), path: t === 'proxy' ? path : '/v1/messages', headers, body: JSON.stringify(body) };
-}
+export const nativeSpec = (b: Bench, t: Target, stream: boolean, path = '/api/v1/messages'): RequestSpec =>
+  t === 'proxy'
+    ? nativeRequest(b.proxy.url, path, neutralModel, stream)
+    : nativeRequest(baseOf(b, t), '/v1/messages', providerModel, stream);
 
 /** Compatible-format chat request through the proxy's translation route (SPEC.md §2.2). */
-export function compatSpec(b: Bench, stream: boolean): RequestSpec {
-  const body = {
-    model: neutralModel,
-    max_tokens: 1024,
-    stream,
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-  };
-  return {
-    base: b.proxy.url,
-    path: '/api/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer bench-dummy-key' },
-    body: JSON.stringify(body),
-  };
-}
+export const compatSpec = (b: Bench, stream: boolean): RequestSpec => ({
+  ...nativeRequest(b.proxy.url, '/api/v1/chat/completions', neutralModel, stream),
+  headers: { 'content-type': 'application/json', authorization: 'Bearer bench-dummy-key' },
+});
 
 /** Knobs of a plain, unpaced reply; workloads change only what they need on top. */
 export function baseKnobs(): Partial<SimulatorKnobs> {
@@ -137,6 +149,23 @@ export async function ccrProblem(b: Bench, w: string, stream: boolean): Promise<
   return problem?.replace('route not implemented', 'ccr: 404 on POST /v1/messages');
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** The assistant CLI the test set-up installs (npm run test:setup), or REAL_ASSISTANT_CLI. */
+export const realCliPath =
+  process.env.REAL_ASSISTANT_CLI ||
+  join(repoRoot, '.cache', 'real-cli', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
+
+/** Why the real CLI's workloads cannot run, or undefined when it is installed. */
+export const realCliMissing = (): string | undefined =>
+  existsSync(realCliPath)
+    ? undefined
+    : `not installed at ${relative(repoRoot, realCliPath)} (npm run test:setup installs it)`;
+
+/**
+ * A HOME for the real CLI with its credential file, and the environment that points it at the simulator: nothing
+ * reaches a real provider.
+ */
+export async function realCliHome(home: string, simulatorUrl: string): Promise<NodeJS.ProcessEnv> {
+  await mkdir(join(home, '.claude'), { recursive: true });
+  await writeBenchCredentials(join(home, '.claude'), 'bench-real-cli');
+  return { [defaultProfile.cli.baseUrlEnv]: simulatorUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
  * on its native route (bench/ccr.ts), optional: its cells say "n/a (why)" where it was not run.
  */
 export type Target = 'proxy' | 'direct' | 'nginx' | 'node' | 'ccr';
-export type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
+export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
+type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
 
@@ -22,6 +23,40 @@ export interface Row {
   ratios: boolean;
 }
 
+export const row = (workload: string, metric: string, unit: Unit, cells: Record<Target, Cell>, ratios = true): Row => ({
+  workload,
+  metric,
+  unit,
+  cells,
+  ratios,
+});
+
+/**
+ * Cells of a workload only the proxy and one comparison have (tool mode against the CLI alone, ledger on against
+ * off): the comparison sits in the direct column, every other column says `other`.
+ */
+export const pair = (proxy: Cell, direct: Cell, other = 'n/a'): Record<Target, Cell> => ({
+  proxy,
+  direct,
+  nginx: other,
+  node: other,
+  ccr: other,
+});
+
+/** Rows of one such workload: `pairRow(workload)(metric, unit, proxy, direct)`. */
+export const pairRow =
+  (workload: string) =>
+  (metric: string, unit: Unit, proxy: Cell, direct: Cell, ratios = true): Row =>
+    row(workload, metric, unit, pair(proxy, direct), ratios);
+
+/** Cells of each target's result, or its note. */
+export function cellsOf<T>(res: Record<Target, T | string>, pick: (r: T) => Cell): Record<Target, Cell> {
+  return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!)])) as Record<
+    Target,
+    Cell
+  >;
+}
+
 export interface Goal {
   goal: string;
   measured: string;
@@ -29,7 +64,7 @@ export interface Goal {
   met: boolean | undefined;
 }
 
-export interface Report {
+interface Report {
   title: string;
   header: string[];
   rows: Row[];
@@ -38,22 +73,13 @@ export interface Report {
   raw: Record<string, unknown>;
 }
 
-export function formatValue(v: Cell, unit: Unit): string {
+function formatValue(v: Cell, unit: Unit): string {
   if (typeof v === 'string') return v;
   if (!Number.isFinite(v)) return '—';
-  switch (unit) {
-    case 'req/s':
-      return Math.round(v).toLocaleString('en-US');
-    case 'count':
-    case 'tokens':
-      return Math.round(v).toLocaleString('en-US');
-    case 'MB':
-      return v.toFixed(1);
-    case '%':
-      return `${v.toFixed(1)} %`;
-    case 'ms':
-      return Math.abs(v) < 10 ? v.toFixed(2) : Math.abs(v) < 1000 ? v.toFixed(1) : Math.round(v).toString();
-  }
+  if (unit === 'MB') return v.toFixed(1);
+  if (unit === '%') return `${v.toFixed(1)} %`;
+  if (unit !== 'ms') return Math.round(v).toLocaleString('en-US');
+  return Math.abs(v) < 10 ? v.toFixed(2) : Math.abs(v) < 1000 ? v.toFixed(1) : Math.round(v).toString();
 }
 
 function ratio(a: Cell, b: Cell): string {
@@ -62,23 +88,17 @@ function ratio(a: Cell, b: Cell): string {
   return `${(a / b).toFixed(2)}×`;
 }
 
-function unitLabel(row: Row): string {
-  return row.unit === 'count' ? row.metric : `${row.metric} (${row.unit})`;
-}
-
-export function markdownTable(rows: Row[]): string {
+function markdownTable(rows: Row[]): string {
   const lines = [
     '| workload | metric | proxy | direct | nginx | node hop | ccr | proxy/direct | proxy/nginx | proxy/node hop | proxy/ccr |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
-    const c = r.cells;
-    // Rows written before the Node hop or ccr was a column (or a workload a peer has no equivalent in) leave it out.
-    const f = (t: Target) => formatValue(c[t] ?? 'n/a', r.unit);
-    const q = (t: Target) => (r.ratios ? ratio(c.proxy, c[t] ?? NaN) : '—');
-    lines.push(
-      `| ${r.workload} | ${unitLabel(r)} | ${f('proxy')} | ${f('direct')} | ${f('nginx')} | ${f('node')} | ${f('ccr')} | ${q('direct')} | ${q('nginx')} | ${q('node')} | ${q('ccr')} |`,
-    );
+    const others: Target[] = ['direct', 'nginx', 'node', 'ccr'];
+    const values = targets.map((t) => formatValue(r.cells[t] ?? 'n/a', r.unit));
+    const ratios = others.map((t) => (r.ratios ? ratio(r.cells.proxy, r.cells[t] ?? NaN) : '—'));
+    const metric = r.unit === 'count' ? r.metric : `${r.metric} (${r.unit})`;
+    lines.push(`| ${[r.workload, metric, ...values, ...ratios].join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -102,25 +122,17 @@ export function markdownReport(r: Report): string {
   ].join('\n');
 }
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.tmp`, text);
-  await rename(`${path}.tmp`, path);
-}
-
 /** Writes <dir>/<name>.md and <name>.json; returns their paths. */
 export async function writeReport(dir: string, name: string, r: Report): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  const md = join(dir, `${name}.md`);
-  const json = join(dir, `${name}.json`);
-  await writeAtomic(md, markdownReport(r));
   const replacer = (_k: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
-  await writeAtomic(
-    json,
-    JSON.stringify(
-      { title: r.title, header: r.header, rows: r.rows, goals: r.goals, notes: r.notes, raw: r.raw },
-      replacer,
-      2,
-    ) + '\n',
-  );
-  return [md, json];
+  const files: Array<[string, string]> = [
+    [join(dir, `${name}.md`), markdownReport(r)],
+    [join(dir, `${name}.json`), JSON.stringify(r, replacer, 2) + '\n'],
+  ];
+  for (const [path, text] of files) {
+    await writeFile(`${path}.tmp`, text);
+    await rename(`${path}.tmp`, path);
+  }
+  return files.map(([path]) => path);
 }

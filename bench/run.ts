@@ -8,12 +8,12 @@ import { cpus, release, tmpdir, type as osType } from 'node:os';
 import { join, relative } from 'node:path';
 import { makeFakeCli, type FakeCli } from '../test/fixtures/fake-cli.js';
 import { startCcr, type CcrProcess } from './ccr.js';
-import { loadBenchConfig } from './config.js';
-import { baseKnobs, compatSpec, nativeSpec, roundOrder, targets, type Bench } from './context.js';
+import { allWorkloads, loadBenchConfig } from './config.js';
+import { baseKnobs, compatSpec, nativeSpec, roundOrder, type Bench } from './context.js';
 import { evaluateGoals } from './goals.js';
 import { runLoad } from './load.js';
 import { ensureNginx, startNginx, type NginxProcess } from './nginx.js';
-import { markdownReport, writeReport, type Row } from './report.js';
+import { markdownReport, targets, writeReport, type Row } from './report.js';
 import {
   buildProxy,
   repoRoot,
@@ -21,21 +21,18 @@ import {
   startProxyProcess,
   startSimulatorProcess,
   writeBenchCredentials,
-  type NodeHopProcess,
   type ProxyProcess,
   type SimulatorProcess,
 } from './servers.js';
-import { runStartup } from './workload-startup.js';
+import { runBillingWorkload } from './workload-billing.js';
+import { runLiveCapWorkload } from './workload-live-cap.js';
 import { runPoolWorkload } from './workload-pool.js';
-import { runLedgerWorkload } from './workload-ledger.js';
+import { runLedgerWorkload, runStartup } from './workload-proxies.js';
 import { runRequestWorkloads, runSoak } from './workload-requests.js';
 import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
-import { runBillingWorkload } from './workload-billing.js';
-import { runLiveCapWorkload } from './workload-live-cap.js';
 
 const started = Date.now();
-const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'k'];
 const pkgVersion = (name: string): string => {
   try {
     return (
@@ -64,7 +61,7 @@ async function main(): Promise<number> {
   let sim: SimulatorProcess | undefined;
   let nginx: NginxProcess | undefined;
   let proxy: ProxyProcess | undefined;
-  let nodeHop: NodeHopProcess | undefined;
+  let nodeHop: ProxyProcess | undefined;
   let ccr: CcrProcess | string = 'not started';
   let fakeCli: FakeCli | undefined;
   const cleanup = async (): Promise<void> => {
@@ -86,7 +83,7 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   try {
-    const nginxBin = ensureNginx(log);
+    const nginxBin = ensureNginx();
     const build = buildProxy(log);
     sim = await startSimulatorProcess();
     log(`simulator on ${sim.url}`);
@@ -127,6 +124,7 @@ async function main(): Promise<number> {
       nodeHop,
       proxy,
       ccr,
+      proxyOptions,
       cliPath: fakeCli.path,
       // What the proxy's CliBackend passes on: its own (small) environment plus the retry bound (default 2).
       cliEnv: { PATH: process.env.PATH, HOME: proxyOptions.home, CLAUDE_CODE_MAX_RETRIES: '2' },
@@ -162,11 +160,11 @@ async function main(): Promise<number> {
     if (on('d')) await runToolWorkload(b);
     if (on('e')) await runOpenStreams(b); // fresh proxy
     if (on('f')) await runSoak(b); // fresh proxy
-    if (on('l') && build.kind === 'dist') await runLedgerWorkload(b, proxyOptions); // usage ledger on vs off
-    if (on('p')) await runPoolWorkload(b, proxyOptions); // the warm CLI pool through the proxy, fake CLI and the real one when installed
-    if (on('s')) await runStartup(b, proxyOptions); // start-up of the built JavaScript and of the sources
-    if (on('w')) await runBillingWorkload(b, proxyOptions); // the provider's bill (prompt cache) and follow-up turns, real and fake CLI
-    if (on('k')) await runLiveCapWorkload(b, proxyOptions); // CLI_LIVE_MAX with idle chats and pending tool calls, real CLI
+    if (on('l') && build.kind === 'dist') await runLedgerWorkload(b); // usage ledger on vs off
+    if (on('p')) await runPoolWorkload(b); // the warm CLI pool, fake CLI and the real one when installed
+    if (on('s')) await runStartup(b); // start-up of the built JavaScript and of the sources
+    if (on('w')) await runBillingWorkload(b); // the provider's bill (prompt cache) and follow-up turns
+    if (on('k')) await runLiveCapWorkload(b); // CLI_LIVE_MAX with idle chats and pending tool calls, real CLI
 
     const logLines = b.proxy.logLines();
     if (logLines > 0)
@@ -195,8 +193,8 @@ async function main(): Promise<number> {
       goals: evaluateGoals(b.raw, cfg),
       notes: b.notes,
       raw: { config: { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }, ...b.raw },
-    }; // no machine paths in committed results
-    // A quick or partial run never overwrites the committed full result.
+    }; // no machine paths in the results
+    // A quick or partial run never overwrites the latest full result.
     const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));
     const dir =
       partial && !process.env.BENCH_RESULTS_DIR ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;

@@ -1,20 +1,41 @@
-// The processes under test, each its own OS process on 127.0.0.1: the provider simulator (forked, knobs over
-// IPC), the proxy (the headless production build, `node dist/proxy/cli.js`, or `node --import tsx
-// src/proxy/cli.ts` when the build fails), and nginx (nginx.ts). The bench process itself only drives load.
+// The processes under test, each its own OS process on 127.0.0.1 with an OS-chosen port: the provider simulator
+// (forked, knobs over IPC), the proxy (the headless production build, `node dist/proxy/cli.js`, or the sources
+// through tsx when the build fails) and the minimal Node hop. The bench process itself only drives load.
 
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeCliCredentials, type SimulatorKnobs } from '../test/simulator/index.js';
 import type { BillEntry } from './simulator-process.js';
 
 export const repoRoot = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 
-export interface ProxyBuild {
-  kind: 'dist' | 'tsx';
-  /** Why the tsx fallback was used (the build's first error lines). */
-  note?: string;
+/** A port the OS just handed out on 127.0.0.1 (free at the time of the call), for peers that cannot take port 0. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
 }
+
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const connects = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      socket.once('connect', () => resolve(!!socket.destroy())).once('error', () => resolve(false));
+    });
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) if (await connects()) return;
+  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** `dist`, or `tsx` with why: the build's first error lines. */
+type ProxyBuild = { kind: 'dist' | 'tsx'; note?: string };
 
 /** `tsc -p tsconfig.build.json` into dist/. A failed build (a file mid-edit) falls back to running the sources. */
 export function buildProxy(log: (line: string) => void): ProxyBuild {
@@ -27,33 +48,20 @@ export function buildProxy(log: (line: string) => void): ProxyBuild {
   return { kind: 'tsx', note: first };
 }
 
-export interface SimulatorProcess {
-  url: string;
-  port: number;
-  cliTokenUrl: string;
-  pid: number;
-  setKnobs(knobs: Partial<SimulatorKnobs>): Promise<void>;
-  /** reset(): an empty prompt cache and the default knobs. */
-  reset(): Promise<void>;
-  /** The bill of every /v1/messages request since the last call (workload w). */
-  takeBill(): Promise<BillEntry[]>;
-  stop(): Promise<void>;
-}
-
 /** Ends a child: `signal` first, SIGKILL after `graceMs`; resolves when it has exited. */
 export function waitExit(child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
+    child.once('exit', () => resolve(clearTimeout(timer)));
     child.kill(signal);
   });
 }
 
-export async function startSimulatorProcess(): Promise<SimulatorProcess> {
+export type SimulatorProcess = Awaited<ReturnType<typeof startSimulatorProcess>>;
+
+/** The simulator; reset() empties its prompt cache and restores the default knobs; takeBill() the bill since the last. */
+export async function startSimulatorProcess() {
   const child = fork(join(repoRoot, 'bench', 'simulator-process.ts'), [], {
     cwd: repoRoot,
     execArgv: ['--import', 'tsx'],
@@ -63,39 +71,24 @@ export async function startSimulatorProcess(): Promise<SimulatorProcess> {
   });
   const ready = await new Promise<{ url: string; cliTokenUrl: string }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`simulator exited (${code}) before it was ready`)));
-    child.on('message', (m: { type: string; url: string; cliTokenUrl: string }) => {
-      if (m.type === 'ready') resolve(m);
-    });
+    child.once('message', resolve);
   });
   let nextId = 0;
   const pending = new Map<number, (bill?: BillEntry[]) => void>();
-  child.on('message', (m: { type: string; id: number; bill?: BillEntry[] }) => {
-    if (m.type === 'ack') pending.get(m.id)?.(m.bill);
-  });
-  const ask = (msg: Record<string, unknown>): Promise<BillEntry[] | undefined> => {
-    const id = ++nextId;
-    return new Promise((resolve) => {
-      pending.set(id, (bill) => {
-        pending.delete(id);
-        resolve(bill);
-      });
+  child.on('message', (m: { id: number; bill?: BillEntry[] }) => pending.get(m.id)?.(m.bill));
+  const ask = (msg: Record<string, unknown>): Promise<BillEntry[] | undefined> =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      pending.set(id, (bill) => (pending.delete(id), resolve(bill)));
       child.send({ ...msg, id });
     });
-  };
   return {
     url: ready.url,
     port: Number(new URL(ready.url).port),
     cliTokenUrl: ready.cliTokenUrl,
-    pid: child.pid!,
-    async setKnobs(knobs) {
-      await ask({ type: 'knobs', knobs });
-    },
-    async reset() {
-      await ask({ type: 'reset' });
-    },
-    async takeBill() {
-      return (await ask({ type: 'bill' })) ?? [];
-    },
+    setKnobs: async (knobs: Partial<SimulatorKnobs>) => void (await ask({ type: 'knobs', knobs })),
+    reset: async () => void (await ask({ type: 'reset' })),
+    takeBill: async (): Promise<BillEntry[]> => (await ask({ type: 'bill' })) ?? [],
     async stop() {
       if (child.connected) child.disconnect();
       await waitExit(child, 3000);
@@ -104,17 +97,16 @@ export async function startSimulatorProcess(): Promise<SimulatorProcess> {
 }
 
 /** A credential file in the CLI's shape, valid for a day, so direct mode injects its bearer and never refreshes. */
-export async function writeBenchCredentials(dir: string): Promise<string> {
-  return writeCliCredentials(dir, {
-    accessToken: 'sk-ant-oat01-bench-access',
-    refreshToken: 'sk-ant-ort01-bench-refresh',
+export const writeBenchCredentials = (dir: string, name = 'bench'): Promise<string> =>
+  writeCliCredentials(dir, {
+    accessToken: `sk-ant-oat01-${name}-access`,
+    refreshToken: `sk-ant-ort01-${name}-refresh`,
     expiresAt: Date.now() + 24 * 3600_000,
   });
-}
 
 export interface ProxyProcessOptions {
   build: ProxyBuild;
-  simulator: SimulatorProcess;
+  simulator: { url: string; cliTokenUrl: string };
   credentialsPath: string;
   cliPath: string;
   home: string;
@@ -124,26 +116,7 @@ export interface ProxyProcessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export interface ProxyProcess {
-  url: string;
-  pid: number;
-  /** The last lines the proxy wrote to stderr. */
-  stderrTail(): string;
-  /** Log lines (stdout) so far, and the last few: at warn, each is a failure worth reading. */
-  logLines(): number;
-  logTail(): string;
-  stop(): Promise<void>;
-}
-
-export async function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
-  const entry =
-    o.build.kind === 'dist'
-      ? [join(repoRoot, 'dist', 'proxy', 'cli.js')]
-      : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
-  const args = [...o.nodeArgs, ...entry];
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env: proxyEnv(o), stdio: ['ignore', 'pipe', 'pipe'] });
-  return attachProxy(child);
-}
+export type ProxyProcess = Awaited<ReturnType<typeof attach>>;
 
 /** The proxy's environment in the bench: small, like a service's, with every upstream pointed at the simulator. */
 export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): NodeJS.ProcessEnv {
@@ -168,75 +141,60 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
   };
 }
 
-/** Waits for a started proxy's `listening on <url>` line (stderr) and wraps the child. */
-export async function attachProxy(child: ChildProcess): Promise<ProxyProcess> {
+/** Spawns node with these arguments (the proxy, or a variant of it: `cwd` another checkout) and waits for it to listen. */
+export function spawnProxy(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<ProxyProcess> {
+  return attach('proxy', spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }));
+}
+
+export function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
+  const entry =
+    o.build.kind === 'dist'
+      ? [join(repoRoot, 'dist', 'proxy', 'cli.js')]
+      : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
+  return spawnProxy([...o.nodeArgs, ...entry], proxyEnv(o));
+}
+
+/**
+ * Waits for a started child's `listening on <url>` line (either stream) and wraps it. Its stdin stays open: the Node
+ * hop ends itself when it closes, even if the bench is killed.
+ */
+/** At warn, each log line (stdout) is a failure worth reading: they are counted and the last ones kept. */
+async function attach(name: string, child: ChildProcess) {
   let tail = '';
   let logTail = '';
   let logLines = 0;
   child.stdout!.on('data', (c: Buffer) => {
     const text = c.toString();
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) logLines++;
+    logLines += text.split('\n').length - 1;
     logTail = (logTail + text).slice(-4000);
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`proxy did not start in 20 s: ${tail}`)), 20_000);
-    child.stderr!.on('data', (c: Buffer) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in 20 s: ${tail}`)), 20_000);
+    const onData = (c: Buffer) => {
       tail = (tail + c.toString()).slice(-4000);
       const m = /listening on (http:\/\/[^\s]+)/.exec(tail);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.once('exit', (code) => {
+      if (!m) return;
       clearTimeout(timer);
-      reject(new Error(`proxy exited (${code}) at start: ${tail.trim()}`));
-    });
+      resolve(m[1]);
+    };
+    child.stderr!.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.once(
+      'exit',
+      (code) => (clearTimeout(timer), reject(new Error(`${name} exited (${code}) at start: ${tail.trim()}`))),
+    );
   });
-  return {
-    url,
-    pid: child.pid!,
-    stderrTail: () => tail,
-    logLines: () => logLines,
-    logTail: () => logTail,
-    stop: () => waitExit(child, 5000),
-  };
-}
-
-export interface NodeHopProcess {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
+  return { url, pid: child.pid!, logLines: () => logLines, logTail: () => logTail, stop: () => waitExit(child, 5000) };
 }
 
 /** The minimal Node hop (bench/node-hop-process.mjs) in front of the simulator, with the proxy's small environment. */
-export async function startNodeHop(upstream: string): Promise<NodeHopProcess> {
-  const entry = join(repoRoot, 'bench', 'node-hop-process.mjs');
+export function startNodeHop(upstream: string): Promise<ProxyProcess> {
   // BENCH_HOP_NODE_ARGS: node flags for the hop, as BENCH_PROXY_NODE_ARGS for the proxy (a profiler, a preload).
   const nodeArgs = (process.env.BENCH_HOP_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, entry, upstream], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production' },
-    // stdin stays open: the hop ends itself when it closes, even if the bench is killed
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Node hop did not start in 20 s: ${out}`)), 20_000);
-    const onData = (c: Buffer) => {
-      out = (out + c.toString()).slice(-4000);
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Node hop exited (${code}) at start: ${out.trim()}`));
-    });
-  });
-  return { url, pid: child.pid!, stop: () => waitExit(child, 3000) };
+  const entry = join(repoRoot, 'bench', 'node-hop-process.mjs');
+  const env = { PATH: process.env.PATH, NODE_ENV: 'production' };
+  return attach(
+    'Node hop',
+    spawn(process.execPath, [...nodeArgs, entry, upstream], { cwd: repoRoot, env, stdio: 'pipe' }),
+  );
 }

@@ -7,8 +7,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLoad, type RequestSpec } from './load.js';
-import { readRss } from './rss.js';
+import { nativeRequest, neutralModel } from './context.js';
+import { runLoad } from './load.js';
+import { readRss } from './procfs.js';
 import { buildProxy, startProxyProcess, startSimulatorProcess, writeBenchCredentials } from './servers.js';
 
 const half = Number(process.env.BENCH_SOAK_REQUESTS ?? 100_000) / 2;
@@ -28,17 +29,7 @@ const proxy = await startProxyProcess({
   nodeArgs: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snaps}`],
   env: { METRICS_ENABLED: 'true' },
 });
-const headers = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
-const spec: RequestSpec = {
-  base: proxy.url,
-  path: '/api/v1/messages',
-  headers,
-  body: JSON.stringify({
-    model: 'assistant-sonnet-4-20250514',
-    max_tokens: 1024,
-    messages: [{ role: 'user', content: 'Say hello.' }],
-  }),
-};
+const spec = nativeRequest(proxy.url, '/api/v1/messages', neutralModel);
 
 /** Live objects by constructor (count, self size) of a heap snapshot file. */
 function census(file: string): Map<string, { count: number; size: number }> {

@@ -1,35 +1,5 @@
-// Samples and their percentiles, kept as raw numbers (autocannon's own histogram rounds latency to whole
-// milliseconds, too coarse for a goal of "at most 1 ms added").
-
-export class Samples {
-  private data = new Float64Array(1024);
-  private n = 0;
-
-  push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new Float64Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.n++] = v;
-  }
-
-  pushAll(other: Samples): void {
-    for (const v of other.values()) this.push(v);
-  }
-
-  get count(): number {
-    return this.n;
-  }
-
-  values(): Float64Array {
-    return this.data.subarray(0, this.n);
-  }
-
-  summary(): Summary {
-    return summarize(this.values());
-  }
-}
+// Percentiles of raw samples (autocannon's own histogram rounds latency to whole milliseconds, too coarse for a goal
+// of "at most 1 ms added").
 
 export interface Summary {
   count: number;
@@ -51,6 +21,7 @@ export function summarize(values: ArrayLike<number>): Summary {
   return { count: n, mean: n ? sum / n : NaN, p50: at(50), p90: at(90), p99: at(99), max: n ? sorted[n - 1] : NaN };
 }
 
+/** The median of the finite values, the mean of the middle two for an even count (throughput over rounds). */
 export function median(values: number[]): number {
   const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (finite.length === 0) return NaN;

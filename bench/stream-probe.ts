@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { RequestSpec } from './load.js';
-import { Samples, type Summary } from './stats.js';
+import { summarize, type Summary } from './stats.js';
 
 /** native: `event: content_block_delta` ... `message_stop`; compat: data-only chunks ending with `[DONE]`. */
 export type StreamKind = 'native' | 'compat';
@@ -111,17 +111,6 @@ export function readStream(
   });
 }
 
-export interface StreamRunOptions {
-  kind: StreamKind;
-  /** Streams opened at once. */
-  concurrency: number;
-  /** Streams in all (concurrency at a time). */
-  count: number;
-  /** The simulator's pacing between deltas, to compare gaps with. */
-  intervalMs: number;
-  timeoutMs: number;
-}
-
 export interface StreamRunResult {
   streams: number;
   errors: number;
@@ -140,9 +129,7 @@ export interface StreamRunResult {
 }
 
 export function summarizeStreams(records: StreamRecord[], intervalMs: number): StreamRunResult {
-  const ttfb = new Samples();
-  const gap = new Samples();
-  const dev = new Samples();
+  const [ttfb, gap, dev]: number[][] = [[], [], []];
   let deltas = 0;
   let coalesced = 0;
   const failed = records.filter((r) => r.error || !r.complete);
@@ -168,25 +155,28 @@ export function summarizeStreams(records: StreamRecord[], intervalMs: number): S
     streams: records.length,
     errors: failed.length,
     firstError: failed[0]?.error ?? (failed[0] ? 'incomplete stream' : undefined),
-    ttfb: ttfb.summary(),
-    gap: gap.summary(),
-    deviation: dev.summary(),
+    ttfb: summarize(ttfb),
+    gap: summarize(gap),
+    deviation: summarize(dev),
     coalescedShare: deltas ? coalesced / deltas : NaN,
     maxOpen,
     records,
   };
 }
 
-/** `count` streams, `concurrency` at a time, each read to its end. */
-export async function runStreams(spec: RequestSpec, o: StreamRunOptions): Promise<StreamRunResult> {
+/**
+ * `count` streams, `concurrency` at a time, each read to its end; `intervalMs` is the simulator's pacing between
+ * deltas, to compare gaps with.
+ */
+export async function runStreams(
+  spec: RequestSpec,
+  o: { kind: StreamKind; concurrency: number; count: number; intervalMs: number; timeoutMs: number },
+): Promise<StreamRunResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const records: StreamRecord[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < o.count) {
-      next++;
-      records.push(await readStream(spec, o.kind, agent, o.timeoutMs));
-    }
+    while (next++ < o.count) records.push(await readStream(spec, o.kind, agent, o.timeoutMs));
   };
   await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
   agent.destroy();

@@ -1,33 +1,30 @@
-// (p) The warm CLI pool through the proxy (src/proxy/backends/cli/warm-pool.ts; docs/performance.md "Warm CLI pool"):
-// time to first token at the client on POST /v1/messages (streaming) with CLI_POOL_SIZE=1, against the same CLI run
-// alone and started cold (spawn, prompt on stdin, first text delta: bench/cli-probe.ts), and against the proxy with
-// the pool off (CLI_POOL_SIZE=0). For the fake CLI (start-up only: its reply comes at once) and for the real
-// assistant CLI when the test set-up installed it (.cache/real-cli), pointed at the simulator. Each request waits a
-// gap first, as a user's think time would; for the real CLI the gap is longer than its 3 s wait for a text prompt,
-// so a warm process must outlive it. A cold run of the CLI alone follows each pooled request, after the same gap.
-// In the table the proxy's figure sits in the proxy column and the CLI alone in the direct column.
+// (p) The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"): time to first token with
+// CLI_POOL_SIZE=1 and 0 (proxy column) against the same CLI alone, started cold (direct column), for the fake CLI and
+// the real one when installed. Each request waits a gap first, as a user's think time would; for the real CLI it is
+// longer than its 3 s wait for a text prompt, so a warm process must outlive it.
 
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { makeFakeCli } from '../test/fixtures/fake-cli.js';
-import { writeCliCredentials } from '../test/simulator/index.js';
+import { join } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
-import { startCliRunner, type CliRunner } from './cli-probe.js';
-import { baseKnobs, neutralModel, providerModel, sleep, type Bench } from './context.js';
-import type { RequestSpec } from './load.js';
-import type { Cell, Row, Target } from './report.js';
-import { repoRoot, startProxyProcess, type ProxyProcessOptions } from './servers.js';
+import { makeFakeCli } from '../test/fixtures/fake-cli.js';
+import { startCliRunner, type CliRunner } from './cli.js';
+import {
+  baseKnobs,
+  nativeRequest,
+  neutralModel,
+  prompt,
+  providerModel,
+  realCliHome,
+  realCliMissing,
+  realCliPath,
+  type Bench,
+} from './context.js';
+import { pair, row } from './report.js';
+import { sleep, startProxyProcess } from './servers.js';
 import { summarize } from './stats.js';
 import { readStream } from './stream-probe.js';
-
-export const realCliPath =
-  process.env.REAL_ASSISTANT_CLI ||
-  join(repoRoot, '.cache', 'real-cli', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
-
-const prompt = 'Say hello in a few words.';
 
 interface CliUnderTest {
   label: string;
@@ -49,54 +46,28 @@ export interface PoolRaw {
   firstError?: string;
 }
 
-function chatSpec(base: string): RequestSpec {
-  return {
-    base,
-    path: '/v1/messages',
-    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({
-      model: neutralModel,
-      max_tokens: 256,
-      stream: true,
-      messages: [{ role: 'user', content: prompt }],
-    }),
-  };
-}
-
 async function warmRss(base: string): Promise<number | undefined> {
-  const res = await fetch(`${base}/health/detailed`);
-  const body = (await res.json()) as { components?: { cli_pool?: { warm?: number; rssBytes?: number } } };
+  const body = (await (await fetch(`${base}/health/detailed`)).json()) as {
+    components?: { cli_pool?: { warm?: number; rssBytes?: number } };
+  };
   const pool = body.components?.cli_pool;
   return pool?.warm ? pool.rssBytes : undefined;
 }
 
 /** One proxy with the given pool size: `requests` streamed chats, each after `gapMs`; `between` runs after each. */
-async function viaProxy(
-  b: Bench,
-  o: ProxyProcessOptions,
-  cli: CliUnderTest,
-  poolSize: number,
-  raw: PoolRaw,
-  between?: () => Promise<void>,
-): Promise<number[]> {
-  const proxy = await startProxyProcess({
-    ...o,
-    cliPath: cli.path,
-    home: cli.home,
-    env: { ...cli.env, CLI_POOL_SIZE: String(poolSize) },
-  });
+async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: PoolRaw, between?: () => Promise<void>) {
+  const env = { ...cli.env, CLI_POOL_SIZE: String(poolSize) };
+  const proxy = await startProxyProcess({ ...b.proxyOptions, cliPath: cli.path, home: cli.home, env });
   const agent = new Agent({ keepAlive: true });
   const times: number[] = [];
   try {
-    const spec = chatSpec(proxy.url);
+    const spec = nativeRequest(proxy.url, '/v1/messages', neutralModel, true);
     // The first chat teaches the pool which arguments to keep warm (and is not counted).
     await readStream(spec, 'native', agent, 60_000);
     for (let i = 0; i < cli.requests; i++) {
       await sleep(cli.gapMs);
-      if (poolSize > 0) {
-        const rss = await warmRss(proxy.url);
-        if (rss) raw.idleRss.push(rss);
-      }
+      const rss = poolSize > 0 ? await warmRss(proxy.url) : undefined;
+      if (rss) raw.idleRss.push(rss);
       const rec = await readStream(spec, 'native', agent, 60_000);
       if (rec.error || !rec.complete || rec.deltaTimes.length === 0) {
         raw.errors[poolSize > 0 ? 'pooled' : 'off']++;
@@ -111,56 +82,36 @@ async function viaProxy(
   return times;
 }
 
-async function measure(b: Bench, o: ProxyProcessOptions, runner: CliRunner, cli: CliUnderTest): Promise<PoolRaw> {
+async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<PoolRaw> {
   const raw: PoolRaw = { coldMs: [], pooledMs: [], offMs: [], idleRss: [], errors: { pooled: 0, off: 0, cold: 0 } };
   const cliEnv = { PATH: process.env.PATH, HOME: cli.home, [defaultProfile.cli.maxRetriesEnv]: '2', ...cli.env };
   const cold = async () => {
     await sleep(cli.gapMs);
-    const run = await runner.run(cli.path, providerModel, prompt, cliEnv);
-    if (run.ttftMs === undefined || run.exitCode !== 0) raw.errors.cold++;
-    else raw.coldMs.push(run.ttftMs);
+    const ttft = await runner.ttft(cli.path, providerModel, prompt, cliEnv);
+    if (ttft === undefined) raw.errors.cold++;
+    else raw.coldMs.push(ttft);
   };
   b.log(`(p) ${cli.label}: pool on, with a cold run of the CLI alone after each request`);
-  raw.pooledMs = await viaProxy(b, o, cli, 1, raw, cold);
+  raw.pooledMs = await viaProxy(b, cli, 1, raw, cold);
   b.log(`(p) ${cli.label}: pool off`);
-  raw.offMs = await viaProxy(b, o, cli, 0, raw);
+  raw.offMs = await viaProxy(b, cli, 0, raw);
+  const [pooled, off, cold2] = [raw.pooledMs, raw.offMs, raw.coldMs].map((v) => summarize(v));
+  const on = `(p) ${cli.label}: through the proxy, pool on (proxy col.) vs the CLI alone, cold (direct col.)`;
+  const offWl = `(p) ${cli.label}: through the proxy, pool off (proxy col.) vs the CLI alone, cold (direct col.)`;
+  const rss = raw.idleRss.length ? summarize(raw.idleRss).p50 / 2 ** 20 : NaN;
+  b.rows.push(
+    row(on, 'TTFT p50', 'ms', pair(pooled.p50, cold2.p50)),
+    row(on, 'TTFT max', 'ms', pair(pooled.max, cold2.max)),
+    row(on, 'RSS of one idle warm CLI', 'MB', pair(rss, 'n/a (not kept)'), false),
+    row(on, 'errors', 'count', pair(raw.errors.pooled, raw.errors.cold), false),
+    row(offWl, 'TTFT p50', 'ms', pair(off.p50, cold2.p50)),
+    row(offWl, 'errors', 'count', pair(raw.errors.off, raw.errors.cold), false),
+  );
+  if (raw.firstError) b.notes.push(`(p) first error: ${raw.firstError}`);
   return raw;
 }
 
-function rows(b: Bench, label: string, r: PoolRaw): void {
-  const none = 'n/a';
-  const cells = (p: Cell, c: Cell): Record<Target, Cell> => ({
-    proxy: p,
-    direct: c,
-    nginx: none,
-    node: none,
-    ccr: none,
-  });
-  const pooled = summarize(r.pooledMs);
-  const off = summarize(r.offMs);
-  const cold = summarize(r.coldMs);
-  const on = `(p) ${label}: through the proxy, pool on (proxy col.) vs the CLI alone, cold (direct col.)`;
-  const offWl = `(p) ${label}: through the proxy, pool off (proxy col.) vs the CLI alone, cold (direct col.)`;
-  const rss = r.idleRss.length ? summarize(r.idleRss).p50 / 2 ** 20 : NaN;
-  const out: Row[] = [
-    { workload: on, metric: 'TTFT p50', unit: 'ms', cells: cells(pooled.p50, cold.p50), ratios: true },
-    { workload: on, metric: 'TTFT max', unit: 'ms', cells: cells(pooled.max, cold.max), ratios: true },
-    {
-      workload: on,
-      metric: 'RSS of one idle warm CLI',
-      unit: 'MB',
-      cells: cells(rss, 'n/a (not kept)'),
-      ratios: false,
-    },
-    { workload: on, metric: 'errors', unit: 'count', cells: cells(r.errors.pooled, r.errors.cold), ratios: false },
-    { workload: offWl, metric: 'TTFT p50', unit: 'ms', cells: cells(off.p50, cold.p50), ratios: true },
-    { workload: offWl, metric: 'errors', unit: 'count', cells: cells(r.errors.off, r.errors.cold), ratios: false },
-  ];
-  b.rows.push(...out);
-  if (r.firstError) b.notes.push(`(p) first error: ${r.firstError}`);
-}
-
-export async function runPoolWorkload(b: Bench, o: ProxyProcessOptions): Promise<void> {
+export async function runPoolWorkload(b: Bench): Promise<void> {
   const { cfg } = b;
   const raw: Record<string, PoolRaw | string> = {};
   const tmp = await mkdtemp(join(tmpdir(), 'bench-pool-'));
@@ -174,34 +125,26 @@ export async function runPoolWorkload(b: Bench, o: ProxyProcessOptions): Promise
     try {
       const home = join(tmp, 'fake-home');
       await mkdir(home, { recursive: true });
-      const cli = { label: 'fake CLI', path: fake.path, env: {}, home, requests: cfg.quick ? 3 : 12, gapMs: 500 };
-      raw.fake = await measure(b, o, runner, cli);
-      rows(b, cli.label, raw.fake);
+      const requests = cfg.quick ? 3 : 12;
+      raw.fake = await measure(b, runner, { label: 'fake CLI', path: fake.path, env: {}, home, requests, gapMs: 500 });
     } finally {
       await fake.cleanup();
     }
-    if (existsSync(realCliPath)) {
+    raw.real = realCliMissing() ?? '';
+    if (raw.real)
+      b.notes.push('(p) the real CLI is not installed (npm run test:setup); only the fake CLI was measured');
+    else {
       await b.sim.setKnobs({
         ...baseKnobs(),
         replyText: 'Hello from the simulator through the real CLI',
         answerTools: false,
       });
       const home = join(tmp, 'real-home');
-      await mkdir(join(home, '.claude'), { recursive: true });
-      await writeCliCredentials(join(home, '.claude'), {
-        accessToken: 'sk-ant-oat01-bench-real-cli',
-        refreshToken: 'sk-ant-ort01-bench-real-cli',
-        expiresAt: Date.now() + 3_600_000,
-      });
-      const env = { [defaultProfile.cli.baseUrlEnv]: b.sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+      const env = await realCliHome(home, b.sim.url);
       // Longer than the real CLI's 3 s wait for a text prompt: a warm process must outlive it.
       const cli = { label: 'real CLI', path: realCliPath, env, home, requests: cfg.quick ? 2 : 6, gapMs: 4000 };
-      raw.real = await measure(b, o, runner, cli);
-      rows(b, cli.label, raw.real);
+      raw.real = await measure(b, runner, cli);
       await b.sim.setKnobs(baseKnobs());
-    } else {
-      raw.real = `not installed at ${relative(repoRoot, realCliPath)} (npm run test:setup installs it)`;
-      b.notes.push('(p) the real CLI is not installed (npm run test:setup); only the fake CLI was measured');
     }
   } finally {
     runner.stop();

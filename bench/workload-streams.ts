@@ -9,15 +9,15 @@ import {
   ccrProblem,
   compatSpec,
   hopCpu,
+  hopRss,
   nativeSpec,
   proxyRouteProblem,
-  targets,
   type Bench,
   type Skips,
 } from './context.js';
 import type { RequestSpec } from './load.js';
-import type { Cell, Row, Target } from './report.js';
-import { readRss, resetPeakRss, sampleMax, treeRss } from './rss.js';
+import { readRss, resetPeakRss, sampleMax } from './procfs.js';
+import { cellsOf, row, targets, type Cell, type Row, type Target } from './report.js';
 import {
   runStreams,
   summarizeStreams,
@@ -26,200 +26,158 @@ import {
   type StreamRunResult,
 } from './stream-probe.js';
 
-const MB = 1024 * 1024;
+type Results = Record<Target, StreamRunResult | string>;
 
-function cellsOf(
-  res: Record<Target, StreamRunResult | string>,
-  pick: (r: StreamRunResult) => number,
-): Record<Target, Cell> {
-  const out = {} as Record<Target, Cell>;
-  for (const t of targets) {
-    const r = res[t];
-    out[t] = typeof r === 'string' ? r : pick(r);
-  }
-  return out;
-}
+const withoutRecords = (res: Results): Record<string, unknown> =>
+  Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : { ...res[t], records: undefined }]));
 
-function withoutRecords(res: Record<Target, StreamRunResult | string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const t of targets) {
-    const r = res[t];
-    out[t] = typeof r === 'string' ? r : { ...r, records: undefined };
-  }
-  return out;
-}
-
-interface PacedResult {
-  res: Record<Target, StreamRunResult | string>;
-  /** CPU time of the hop (from /proc) per stream, µs, over all rounds; n/a for direct. */
-  cpuPerStreamUs: Record<Target, Cell>;
-}
-
-/** Paced streams, interleaved A B A B, records merged over the rounds. */
-async function interleavedStreams(
+/** Paced streams, interleaved A B A B, records merged over the rounds; then the rows and raw figures. */
+async function pacedStreams(
   b: Bench,
+  key: string,
+  wl: string,
   specOf: (t: Target) => RequestSpec,
   kindOf: (t: Target) => StreamKind,
   skips: Skips,
-  label: string,
-): Promise<PacedResult> {
+) {
   const { cfg } = b;
   const records = new Map<Target, StreamRecord[]>();
   const cpu = new Map<Target, number>();
-  const streamMs = cfg.streamChunks * cfg.streamIntervalMs;
   for (let round = 0; round < cfg.rounds; round++) {
-    for (const t of targets) {
-      if (skips[t]) continue;
-      b.log(`${label}: ${t}, round ${round + 1}/${cfg.rounds}`);
+    for (const t of targets.filter((x) => !skips[x])) {
+      b.log(`${key === 'b' ? '(b) stream' : '(c) compat stream'}: ${t}, round ${round + 1}/${cfg.rounds}`);
       const cpu0 = hopCpu(b, t);
       const r = await runStreams(specOf(t), {
         kind: kindOf(t),
         concurrency: cfg.streamConcurrency,
         count: cfg.streamConcurrency,
         intervalMs: cfg.streamIntervalMs,
-        timeoutMs: streamMs * 5 + 30_000,
+        timeoutMs: cfg.streamChunks * cfg.streamIntervalMs * 5 + 30_000,
       });
       cpu.set(t, (cpu.get(t) ?? 0) + hopCpu(b, t) - cpu0);
       records.set(t, [...(records.get(t) ?? []), ...r.records]);
     }
   }
-  const res = {} as Record<Target, StreamRunResult | string>;
+  const res = {} as Results;
   const cpuPerStreamUs = {} as Record<Target, Cell>;
   for (const t of targets) {
     const recs = records.get(t);
     res[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (skips[t] ?? 'n/a');
-    cpuPerStreamUs[t] =
-      t === 'direct'
-        ? 'n/a (no hop)'
-        : recs
-          ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6
-          : (skips[t] ?? 'n/a');
+    const perStream = recs ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6 : (skips[t] ?? 'n/a');
+    cpuPerStreamUs[t] = t === 'direct' ? 'n/a (no hop)' : perStream;
   }
-  return { res, cpuPerStreamUs };
-}
-
-function pacedRows(workload: string, { res, cpuPerStreamUs }: PacedResult): Row[] {
-  const row = (metric: string, unit: Row['unit'], pick: (r: StreamRunResult) => number, ratios = true): Row => ({
-    workload,
-    metric,
-    unit,
-    cells: cellsOf(res, pick),
-    ratios,
-  });
-  return [
-    row('TTFB p50', 'ms', (r) => r.ttfb.p50),
-    row('TTFB p99', 'ms', (r) => r.ttfb.p99),
-    row('inter-chunk gap p50', 'ms', (r) => r.gap.p50),
-    row('inter-chunk gap p99', 'ms', (r) => r.gap.p99),
-    row('|gap − pacing| p99', 'ms', (r) => r.deviation.p99),
-    row('deltas glued to previous read', '%', (r) => r.coalescedShare * 100, false),
-    { workload, metric: 'hop CPU per stream (µs)', unit: 'count', cells: cpuPerStreamUs, ratios: true },
-    row('errors', 'count', (r) => r.errors, false),
-  ];
+  b.raw[key] = { ...withoutRecords(res), cpuPerStreamUs };
+  const r = (metric: string, unit: Row['unit'], pick: (r: StreamRunResult) => number, ratios = true): Row =>
+    row(wl, metric, unit, cellsOf(res, pick), ratios);
+  b.rows.push(
+    r('TTFB p50', 'ms', (s) => s.ttfb.p50),
+    r('TTFB p99', 'ms', (s) => s.ttfb.p99),
+    r('inter-chunk gap p50', 'ms', (s) => s.gap.p50),
+    r('inter-chunk gap p99', 'ms', (s) => s.gap.p99),
+    r('|gap − pacing| p99', 'ms', (s) => s.deviation.p99),
+    r('deltas glued to previous read', '%', (s) => s.coalescedShare * 100, false),
+    row(wl, 'hop CPU per stream (µs)', 'count', cpuPerStreamUs),
+    r('errors', 'count', (s) => s.errors, false),
+  );
 }
 
 export async function runPacedStreams(b: Bench, runB = true, runC = true): Promise<void> {
   const { cfg } = b;
   // N pieces of exactly 5 characters: splitText gives one delta per piece.
-  await b.sim.setKnobs({
-    ...baseKnobs(),
+  const pacing = {
     replyText: 'word '.repeat(cfg.streamChunks),
     chunkCount: cfg.streamChunks,
     chunkIntervalMs: cfg.streamIntervalMs,
-  });
-  const pacing = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
-
+  };
+  await b.sim.setKnobs({ ...baseKnobs(), ...pacing });
+  const label = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
   if (runB) {
-    const skipsB: Skips = {
-      proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)),
-      ccr: await ccrProblem(b, 'b', true),
-    };
-    const resB = await interleavedStreams(
+    const skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)), ccr: await ccrProblem(b, 'b', true) };
+    await pacedStreams(
       b,
+      'b',
+      `(b) stream, ${label}`,
       (t) => nativeSpec(b, t, true),
       () => 'native',
-      skipsB,
-      '(b) stream',
+      skips,
     );
-    b.raw.b = { ...withoutRecords(resB.res), cpuPerStreamUs: resB.cpuPerStreamUs };
-    b.rows.push(...pacedRows(`(b) stream, ${pacing}`, resB));
   }
   if (!runC) return;
-
-  const skipsC: Skips = { proxy: await proxyRouteProblem(compatSpec(b, true)), ccr: await ccrProblem(b, 'c', true) };
-  const resC = await interleavedStreams(
+  const skips = { proxy: await proxyRouteProblem(compatSpec(b, true)), ccr: await ccrProblem(b, 'c', true) };
+  const spec = (t: Target) => (t === 'proxy' ? compatSpec(b, true) : nativeSpec(b, t, true));
+  await pacedStreams(
     b,
-    (t) => (t === 'proxy' ? compatSpec(b, true) : nativeSpec(b, t, true)),
+    'cStream',
+    `(c) compat stream, ${label}`,
+    spec,
     (t) => (t === 'proxy' ? 'compat' : 'native'),
-    skipsC,
-    '(c) compat stream',
+    skips,
   );
-  b.raw.cStream = { ...withoutRecords(resC.res), cpuPerStreamUs: resC.cpuPerStreamUs };
-  b.rows.push(...pacedRows(`(c) compat stream, ${pacing}`, resC));
 }
 
 export async function runOpenStreams(b: Bench): Promise<void> {
   const { cfg } = b;
-  await b.sim.setKnobs({
-    ...baseKnobs(),
+  const pacing = {
     replyText: 'word '.repeat(cfg.openStreamChunks),
     chunkCount: cfg.openStreamChunks,
     chunkIntervalMs: cfg.openStreamIntervalMs,
-  });
+  };
+  await b.sim.setKnobs({ ...baseKnobs(), ...pacing });
   await b.restartProxy();
   // The route check need not stream: with this pacing one stream takes seconds.
   const skips: Skips = {
     proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
     ccr: await ccrProblem(b, 'e', false),
   };
-  const res = {} as Record<Target, StreamRunResult | string>;
+  const res = {} as Results;
   const peak = {} as Record<Target, Cell>;
   const before = {} as Record<Target, Cell>;
+  const MB = 2 ** 20;
   for (const t of targets) {
     const why = skips[t];
     if (why) {
       res[t] = peak[t] = before[t] = why;
       continue;
     }
-    let rssNow: () => number;
-    if (t === 'proxy') {
-      const pid = b.proxy.pid;
-      resetPeakRss(pid);
-      rssNow = () => readRss(pid)?.rss ?? NaN;
-    } else if (t === 'nginx') rssNow = () => treeRss(b.nginx.pid);
-    else if (t === 'node') rssNow = () => readRss(b.nodeHop.pid)?.rss ?? NaN;
-    else if (t === 'ccr' && typeof b.ccr !== 'string') {
-      const pid = b.ccr.pid;
-      rssNow = () => treeRss(pid);
-    } else rssNow = () => NaN;
-    before[t] = t === 'direct' ? 'n/a (no hop)' : rssNow() / MB;
-    const sampler = sampleMax(rssNow, 100);
+    if (t === 'proxy') resetPeakRss(b.proxy.pid);
+    before[t] = t === 'direct' ? 'n/a (no hop)' : hopRss(b, t) / MB;
+    const sampler = sampleMax(() => hopRss(b, t), 100);
     b.log(`(e) ${cfg.openStreams} open streams: ${t}`);
-    const r = await runStreams(nativeSpec(b, t, true), {
+    res[t] = await runStreams(nativeSpec(b, t, true), {
       kind: 'native',
       concurrency: cfg.openStreams,
       count: cfg.openStreams,
       intervalMs: cfg.openStreamIntervalMs,
       timeoutMs: cfg.openStreamChunks * cfg.openStreamIntervalMs * 4 + 60_000,
     });
-    let max = sampler.stop();
-    if (t === 'proxy') max = Math.max(max, readRss(b.proxy.pid)?.hwm ?? NaN); // VmHWM also sees peaks between samples
-    res[t] = r;
+    // VmHWM also sees the proxy's peaks between samples.
+    const max = Math.max(sampler.stop(), t === 'proxy' ? (readRss(b.proxy.pid)?.hwm ?? NaN) : -Infinity);
     peak[t] = t === 'direct' ? 'n/a (no hop)' : max / MB;
   }
   b.raw.e = { ...withoutRecords(res), peakRssMB: peak, rssBeforeMB: before };
   const wl = `(e) ${cfg.openStreams} open streams`;
   b.rows.push(
-    { workload: wl, metric: 'RSS before', unit: 'MB', cells: before, ratios: false },
-    { workload: wl, metric: 'peak RSS', unit: 'MB', cells: peak, ratios: true },
-    {
-      workload: wl,
-      metric: 'streams open at once',
-      unit: 'count',
-      cells: cellsOf(res, (r) => r.maxOpen),
-      ratios: false,
-    },
-    { workload: wl, metric: 'TTFB p99', unit: 'ms', cells: cellsOf(res, (r) => r.ttfb.p99), ratios: true },
-    { workload: wl, metric: 'errors', unit: 'count', cells: cellsOf(res, (r) => r.errors), ratios: false },
+    row(wl, 'RSS before', 'MB', before, false),
+    row(wl, 'peak RSS', 'MB', peak),
+    row(
+      wl,
+      'streams open at once',
+      'count',
+      cellsOf(res, (r) => r.maxOpen),
+      false,
+    ),
+    row(
+      wl,
+      'TTFB p99',
+      'ms',
+      cellsOf(res, (r) => r.ttfb.p99),
+    ),
+    row(
+      wl,
+      'errors',
+      'count',
+      cellsOf(res, (r) => r.errors),
+      false,
+    ),
   );
 }

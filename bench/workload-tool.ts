@@ -3,21 +3,18 @@
 // equivalent here (there is no HTTP upstream to proxy to).
 
 import { Agent } from 'node:http';
-import { startCliRunner } from './cli-probe.js';
-import { nativeSpec, providerModel, proxyRouteProblem, type Bench } from './context.js';
-import type { Cell, Target } from './report.js';
-import { Samples } from './stats.js';
+import { startCliRunner } from './cli.js';
+import { nativeSpec, prompt, providerModel, proxyRouteProblem, type Bench } from './context.js';
+import { pair, row, type Cell } from './report.js';
+import { summarize } from './stats.js';
 import { readStream } from './stream-probe.js';
-
-const prompt = 'Say hello in a few words.';
 
 export async function runToolWorkload(b: Bench): Promise<void> {
   const { cfg } = b;
   const spec = nativeSpec(b, 'proxy', true, '/v1/messages');
   const problem = await proxyRouteProblem(spec);
   const agent = new Agent({ keepAlive: true });
-  const viaProxy = new Samples();
-  const direct = new Samples();
+  const [viaProxy, direct]: number[][] = [[], []];
   let proxyErrors = 0;
   let directErrors = 0;
   let firstError: string | undefined;
@@ -30,28 +27,21 @@ export async function runToolWorkload(b: Bench): Promise<void> {
         firstError ??= rec.error ?? 'no text delta';
       } else viaProxy.push(rec.deltaTimes[0] - rec.startAt);
     }
-    const run = await runner.run(b.cliPath, providerModel, prompt, b.cliEnv);
-    if (run.ttftMs === undefined || run.exitCode !== 0) directErrors++;
-    else direct.push(run.ttftMs);
+    const ttft = await runner.ttft(b.cliPath, providerModel, prompt, b.cliEnv);
+    if (ttft === undefined) directErrors++;
+    else direct.push(ttft);
   }
   agent.destroy();
   runner.stop();
-  const p = viaProxy.summary();
-  const d = direct.summary();
-  const none = 'n/a (no equivalent)';
-  const cells = (proxy: number, dir: number): Record<Target, Cell> => ({
-    proxy: problem ?? proxy,
-    direct: dir,
-    nginx: none,
-    node: none,
-    ccr: none,
-  });
+  const p = summarize(viaProxy);
+  const d = summarize(direct);
+  const cells = (proxy: Cell, dir: Cell) => pair(problem ?? proxy, dir, 'n/a (no equivalent)');
   const wl = `(d) tool mode, CLI start-up ${cfg.cliDelayMs} ms`;
   b.rows.push(
-    { workload: wl, metric: 'TTFT p50', unit: 'ms', cells: cells(p.p50, d.p50), ratios: true },
-    { workload: wl, metric: 'TTFT max', unit: 'ms', cells: cells(p.max, d.max), ratios: true },
-    { workload: wl, metric: 'added p50 vs CLI alone', unit: 'ms', cells: cells(p.p50 - d.p50, 0), ratios: false },
-    { workload: wl, metric: 'errors', unit: 'count', cells: cells(proxyErrors, directErrors), ratios: false },
+    row(wl, 'TTFT p50', 'ms', cells(p.p50, d.p50)),
+    row(wl, 'TTFT max', 'ms', cells(p.max, d.max)),
+    row(wl, 'added p50 vs CLI alone', 'ms', cells(p.p50 - d.p50, 0), false),
+    row(wl, 'errors', 'count', cells(proxyErrors, directErrors), false),
   );
   b.raw.d = { requests: cfg.toolRequests, proxy: problem ?? p, cliDirect: d, proxyErrors, directErrors, firstError };
   if (firstError) b.notes.push(`(d) first tool-mode error through the proxy: ${firstError}`);

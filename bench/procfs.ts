@@ -1,0 +1,71 @@
+// What Linux reports of a process in /proc: CPU time (user + system, clock ticks of 100 a second), resident memory
+// (VmRSS, and the high-water mark VmHWM that writing 5 to clear_refs resets) and direct children. On a two-core
+// machine shared by the load generator, the simulator and the hop, throughput depends on scheduling; CPU time per
+// request does not, so it is reported beside it. NaN (or undefined) where /proc cannot tell.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const read = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/** Seconds of CPU used so far by pid. */
+export function cpuSeconds(pid: number): number {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return NaN;
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Direct children of pid (nginx's workers under its master). */
+const childPids = (pid: number): number[] =>
+  (read(`/proc/${pid}/task/${pid}/children`) ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
+
+/** A process and its direct children (nginx master and workers). */
+export const treeCpuSeconds = (pid: number): number =>
+  [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
+
+/** Busy and total jiffies of the whole machine (all cores), from the first line of /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const v = (read('/proc/stat') ?? '').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = v.reduce((a, b) => a + b, 0);
+  return v.length ? { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total } : { busy: NaN, total: NaN };
+}
+
+export function readRss(pid: number): { rss: number; hwm: number } | undefined {
+  const text = read(`/proc/${pid}/status`);
+  if (!text) return undefined;
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/** Resets VmHWM to the current RSS, so a peak can be attributed to one workload. */
+export function resetPeakRss(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // not allowed here: the peak then includes what came before
+  }
+}
+
+/** Resident memory of a process and its direct children together (nginx master + workers). */
+export const treeRss = (pid: number): number =>
+  [pid, ...childPids(pid)].reduce((sum, p) => sum + (readRss(p)?.rss ?? 0), 0);
+
+/** Samples fn every intervalMs until stopped; returns the largest value seen. */
+export function sampleMax(fn: () => number, intervalMs: number): { stop(): number } {
+  let max = fn();
+  const timer = setInterval(() => (max = Math.max(max, fn())), intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return (max = Math.max(max, fn()));
+    },
+  };
+}
