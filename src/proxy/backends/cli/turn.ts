@@ -157,7 +157,6 @@ export async function* runTurn(
         ...(req.output_config?.format ? { structuredOutputTool: host.profile.cli.structuredOutputTool } : {}),
         ...source.translate(running),
       });
-      running.turn = { translate, answer };
       const opening = new OpeningHold(whole);
       try {
         for (;;) {
