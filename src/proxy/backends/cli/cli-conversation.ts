@@ -18,6 +18,7 @@ import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
 import type { HistoryEntry } from '../../translate/conversation-history.js';
 import type { BillingLane } from '../../usage/types.js';
+import type { ToolSession } from './tool-session.js';
 import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
 import { next, type ConversationState, type ProcessEvent, type RegisteredProcess } from './process-state.js';
@@ -67,6 +68,10 @@ export class CliConversation implements RegisteredProcess {
    * figures change, so a later turn that prints none was billed to this lane too (docs/usage.md "Lanes").
    */
   lane: BillingLane | undefined;
+  /** True once a request has read it (a warm process nobody took has not been). */
+  taken = false;
+  /** Its tool session when it offers the client's own tools (tool-session.ts): MCP server, ids it waits for. */
+  tools: ToolSession | undefined;
   /** Why the process was ended as hung (hang-watch.ts), when it was. */
   hung: string | undefined;
   private unwatch: (() => void) | undefined;
@@ -167,6 +172,7 @@ export class CliConversation implements RegisteredProcess {
 
   private read(event: 'begin' | 'resume', now: number): void {
     this.move(event);
+    this.taken = true;
     this.lastUsedAt = now;
     // While a request reads it, a process stopped by the OS is ended within seconds: its end reaches the reader.
     if (!this.unwatch && this.child.pid !== undefined) {
