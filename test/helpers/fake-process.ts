@@ -1,9 +1,7 @@
 // A CLI process that exists only in memory, for the unit tests of the process registry and the warm pool
 // (src/proxy/backends/cli/processes.ts, warm-pool.ts): the same state machine as CliConversation, no child.
 
-import type { ConversationState } from '../../src/proxy/backends/cli/cli-conversation.js';
-import { next } from '../../src/proxy/backends/cli/process-state.js';
-import type { RegisteredProcess } from '../../src/proxy/backends/cli/processes.js';
+import { next, type ConversationState, type RegisteredProcess } from '../../src/proxy/backends/cli/process-state.js';
 import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
 
 export class FakeProcess implements RegisteredProcess {

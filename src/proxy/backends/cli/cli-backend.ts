@@ -11,8 +11,6 @@ import { CliEngine } from './engine.js';
 import type { LiveConversationsSnapshot } from './processes.js';
 import type { CliBackendOptions } from './options.js';
 
-export type { CliBackendOptions } from './options.js';
-
 export class CliBackend implements Backend {
   private readonly engine: CliEngine;
 

@@ -23,8 +23,6 @@ import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
 import { next, type ConversationState, type ProcessEvent, type RegisteredProcess } from './process-state.js';
 
-export type { ConversationState } from './process-state.js';
-
 export interface ConversationEnd {
   exitCode?: number;
   signal?: string;
@@ -33,7 +31,7 @@ export interface ConversationEnd {
 
 export type ConversationItem = { kind: 'line'; line: string } | { kind: 'end'; end: ConversationEnd };
 
-export interface CliConversationOptions {
+interface CliConversationOptions {
   /** What the process was started with (arguments, environment, system prompt): only the same may continue it. */
   key: string;
   /** The model it was started with (shown in health; never the system prompt). */

@@ -27,8 +27,7 @@ import {
   type WarmEnd,
 } from './registry-types.js';
 
-export type { CliProcessesOptions, LiveConversationsSnapshot, WarmEnd } from './registry-types.js';
-export type { RegisteredProcess } from './process-state.js';
+export type { LiveConversationsSnapshot } from './registry-types.js';
 
 /** A request's messages, or their digests when the request already made them (message-digests.ts). */
 type Messages = NativeMessageParam[] | MessageDigests;

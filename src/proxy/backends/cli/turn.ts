@@ -28,7 +28,7 @@ import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 import { OpeningHold } from './opening-hold.js';
 
 /** How a request came by a process it did not start itself. */
-export type TakenHow = 'continued' | 'resumed' | 'warm';
+type TakenHow = 'continued' | 'resumed' | 'warm';
 
 export interface Taken {
   proc: CliConversation;

@@ -4,7 +4,9 @@ import { makeFakeCli, type FakeCli } from '../../../../test/fixtures/fake-cli.js
 import { FakeProcess } from '../../../../test/helpers/fake-process.js';
 import { CliConversation } from './cli-conversation.js';
 import { procRss } from './proc-facts.js';
-import { CliProcesses, type CliProcessesOptions, type RegisteredProcess } from './processes.js';
+import { CliProcesses } from './processes.js';
+import type { RegisteredProcess } from './process-state.js';
+import type { CliProcessesOptions } from './registry-types.js';
 import { WarmPool, type WarmPoolOptions } from './warm-pool.js';
 
 /** The pool's default key of an argument list. */

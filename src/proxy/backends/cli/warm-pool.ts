@@ -12,7 +12,9 @@
 //   (never ending another for it), assumed as large as the largest one seen.
 // - A CLI that keeps dying while it waits (broken install, bad login) pauses the pool instead of respawning in a loop.
 
-import type { CliProcesses, RegisteredProcess, WarmEnd } from './processes.js';
+import type { CliProcesses } from './processes.js';
+import type { RegisteredProcess } from './process-state.js';
+import type { WarmEnd } from './registry-types.js';
 import { poolSnapshot, type CliPoolSnapshot, type PoolCounts } from './warm-pool-snapshot.js';
 
 export type { CliPoolSnapshot } from './warm-pool-snapshot.js';
