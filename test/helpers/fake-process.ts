@@ -1,8 +1,7 @@
 // A CLI process that exists only in memory, for the unit tests of the process registry and the warm pool
 // (src/proxy/backends/cli/processes.ts, warm-pool.ts): the same state machine as CliConversation, no child.
 
-import type { ConversationState } from '../../src/proxy/backends/cli/cli-conversation.js';
-import type { RegisteredProcess } from '../../src/proxy/backends/cli/processes.js';
+import { next, type ConversationState, type RegisteredProcess } from '../../src/proxy/backends/cli/process-state.js';
 import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
 
 export class FakeProcess implements RegisteredProcess {
@@ -31,28 +30,29 @@ export class FakeProcess implements RegisteredProcess {
     return !this.ended;
   }
   begin(now: number) {
-    this.state = 'busy';
+    this.state = next(this.state, 'begin');
     this.lastUsedAt = now;
   }
   idle(history: HistoryEntry[], now: number) {
     this.history = history;
     this.turns++;
-    this.state = 'idle';
+    this.state = next(this.state, 'rest');
     this.lastUsedAt = now;
   }
   wait(history: HistoryEntry[], now: number) {
     this.history = history;
-    this.state = 'waiting-for-tools';
+    this.state = next(this.state, 'pause');
     this.lastUsedAt = now;
   }
   resume(now: number) {
-    this.begin(now);
+    this.state = next(this.state, 'resume');
+    this.lastUsedAt = now;
   }
   /** Ended by the proxy: it exits a moment later. */
   end() {
     if (this.ended) return;
     this.ended = true;
-    this.state = 'ended';
+    this.state = next(this.state, 'end');
     queueMicrotask(() => this.resolveExit());
   }
   /** Exits by itself (a crash), in whatever state it was. */
@@ -60,7 +60,7 @@ export class FakeProcess implements RegisteredProcess {
     if (this.ended) return;
     this.ended = true;
     this.endedFrom = this.state;
-    this.state = 'ended';
+    this.state = next(this.state, 'exit');
     this.resolveExit();
   }
 }

@@ -2,7 +2,7 @@
 // sees the same login the children do and neither sees the proxy's own secrets (docs/tool-mode.md).
 
 /** Environment variables of the proxy itself that the CLI must not see. */
-export const proxyOwnSecrets = ['PROXY_ACCESS_KEY'] as const;
+const proxyOwnSecrets = ['PROXY_ACCESS_KEY'] as const;
 
 /** `base` without the proxy's own secrets, with PATH replaced by `envPath` (a GUI launch's login-shell PATH). */
 export function cliChildEnv(base: NodeJS.ProcessEnv, envPath?: string): NodeJS.ProcessEnv {

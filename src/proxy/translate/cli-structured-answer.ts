@@ -7,7 +7,7 @@ import type { CliBlock, CliResultLine } from '../formats/cli-events.js';
 import type { NativeStreamEvent } from '../formats/native.js';
 
 /** What the structured answer reads and keeps of the translator's state. */
-export interface StructuredState {
+interface StructuredState {
   nextIndex: number;
   stopReason: string | null;
   /** Our index of the structured answer's text block, once opened. */

@@ -59,7 +59,7 @@ function userText(m: NativeMessageParam): string | undefined {
     .join('\n\n');
 }
 
-export interface TranscriptOptions {
+interface TranscriptOptions {
   /** The CLI's name of a client tool (mcp__<server>__<name>); the name itself when the request offers no tools. */
   toolName: (name: string) => string;
   /** The model the assistant entries name (the one the process runs). */

@@ -41,7 +41,7 @@ import { cliToolName } from './native-tools-to-mcp.js';
 export const maxSystemPromptChars = 100_000;
 
 /** Model ids are short; a longer one would only fail the spawn (E2BIG) and look like a missing CLI. */
-export const maxModelChars = 256;
+const maxModelChars = 256;
 
 export interface CliInputOptions {
   profile: Profile;

@@ -17,7 +17,7 @@
 
 import type { Profile } from '../profile.js';
 
-export interface ToolRuleOptions {
+interface ToolRuleOptions {
   profile: Profile;
   allowedTools: string[];
   disallowedTools: string[];

@@ -24,7 +24,7 @@ import { keyOf, type ProcessSpec } from './spec.js';
 const maxKept = 32;
 const probeTimeoutMs = 15_000;
 
-export interface AnnouncementsOptions {
+interface AnnouncementsOptions {
   profile: Profile;
   logger: Logger;
   cwd: string;

@@ -1,6 +1,7 @@
 // CliBackend (DESIGN.md `Backend`): tool mode, where a chat is one turn of an assistant CLI process in print mode with
-// stream-json input and output (docs/tool-mode.md). A thin face over the engine (engine.ts) for the rest of the proxy:
-// components.ts builds it, the routes stream through it, /health and the window read its counts.
+// stream-json input and output (docs/tool-mode.md). A thin face over the engine (engine.ts), whose parts are private
+// to it, for the rest of the proxy: components.ts builds it, the routes stream through it, /health and the window
+// read its counts.
 
 import type { NativeRequest, NativeStreamEvent } from '../../formats/native.js';
 import type { Backend, BackendContext } from '../backend.js';
@@ -9,8 +10,6 @@ import type { CliPoolSnapshot } from './warm-pool.js';
 import { CliEngine } from './engine.js';
 import type { LiveConversationsSnapshot } from './processes.js';
 import type { CliBackendOptions } from './options.js';
-
-export type { CliBackendOptions } from './options.js';
 
 export class CliBackend implements Backend {
   private readonly engine: CliEngine;
@@ -31,24 +30,19 @@ export class CliBackend implements Backend {
     this.engine.admitSockets(admit);
   }
 
-  /** The environment a CLI child is given. */
-  childEnv(): NodeJS.ProcessEnv {
-    return this.engine.starter.childEnv();
-  }
-
   /** The warm pool's counts and memory, for /health/detailed and the window. */
   poolSnapshot(): CliPoolSnapshot {
-    return this.engine.pool.snapshot();
+    return this.engine.poolSnapshot();
   }
 
   /** Live conversations, for /health/detailed and the window. */
   liveSnapshot(): LiveConversationsSnapshot {
-    return this.engine.registry.snapshot();
+    return this.engine.liveSnapshot();
   }
 
   /** Processes waiting for a client's tool results (for tests and health). */
   toolWaitingCount(): number {
-    return this.engine.registry.inState('waiting-for-tools').length;
+    return this.engine.toolWaitingCount();
   }
 
   /** Children alive right now (for tests and health). */
@@ -57,7 +51,7 @@ export class CliBackend implements Backend {
   }
 
   slotCounts(): SlotCounts {
-    return this.engine.slots.counts();
+    return this.engine.slotCounts();
   }
 
   /** Shutdown: refuse new chats, end every child (SIGTERM, then SIGKILL), wait until they are gone. */

@@ -3,27 +3,25 @@
 // message after another, and everything that belongs to the PROCESS rather than to one request:
 // - its stdout line stream (a queue that keeps what the child printed until somebody reads it), its end, and the
 //   tail of its stderr;
-// - its state, its history (what it has seen, in the compared form of translate/conversation-history.ts), and the
-//   turn in progress (the translation state of the lines being read);
+// - its state (moved only through the transition table of process-state.ts) and its history (what it has seen, in
+//   the compared form of translate/conversation-history.ts);
 // - the files written for it (its system prompt file), removed when the process ends.
 // A request attaches to a conversation for one turn: it writes its user line (`write`), reads lines (`next`) until
 // the turn's `result`, and leaves it idle, or ends it. Because the stream belongs to the conversation, a reader may
 // stop reading mid-turn without losing lines (`next` with an aborted signal keeps the queue intact), and a later
 // request may go on reading the same turn: that is how a turn waits for a client's tool results
-// ('waiting-for-tools', see `suspend`/`resume`). A warm process of the pool (warm-pool.ts) is a conversation with no
+// ('waiting-for-tools', see `wait`/`resume`). A warm process of the pool (warm-pool.ts) is a conversation with no
 // history yet: one concept, one state machine, kept in one registry (processes.ts).
 
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
-import type { CliTranslateState } from '../../translate/cli-events-to-native-events.js';
-import type { AnswerRecorder, HistoryEntry } from '../../translate/conversation-history.js';
+import type { HistoryEntry } from '../../translate/conversation-history.js';
 import type { BillingLane } from '../../usage/types.js';
+import type { ToolSession } from './tool-session.js';
 import { exitOf, killNow, terminate } from './end-child.js';
 import { watchHang } from './hang-watch.js';
-import type { ConversationState, RegisteredProcess } from './process-state.js';
-
-export type { ConversationState } from './process-state.js';
+import { next, type ConversationState, type ProcessEvent, type RegisteredProcess } from './process-state.js';
 
 export interface ConversationEnd {
   exitCode?: number;
@@ -33,14 +31,7 @@ export interface ConversationEnd {
 
 export type ConversationItem = { kind: 'line'; line: string } | { kind: 'end'; end: ConversationEnd };
 
-/** The turn being read: kept on the conversation so that a turn can be resumed by another request. */
-export interface ConversationTurn {
-  translate: CliTranslateState;
-  /** The answer as the client receives it (text, tool calls), for the history kept after the turn. */
-  answer: AnswerRecorder;
-}
-
-export interface CliConversationOptions {
+interface CliConversationOptions {
   /** What the process was started with (arguments, environment, system prompt): only the same may continue it. */
   key: string;
   /** The model it was started with (shown in health; never the system prompt). */
@@ -61,7 +52,7 @@ export class CliConversation implements RegisteredProcess {
   readonly model: string;
   readonly fingerprint: string;
   readonly startedAt: number;
-  state: ConversationState = 'warm';
+  private current: ConversationState = 'warm';
   /** The state it was in when it exited by itself (undefined while alive, or when it was ended). */
   endedFrom: ConversationState | undefined;
   /** What the process has seen, answers included; empty for a warm process. */
@@ -69,13 +60,16 @@ export class CliConversation implements RegisteredProcess {
   /** Turns answered. */
   turns = 0;
   lastUsedAt: number;
-  turn: ConversationTurn | undefined;
   stderrTail = '';
   /**
    * The lane its CLI last reported in a rate_limit_event (usage/billing-lane.ts). The CLI prints one only when the
    * figures change, so a later turn that prints none was billed to this lane too (docs/usage.md "Lanes").
    */
   lane: BillingLane | undefined;
+  /** True once a request has read it (a warm process nobody took has not been). */
+  taken = false;
+  /** Its tool session when it offers the client's own tools (tool-session.ts): MCP server, ids it waits for. */
+  tools: ToolSession | undefined;
   /** Why the process was ended as hung (hang-watch.ts), when it was. */
   hung: string | undefined;
   private unwatch: (() => void) | undefined;
@@ -118,10 +112,15 @@ export class CliConversation implements RegisteredProcess {
     });
     this.exited = exitOf(child).then(() => {
       this.stopWatch();
-      if (this.state !== 'ended') this.endedFrom = this.state;
-      this.state = 'ended';
+      if (this.current !== 'ended') this.endedFrom = this.current;
+      this.move('exit');
       for (const file of opts.files ?? []) rmSync(file, { force: true });
     });
+  }
+
+  /** Its state (process-state.ts); it changes only through the transition table, in `move`. */
+  get state(): ConversationState {
+    return this.current;
   }
 
   get pid(): number | undefined {
@@ -159,9 +158,19 @@ export class CliConversation implements RegisteredProcess {
     });
   }
 
-  /** A request starts (or resumes) reading a turn. */
+  /** A request starts reading a turn (warm or idle -> busy). */
   begin(now: number): void {
-    this.state = 'busy';
+    this.read('begin', now);
+  }
+
+  /** A request brings the tool results it waits for and goes on reading the turn (waiting-for-tools -> busy). */
+  resume(now: number): void {
+    this.read('resume', now);
+  }
+
+  private read(event: 'begin' | 'resume', now: number): void {
+    this.move(event);
+    this.taken = true;
     this.lastUsedAt = now;
     // While a request reads it, a process stopped by the OS is ended within seconds: its end reaches the reader.
     if (!this.unwatch && this.child.pid !== undefined) {
@@ -179,23 +188,14 @@ export class CliConversation implements RegisteredProcess {
   }
 
   /**
-   * The turn pauses with the process alive: the CLI waits for a client's tool results. The output keeps queueing;
-   * the request that brings the results calls `resume` and goes on reading with `next`.
+   * The turn paused at a client's tool calls, the process having seen `history`: it waits for their results, alive.
+   * The output keeps queueing; the request that brings the results calls `resume` and goes on reading with `next`.
    */
-  suspend(now: number): void {
-    this.stopWatch();
-    if (this.state === 'busy') this.state = 'waiting-for-tools';
-    this.lastUsedAt = now;
-  }
-
-  resume(now: number): void {
-    if (this.state === 'waiting-for-tools') this.begin(now);
-  }
-
-  /** The turn paused at a client's tool calls, the process having seen `history`: it waits for their results. */
   wait(history: HistoryEntry[], now: number): void {
+    this.stopWatch();
+    this.move('pause');
     this.history = history;
-    this.suspend(now);
+    this.lastUsedAt = now;
   }
 
   /** The turn finished and the process waits for the next one. */
@@ -203,8 +203,7 @@ export class CliConversation implements RegisteredProcess {
     this.stopWatch();
     this.history = history;
     this.turns++;
-    this.turn = undefined;
-    this.state = 'idle';
+    this.move('rest');
     this.lastUsedAt = now;
   }
 
@@ -216,7 +215,7 @@ export class CliConversation implements RegisteredProcess {
   /** Not kept after its turn: ended, its stdin closed so that it exits by itself; still there after `lingerMs`, ended. */
   finish(lingerMs: number): void {
     this.stopWatch();
-    this.state = 'ended';
+    this.move('end');
     this.endInput();
     const child = this.child;
     // Only a child that has not exited: its process group's id may belong to another process by then.
@@ -226,8 +225,12 @@ export class CliConversation implements RegisteredProcess {
   /** Ends the process for good: SIGTERM to its process group, SIGKILL after a grace period (end-child.ts). */
   end(): void {
     this.stopWatch();
-    this.state = 'ended';
+    this.move('end');
     terminate(this.child);
+  }
+
+  private move(event: ProcessEvent): void {
+    this.current = next(this.current, event);
   }
 
   private push(item: ConversationItem): void {

@@ -22,7 +22,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallResult, McpToolDefinition } from '../../translate/native-tools-to-mcp.js';
 
-export interface ClientToolServerOptions {
+interface ClientToolServerOptions {
   tools: McpToolDefinition[];
   /** The header that carries the secret (profile.cli.clientTools.secretHeader). */
   secretHeader: string;
@@ -39,7 +39,7 @@ export interface ClientToolServerOptions {
 }
 
 /** A request head must arrive this soon: only the CLI talks to this server, and it sends at once. */
-export const mcpHeadTimeoutMs = 5000;
+const mcpHeadTimeoutMs = 5000;
 const defaultMaxConnections = 8;
 
 interface Waiting {

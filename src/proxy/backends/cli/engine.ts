@@ -8,61 +8,64 @@
 import { join } from 'node:path';
 import { ProxyError } from '../../errors.js';
 import type { NativeRequest, NativeStreamEvent } from '../../formats/native.js';
-import type { Profile } from '../../profile.js';
 import type { CliRetry } from '../../translate/cli-events-to-native-events.js';
-import { nativeRequestToCliInput } from '../../translate/native-request-to-cli-input.js';
+import { nativeRequestToCliInput, type CliInputOptions } from '../../translate/native-request-to-cli-input.js';
 import { planClientTools } from '../../translate/native-tools-to-mcp.js';
 import type { BillingFacts } from '../../usage/types.js';
 import type { BackendContext } from '../backend.js';
-import { ChatDeadlines, endError, firstEventError, type ChatPhase } from './chat-deadlines.js';
-import { ChildSlots } from './child-slots.js';
-import { cliInputs } from './cli-inputs.js';
-import type { CliConversation, ConversationEnd } from './cli-conversation.js';
+import { endError, firstEventError, type ChatDeadlinesOptions, type ChatPhase } from './chat-deadlines.js';
+import { ChildSlots, type SlotCounts } from './child-slots.js';
+import type { CliConversation } from './cli-conversation.js';
 import { killGraceMs } from './end-child.js';
 import type { CliBackendOptions } from './options.js';
 import { plainTurns } from './plain-turns.js';
 import { procRss } from './proc-facts.js';
-import { CliProcesses } from './processes.js';
+import { CliProcesses, historyToKeep, type LiveConversationsSnapshot } from './processes.js';
 import { ProcessStarter } from './process-starter.js';
 import { PromptFiles } from './prompt-files.js';
-import { fromSpec, keyOf, specKey } from './spec.js';
+import { planRequest } from './request-plan.js';
+import { keyOf, type ProcessSpec } from './spec.js';
 import { toolTurns } from './tool-turns.js';
-import type { ToolSession } from './tool-session.js';
-import { runTurn, type TurnBilling, type TurnHost } from './turn.js';
-import { WarmPool } from './warm-pool.js';
+import type { ToolSessionHost } from './tool-session.js';
+import type { TurnCapabilities } from './turn-capabilities.js';
+import { runTurn, type TurnBilling, type TurnHost, type TurnRequest } from './turn.js';
+import { WarmPool, type CliPoolSnapshot } from './warm-pool.js';
 
-export class CliEngine implements TurnHost {
-  readonly slots: ChildSlots;
-  readonly starter: ProcessStarter;
-  /** Every CLI process, warm, busy, idle or waiting for tool results, until it ends (processes.ts). */
-  readonly registry: CliProcesses<CliConversation>;
+export class CliEngine {
+  private readonly slots: ChildSlots;
+  private readonly starter: ProcessStarter;
+  /** Every CLI process, warm, busy, idle or waiting for tool results, until it has exited (processes.ts). */
+  private readonly registry: CliProcesses<CliConversation>;
   /** Which warm processes to start ahead of requests (warm-pool.ts, docs/performance.md "Warm CLI pool"). */
-  readonly pool: WarmPool<CliConversation>;
-  /** The tool session of each process that offers the client's tools (tool-session.ts). */
-  readonly sessions = new WeakMap<CliConversation, ToolSession>();
+  private readonly pool: WarmPool<CliConversation, ProcessSpec>;
   /** Owner-only files for secrets (MCP configs) in the data directory, swept at start. */
-  readonly secretFiles: PromptFiles;
-  readonly profile: Profile;
-  readonly dataDir: string;
-  readonly toolResultTimeoutMs: number;
-  /** Every CLI process a request started or took, until it has exited (close() ends them). */
-  private readonly children = new Set<CliConversation>();
+  private readonly secretFiles: PromptFiles;
   private readonly active = new Set<AbortController>();
-  /** Each request's observer of who pays, by the request's signal: the CLI's rate_limit_event reaches it too. */
-  private readonly billing = new WeakMap<AbortSignal, BillingFacts>();
+  /** A request's deadlines (chat-deadlines.ts), its stop controller registered so that shutdown aborts it. */
+  private readonly deadlines: ChatDeadlinesOptions;
+  /** What the turn loop, the turn sources and the tool sessions may do (turn.ts, turn-capabilities.ts). */
+  private readonly host: TurnHost;
+  private readonly can: TurnCapabilities;
+  private readonly sessions: ToolSessionHost;
   private socketAdmission: (() => (() => void) | false) | undefined;
-  closing = false;
+  private closing = false;
 
   constructor(private readonly opts: CliBackendOptions) {
     const { config, profile } = opts;
-    this.profile = profile;
-    this.dataDir = config.dataDir;
-    this.toolResultTimeoutMs = config.cliToolResultTimeoutMs;
     // CLI_LIVE_MAX bounds every CLI process, busy ones included: turns running at once are never more than it, so a
     // request can always make room by ending a process nobody is reading (processes.ts startWithRoom).
     const running =
       config.cliLiveMax > 0 ? Math.min(config.cliMaxConcurrent, config.cliLiveMax) : config.cliMaxConcurrent;
     this.slots = new ChildSlots(running, config.cliQueueSize);
+    this.deadlines = {
+      firstEventMs: config.cliFirstTokenTimeoutMs,
+      requestMs: config.requestTimeoutMs,
+      firstEventError: (phase, retry) => this.firstEventError(phase, retry),
+      track: (stop) => {
+        this.active.add(stop);
+        return () => this.active.delete(stop);
+      },
+    };
     this.starter = new ProcessStarter(opts);
     // What a killed proxy left is swept at the next start; each config is removed with its process.
     this.secretFiles = new PromptFiles(join(config.dataDir, 'cli-mcp'), '.json');
@@ -85,96 +88,57 @@ export class CliEngine implements TurnHost {
             : 'too many assistant CLIs wait for tool results (CLI_MAX_CONCURRENT); the oldest is ended',
         ),
     });
-    this.pool = new WarmPool<CliConversation>({
+    this.pool = new WarmPool<CliConversation, ProcessSpec>({
       size: config.cliPoolSize,
       idleMs: config.cliPoolIdleMs,
       registry: this.registry,
-      spawn: (spec) => this.starter.start(this.starter.cliPath(), fromSpec(spec), specKey(spec)),
+      spawn: (spec, key) => this.starter.start(this.starter.cliPath(), spec, key),
+      argsOf: (spec) => spec.args,
       maxRssBytes: config.cliLiveMaxMb * 1024 * 1024,
       modelFlag: profile.cli.modelFlag,
     });
+    this.host = {
+      profile,
+      acquireSlot: (signal) => this.slots.acquire(signal),
+      lost: (proc, continued) => this.registry.lost(proc, continued),
+      endError: (error, end, stderrTail) => endError(error, end, stderrTail, profile.cli.installHint),
+    };
+    this.can = this.capabilities();
+    this.sessions = {
+      profile,
+      dataDir: config.dataDir,
+      toolResultTimeoutMs: config.cliToolResultTimeoutMs,
+      secretFiles: this.secretFiles,
+      admitSocket: () => (this.socketAdmission ? this.socketAdmission() : () => undefined),
+    };
   }
 
   /** A chat: its input errors are thrown here, before any slot or process is taken. */
   stream(req: NativeRequest, signal: AbortSignal, context: BackendContext): AsyncIterable<NativeStreamEvent> {
-    if (context.billing) this.billing.set(signal, context.billing);
-    const log = context.logger ?? this.opts.logger;
     const { profile, config } = this.opts;
+    const turn: TurnRequest = {
+      req,
+      signal,
+      log: context.logger ?? this.opts.logger,
+      billing: this.billingSink(context.billing),
+      deadlines: this.deadlines,
+      whole: context.whole ?? false,
+    };
+    const { link } = context;
     const tools = planClientTools(req, profile.cli.clientTools);
     if (tools) {
       // The client's own tools: the CLI's built-in ones are off and the configured tool rules do not apply.
-      const make = (r: NativeRequest) => nativeRequestToCliInput(r, { profile, userSetup: config.cliUserSetup });
-      const source = toolTurns(this, req, make, tools, log, context.toolResultsReturn !== false, context.link);
-      return runTurn(this, req, source, signal, log, context.whole);
+      const options: CliInputOptions = { profile, userSetup: config.cliUserSetup };
+      const make = (r: NativeRequest) => nativeRequestToCliInput(r, options);
+      const plan = (key: (spec: ProcessSpec) => string, continuable: Parameters<typeof planRequest>[3]) =>
+        planRequest(req, make, key, continuable);
+      const resultsReturn = context.toolResultsReturn !== false;
+      return runTurn(this.host, turn, toolTurns(this.can, this.sessions, turn, plan, tools, resultsReturn, link));
     }
     const options = { profile, builtInTools: this.starter.builtInTools(), userSetup: config.cliUserSetup };
-    const inputs = cliInputs(
-      req,
-      (r) => nativeRequestToCliInput(r, options),
-      (head) => head.turn !== undefined && this.registry.canContinue(keyOf(head), req.messages, context.link?.previous),
-    );
-    return runTurn(this, req, plainTurns(this, req, inputs, context.link), signal, log, context.whole);
-  }
-
-  /**
-   * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), registered
-   * busy; or a 503 saying why not.
-   */
-  async startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation> {
-    const proc = await this.registry.startWithRoom(start, signal);
-    if (proc) return proc;
-    throw new ProxyError(
-      'unavailable',
-      `All ${this.opts.config.cliLiveMax} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`,
-      { retryAfter: 5 },
-    );
-  }
-
-  acquireSlot(signal: AbortSignal): Promise<() => void> {
-    return this.slots.acquire(signal);
-  }
-
-  /** A request's stop signal and deadlines (chat-deadlines.ts), registered so that shutdown aborts it. */
-  deadlines(signal: AbortSignal): ChatDeadlines {
-    const { config } = this.opts;
-    return new ChatDeadlines(signal, {
-      firstEventMs: config.cliFirstTokenTimeoutMs,
-      requestMs: config.requestTimeoutMs,
-      firstEventError: (phase, retry) => this.firstEventError(phase, retry),
-      track: (stop) => {
-        this.active.add(stop);
-        return () => this.active.delete(stop);
-      },
-    });
-  }
-
-  /** Where a request's rate_limit_event lines go: the ledger's quota windows, and the request's own observer. */
-  rateLimitSink(signal: AbortSignal): TurnBilling | undefined {
-    const billing = this.billing.get(signal);
-    const usage = this.opts.usage;
-    if (!billing) return usage;
-    return {
-      cliRateLimit: (info) => {
-        usage?.cliRateLimit(info);
-        billing.cliRateLimit(info);
-      },
-      cliLaneCarried: (lane) => billing.cliLaneCarried(lane),
-    };
-  }
-
-  own(proc: CliConversation): void {
-    if (this.children.has(proc)) return;
-    this.children.add(proc);
-    void proc.exited.then(() => this.children.delete(proc));
-  }
-
-  lost(proc: CliConversation, continued: boolean): void {
-    this.registry.lost(proc, continued);
-  }
-
-  /** stdout ended: the translator's verdict, with the exit code and stderr when the CLI died without a result. */
-  endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError {
-    return endError(error, end, stderrTail, this.opts.profile.cli.installHint);
+    const make = (r: NativeRequest) => nativeRequestToCliInput(r, options);
+    const plan = planRequest(req, make, keyOf, (p) => p.turn !== undefined && this.can.canContinue(p, link));
+    return runTurn(this.host, turn, plainTurns(this.can, plan, link));
   }
 
   /** How the MCP servers' sockets count in the proxy's connection cap (server.ts); false refuses one. */
@@ -182,13 +146,26 @@ export class CliEngine implements TurnHost {
     this.socketAdmission = admit;
   }
 
-  admitSocket(): (() => void) | false {
-    return this.socketAdmission ? this.socketAdmission() : () => undefined;
+  /** Children a request has read, alive right now (a warm process nobody took yet is not counted). */
+  childCount(): number {
+    return this.registry.list().filter((c) => c.taken).length;
   }
 
-  /** Children alive right now. */
-  childCount(): number {
-    return this.children.size;
+  /** Processes waiting for a client's tool results. */
+  toolWaitingCount(): number {
+    return this.registry.inState('waiting-for-tools').length;
+  }
+
+  slotCounts(): SlotCounts {
+    return this.slots.counts();
+  }
+
+  poolSnapshot(): CliPoolSnapshot {
+    return this.pool.snapshot();
+  }
+
+  liveSnapshot(): LiveConversationsSnapshot {
+    return this.registry.snapshot();
   }
 
   /** Shutdown: refuse new chats, end every child (SIGTERM, then SIGKILL), wait until they are gone. */
@@ -199,11 +176,66 @@ export class CliEngine implements TurnHost {
     const processes = this.registry.close();
     const reason = new ProxyError('unavailable', 'The proxy is shutting down');
     for (const stop of this.active) stop.abort(reason);
-    for (const child of this.children) child.end();
-    const exited = Promise.allSettled([...[...this.children].map((c) => c.exited), processes]);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
+    await Promise.race([processes, new Promise((r) => setTimeout(r, killGraceMs + 1000).unref())]);
     this.starter.close();
     this.secretFiles.close();
+  }
+
+  /** The verbs a turn source is given over the registry, the pool and the starter (turn-capabilities.ts). */
+  private capabilities(): TurnCapabilities {
+    const { registry, pool, starter } = this;
+    const closing = () => this.closing;
+    return {
+      get closing() {
+        return closing();
+      },
+      ready: () => starter.prepare(),
+      continuation: (plan, link) => registry.takeContinuation(plan.key, plan.digests, link?.previous),
+      canContinue: (plan, link) => registry.canContinue(plan.key, plan.digests, link?.previous),
+      warm: (plan) => pool.take(plan.spec, plan.key),
+      waiting: (plan, link) => registry.findWaiting(plan.key, plan.digests, link?.previous),
+      resume: (proc) => registry.resume(proc),
+      announced: (cliPath, input, signal) => starter.withAnnouncements(cliPath, input, signal),
+      start: (cliPath, spec, key, signal) => this.startWithRoom(() => starter.start(cliPath, spec, key), signal),
+      keep: (proc, history, link) =>
+        this.rest(proc, link, () => registry.keep(proc, historyToKeep(link?.previous, history))),
+      park: (proc, history, link) =>
+        this.rest(proc, link, () => registry.park(proc, historyToKeep(link?.previous, history))),
+    };
+  }
+
+  /** A process kept or parked after its turn is tied to the response it answered (a chain by id continues it). */
+  private rest(proc: CliConversation, link: BackendContext['link'], keep: () => boolean): boolean {
+    const kept = keep();
+    if (kept && link) this.registry.answered(proc, link.id);
+    return kept;
+  }
+
+  /**
+   * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), registered
+   * busy; or a 503 saying why not.
+   */
+  private async startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation> {
+    const proc = await this.registry.startWithRoom(start, signal);
+    if (proc) return proc;
+    throw new ProxyError(
+      'unavailable',
+      `All ${this.opts.config.cliLiveMax} assistant CLI processes are answering (setting CLI_LIVE_MAX); retry shortly`,
+      { retryAfter: 5 },
+    );
+  }
+
+  /** Where a request's rate_limit_event lines go: the ledger's quota windows, and the request's own observer. */
+  private billingSink(billing: BillingFacts | undefined): TurnBilling | undefined {
+    const usage = this.opts.usage;
+    if (!billing) return usage;
+    return {
+      cliRateLimit: (info) => {
+        usage?.cliRateLimit(info);
+        billing.cliRateLimit(info);
+      },
+      cliLaneCarried: (lane) => billing.cliLaneCarried(lane),
+    };
   }
 
   /** The first-event deadline passed: say why, faithfully (a retrying CLI reports the provider's status). */

@@ -19,7 +19,7 @@ export function procStateOf(pid: number): string | undefined {
   }
 }
 
-export interface HangWatchOptions {
+interface HangWatchOptions {
   everyMs?: number;
   /** Stopped this long: hung. */
   stoppedMs?: number;

@@ -20,7 +20,7 @@ import { filesFingerprint } from './proc-facts.js';
 import { dyingWithParent } from './death-signal.js';
 import { killGraceMs, processGroups } from './end-child.js';
 import type { CliBackendOptions } from './options.js';
-import { PromptFiles } from './prompt-files.js';
+import { fileError, PromptFiles } from './prompt-files.js';
 import type { SpawnInput } from './spec.js';
 
 export class ProcessStarter {
@@ -218,15 +218,6 @@ export class ProcessStarter {
       { retryable: false },
     );
   }
-}
-
-/** A file the proxy must write under the data directory could not be: the user's setting is the cause. */
-export function fileError(what: string, dataDir: string, err: unknown): ProxyError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  return new ProxyError(
-    'internal',
-    `Cannot write ${what} under ${dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
-  );
 }
 
 /** `p`, or the reason of `signal` once it aborts first. */

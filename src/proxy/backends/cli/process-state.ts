@@ -9,7 +9,8 @@
 //   any --ended (evicted, expired, replaced, failed, shut down) or exited by itself--> ended
 //
 // A busy process is read by exactly one request. warm, idle and waiting-for-tools are resting states, each with its
-// lifetime in the registry; an ended process leaves the registry.
+// lifetime in the registry; an ended process leaves the registry. The moves are the table below (`next`), and every
+// state change of a process goes through it.
 
 import type { HistoryEntry } from '../../translate/conversation-history.js';
 
@@ -22,6 +23,35 @@ import type { HistoryEntry } from '../../translate/conversation-history.js';
  * ended: the process has exited or is being ended.
  */
 export type ConversationState = 'warm' | 'idle' | 'busy' | 'waiting-for-tools' | 'ended';
+
+/**
+ * What happens to a process: a request begins reading it (begin), brings the tool results it waits for (resume), its
+ * turn finishes with it kept (rest) or pauses at the client's tool calls (pause); it is ended by the proxy (end) or
+ * exits by itself (exit).
+ */
+export type ProcessEvent = 'begin' | 'resume' | 'rest' | 'pause' | 'end' | 'exit';
+
+/** Every legal move; anything else is a bug in the engine, thrown by `next`. */
+const moves: Record<ConversationState, Partial<Record<ProcessEvent, ConversationState>>> = {
+  warm: { begin: 'busy', end: 'ended', exit: 'ended' },
+  idle: { begin: 'busy', end: 'ended', exit: 'ended' },
+  busy: { rest: 'idle', pause: 'waiting-for-tools', end: 'ended', exit: 'ended' },
+  'waiting-for-tools': { resume: 'busy', end: 'ended', exit: 'ended' },
+  // Ending is idempotent: shutdown, a deadline and the registry may each end the same process.
+  ended: { end: 'ended', exit: 'ended' },
+};
+
+/** The state after `event`; throws on a move the state machine does not have (e.g. `begin` from busy or ended). */
+export function next(state: ConversationState, event: ProcessEvent): ConversationState {
+  const to = moves[state][event];
+  if (to === undefined) throw new Error(`A CLI process cannot ${event} from the state ${state}`);
+  return to;
+}
+
+/** True when `event` is a legal move from `state`. */
+export function can(state: ConversationState, event: ProcessEvent): boolean {
+  return moves[state][event] !== undefined;
+}
 
 /** What the registry needs of a process (CliConversation fits). */
 export interface RegisteredProcess {

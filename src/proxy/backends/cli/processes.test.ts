@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeProcess } from '../../../../test/helpers/fake-process.js';
 import type { NativeMessageParam } from '../../formats/native.js';
 import { historyAfterTurn } from '../../translate/conversation-history.js';
-import { CliProcesses, type CliProcessesOptions, type WarmEnd } from './processes.js';
+import { CliProcesses } from './processes.js';
+import type { CliProcessesOptions, WarmEnd } from './registry-types.js';
 
 const one: NativeMessageParam[] = [{ role: 'user', content: 'one' }];
 const two: NativeMessageParam[] = [...one, { role: 'assistant', content: 'ans' }, { role: 'user', content: 'two' }];

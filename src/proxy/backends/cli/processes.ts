@@ -15,7 +15,8 @@
 // Ending is injected through the process's own end(), so the rules are tested without processes.
 
 import type { NativeMessageParam } from '../../formats/native.js';
-import { continuesHistory, type HistoryEntry } from '../../translate/conversation-history.js';
+import type { HistoryEntry } from '../../translate/conversation-history.js';
+import { digestsOf, type MessageDigests } from './message-digests.js';
 import { ProcessSet } from './process-set.js';
 import type { ConversationState, RegisteredProcess } from './process-state.js';
 import {
@@ -26,8 +27,10 @@ import {
   type WarmEnd,
 } from './registry-types.js';
 
-export type { CliProcessesOptions, LiveConversationsSnapshot, WarmEnd } from './registry-types.js';
-export type { RegisteredProcess } from './process-state.js';
+export type { LiveConversationsSnapshot } from './registry-types.js';
+
+/** A request's messages, or their digests when the request already made them (message-digests.ts). */
+type Messages = NativeMessageParam[] | MessageDigests;
 
 /**
  * The history a process keeps after a turn: none when the request chained by id (the next one will name this
@@ -165,7 +168,7 @@ export class CliProcesses<C extends RegisteredProcess> {
   }
 
   /** True when an idle process started with `key` could continue `messages` (takeContinuation would give it). */
-  canContinue(key: string, messages: NativeMessageParam[], previous?: string): boolean {
+  canContinue(key: string, messages: Messages, previous?: string): boolean {
     return this.enabled && (this.chained(previous, 'idle', key) ?? this.continuing(key, messages)) !== undefined;
   }
 
@@ -173,7 +176,7 @@ export class CliProcesses<C extends RegisteredProcess> {
    * An idle process started with `key` that `messages` continue by one user message (or that answered the response
    * `previous`), now busy; or undefined.
    */
-  takeContinuation(key: string, messages: NativeMessageParam[], previous?: string): C | undefined {
+  takeContinuation(key: string, messages: Messages, previous?: string): C | undefined {
     if (!this.enabled) return undefined;
     this.checkFingerprint();
     const c = this.chained(previous, 'idle', key) ?? this.continuing(key, messages);
@@ -212,10 +215,11 @@ export class CliProcesses<C extends RegisteredProcess> {
    * The process waiting for tool results that `messages` (its history plus the results) continue, or that answered
    * the response `previous`, started with `key`.
    */
-  findWaiting(key: string, messages: NativeMessageParam[], previous?: string): C | undefined {
+  findWaiting(key: string, messages: Messages, previous?: string): C | undefined {
+    const digests = digestsOf(messages);
     return (
       this.chained(previous, 'waiting-for-tools', key) ??
-      this.inState('waiting-for-tools', key).find((c) => c.alive && continuesHistory(c.history, messages))
+      this.inState('waiting-for-tools', key).find((c) => c.alive && digests.continue(c.history))
     );
   }
 
@@ -299,8 +303,9 @@ export class CliProcesses<C extends RegisteredProcess> {
     return registrySnapshot(list, this.counts, { ...this.opts, enabled: this.enabled, now: this.now(), rss });
   }
 
-  private continuing(key: string, messages: NativeMessageParam[]): C | undefined {
-    return this.inState('idle', key).find((c) => c.alive && continuesHistory(c.history, messages));
+  private continuing(key: string, messages: Messages): C | undefined {
+    const digests = digestsOf(messages);
+    return this.inState('idle', key).find((c) => c.alive && digests.continue(c.history));
   }
 
   private add(c: C): void {

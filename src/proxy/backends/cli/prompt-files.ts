@@ -9,6 +9,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { ProxyError } from '../../errors.js';
 
 function processRuns(pid: number): boolean {
   try {
@@ -94,4 +95,13 @@ export class PromptFiles {
     if (!statSync(this.dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     this.ready = true;
   }
+}
+
+/** A file the proxy must write under the data directory could not be: the user's setting is the cause. */
+export function fileError(what: string, dataDir: string, err: unknown): ProxyError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  return new ProxyError(
+    'internal',
+    `Cannot write ${what} under ${dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+  );
 }

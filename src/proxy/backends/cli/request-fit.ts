@@ -17,7 +17,7 @@ const cliCannot = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
  * Thinking (a budget, or adaptive) whose budget the CLI cannot keep below max_tokens and at least the provider's
  * smallest budget: thinking is turned off (never a request the provider refuses). True when it was.
  */
-export function dropUnfitThinking(request: NativeRequest, minBudget: number): boolean {
+function dropUnfitThinking(request: NativeRequest, minBudget: number): boolean {
   const type = request.thinking?.type;
   if ((type !== 'enabled' && type !== 'adaptive') || thinkingBudget(request, minBudget) > 0) return false;
   delete request.thinking;

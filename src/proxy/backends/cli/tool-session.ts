@@ -14,10 +14,8 @@ import {
   type ClientToolPlan,
   type McpCallResult,
 } from '../../translate/native-tools-to-mcp.js';
-import type { CliConversation } from './cli-conversation.js';
 import { ClientToolServer } from './client-tool-server.js';
-import { fileError } from './process-starter.js';
-import type { PromptFiles } from './prompt-files.js';
+import { fileError, type PromptFiles } from './prompt-files.js';
 import type { SpawnInput } from './spec.js';
 
 export class ToolSession {
@@ -46,12 +44,12 @@ export interface ToolSessionHost {
  * spec given (the request's own with the server in place of the empty MCP config). Both are undone when the process
  * exits, or at once when the start fails.
  */
-export async function withToolSession(
+export async function withToolSession<P extends { readonly exited: Promise<void> }>(
   host: ToolSessionHost,
   input: CliInput,
   plan: ClientToolPlan,
-  start: (spec: SpawnInput) => Promise<CliConversation>,
-): Promise<{ proc: CliConversation; session: ToolSession }> {
+  start: (spec: SpawnInput) => Promise<P>,
+): Promise<{ proc: P; session: ToolSession }> {
   const t = host.profile.cli.clientTools;
   const iso = host.profile.cli.isolation;
   let server: ClientToolServer;

@@ -10,86 +10,58 @@
 // chat, under a key that names its tools instead of its own config file, so the agent's next user turn continues it.
 
 import { createHash } from 'node:crypto';
-import type { NativeRequest } from '../../formats/native.js';
-import type { Logger } from '../../logger.js';
-import type { BackendContext } from '../backend.js';
 import { addUsage } from '../../translate/map-usage.js';
-import { historyAfterTurn } from '../../translate/conversation-history.js';
-import type { CliInput } from '../../translate/native-request-to-cli-input.js';
 import type { ClientToolPlan, McpCallResult } from '../../translate/native-tools-to-mcp.js';
-import { cliInputs } from './cli-inputs.js';
-import type { CliConversation } from './cli-conversation.js';
-import { historyToKeep, type CliProcesses } from './processes.js';
-import type { ProcessStarter } from './process-starter.js';
-import { keyOf } from './spec.js';
-import {
-  answersFor,
-  lastToolResults,
-  withToolSession,
-  type ToolSession,
-  type ToolSessionHost,
-} from './tool-session.js';
-import type { TurnSource } from './turn.js';
-
-/** What a tool chat needs of the engine (engine.ts). */
-export interface ToolTurnsHost extends ToolSessionHost {
-  readonly registry: CliProcesses<CliConversation>;
-  readonly starter: ProcessStarter;
-  readonly closing: boolean;
-  /** The tool session of each process that offers the client's tools. */
-  readonly sessions: WeakMap<CliConversation, ToolSession>;
-  startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation>;
-}
+import type { RequestPlan } from './request-plan.js';
+import { keyOf, type ProcessSpec } from './spec.js';
+import { answersFor, lastToolResults, withToolSession, type ToolSessionHost } from './tool-session.js';
+import type { ChainLink, TurnCapabilities } from './turn-capabilities.js';
+import type { TurnRequest, TurnSource } from './turn.js';
 
 /**
- * The turn source of a chat that offers the client's tools. `makeInput` gives the CLI input the request would get
- * without them (the tool flags are added here); it is called, and its input errors thrown, before anything starts,
- * as are the errors of tool results the CLI cannot take.
+ * The turn source of a chat that offers the client's tools. `makePlan(keyOf)` plans the request as it would be
+ * without them (the tool flags are added at the start), keyed by `keyOf`; its input errors are thrown before anything
+ * starts, as are the errors of tool results the CLI cannot take.
  */
 export function toolTurns(
-  host: ToolTurnsHost,
-  req: NativeRequest,
-  makeInput: (req: NativeRequest) => CliInput,
-  plan: ClientToolPlan,
-  log: Logger,
+  can: TurnCapabilities,
+  sessions: ToolSessionHost,
+  turn: Pick<TurnRequest, 'req' | 'log'>,
+  makePlan: (keyOf: (spec: ProcessSpec) => string, continuable: (plan: RequestPlan) => boolean) => RequestPlan,
+  tools: ClientToolPlan,
   resultsReturn: boolean,
-  link?: BackendContext['link'],
+  link: ChainLink,
 ): TurnSource {
-  const previous = link?.previous;
-  const { registry, sessions } = host;
+  const { req, log } = turn;
   const last = lastToolResults(req);
   // A process continues only what is really its conversation: the same spawn-time settings (model, system prompt,
   // tools, max_tokens, thinking: the key) and every earlier message byte for byte (conversation-history.ts).
-  const inputs = cliInputs(req, makeInput, (head) => {
-    const key = keyFor(head, plan);
-    return (
-      (last.results.length > 0 && registry.findWaiting(key, req.messages, previous) !== undefined) ||
-      (head.turn !== undefined && registry.canContinue(key, req.messages, previous))
-    );
-  });
-  const { head } = inputs;
-  const key = keyFor(head, plan);
-  const waiting = last.results.length > 0 ? registry.findWaiting(key, req.messages, previous) : undefined;
+  const plan = makePlan(
+    (spec) => toolKey(spec, tools),
+    (p) =>
+      (last.results.length > 0 && can.waiting(p, link) !== undefined) ||
+      (p.turn !== undefined && can.canContinue(p, link)),
+  );
+  const waiting = last.results.length > 0 ? can.waiting(plan, link) : undefined;
   // Every result is converted first: a bad one is the client's 400, and the process keeps waiting for a retry.
   const answers: Array<[string, McpCallResult]> | undefined =
-    waiting && answersFor(sessions.get(waiting)?.waitingFor ?? [], last);
+    waiting && answersFor(waiting.tools?.waitingFor ?? [], last);
 
   return {
     async take() {
-      const session = waiting && sessions.get(waiting);
+      const session = waiting?.tools;
       if (waiting && session && answers && waiting.state === 'waiting-for-tools' && waiting.alive) {
         // The results are handed over only now that the turn holds a child slot: the CLI calls the provider as soon
         // as it has them, and an answer nobody can read must not be billed.
-        registry.resume(waiting);
+        can.resume(waiting);
         for (const [id, result] of answers) session.server.answer(id, result);
         log.debug({ pid: waiting.pid, results: answers.length }, 'tool results handed to a waiting assistant CLI');
         return { proc: waiting, how: 'resumed' };
       }
       // A finished tool loop kept as a live conversation, which this request continues by one user turn.
-      const continued =
-        !waiting && head.turn !== undefined ? registry.takeContinuation(key, req.messages, previous) : undefined;
-      if (continued && sessions.has(continued)) {
-        continued.write(head.turn!);
+      const continued = !waiting && plan.turn !== undefined ? can.continuation(plan, link) : undefined;
+      if (continued?.tools) {
+        continued.write(plan.turn!);
         log.debug({ pid: continued.pid }, 'a live assistant CLI with the client tools continues');
         return { proc: continued, how: 'continued' };
       }
@@ -97,52 +69,42 @@ export function toolTurns(
       return undefined;
     },
     async fresh(signal) {
-      const cliPath = await host.starter.prepare();
-      const input = await host.starter.withAnnouncements(cliPath, inputs.full(), signal);
-      const { proc, session } = await withToolSession(host, input, plan, (spec) =>
-        host.startWithRoom(() => host.starter.start(cliPath, spec, key), signal),
+      const cliPath = await can.ready();
+      const input = await can.announced(cliPath, plan.full(), signal);
+      const { proc, session } = await withToolSession(sessions, input, tools, (spec) =>
+        can.start(cliPath, spec, plan.key, signal),
       );
-      sessions.set(proc, session);
+      proc.tools = session;
       proc.write(input.stdin);
       log.debug(
-        { pid: proc.pid, model: req.model, tools: plan.tools.length },
+        { pid: proc.pid, model: req.model, tools: tools.tools.length },
         'assistant CLI started with the client tools',
       );
       return proc;
     },
     translate(proc) {
-      const session = sessions.get(proc);
+      const session = proc.tools;
       return {
-        clientToolNames: session?.plan.clientToolNames ?? plan.clientToolNames,
+        clientToolNames: session?.plan.clientToolNames ?? tools.clientToolNames,
         ...(session?.reported ? { usageBase: session.reported } : {}),
       };
     },
     finished(proc, answer) {
       // The CLI's `result` counts one turn (measured with the real CLI: a second turn's usage is its own), so what
       // this turn's earlier answers reported is forgotten when it finishes.
-      const session = sessions.get(proc);
+      const session = proc.tools;
       if (session) session.reported = undefined;
       // Kept for a follow-up user turn when the request ended on a user turn (not a prefill), its MCP server up.
-      if (host.closing || req.messages.at(-1)?.role !== 'user') return false;
-      const kept = registry.keep(
-        proc,
-        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
-      );
-      if (kept && link) registry.answered(proc, link.id);
-      return kept;
+      if (can.closing || req.messages.at(-1)?.role !== 'user') return false;
+      return can.keep(proc, () => plan.digests.after(answer), link);
     },
     paused(proc, ids, answer, usage) {
-      const session = sessions.get(proc);
-      if (!resultsReturn || !session || host.closing) return false;
+      const session = proc.tools;
+      if (!resultsReturn || !session || can.closing) return false;
       if (usage) session.reported = addUsage(session.reported, usage);
       session.waitingFor = ids;
       // Only a request with exactly this history plus the results (or naming this response) may resume it.
-      const parked = registry.park(
-        proc,
-        historyToKeep(previous, () => historyAfterTurn(req.messages, answer)),
-      );
-      if (parked && link) registry.answered(proc, link.id);
-      return parked;
+      return can.park(proc, () => plan.digests.after(answer), link);
     },
   };
 }
@@ -151,9 +113,9 @@ export function toolTurns(
  * What a tool conversation is started with, as a registry key: the arguments with its own MCP config replaced by the
  * tools it offers (a later request with the same tools, prompt and settings may continue it).
  */
-function keyFor(input: CliInput, plan: ClientToolPlan): string {
-  const tools = createHash('sha256')
-    .update(JSON.stringify([plan.tools, plan.instruction ?? '']))
+function toolKey(spec: ProcessSpec, tools: ClientToolPlan): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([tools.tools, tools.instruction ?? '']))
     .digest('hex');
-  return keyOf({ ...input, args: [...input.args, '\0client-tools', tools] });
+  return keyOf({ ...spec, args: [...spec.args, '\0client-tools', hash] });
 }

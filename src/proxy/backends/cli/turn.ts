@@ -23,12 +23,12 @@ import {
 import { AnswerRecorder, type AnswerRecord } from '../../translate/conversation-history.js';
 import { laneOfCliRateLimit } from '../../usage/billing-lane.js';
 import type { BillingLane, UsageSink } from '../../usage/types.js';
-import { lingerAfterResultMs, stepLine, type ChatDeadlines } from './chat-deadlines.js';
+import { ChatDeadlines, lingerAfterResultMs, stepLine, type ChatDeadlinesOptions } from './chat-deadlines.js';
 import type { CliConversation, ConversationEnd } from './cli-conversation.js';
 import { OpeningHold } from './opening-hold.js';
 
 /** How a request came by a process it did not start itself. */
-export type TakenHow = 'continued' | 'resumed' | 'warm';
+type TakenHow = 'continued' | 'resumed' | 'warm';
 
 export interface Taken {
   proc: CliConversation;
@@ -61,14 +61,25 @@ export interface TurnBilling extends Pick<UsageSink, 'cliRateLimit'> {
   cliLaneCarried?(lane: BillingLane): void;
 }
 
+/** Everything one request brings to its turn, in one object. */
+export interface TurnRequest {
+  readonly req: NativeRequest;
+  /** Fires when the client goes away (or on shutdown past its grace period). */
+  readonly signal: AbortSignal;
+  /** Bound to the request (requestId). */
+  readonly log: Logger;
+  /** Where its rate_limit_event lines go: the ledger's quota windows and the request's own observer of who pays. */
+  readonly billing: TurnBilling | undefined;
+  /** Its first-event and whole-request deadlines (chat-deadlines.ts). */
+  readonly deadlines: ChatDeadlinesOptions;
+  /** The client reads the answer whole (not streamed): every event is held until the turn ends (opening-hold.ts). */
+  readonly whole: boolean;
+}
+
 /** What the loop needs of the engine (engine.ts). */
 export interface TurnHost {
   readonly profile: { cli: { notLoggedInPattern: string; loginHint: string; structuredOutputTool: string } };
   acquireSlot(signal: AbortSignal): Promise<() => void>;
-  deadlines(signal: AbortSignal): ChatDeadlines;
-  rateLimitSink(signal: AbortSignal): TurnBilling | undefined;
-  /** A request reads this process: counted among the children until it exits. */
-  own(proc: CliConversation): void;
   /** A taken process was found dead before it answered (`continued`: it was handed out as a live conversation). */
   lost(proc: CliConversation, continued: boolean): void;
   endError(error: ProxyError | undefined, end: ConversationEnd, stderrTail: string): ProxyError;
@@ -86,20 +97,14 @@ function replaceable(taken: Taken | undefined, end: ConversationEnd): boolean {
   return end.spawnError === undefined && (taken !== undefined || end.signal !== undefined);
 }
 
-/**
- * One request's turn: the events of its answer, from the process `source` gives it. `whole`: the client reads the
- * answer whole (not streamed), so every event is held until the turn ends (opening-hold.ts).
- */
+/** One request's turn: the events of its answer, from the process `source` gives it. */
 export async function* runTurn(
   host: TurnHost,
-  req: NativeRequest,
+  turn: TurnRequest,
   source: TurnSource,
-  signal: AbortSignal,
-  log: Logger,
-  whole = false,
 ): AsyncGenerator<NativeStreamEvent> {
-  const deadlines = host.deadlines(signal);
-  const billing = host.rateLimitSink(signal);
+  const { req, log, billing, whole } = turn;
+  const deadlines = new ChatDeadlines(turn.signal, turn.deadlines);
   // Whether any process printed a lane for this request; if none did, the answering process's last one is carried.
   let laneReported = false;
   let release: (() => void) | undefined;
@@ -123,7 +128,6 @@ export async function* runTurn(
       first = false;
       const running = taken?.proc ?? (await source.fresh(deadlines.signal));
       proc = running;
-      host.own(running);
       slot = once(release);
       release = undefined;
       void running.exited.then(slot);
@@ -157,7 +161,6 @@ export async function* runTurn(
         ...(req.output_config?.format ? { structuredOutputTool: host.profile.cli.structuredOutputTool } : {}),
         ...source.translate(running),
       });
-      running.turn = { translate, answer };
       const opening = new OpeningHold(whole);
       try {
         for (;;) {

@@ -4,9 +4,13 @@ import { makeFakeCli, type FakeCli } from '../../../../test/fixtures/fake-cli.js
 import { FakeProcess } from '../../../../test/helpers/fake-process.js';
 import { CliConversation } from './cli-conversation.js';
 import { procRss } from './proc-facts.js';
-import { CliProcesses, type CliProcessesOptions, type RegisteredProcess } from './processes.js';
-import { specKey } from './spec.js';
+import { CliProcesses } from './processes.js';
+import type { RegisteredProcess } from './process-state.js';
+import type { CliProcessesOptions } from './registry-types.js';
 import { WarmPool, type WarmPoolOptions } from './warm-pool.js';
+
+/** The pool's default key of an argument list. */
+const specKey = (args: string[]): string => JSON.stringify(args);
 
 const print = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
 const argsFor = (model: string, system?: string): string[] => [

@@ -12,20 +12,27 @@
 //   (never ending another for it), assumed as large as the largest one seen.
 // - A CLI that keeps dying while it waits (broken install, bad login) pauses the pool instead of respawning in a loop.
 
-import type { CliProcesses, RegisteredProcess, WarmEnd } from './processes.js';
-import { specKey } from './spec.js';
+import type { CliProcesses } from './processes.js';
+import type { RegisteredProcess } from './process-state.js';
+import type { WarmEnd } from './registry-types.js';
 import { poolSnapshot, type CliPoolSnapshot, type PoolCounts } from './warm-pool-snapshot.js';
 
 export type { CliPoolSnapshot } from './warm-pool-snapshot.js';
 
-export interface WarmPoolOptions<C extends RegisteredProcess> {
+/**
+ * `S` is what a process is started with: the engine's is a ProcessSpec (spec.ts), keyed by the request's plan; by
+ * default a list of arguments, keyed as JSON.
+ */
+export interface WarmPoolOptions<C extends RegisteredProcess, S = string[]> {
   /** Warm processes at most (config.cliPoolSize); 0 = off. */
   size: number;
   /** A warm process unused this long is ended (config.cliPoolIdleMs; the registry's warm lifetime). */
   idleMs: number;
   registry: CliProcesses<C>;
-  /** Starts the CLI with this spec exactly as a chat would, stdin left open. May throw. */
-  spawn: (spec: string[]) => C;
+  /** Starts the CLI with this spec exactly as a chat would, stdin left open, under `key`. May throw. */
+  spawn: (spec: S, key: string) => C;
+  /** The arguments of a spec, to show the model of each key in the snapshot (default: the spec is the list). */
+  argsOf?: (spec: S) => readonly string[];
   /** The memory cap, shown in the snapshot (the registry holds it). */
   maxRssBytes?: number;
   /** How many recent requests the pool learns from. */
@@ -40,8 +47,8 @@ const earlyDeathMs = 2000;
 const earlyDeathsToPause = 3;
 const pauseMs = 30_000;
 
-export class WarmPool<C extends RegisteredProcess> {
-  private readonly specByKey = new Map<string, string[]>();
+export class WarmPool<C extends RegisteredProcess, S = string[]> {
+  private readonly specByKey = new Map<string, S>();
   private recent: string[] = [];
   private readonly counts: PoolCounts = {
     hits: 0,
@@ -61,7 +68,7 @@ export class WarmPool<C extends RegisteredProcess> {
   private readonly now: () => number;
   private readonly windowSize: number;
 
-  constructor(private readonly opts: WarmPoolOptions<C>) {
+  constructor(private readonly opts: WarmPoolOptions<C, S>) {
     this.now = opts.now ?? Date.now;
     this.windowSize = Math.max(1, opts.recentWindow ?? 32);
   }
@@ -73,10 +80,10 @@ export class WarmPool<C extends RegisteredProcess> {
   /**
    * The request with this spec is about to run: a warm process started with exactly this spec, now busy for the
    * caller (who writes the conversation), or undefined. Either way the pool learns from the request and refills.
+   * `key` is the spec's registry key, computed once by the request.
    */
-  take(spec: string[]): C | undefined {
+  take(spec: S, key: string = JSON.stringify(spec)): C | undefined {
     if (!this.enabled) return undefined;
-    const key = specKey(spec);
     this.remember(key, spec);
     const found = this.opts.registry.takeWarm(key);
     if (found) this.counts.hits++;
@@ -113,7 +120,7 @@ export class WarmPool<C extends RegisteredProcess> {
     });
   }
 
-  private remember(key: string, spec: string[]): void {
+  private remember(key: string, spec: S): void {
     this.recent.push(key);
     if (this.recent.length > this.windowSize) this.recent = this.recent.slice(-this.windowSize);
     this.specByKey.set(key, spec);
@@ -190,7 +197,7 @@ export class WarmPool<C extends RegisteredProcess> {
     if (!spec) return false;
     let c: C;
     try {
-      c = this.opts.spawn(spec);
+      c = this.opts.spawn(spec, key);
     } catch {
       this.noteEarlyDeath();
       return false;
@@ -218,7 +225,9 @@ export class WarmPool<C extends RegisteredProcess> {
 
   private modelOf(key: string): string {
     const spec = this.specByKey.get(key);
-    const i = spec ? spec.indexOf(this.opts.modelFlag ?? '--model') : -1;
-    return i >= 0 && spec && i + 1 < spec.length ? spec[i + 1] : 'unknown';
+    if (spec === undefined) return 'unknown';
+    const args = this.opts.argsOf ? this.opts.argsOf(spec) : (spec as unknown as string[]);
+    const i = args.indexOf(this.opts.modelFlag ?? '--model');
+    return i >= 0 && i + 1 < args.length ? args[i + 1] : 'unknown';
   }
 }
