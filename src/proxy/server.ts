@@ -41,7 +41,7 @@ import type { LiveModelCatalog } from './models/live-catalog.js';
 import type { SessionRegistry } from './respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli/warm-pool.js';
 import type { LiveConversationsSnapshot } from './backends/cli/processes.js';
-import { createOllamaApp, type OllamaListenerStatus } from './ollama/listener.js';
+import { createOllamaApp, type OllamaListenerStatus } from './formats/ollama/listener.js';
 import type { ProxyMiddleware } from './http/types.js';
 import { registerDirect } from './routes/direct.js';
 import { registerHealth } from './routes/health.js';
@@ -191,7 +191,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
   const refusals = new RefusalLog(deps.now);
   // The chain every listener runs before its routes; the Ollama listener runs the same function objects, so the
-  // two ports share one rate limit per client and one refusal log (ollama/listener.ts).
+  // two ports share one rate limit per client and one refusal log (formats/ollama/listener.ts).
   const chain: ProxyMiddleware[] = [
     requestId(),
     requestLog(logger, metrics, inFlight, deps.now, services.usage),

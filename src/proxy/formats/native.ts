@@ -129,7 +129,7 @@ export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
 // ---- response -------------------------------------------------------------------------------------------------
 
 export type KnownNativeStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
-/** A reason the provider adds later must not break parsing; translate/map-stop-reason.ts maps unknown ones. */
+/** A reason the provider adds later must not break parsing; formats/map-stop-reason.ts maps unknown ones. */
 export type NativeStopReason = KnownNativeStopReason | (string & {});
 
 export interface NativeUsage {

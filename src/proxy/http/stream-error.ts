@@ -16,7 +16,7 @@ import type { ProxyState } from './state.js';
 
 export type StreamFraming = 'named-events' | 'data-only' | 'respapi';
 
-/** A wire format's own error writer (wire/wire-format.ts StreamWriter): its events and its error's type name. */
+/** A wire format's own error writer (formats/format.ts StreamWriter): its events and its error's type name. */
 export interface FormatErrorWriter {
   fail(err: ProxyError, requestId: string): SseEvent[];
   errorType(err: ProxyError): string;

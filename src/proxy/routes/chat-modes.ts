@@ -1,4 +1,4 @@
-// What a mode adds to one parse of a client body (wire/wire-format.ts WireRequest) before the one answer path
+// What a mode adds to one parse of a client body (formats/format.ts WireRequest) before the one answer path
 // (answer-chat.ts): which model id the upstream gets and which name the client sees, what the mode cannot honour,
 // and the credential. A format knows nothing of modes; a mode knows nothing of formats (docs/architecture.md
 // "Wire formats").
@@ -18,7 +18,7 @@ import { fitRequestToCli } from '../backends/cli/request-fit.js';
 import { factsOf, fitEffortLevel, fitRequest } from '../models/fit-request.js';
 import type { ModelInfo, Profile } from '../profile.js';
 import { clientAuthOf, type ClientAuth } from '../upstream/client-auth.js';
-import type { AnswerMeta, AnswerWriter, WireRequest } from '../wire/wire-format.js';
+import type { AnswerMeta, AnswerWriter, WireRequest } from '../formats/format.js';
 import type { Chat } from './answer-chat.js';
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */

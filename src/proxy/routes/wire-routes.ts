@@ -1,4 +1,4 @@
-// The chat routes of the formats on the wire-format contract (wire/formats.ts), registered from their rows in the
+// The chat routes of the formats on the wire-format contract (formats/registry.ts), registered from their rows in the
 // route table: a row names a format and a mode, and its handler is parse (the format's, once) -> the mode's
 // additions (chat-modes.ts) -> the one answer path (answer-chat.ts). No list of routes lives here.
 
@@ -7,7 +7,7 @@ import type { ListedCatalog } from './models.js';
 import { listenerOf, routeTable, type Listener } from '../route-table.js';
 import type { Services } from '../services.js';
 import type { ProxyContext } from '../http/types.js';
-import { wireFormats } from '../wire/formats.js';
+import { wireFormats } from '../formats/registry.js';
 import { answerChat } from './answer-chat.js';
 import { directChat, directUpstream, toolChat } from './chat-modes.js';
 import { addRoute, type ProxyRouter } from './define.js';
@@ -29,7 +29,7 @@ export function registerWireRoutes(
 ): void {
   const { api } = services.profile;
   for (const decl of routeTable) {
-    // Each listener registers its own rows (the Ollama listener's: ollama/listener.ts).
+    // Each listener registers its own rows (the Ollama listener's: formats/ollama/listener.ts).
     if (listenerOf(decl.path) !== listener) continue;
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Rows without a format (token counts, forwarding, lists) are registered by their route family's file.

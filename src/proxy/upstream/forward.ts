@@ -22,7 +22,7 @@ import type { ProviderAnswer, ProviderClient } from './provider-client.js';
 import { rewriteBodyModel } from './rewrite-body-model.js';
 import { fromTransportError } from './upstream-error.js';
 import { ChatObserver } from './chat-observer.js';
-import { explainNativeRefusalBody } from '../translate/map-native-error.js';
+import { explainNativeRefusalBody } from '../formats/map-native-error.js';
 
 /**
  * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
