@@ -5,7 +5,7 @@
 // (route-table.ts) names a format and a mode on each chat row, and routes/wire-routes.ts registers those rows.
 //
 // What stays out of a format: the mode. Which model id the upstream gets, what the CLI cannot honour (sampling
-// settings, stop sequences, parallel-call control), and the credential are the mode's (routes/wire-routes.ts); a
+// settings, stop sequences, parallel-call control), and the credential are the mode's (modes/); a
 // format only says, for the native fields it filled, which client field each came from (clientNames), so the mode
 // can name them in X-Proxy-Ignored-Params in the client's own words.
 //
@@ -19,12 +19,9 @@ import type { SseEvent } from '../http/sse.js';
 import type { Profile } from '../profile.js';
 import type { Family } from '../route-table.js';
 
-/** The modes that answer with native events (tool: the CLI; direct: the provider API). */
-export type ChatMode = 'tool' | 'direct';
-
-/** What a format's parse may read besides the body: the provider's request rules (defaults, thinking budgets). */
+/** What a format's parse may read besides the body: the provider's request rules (defaults, thinking budgets). It is
+ * the same for every mode: a format does not branch on the mode (modes/mode.ts). */
 export interface ParseContext {
-  mode: ChatMode;
   api: Profile['api'];
 }
 
@@ -119,6 +116,9 @@ export interface WireFormat<A = unknown> {
   /** Its requests may name an earlier response and its answers are kept (the Responses API's
    * previous_response_id): routes/response-chain.ts runs before parse and around the answer. */
   readonly chains?: boolean;
+  /** The tool types that are the client's own in this format, and the direct-mode path that serves the others (the
+   * tools the provider runs itself): for a mode that cannot offer those (tool mode refuses them, modes/tool/). */
+  readonly clientTools?: { types: readonly string[]; directPath: string };
   /** Validates and translates a body; a bad body throws the 400 ProxyError naming the field. */
   parse(body: unknown, context: ParseContext): WireRequest<A>;
   answer(meta: AnswerMeta, answer: A): AnswerWriter;

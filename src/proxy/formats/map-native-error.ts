@@ -27,7 +27,7 @@ export function mapNativeError(error: NativeErrorBody): ProxyError {
 }
 
 /**
- * A provider error answer passed on as it came (direct mode's native route, upstream/forward.ts), when it is one of
+ * A provider error answer passed on as it came (direct mode's native route, modes/direct/forward.ts), when it is one of
  * the provider's billing refusals or a model rule (models/model-rule-refusal.ts): the same body with our explanation
  * (what happened, what to do) before the provider's words, in the same native shape and status. Anything else:
  * undefined, and the bytes go as they are.

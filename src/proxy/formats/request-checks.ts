@@ -1,11 +1,10 @@
 // Checks and readings that more than one format's parse shares (formats/<format>/index.ts): the body keys nothing
-// reads, the native `thinking` and `output_config` fields, and the refusals of what a mode cannot serve.
+// reads, the native `thinking` and `output_config` fields, and the native chat format's refusal of tools.
 
 import { z } from 'zod';
-import { invalidField, ProxyError } from '../errors.js';
+import { ProxyError } from '../errors.js';
 import type { NativeEffort, NativeOutputConfig, NativeRequest } from './native.js';
 import { validate } from './validate.js';
-import { providerRunToolIndex } from '../translate/native-tools-to-mcp.js';
 
 /** Body keys that are present and not honoured: the named ones first (in their order), then keys nothing reads. */
 export function ignoredOf(
@@ -69,21 +68,4 @@ export function refuseTools(body: unknown, fields: string[]): void {
       { field, issue: 'not supported on this route; use /v1/messages or /compat/v1/chat/completions' },
     );
   }
-}
-
-/**
- * Tools the provider runs itself (web search, code execution, a computer...) cannot be offered through the CLI,
- * whose built-in tools are off for a client's tools: in tool mode, a 400 naming the tool, before the body's schema
- * is checked (docs/tool-mode.md "Edges").
- */
-export function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiPath: string): void {
-  if (typeof body !== 'object' || body === null) return;
-  const found = providerRunToolIndex((body as Record<string, unknown>).tools, clientTypes);
-  if (!found) return;
-  const field = `tools.${found.index}.type`;
-  throw invalidField(
-    field,
-    `a tool the provider runs itself ("${found.type.slice(0, 60)}") is not supported in tool mode`,
-    `Invalid request: ${field}: "${found.type.slice(0, 60)}" is a tool the provider runs itself; tool mode offers only the client's own tools (${clientTypes.join(' or ')}) to the assistant CLI. Use direct mode (${apiPath}) for provider-run tools.`,
-  );
 }

@@ -1,7 +1,7 @@
 // The one writer of errors after headers (STYLE.md habit 7): once an answer's status and first bytes are out, a
 // failure can no longer change the status; it becomes one error event in the stream's own format, and the stream
 // ends. Used by every mode: the chat answer path (routes/answer-chat.ts), the response-API relay and the byte-level
-// forwarder (upstream/forward.ts).
+// forwarder (modes/direct/forward.ts).
 //   named-events  the native event stream: `event: error` with the SPEC.md §7.2 body
 //   data-only     §6.1/§6.2 data-only streams: the family's error body, then the [DONE] sentinel, so clients that
 //                 wait for it stop waiting

@@ -6,7 +6,7 @@
 import type { ListedCatalog } from './models.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
-import { forwardToProvider } from '../upstream/forward.js';
+import { forwardToProvider } from '../modes/direct/forward.js';
 import type { ProviderClient } from '../upstream/provider-client.js';
 import { validate } from '../formats/validate.js';
 import { z } from 'zod';

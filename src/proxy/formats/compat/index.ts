@@ -6,15 +6,14 @@ import { compatChatRequestSchema, type CompatChatRequest } from './schema.js';
 import { validate } from '../validate.js';
 import { compatRequestToNative } from './compat-request-to-native.js';
 import { legacyFunctionsToTools } from './legacy-functions-to-tools.js';
-import { refuseProviderTools } from '../request-checks.js';
 import type { WireFormat } from '../format.js';
 import { compatAnswer, type CompatAnswerOptions } from './answer.js';
 
 export const compatFormat: WireFormat<CompatAnswerOptions> = {
   name: 'compat',
   family: 'compat',
-  parse(raw, { mode, api }) {
-    if (mode === 'tool') refuseProviderTools(raw, ['function'], '/api/v1/chat/completions');
+  clientTools: { types: ['function'], directPath: '/api/v1/chat/completions' },
+  parse(raw, { api }) {
     const { body, legacy } = legacyFunctionsToTools(raw);
     const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
     // reasoning_effort and response_format arrive as intent (adaptive thinking with an effort, output_config.format);

@@ -1,11 +1,11 @@
 // The native messages format (POST /v1/messages and its aliases in tool mode): the provider's own request,
 // validated narrowly and answered as the native message or event stream (answer.ts). Direct mode's
-// /api/v1/messages does not parse it at all: it is a byte-level reverse proxy (upstream/forward.ts).
+// /api/v1/messages does not parse it at all: it is a byte-level reverse proxy (modes/direct/forward.ts).
 
 import type { NativeRequest } from '../native.js';
 import { nativeMessagesRequestSchema } from '../native-schemas.js';
 import { validate } from '../validate.js';
-import { ignoredOf, readThinkingAndOutput, refuseProviderTools } from '../request-checks.js';
+import { ignoredOf, readThinkingAndOutput } from '../request-checks.js';
 import type { WireFormat } from '../format.js';
 import { messagesAnswer } from './answer.js';
 
@@ -26,8 +26,8 @@ const honoured = new Set([
 export const messagesFormat: WireFormat<undefined> = {
   name: 'messages',
   family: 'native',
-  parse(body, { mode }) {
-    if (mode === 'tool') refuseProviderTools(body, ['custom'], '/api/v1/messages');
+  clientTools: { types: ['custom'], directPath: '/api/v1/messages' },
+  parse(body) {
     const parsed = validate(nativeMessagesRequestSchema, body);
     const request: NativeRequest = { model: parsed.model, messages: parsed.messages, max_tokens: parsed.max_tokens };
     if (parsed.system !== undefined) request.system = parsed.system;

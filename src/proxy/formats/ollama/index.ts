@@ -29,7 +29,7 @@ export interface OllamaAnswerOptions {
   loadOnly: boolean;
 }
 
-/** The native fields the CLI cannot take, by their Ollama names (routes/chat-modes.ts names them as ignored). */
+/** The native fields the CLI cannot take, by their Ollama names (tool mode names them as ignored, modes/tool/prepare.ts). */
 const clientNames: ClientNames = {
   temperature: 'options.temperature',
   top_p: 'options.top_p',

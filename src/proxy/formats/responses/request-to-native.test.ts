@@ -3,7 +3,7 @@ import { isProxyError, type ProxyError } from '../../errors.js';
 import { defaultProfile } from '../../profile.js';
 import { responsesRequestToNative } from './request-to-native.js';
 
-const context = { mode: 'direct' as const, api: defaultProfile.api };
+const context = { api: defaultProfile.api };
 const parse = (body: unknown) => responsesRequestToNative(body, context);
 
 function refusal(body: unknown): ProxyError {

@@ -9,15 +9,15 @@
 // real status); later ones are thrown mid-iteration and the route reports them in the stream.
 
 import type { Readable } from 'node:stream';
-import { ProxyError } from '../errors.js';
-import type { Backend, BackendContext } from './backend.js';
-import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
-import { mapNativeError } from '../formats/map-native-error.js';
-import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../upstream/provider-client.js';
-import type { WholeOrStream } from '../upstream/whole-or-stream.js';
-import { errorBodyLimit, readLimited, readUpTo } from '../upstream/read-limited.js';
-import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
-import { fromErrorAnswer, fromTransportError } from '../upstream/upstream-error.js';
+import { ProxyError } from '../../errors.js';
+import type { Backend, BackendContext } from '../../backends/backend.js';
+import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../../formats/native.js';
+import { mapNativeError } from '../../formats/map-native-error.js';
+import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../../upstream/provider-client.js';
+import type { WholeOrStream } from '../../upstream/whole-or-stream.js';
+import { errorBodyLimit, readLimited, readUpTo } from '../../upstream/read-limited.js';
+import { SseReader, type SseMessage } from '../../upstream/sse-reader.js';
+import { fromErrorAnswer, fromTransportError } from '../../upstream/upstream-error.js';
 
 /** Built once per proxy (components.ts); each request brings its credential in the BackendContext. */
 export interface DirectBackendOptions {

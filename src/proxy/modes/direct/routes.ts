@@ -1,19 +1,19 @@
 // Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts with what components.ts
 // built once per proxy: the ProviderClient (keep-alive pool + the CLI credential), the DirectBackend over it, and
 // the model catalog, which resolves each request's model name once, here (MODEL_ALIASES included):
-//   POST /api/v1/messages                byte-level reverse proxy to the provider (upstream/forward.ts); also
+//   POST /api/v1/messages                byte-level reverse proxy to the provider (modes/direct/forward.ts); also
 //                                        /api/messages, for SDKs that append /messages to a base URL of /api
 //   POST /api/v1/messages/count_tokens   the same, for clients that count tokens first (and /api/messages/…)
 //   POST /api/v1/chat/completions,       the compatible format and the Responses API: route-table rows that name
 //        /api/v1/responses               a format, registered over DirectBackend by routes/wire-routes.ts
 // The model lists of /api/models and /api/v1/models are routes/models.ts's: the one live catalog every route shows.
 
-import type { ProxyContext } from '../http/types.js';
-import type { ModelCatalog } from '../models/model-catalog.js';
-import type { Services } from '../services.js';
-import { forwardToProvider } from '../upstream/forward.js';
-import type { ProviderClient } from '../upstream/provider-client.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import type { ProxyContext } from '../../http/types.js';
+import type { ModelCatalog } from '../../models/model-catalog.js';
+import type { Services } from '../../services.js';
+import { forwardToProvider } from './forward.js';
+import type { ProviderClient } from '../../upstream/provider-client.js';
+import { addRoute, type ProxyRouter } from '../../routes/define.js';
 
 export interface DirectParts {
   provider: ProviderClient;

@@ -2,8 +2,8 @@
 // (its usage is the chat observer's, upstream/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (SPEC.md intro: neutral ids are used consistently). Pure functions.
 
-import { ProxyError } from '../errors.js';
-import type { RespapiResponse } from '../formats/respapi.js';
+import { ProxyError } from '../../errors.js';
+import type { RespapiResponse } from './schema.js';
 
 export interface ParsedEvent {
   /** The event's `type` (from the JSON, else the SSE event name). */

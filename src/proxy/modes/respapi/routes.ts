@@ -10,23 +10,23 @@
 // one writer of errors after headers (http/stream-error.ts) and the request's one signal.
 // Errors render as SPEC.md §7.1 (the /respapi family is compat).
 
-import type { RespapiParts } from '../components.js';
-import { ProxyError, isProxyError } from '../errors.js';
-import type { RespapiResponse } from '../formats/respapi.js';
-import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
-import { errorTypeName } from '../http/render-error.js';
-import { sendSse, type SseEvent } from '../http/sse.js';
-import type { ProxyState } from '../http/state.js';
-import { failAfterHeaders } from '../http/stream-error.js';
-import type { ProxyContext } from '../http/types.js';
-import { generateSessionId, isValidSessionId, sessionIdRule } from '../respapi/session-id.js';
-import type { SessionRecord } from '../respapi/session-registry.js';
-import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel } from '../respapi/upstream-events.js';
-import type { Services } from '../services.js';
-import { respapiRequestToUpstream, type UpstreamPlan } from '../translate/respapi-request-to-upstream.js';
-import { ChatObserver } from '../upstream/chat-observer.js';
-import type { UpstreamEvent } from '../upstream/respapi-client.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import type { RespapiParts } from '../../components.js';
+import { ProxyError, isProxyError } from '../../errors.js';
+import type { RespapiResponse } from './schema.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../../http/ignored-params.js';
+import { errorTypeName } from '../../http/render-error.js';
+import { sendSse, type SseEvent } from '../../http/sse.js';
+import type { ProxyState } from '../../http/state.js';
+import { failAfterHeaders } from '../../http/stream-error.js';
+import type { ProxyContext } from '../../http/types.js';
+import { generateSessionId, isValidSessionId, sessionIdRule } from './session-id.js';
+import type { SessionRecord } from './session-registry.js';
+import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel } from './upstream-events.js';
+import type { Services } from '../../services.js';
+import { respapiRequestToUpstream, type UpstreamPlan } from './respapi-request-to-upstream.js';
+import { ChatObserver } from '../../upstream/chat-observer.js';
+import type { UpstreamEvent } from './respapi-client.js';
+import { addRoute, type ProxyRouter } from '../../routes/define.js';
 
 export const sessionHeader = 'x-proxy-session-id';
 

@@ -9,20 +9,20 @@
 // other answer is cut, so the client sees a truncated body instead of a complete-looking one.
 
 import { Readable } from 'node:stream';
-import { ProxyError } from '../errors.js';
-import type { Services } from '../services.js';
-import { errorTypeName } from '../http/render-error.js';
-import { encodeSse } from '../http/sse.js';
-import { failAfterHeaders } from '../http/stream-error.js';
-import { setHeader } from '../http/set-header.js';
-import type { ProxyContext } from '../http/types.js';
-import { redactSecrets } from '../logger.js';
-import { clientAuthOf, firstValue, forwardableHeaders } from './client-auth.js';
-import type { ProviderAnswer, ProviderClient } from './provider-client.js';
-import { rewriteBodyModel } from './rewrite-body-model.js';
-import { fromTransportError } from './upstream-error.js';
-import { ChatObserver } from './chat-observer.js';
-import { explainNativeRefusalBody } from '../formats/map-native-error.js';
+import { ProxyError } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { errorTypeName } from '../../http/render-error.js';
+import { encodeSse } from '../../http/sse.js';
+import { failAfterHeaders } from '../../http/stream-error.js';
+import { setHeader } from '../../http/set-header.js';
+import type { ProxyContext } from '../../http/types.js';
+import { redactSecrets } from '../../logger.js';
+import { clientAuthOf, firstValue, forwardableHeaders } from '../../upstream/client-auth.js';
+import type { ProviderAnswer, ProviderClient } from '../../upstream/provider-client.js';
+import { rewriteBodyModel } from '../../upstream/rewrite-body-model.js';
+import { fromTransportError } from '../../upstream/upstream-error.js';
+import { ChatObserver } from '../../upstream/chat-observer.js';
+import { explainNativeRefusalBody } from '../../formats/map-native-error.js';
 
 /**
  * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
@@ -79,7 +79,7 @@ function endsEvent(tail: string): boolean {
 }
 
 export interface ForwardOptions {
-  /** The body's model id as the provider knows it (the route resolved it once, routes/direct.ts); absent: as sent. */
+  /** The body's model id as the provider knows it (the route resolved it once, modes/direct/routes.ts); absent: as sent. */
   providerModel?: string;
   /** The neutral name of the model an answer reports (the ledger's served model). */
   servedName?: (served: string) => string;
