@@ -14,7 +14,7 @@
 // (native.ts, native-schemas.ts) and what every format shares.
 
 import type { ProxyError } from '../errors.js';
-import type { NativeMessage, NativeRequest, NativeStreamEvent } from './native.js';
+import type { NativeMessage, NativeRequest, NativeSamplingField, NativeStreamEvent } from './native.js';
 import type { SseEvent } from '../http/sse.js';
 import type { Profile } from '../profile.js';
 import type { Family } from '../route-table.js';
@@ -28,16 +28,7 @@ export interface ParseContext {
 /** Native request fields a mode may be unable to honour, by the client field each came from. */
 export type ClientNames = Partial<
   Record<
-    | 'temperature'
-    | 'top_p'
-    | 'top_k'
-    | 'stop_sequences'
-    | 'thinking'
-    | 'parallel_tool_calls'
-    | 'max_tokens'
-    | 'format'
-    | 'strict'
-    | 'tool_choice',
+    NativeSamplingField | 'thinking' | 'parallel_tool_calls' | 'max_tokens' | 'format' | 'strict' | 'tool_choice',
     string
   >
 >;

@@ -81,6 +81,11 @@ export type NativeToolChoice =
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' };
 
+/** The native request's sampling settings and stop sequences, written once: the native formats pass them on as they
+ * are, and a mode that cannot honour them (tool mode's CLI) names them as ignored. */
+export const nativeSamplingFields = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+export type NativeSamplingField = (typeof nativeSamplingFields)[number];
+
 export interface NativeMessagesRequest {
   model: string;
   messages: NativeMessageParam[];

@@ -2,14 +2,13 @@
 // validated narrowly and answered as the native message or event stream (answer.ts). Direct mode's
 // /api/v1/messages does not parse it at all: it is a byte-level reverse proxy (modes/direct/forward.ts).
 
-import type { NativeRequest } from '../native.js';
+import { nativeSamplingFields, type NativeRequest } from '../native.js';
 import { nativeMessagesRequestSchema } from '../native-schemas.js';
 import { validate } from '../validate.js';
 import { ignoredOf, readThinkingAndOutput } from '../request-checks.js';
 import type { WireFormat } from '../format.js';
 import { messagesAnswer } from './answer.js';
 
-const sampling = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
 const honoured = new Set([
   'model',
   'messages',
@@ -20,7 +19,7 @@ const honoured = new Set([
   'output_config',
   'tools',
   'tool_choice',
-  ...sampling,
+  ...nativeSamplingFields,
 ]);
 
 export const messagesFormat: WireFormat<undefined> = {
@@ -31,7 +30,8 @@ export const messagesFormat: WireFormat<undefined> = {
     const parsed = validate(nativeMessagesRequestSchema, body);
     const request: NativeRequest = { model: parsed.model, messages: parsed.messages, max_tokens: parsed.max_tokens };
     if (parsed.system !== undefined) request.system = parsed.system;
-    for (const key of sampling) if (parsed[key] != null) (request as Record<string, unknown>)[key] = parsed[key];
+    for (const key of nativeSamplingFields)
+      if (parsed[key] != null) (request as Record<string, unknown>)[key] = parsed[key];
     if (parsed.tools && parsed.tools.length > 0) {
       request.tools = parsed.tools.map((t) => ({
         name: t.name,

@@ -2,14 +2,13 @@
 // fields without tools, answered as a completion (answer.ts). A missing max_tokens gets a 400 that points
 // OpenAI-format clients to /compat/v1 (docs/http.md).
 
-import type { NativeRequest } from '../native.js';
+import { nativeSamplingFields, type NativeRequest } from '../native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
 import { ignoredOf, readThinkingAndOutput, refuseTools } from '../request-checks.js';
 import type { WireFormat } from '../format.js';
 import { nativeChatAnswer } from './answer.js';
 
-/** The sampling settings a mode may not honour, named when present; the others keys are read here. */
-const named = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+/** The sampling settings (a mode may not honour them: it names them) and the other keys read here. */
 const honoured = new Set([
   'model',
   'messages',
@@ -18,7 +17,7 @@ const honoured = new Set([
   'max_tokens',
   'thinking',
   'output_config',
-  ...named,
+  ...nativeSamplingFields,
 ]);
 
 export const nativeChatFormat: WireFormat<undefined> = {
