@@ -6,13 +6,15 @@
 // Response-API mode answers no chat of a format (the upstream speaks its own events): it is a folder of its own
 // with its own registrar, not a Mode.
 
+import type { ModeName } from '../../shared/modes.js';
 import type { Backend } from '../backends/backend.js';
 import type { AnswerMeta, AnswerWriter, WireFormat, WireRequest } from '../formats/format.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Chat } from '../routes/answer-chat.js';
 
-/** The modes that answer with native events (tool: the CLI; direct: the provider API). */
-export type ChatMode = 'tool' | 'direct';
+/** The modes that answer with native events (tool: the CLI; direct: the provider API): every mode of the one list
+ * (src/shared/modes.ts) but the response-API relay, so a new mode there must have its Mode (modes/index.ts). */
+export type ChatMode = Exclude<ModeName, 'respapi'>;
 
 /** A format's answer writer, bound to the format. */
 export type AnswerOf<A> = (meta: AnswerMeta, options: A) => AnswerWriter;
