@@ -103,8 +103,6 @@ const rows: Row[] = [
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
   ['GET', '/api/models/:id', 'native', 'direct'],
-  ['POST', '/api/v1/plain', 'compat', 'direct', { format: 'plain' }],
-  ['POST', '/echo/v1/chat/completions', 'compat', 'echo', { format: 'compat' }],
   // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],

@@ -2,7 +2,7 @@
 // (proxy/route-table.ts), the usage filters, the tray and the window's settings form all read this list. Pure and
 // without imports (eslint.config.js keeps it so), so it runs in Node and in the window's page alike.
 
-export const modeNames = ['tool', 'direct', 'respapi', 'echo'] as const;
+export const modeNames = ['tool', 'direct', 'respapi'] as const;
 export type ModeName = (typeof modeNames)[number];
 
 /** How the tray and the window name a mode. */
@@ -10,7 +10,6 @@ export const modeLabels: Readonly<Record<ModeName, string>> = {
   tool: 'Tool (CLI)',
   direct: 'Direct API',
   respapi: 'Response API',
-  echo: 'Echo',
 };
 
 /** How a table cell (recent requests, request history) names a mode. */
@@ -18,7 +17,6 @@ export const modeShortLabels: Readonly<Record<ModeName, string>> = {
   tool: 'tool',
   direct: 'direct',
   respapi: 'response API',
-  echo: 'echo',
 };
 
 /** How an error message names a mode's on/off setting. */
@@ -26,5 +24,4 @@ export const modeSettingNames: Readonly<Record<ModeName, string>> = {
   tool: 'tool mode',
   direct: 'direct mode',
   respapi: 'response-API mode',
-  echo: 'echo mode',
 };

@@ -6,7 +6,6 @@ import { messagesFormat } from './messages/index.js';
 import { nativeChatFormat } from './native-chat/index.js';
 import { ollamaChatFormat, ollamaGenerateFormat } from './ollama/index.js';
 import { responsesFormat } from './responses/index.js';
-import { plainFormat } from './plain/index.js';
 import type { WireFormat } from './format.js';
 
 const all = [
@@ -16,7 +15,6 @@ const all = [
   responsesFormat,
   ollamaChatFormat,
   ollamaGenerateFormat,
-  plainFormat,
 ] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each format has its own answer options

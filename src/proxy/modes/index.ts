@@ -7,7 +7,6 @@ import type { Services } from '../services.js';
 import { directMode } from './direct/prepare.js';
 import type { ChatMode, Mode } from './mode.js';
 import { toolMode } from './tool/prepare.js';
-import { echoMode } from './echo/prepare.js';
 
 export interface ModeParts {
   cli: Backend;
@@ -19,7 +18,6 @@ export function chatModes(services: Services, parts: ModeParts): ReadonlyMap<str
   const modes: Record<ChatMode, Mode> = {
     tool: toolMode(parts.cli, parts.catalog, services.profile),
     direct: directMode(parts.direct, parts.catalog, services),
-    echo: echoMode,
   };
   return new Map(Object.entries(modes));
 }
