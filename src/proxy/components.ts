@@ -33,7 +33,7 @@ export interface RespapiParts {
   instructions: InstructionsSource;
 }
 
-export interface Components {
+interface Components {
   cli: CliBackend;
   provider: ProviderClient;
   direct: DirectBackend;

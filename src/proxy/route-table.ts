@@ -12,7 +12,7 @@ import type { ModeName } from '../shared/modes.js';
 export type Family = 'compat' | 'native' | 'general' | 'ollama';
 export type RouteMode = ModeName | 'none';
 
-export interface RouteDecl {
+interface RouteDecl {
   method: 'GET' | 'POST' | 'DELETE';
   /** The router pattern (also the metrics label and the ledger's route). */
   path: string;

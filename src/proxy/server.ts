@@ -59,7 +59,7 @@ import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 import { registerUsageMetrics } from './usage/usage-metrics.js';
 
-export interface CreateProxyOptions {
+interface CreateProxyOptions {
   config: Config;
   profile?: Profile;
   logger?: Logger;

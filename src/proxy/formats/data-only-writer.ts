@@ -11,7 +11,7 @@ import type { StreamWriter } from './format.js';
 
 const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
 
-export interface DataOnlyTranslator {
+interface DataOnlyTranslator {
   step(event: NativeStreamEvent): unknown[];
   finish(): { items: unknown[]; error?: ProxyError };
   failed(): boolean;

@@ -7,7 +7,7 @@ import type { QuotaNames } from '../profile.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
 import { explainModelRule } from '../models/model-rule-refusal.js';
 
-export const kindOfNativeErrorType = {
+const kindOfNativeErrorType = {
   invalid_request_error: 'invalid_request',
   authentication_error: 'authentication',
   permission_error: 'permission',

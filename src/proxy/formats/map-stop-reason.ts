@@ -4,7 +4,7 @@
 import type { CompatFinishReason } from './compat/schema.js';
 import type { NativeStopReason } from './native.js';
 
-export const finishReasonOfStopReason = {
+const finishReasonOfStopReason = {
   end_turn: 'stop',
   stop_sequence: 'stop',
   max_tokens: 'length',

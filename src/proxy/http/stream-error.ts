@@ -9,15 +9,15 @@
 
 import { ProxyError, isProxyError } from '../errors.js';
 import { redactSecrets, type Logger } from '../logger.js';
-import type { Family } from './family.js';
+import type { Family } from '../route-table.js';
 import { errorTypeName, renderError } from './render-error.js';
 import type { SseEvent } from './sse.js';
 import type { ProxyState } from './state.js';
 
-export type StreamFraming = 'named-events' | 'data-only' | 'respapi';
+type StreamFraming = 'named-events' | 'data-only' | 'respapi';
 
 /** A wire format's own error writer (formats/format.ts StreamWriter): its events and its error's type name. */
-export interface FormatErrorWriter {
+interface FormatErrorWriter {
   fail(err: ProxyError, requestId: string): SseEvent[];
   errorType(err: ProxyError): string;
 }

@@ -17,7 +17,7 @@ import type { Chat } from '../routes/answer-chat.js';
 export type ChatMode = Exclude<ModeName, 'respapi'>;
 
 /** A format's answer writer, bound to the format. */
-export type AnswerOf<A> = (meta: AnswerMeta, options: A) => AnswerWriter;
+type AnswerOf<A> = (meta: AnswerMeta, options: A) => AnswerWriter;
 
 export interface Mode {
   readonly name: ChatMode;

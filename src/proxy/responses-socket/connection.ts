@@ -25,7 +25,7 @@ import type { ResponseChains } from '../routes/response-chain.js';
 import { storedResponseOf } from '../formats/responses/chain.js';
 import { baseResponse } from '../formats/responses/response-parts.js';
 
-export interface SocketOptions {
+interface SocketOptions {
   /** The app's request listener (the main listener's middleware chain and routes). */
   dispatch: RequestListener;
   chains: ResponseChains;

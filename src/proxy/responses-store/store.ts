@@ -35,7 +35,7 @@ export interface ResponseLookup {
   get(id: string): Promise<StoredResponse | undefined>;
 }
 
-export interface ResponseStoreOptions {
+interface ResponseStoreOptions {
   dir: string;
   maxAgeMs: number;
   maxBytes: number;

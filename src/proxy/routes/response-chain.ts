@@ -32,7 +32,7 @@ export interface ResponseChains {
 }
 
 /** What the chain step gives one request. */
-export interface ChainedRequest {
+interface ChainedRequest {
   /** The body the format parses: the whole input when the request named a previous response. */
   body: unknown;
   /** For the backend: this response's id, and the one it continues. */

@@ -11,7 +11,7 @@ import type { ProviderClient } from '../upstream/provider-client.js';
 import { validate } from '../formats/validate.js';
 import { z } from 'zod';
 
-export interface ToolParts {
+interface ToolParts {
   catalog: ListedCatalog;
   /** For token counts: the CLI has no way to count (docs/tool-mode.md). */
   provider: ProviderClient;

@@ -12,7 +12,7 @@ import { answerChat } from './answer-chat.js';
 import { addRoute, type ProxyRouter } from './define.js';
 import { chainRequest, type ResponseChains } from './response-chain.js';
 
-export interface WireParts extends ModeParts {
+interface WireParts extends ModeParts {
   /** The kept responses, for a format that chains (routes/response-chain.ts); absent on the Ollama listener. */
   chains?: ResponseChains;
 }

@@ -11,7 +11,7 @@ import { invalidField } from '../../errors.js';
 import type { CompatMessage } from './schema.js';
 import type { NativeContentBlock, NativeImageBlock, NativeMessageParam, NativeRole } from '../native.js';
 
-export interface NativeConversation {
+interface NativeConversation {
   system?: string;
   messages: NativeMessageParam[];
   warnings: string[];

@@ -13,13 +13,13 @@ import type {
 import type { ReasoningEffort } from '../../profile.js';
 import { compatMessagesToNative } from './compat-messages-to-native.js';
 
-export interface CompatRequestToNativeOptions {
+interface CompatRequestToNativeOptions {
   /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one; direct
    * mode sets the model's own: models/fit-request.ts). */
   defaultMaxTokens: number;
 }
 
-export interface CompatRequestToNativeResult {
+interface CompatRequestToNativeResult {
   request: NativeMessagesRequest;
   /** Human-readable notes on lossy conversions. */
   warnings: string[];
@@ -78,7 +78,7 @@ function toolChoiceOf(body: CompatChatRequest): NativeToolChoice | undefined {
 }
 
 /** A JSON output format as the compatible and Responses formats both describe it. */
-export type JsonFormat =
+type JsonFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; name?: string | null; description?: string | null; schema?: Record<string, unknown> | null };
 

@@ -8,9 +8,9 @@
 //   the transcript.
 // A request that also has `tools`, or no `functions`, is returned unchanged.
 
-export const legacyCallIdPrefix = 'call_legacy_';
+const legacyCallIdPrefix = 'call_legacy_';
 
-export interface LegacyFunctionsResult {
+interface LegacyFunctionsResult {
   body: unknown;
   legacy: boolean;
 }

@@ -7,7 +7,7 @@ import type { NativeMessage } from '../native.js';
 import { finishReasonWithToolCalls } from '../map-stop-reason.js';
 import { mapUsage } from '../../translate/map-usage.js';
 
-export interface CompletionMeta {
+interface CompletionMeta {
   /** Completion id chosen by the caller (e.g. chatcmpl-<random>). */
   id: string;
   /** The model id to show the client (the neutral id it asked for). */

@@ -18,7 +18,7 @@ const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.strin
 
 const textContent = z.union([z.string(), z.array(textPart)]);
 
-export const compatToolCallSchema = z.looseObject({
+const compatToolCallSchema = z.looseObject({
   id: z.string(),
   type: z.literal('function'),
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
@@ -44,7 +44,7 @@ const assistantMessage = z.looseObject({
 });
 const toolMessage = z.looseObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() });
 
-export const compatMessageSchema = z.discriminatedUnion('role', [
+const compatMessageSchema = z.discriminatedUnion('role', [
   systemMessage,
   developerMessage,
   userMessage,
@@ -158,7 +158,7 @@ export interface CompatCompletion {
 }
 
 /** Streamed tool calls always carry `index` (PEERS.md: some clients drop deltas without it). */
-export interface CompatToolCallDelta {
+interface CompatToolCallDelta {
   index: number;
   id?: string;
   type?: 'function';

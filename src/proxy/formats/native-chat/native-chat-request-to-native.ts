@@ -21,7 +21,7 @@ function textOf(content: string | NativeContentBlock[]): string {
 }
 
 /** The 400 for a native chat request without max_tokens, pointing OpenAI-format clients to /compat/v1. */
-export function missingMaxTokensError() {
+function missingMaxTokensError() {
   return invalidField(
     'max_tokens',
     'is required',

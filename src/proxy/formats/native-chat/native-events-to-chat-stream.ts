@@ -18,7 +18,7 @@ import { mapStopReason } from '../map-stop-reason.js';
 import { mapUsage } from '../../translate/map-usage.js';
 
 /** The compatible chunk fields (SPEC.md §2.5) every event also carries. */
-export interface ChatChunkFields {
+interface ChatChunkFields {
   id: string;
   object: 'chat.completion.chunk';
   created: number;
@@ -27,7 +27,7 @@ export interface ChatChunkFields {
 }
 
 /** One event of the stream: a §6.2 event plus the §2.5 chunk fields. */
-export type NativeChatStreamOutput =
+type NativeChatStreamOutput =
   | (Extract<NativeChatStreamEvent, { type: 'message_start' }> & ChatChunkFields)
   | (Extract<NativeChatStreamEvent, { type: 'content_block_delta' }> & ChatChunkFields)
   | (Omit<Extract<NativeChatStreamEvent, { type: 'message_delta' }>, 'usage'> &
@@ -43,7 +43,7 @@ export interface NativeChatStreamOptions {
   created: number;
 }
 
-export interface NativeChatStreamState {
+interface NativeChatStreamState {
   readonly created: number;
   id: string;
   model: string;

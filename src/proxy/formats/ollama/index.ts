@@ -23,7 +23,7 @@ import {
 } from './request-to-native.js';
 import { ollamaChatRequestSchema, ollamaGenerateRequestSchema } from './schemas.js';
 
-export interface OllamaAnswerOptions {
+interface OllamaAnswerOptions {
   kind: OllamaAnswerKind;
   /** Nothing was asked (Ollama's "load the model"): the answer is the done line with done_reason "load". */
   loadOnly: boolean;

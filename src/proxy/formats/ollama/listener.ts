@@ -15,10 +15,10 @@ import type { Services } from '../../services.js';
 import { registerOllama, type OllamaParts } from './routes.js';
 
 /** The prefix the listener's routes are declared under (route-table.ts). */
-export const ollamaPrefix = '/ollama';
+const ollamaPrefix = '/ollama';
 
 /** Routes the request under the listener's prefix; the client's own path stays in ctx.originalUrl. */
-export function ollamaMount(): ProxyMiddleware {
+function ollamaMount(): ProxyMiddleware {
   return (ctx, next) => {
     ctx.path = ctx.path === '/' ? ollamaPrefix : `${ollamaPrefix}${ctx.path}`;
     return next();

@@ -16,10 +16,10 @@ export interface OllamaModelFacts {
 }
 
 /** The architecture name model_info is keyed by. */
-export const ollamaArchitecture = 'assistant';
+const ollamaArchitecture = 'assistant';
 
 /** The models' context length when the catalog does not say (SPEC.md §2.6, §8: 200K tokens). */
-export const defaultContextLength = 200_000;
+const defaultContextLength = 200_000;
 
 /** A catalog entry's context length, by either spelling, when it has one. */
 export function contextLengthOf(info: object): number {
@@ -42,7 +42,7 @@ function modifiedAt(facts: OllamaModelFacts): string {
   return new Date(facts.created * 1000).toISOString();
 }
 
-export function ollamaTag(facts: OllamaModelFacts) {
+function ollamaTag(facts: OllamaModelFacts) {
   return {
     name: facts.id,
     model: facts.id,

@@ -21,7 +21,7 @@ import type {
 
 export type OllamaAnswerKind = 'chat' | 'generate';
 
-export const doneReasonOfStopReason = {
+const doneReasonOfStopReason = {
   end_turn: 'stop',
   stop_sequence: 'stop',
   tool_use: 'stop',
@@ -30,13 +30,13 @@ export const doneReasonOfStopReason = {
   max_tokens: 'length',
 } as const satisfies Record<string, string>;
 
-export function mapDoneReason(reason: string | null | undefined): string {
+function mapDoneReason(reason: string | null | undefined): string {
   return reason && Object.hasOwn(doneReasonOfStopReason, reason)
     ? doneReasonOfStopReason[reason as keyof typeof doneReasonOfStopReason]
     : 'stop';
 }
 
-export interface OllamaAnswerMeta {
+interface OllamaAnswerMeta {
   kind: OllamaAnswerKind;
   /** The model name shown to the client: the one that served the answer (routes/answer-chat.ts). */
   model: string;
@@ -51,7 +51,7 @@ function createdAt(ms: number): string {
 }
 
 /** Token counts and durations of a finished answer. firstAt: the first content's time, when known. */
-export function doneFields(
+function doneFields(
   reason: string | null | undefined,
   usage: Partial<NativeUsage>,
   startedAt: number,
@@ -119,7 +119,7 @@ export function ollamaLoadAnswer(meta: OllamaAnswerMeta, now: number): OllamaCha
     : ({ ...fields, message: { role: 'assistant', content: '' } } as OllamaChatLine);
 }
 
-export interface OllamaStreamState {
+interface OllamaStreamState {
   readonly meta: OllamaAnswerMeta;
   readonly now: () => number;
   firstAt?: number;

@@ -22,7 +22,7 @@ import type {
 import { addOutputConfig, applyEffortIntent, outputFormatOf } from '../compat/compat-request-to-native.js';
 import type { OllamaChatRequest, OllamaGenerateRequest, OllamaMessage, OllamaOptions } from './schemas.js';
 
-export interface OllamaToNativeOptions {
+interface OllamaToNativeOptions {
   /** max_tokens when options.num_predict does not set one (the native format requires one; direct mode sets the
    * model's own). */
   defaultMaxTokens: number;
@@ -61,7 +61,7 @@ const signatures: ReadonlyArray<readonly [prefix: string, mediaType: string]> = 
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s;
 
 /** A base64 image (or a data URL, which some clients send) -> a native image block. */
-export function imageBlockOfBase64(image: string, field: string): NativeImageBlock {
+function imageBlockOfBase64(image: string, field: string): NativeImageBlock {
   const url = dataUrl.exec(image);
   if (url) return { type: 'image', source: { type: 'base64', media_type: url[1], data: url[2] } };
   const data = image.trim();

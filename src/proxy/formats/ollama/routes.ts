@@ -26,7 +26,7 @@ import { ollamaModelBodySchema } from './schemas.js';
  * The Ollama API version /api/version reports: the API this listener speaks (tools, images, thinking, /v1 beside
  * /api), at or above the minimum clients check (Copilot's Ollama provider wants 0.6.4).
  */
-export const ollamaApiVersion = '0.12.0';
+const ollamaApiVersion = '0.12.0';
 
 export interface OllamaParts {
   cli: Backend;

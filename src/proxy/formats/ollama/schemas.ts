@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 /** Ollama's `options`: the sampling settings and limits of one request. Read: num_predict, temperature, top_p,
  * top_k, stop; everything else (num_ctx, seed, mirostat ...) is a local runtime's knob and is named as ignored. */
-export const ollamaOptionsSchema = z.looseObject({
+const ollamaOptionsSchema = z.looseObject({
   num_predict: z.number().int('must be an integer').nullish(),
   temperature: z.number().min(0, 'must be at least 0').nullish(),
   top_p: z.number().min(0, 'must be at least 0').max(1, 'must be at most 1').nullish(),
@@ -24,7 +24,7 @@ const toolCallSchema = z.looseObject({
   }),
 });
 
-export const ollamaMessageSchema = z.looseObject({
+const ollamaMessageSchema = z.looseObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string().nullish(),
   /** Base64 images without a media type (the type is read from the bytes). */
@@ -37,7 +37,7 @@ export const ollamaMessageSchema = z.looseObject({
   tool_call_id: z.string().nullish(),
 });
 
-export const ollamaToolSchema = z.looseObject({
+const ollamaToolSchema = z.looseObject({
   type: z.string().optional(),
   function: z.looseObject({
     name: z.string().min(1),

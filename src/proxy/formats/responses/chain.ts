@@ -14,7 +14,7 @@ import type { ResponseLookup, StoredResponse } from '../../responses-store/store
 /** The longest chain walked: a loop or a runaway chain ends here. */
 const maxChain = 10_000;
 
-export function responseNotFound(id: string): ProxyError {
+function responseNotFound(id: string): ProxyError {
   return new ProxyError('invalid_request', `Previous response with id '${id.slice(0, 80)}' not found.`, {
     field: 'previous_response_id',
     issue: 'not found',
@@ -23,7 +23,7 @@ export function responseNotFound(id: string): ProxyError {
 }
 
 /** A request's input as items: a string is one user message. */
-export function inputItems(input: unknown): unknown[] {
+function inputItems(input: unknown): unknown[] {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
   return Array.isArray(input) ? input : [];
 }

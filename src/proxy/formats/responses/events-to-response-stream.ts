@@ -40,7 +40,7 @@ interface OpenBlock {
   call?: { id: string; name: string; input: unknown };
 }
 
-export interface ResponseStreamState {
+interface ResponseStreamState {
   readonly id: string;
   readonly meta: AnswerMeta;
   readonly options: ResponsesAnswerOptions;
@@ -78,7 +78,7 @@ function emit(state: ResponseStreamState, type: string, fields: Record<string, u
 }
 
 /** The response object as it stands (output items done so far, usage so far). */
-export function responseSoFar(state: ResponseStreamState): ResponsesResponse {
+function responseSoFar(state: ResponseStreamState): ResponsesResponse {
   return {
     ...baseResponse(state.id, state.meta, state.options),
     output: [...state.output],

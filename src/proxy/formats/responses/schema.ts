@@ -19,7 +19,7 @@ const image = z.looseObject({
 });
 const file = z.looseObject({ type: z.literal('input_file') });
 
-export const responsesContentPart = z.discriminatedUnion('type', [text, refusal, image, file]);
+const responsesContentPart = z.discriminatedUnion('type', [text, refusal, image, file]);
 export type ResponsesContentPart = z.output<typeof responsesContentPart>;
 
 export const responsesMessageItem = z.looseObject({
@@ -122,7 +122,7 @@ export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
 
 // ---- answer ---------------------------------------------------------------------------------------------------
 
-export interface ResponsesOutputText {
+interface ResponsesOutputText {
   type: 'output_text';
   text: string;
   annotations: unknown[];

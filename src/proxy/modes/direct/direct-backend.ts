@@ -20,7 +20,7 @@ import { SseReader, type SseMessage } from '../../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../../upstream/upstream-error.js';
 
 /** Built once per proxy (components.ts); each request brings its credential in the BackendContext. */
-export interface DirectBackendOptions {
+interface DirectBackendOptions {
   client: ProviderClient;
   /** Path of the messages endpoint under the API base (profile.api.messagesPath). */
   messagesPath: string;
@@ -34,7 +34,7 @@ export interface DirectBackendOptions {
  * The largest non-streamed message read (bytes): far above what 8,192 output tokens make, even as tool input
  * JSON, and a bound on what a misbehaving upstream can make the proxy hold.
  */
-export const messageLimitBytes = 16 * 1024 * 1024;
+const messageLimitBytes = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 

@@ -78,7 +78,7 @@ function endsEvent(tail: string): boolean {
   return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n') || tail.endsWith('\r\r') || tail === '';
 }
 
-export interface ForwardOptions {
+interface ForwardOptions {
   /** The body's model id as the provider knows it (the route resolved it once, modes/direct/routes.ts); absent: as sent. */
   providerModel?: string;
   /** The neutral name of the model an answer reports (the ledger's served model). */

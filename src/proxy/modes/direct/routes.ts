@@ -15,7 +15,7 @@ import { forwardToProvider } from './forward.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
 import { addRoute, type ProxyRouter } from '../../routes/define.js';
 
-export interface DirectParts {
+interface DirectParts {
   provider: ProviderClient;
   catalog: ModelCatalog;
 }

@@ -19,7 +19,7 @@ import type { UsageSink } from '../../usage/types.js';
 
 export type UpstreamEvent = SseMessage;
 
-export interface RespapiClientOptions {
+interface RespapiClientOptions {
   baseUrl: string;
   profile: Profile;
   credential: RefreshingCredential<RespapiCredential>;

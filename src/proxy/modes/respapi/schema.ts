@@ -11,7 +11,7 @@ const imagePart = z.looseObject({
   type: z.literal('image_url'),
   image_url: z.union([z.string().min(1), z.looseObject({ url: z.string().min(1, 'must not be empty') })]),
 });
-export const respapiChatMessageSchema = z.looseObject({
+const respapiChatMessageSchema = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant']),
   content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart]))]),
 });
@@ -31,12 +31,12 @@ export const respapiRequestSchema = z.looseObject({
   stream: z.boolean().nullish(),
 });
 
-export interface RespapiOutputText {
+interface RespapiOutputText {
   type: 'output_text';
   text: string;
 }
 
-export interface RespapiUsage {
+interface RespapiUsage {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;

@@ -23,7 +23,7 @@ export interface SessionView {
   requests: number;
 }
 
-export interface SessionsSnapshot {
+interface SessionsSnapshot {
   active: number;
   created_total: number;
   expired_total: number;
@@ -31,7 +31,7 @@ export interface SessionsSnapshot {
   sessions: SessionView[];
 }
 
-export interface SessionRegistryOptions {
+interface SessionRegistryOptions {
   idleMs: number;
   now?: () => number;
   /** Oldest sessions are dropped past this many (default 10 000). */

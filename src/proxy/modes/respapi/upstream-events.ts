@@ -5,7 +5,7 @@
 import { ProxyError } from '../../errors.js';
 import type { RespapiResponse } from './schema.js';
 
-export interface ParsedEvent {
+interface ParsedEvent {
   /** The event's `type` (from the JSON, else the SSE event name). */
   type: string;
   json: Record<string, unknown> | undefined;
@@ -24,7 +24,7 @@ export function parseEvent(event: string | undefined, data: string): ParsedEvent
 }
 
 /** Events whose `response` is the final answer. */
-export function isFinalEvent(type: string): boolean {
+function isFinalEvent(type: string): boolean {
   return type === 'response.completed' || type === 'response.incomplete';
 }
 
