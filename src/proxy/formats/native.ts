@@ -108,8 +108,7 @@ export interface NativeMessagesRequest {
 }
 
 /** `adaptive` is the only thinking today's adaptive-only models take; its depth is `output_config.effort`. */
-type NativeThinkingConfig =
-  { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
 
 /** The provider's effort levels; which of them a model takes is in the model catalog's capabilities. */
 export type NativeEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
