@@ -48,7 +48,7 @@ import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
 import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './modes/respapi/routes.js';
-import { registerTool } from './routes/tool.js';
+import { registerTool } from './modes/tool/routes.js';
 import { registerWireRoutes } from './routes/wire-routes.js';
 import { registerStoredResponses } from './routes/stored-responses.js';
 import { responsesSockets } from './responses-socket/upgrade.js';

@@ -3,12 +3,12 @@
 // route-table rows that name a format; routes/wire-routes.ts registers them over the CLI backend. Here:
 //   POST /v1/messages/count_tokens, /cc/…    the provider's own count, through the CLI's login
 
-import type { ListedCatalog } from './models.js';
-import type { Services } from '../services.js';
-import { addRoute, type ProxyRouter } from './define.js';
-import { forwardToProvider } from '../modes/direct/forward.js';
-import type { ProviderClient } from '../upstream/provider-client.js';
-import { validate } from '../formats/validate.js';
+import type { ListedCatalog } from '../../routes/models.js';
+import type { Services } from '../../services.js';
+import { addRoute, type ProxyRouter } from '../../routes/define.js';
+import { forwardToProvider } from '../direct/forward.js';
+import type { ProviderClient } from '../../upstream/provider-client.js';
+import { validate } from '../../formats/validate.js';
 import { z } from 'zod';
 
 interface ToolParts {
