@@ -25,7 +25,7 @@ interface RouteDecl {
   /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
    * and does no work (docs/security.md). */
   open: boolean;
-  /** A chat route: the client wire format it speaks (a folder under wire/; routes/wire-routes.ts registers the
+  /** A chat route: the client wire format it speaks (a folder under formats/; routes/wire-routes.ts registers the
    * formats on the contract, formats/format.ts). The answer path is the same for every format and mode. */
   format?: string;
   /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
