@@ -27,6 +27,7 @@ import { respapiRequestToUpstream, type UpstreamPlan } from './respapi-request-t
 import { ChatObserver } from '../../upstream/chat-observer.js';
 import type { UpstreamEvent } from './respapi-client.js';
 import { addRoute, type ProxyRouter } from '../../routes/define.js';
+import { respapiErrors } from './stream-errors.js';
 
 export const sessionHeader = 'x-proxy-session-id';
 
@@ -112,7 +113,7 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
       if (!finished) throw new ProxyError('upstream', 'The response API stream ended before the response completed');
     } catch (caught) {
       if (state.signal.aborted) return; // the client is gone: nobody to tell; the request log records the 499
-      yield* failAfterHeaders(failure(caught, state, deadline), state, 'respapi', logger);
+      yield* failAfterHeaders(failure(caught, state, deadline), state, respapiErrors, logger);
     }
   }
 
