@@ -40,7 +40,7 @@ const chatRows = (mode: 'tool' | 'direct') =>
     .map((r) => ({ path: r.path, format: r.format!, family: r.family }));
 
 /** The error body's type or code, read in the row's family shape (SPEC.md §7), or the text of a format's own
- * `{"error": text}` shape (wire/wire-format.ts ErrorShape). */
+ * `{"error": text}` shape (formats/format.ts ErrorShape). */
 function errorName(family: string, body: Record<string, unknown>): string {
   if (typeof body.error === 'string') return body.error;
   const error = body.error as { type?: string; code?: string };

@@ -14,16 +14,16 @@
 import { join } from 'node:path';
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './backends/cli/cli-backend.js';
-import { DirectBackend } from './backends/direct-backend.js';
+import { DirectBackend } from './modes/direct/direct-backend.js';
 import { findCli } from './health/find-cli.js';
 import { withoutPaths, type HealthView } from './health/health-record.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
-import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
-import { SessionRegistry } from './respapi/session-registry.js';
+import { InstructionsSource, defaultInstructionsPath } from './modes/respapi/instructions.js';
+import { SessionRegistry } from './modes/respapi/session-registry.js';
 import type { Services } from './services.js';
 import { ProviderClient } from './upstream/provider-client.js';
 import { fetchProviderModels } from './upstream/provider-models.js';
-import { RespapiClient } from './upstream/respapi-client.js';
+import { RespapiClient } from './modes/respapi/respapi-client.js';
 import { ResponseStore } from './responses-store/store.js';
 import type { ResponseChains } from './routes/response-chain.js';
 
@@ -33,7 +33,7 @@ export interface RespapiParts {
   instructions: InstructionsSource;
 }
 
-export interface Components {
+interface Components {
   cli: CliBackend;
   provider: ProviderClient;
   direct: DirectBackend;

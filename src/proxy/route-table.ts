@@ -12,7 +12,7 @@ import type { ModeName } from '../shared/modes.js';
 export type Family = 'compat' | 'native' | 'general' | 'ollama';
 export type RouteMode = ModeName | 'none';
 
-export interface RouteDecl {
+interface RouteDecl {
   method: 'GET' | 'POST' | 'DELETE';
   /** The router pattern (also the metrics label and the ledger's route). */
   path: string;
@@ -25,8 +25,8 @@ export interface RouteDecl {
   /** Answered to any caller, a web page of another origin or a client without the access key: it reveals nothing
    * and does no work (docs/security.md). */
   open: boolean;
-  /** A chat route: the client wire format it speaks (a folder under wire/; routes/wire-routes.ts registers the
-   * formats on the contract, wire/wire-format.ts). The answer path is the same for every format and mode. */
+  /** A chat route: the client wire format it speaks (a folder under formats/; routes/wire-routes.ts registers the
+   * formats on the contract, formats/format.ts). The answer path is the same for every format and mode. */
   format?: string;
   /** The mode is a setting's, not the row's (the Ollama listener's chats: OLLAMA_MODE); `mode` is the default. */
   modeBySetting: boolean;
@@ -107,7 +107,7 @@ const rows: Row[] = [
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
   // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
-  // /ollama (ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // /ollama (formats/ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
   // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
   // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
   // says direct; routes/define.ts takes the registrar's mode for these rows).
@@ -205,7 +205,7 @@ export function familyOf(path: string): Family {
 
 export type Listener = 'main' | 'ollama';
 
-/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (ollama/listener.ts). */
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (formats/ollama/listener.ts). */
 export function listenerOf(path: string): Listener {
   return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }

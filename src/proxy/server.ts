@@ -38,17 +38,17 @@ import { createProfile, type Profile } from './profile.js';
 import { rememberSecret } from './redact.js';
 import { buildComponents } from './components.js';
 import type { LiveModelCatalog } from './models/live-catalog.js';
-import type { SessionRegistry } from './respapi/session-registry.js';
+import type { SessionRegistry } from './modes/respapi/session-registry.js';
 import type { CliPoolSnapshot } from './backends/cli/warm-pool.js';
 import type { LiveConversationsSnapshot } from './backends/cli/processes.js';
-import { createOllamaApp, type OllamaListenerStatus } from './ollama/listener.js';
+import { createOllamaApp, type OllamaListenerStatus } from './formats/ollama/listener.js';
 import type { ProxyMiddleware } from './http/types.js';
-import { registerDirect } from './routes/direct.js';
+import { registerDirect } from './modes/direct/routes.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
 import { registerRoot } from './routes/root.js';
-import { registerRespapi } from './routes/respapi.js';
-import { registerTool } from './routes/tool.js';
+import { registerRespapi } from './modes/respapi/routes.js';
+import { registerTool } from './modes/tool/routes.js';
 import { registerWireRoutes } from './routes/wire-routes.js';
 import { registerStoredResponses } from './routes/stored-responses.js';
 import { responsesSockets } from './responses-socket/upgrade.js';
@@ -59,7 +59,7 @@ import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 import { registerUsageMetrics } from './usage/usage-metrics.js';
 
-export interface CreateProxyOptions {
+interface CreateProxyOptions {
   config: Config;
   profile?: Profile;
   logger?: Logger;
@@ -191,7 +191,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
   const refusals = new RefusalLog(deps.now);
   // The chain every listener runs before its routes; the Ollama listener runs the same function objects, so the
-  // two ports share one rate limit per client and one refusal log (ollama/listener.ts).
+  // two ports share one rate limit per client and one refusal log (formats/ollama/listener.ts).
   const chain: ProxyMiddleware[] = [
     requestId(),
     requestLog(logger, metrics, inFlight, deps.now, services.usage),

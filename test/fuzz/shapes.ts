@@ -2,7 +2,7 @@
 // independently of src/proxy/http/render-error.ts so the fuzz and fault tests check the wire, not the renderer's
 // own idea of it. Each function returns a reason when the answer is wrong, undefined when it is right.
 
-import { familyOf, type Family } from '../../src/proxy/http/family.js';
+import { familyOf, type Family } from '../../src/proxy/route-table.js';
 import type { RawAnswer } from './bed.js';
 
 export type { Family };

@@ -115,9 +115,9 @@ export type CliUsage = z.output<typeof cliUsageSchema>;
 export type CliBlock = z.output<typeof cliBlockSchema>;
 export type CliMessage = z.output<typeof cliMessageSchema>;
 export type CliNativeEvent = z.output<typeof cliNativeEventSchema>;
-export type CliSystemLine = z.output<typeof cliSystemSchema>;
-export type CliStreamEventLine = z.output<typeof cliStreamEventSchema>;
-export type CliAssistantLine = z.output<typeof cliAssistantSchema>;
+type CliSystemLine = z.output<typeof cliSystemSchema>;
+type CliStreamEventLine = z.output<typeof cliStreamEventSchema>;
+type CliAssistantLine = z.output<typeof cliAssistantSchema>;
 export type CliResultLine = z.output<typeof cliResultSchema>;
 
 export type CliLineParse =

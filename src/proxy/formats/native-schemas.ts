@@ -86,7 +86,7 @@ export type NativeMessagesRequestBody = z.output<typeof nativeMessagesRequestSch
 /**
  * POST /v1/chat/completions: the native chat-completion request (SPEC.md §2.1). Messages carry role and content
  * (§2.3: a string; blocks are accepted too). A `system` role message is accepted and folded into the system prompt
- * by translate/native-chat-request-to-native.ts, because many clients send it that way.
+ * by formats/native-chat/native-chat-request-to-native.ts, because many clients send it that way.
  */
 export const nativeChatRequestSchema = z.looseObject({
   model: z.string().min(1, 'must not be empty'),

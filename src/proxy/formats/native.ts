@@ -4,7 +4,7 @@
 
 // ---- content blocks -------------------------------------------------------------------------------------------
 
-export interface NativeTextBlock {
+interface NativeTextBlock {
   type: 'text';
   text: string;
   /** Prompt-caching marks and citations are passed through untouched. */
@@ -12,7 +12,7 @@ export interface NativeTextBlock {
   citations?: unknown;
 }
 
-export type NativeImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+type NativeImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export interface NativeImageBlock {
   type: 'image';
@@ -20,7 +20,7 @@ export interface NativeImageBlock {
   cache_control?: unknown;
 }
 
-export interface NativeToolUseBlock {
+interface NativeToolUseBlock {
   type: 'tool_use';
   id: string;
   name: string;
@@ -35,13 +35,13 @@ export interface NativeToolResultBlock {
 }
 
 /** Extended-thinking blocks are allowed to pass through (a client replays them in later turns). */
-export interface NativeThinkingBlock {
+interface NativeThinkingBlock {
   type: 'thinking';
   thinking: string;
   signature?: string;
 }
 
-export interface NativeRedactedThinkingBlock {
+interface NativeRedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
 }
@@ -81,6 +81,11 @@ export type NativeToolChoice =
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' };
 
+/** The native request's sampling settings and stop sequences, written once: the native formats pass them on as they
+ * are, and a mode that cannot honour them (tool mode's CLI) names them as ignored. */
+export const nativeSamplingFields = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+export type NativeSamplingField = (typeof nativeSamplingFields)[number];
+
 export interface NativeMessagesRequest {
   model: string;
   messages: NativeMessageParam[];
@@ -103,8 +108,7 @@ export interface NativeMessagesRequest {
 }
 
 /** `adaptive` is the only thinking today's adaptive-only models take; its depth is `output_config.effort`. */
-export type NativeThinkingConfig =
-  { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
 
 /** The provider's effort levels; which of them a model takes is in the model catalog's capabilities. */
 export type NativeEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -128,8 +132,8 @@ export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
 
 // ---- response -------------------------------------------------------------------------------------------------
 
-export type KnownNativeStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
-/** A reason the provider adds later must not break parsing; translate/map-stop-reason.ts maps unknown ones. */
+type KnownNativeStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+/** A reason the provider adds later must not break parsing; formats/map-stop-reason.ts maps unknown ones. */
 export type NativeStopReason = KnownNativeStopReason | (string & {});
 
 export interface NativeUsage {
@@ -152,12 +156,12 @@ export interface NativeMessage {
 
 // ---- stream events --------------------------------------------------------------------------------------------
 
-export interface NativeMessageStartEvent {
+interface NativeMessageStartEvent {
   type: 'message_start';
   message: NativeMessage;
 }
 
-export interface NativeContentBlockStartEvent {
+interface NativeContentBlockStartEvent {
   type: 'content_block_start';
   index: number;
   content_block: NativeResponseBlock;
@@ -169,31 +173,31 @@ export type NativeContentDelta =
   | { type: 'thinking_delta'; thinking: string }
   | { type: 'signature_delta'; signature: string };
 
-export interface NativeContentBlockDeltaEvent {
+interface NativeContentBlockDeltaEvent {
   type: 'content_block_delta';
   index: number;
   delta: NativeContentDelta;
 }
 
-export interface NativeContentBlockStopEvent {
+interface NativeContentBlockStopEvent {
   type: 'content_block_stop';
   index: number;
 }
 
 /** Cumulative usage at the end of a message; the provider always sends output_tokens, the rest sometimes. */
-export type NativeDeltaUsage = Partial<NativeUsage> & { output_tokens: number };
+type NativeDeltaUsage = Partial<NativeUsage> & { output_tokens: number };
 
-export interface NativeMessageDeltaEvent {
+interface NativeMessageDeltaEvent {
   type: 'message_delta';
   delta: { stop_reason: NativeStopReason | null; stop_sequence?: string | null };
   usage: NativeDeltaUsage;
 }
 
-export interface NativeMessageStopEvent {
+interface NativeMessageStopEvent {
   type: 'message_stop';
 }
 
-export interface NativePingEvent {
+interface NativePingEvent {
   type: 'ping';
 }
 
@@ -202,7 +206,7 @@ export interface NativeErrorBody {
   message: string;
 }
 
-export interface NativeErrorEvent {
+interface NativeErrorEvent {
   type: 'error';
   error: NativeErrorBody;
 }

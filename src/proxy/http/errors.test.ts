@@ -1,4 +1,4 @@
-// The outermost error renderer with a route's own error shape (a wire format's, wire/wire-format.ts ErrorShape):
+// The outermost error renderer with a route's own error shape (a wire format's, formats/format.ts ErrorShape):
 // once a route set it, a refusal has that body and its type name goes to the log and the ledger; without one, the
 // family's shape (SPEC.md §7).
 

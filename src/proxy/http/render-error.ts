@@ -1,7 +1,7 @@
 // The three error wire shapes of SPEC.md §7, as pure functions of a ProxyError.
 
 import type { ErrorKind, ProxyError } from '../errors.js';
-import type { Family } from './family.js';
+import type { Family } from '../route-table.js';
 
 /** SPEC.md §7.1 codes, and the type an OpenAI-style client reads. */
 const compatCode: Record<ErrorKind, string> = {
@@ -70,7 +70,7 @@ const generalType: Record<ErrorKind, string> = {
   timeout: 'timeout',
 };
 
-export interface CompatErrorBody {
+interface CompatErrorBody {
   error: { message: string; type: string; param: string | null; code: string };
 }
 export interface NativeErrorBody {
@@ -79,10 +79,10 @@ export interface NativeErrorBody {
   request_id?: string;
 }
 /** The Ollama API's error body: one string (docs/ollama.md). */
-export interface OllamaErrorBody {
+interface OllamaErrorBody {
   error: string;
 }
-export interface GeneralErrorBody {
+interface GeneralErrorBody {
   error: { type: string; message: string; details?: { field: string; issue: string } };
 }
 

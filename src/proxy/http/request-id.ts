@@ -2,7 +2,7 @@
 // in the response, carried on every log line, and used in native error bodies.
 
 import { randomUUID } from 'node:crypto';
-import { familyOf } from './family.js';
+import { familyOf } from '../route-table.js';
 import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 

@@ -1,6 +1,6 @@
 // What every middleware and route may read or set on ctx.state for one request.
 
-import type { Family } from './family.js';
+import type { Family } from '../route-table.js';
 import type { RefusalLogLevel } from './refusal-log.js';
 import type { RequestAbort } from './request-abort.js';
 import type { Mode } from '../metrics.js';

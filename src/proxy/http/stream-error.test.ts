@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { ProxyState } from './state.js';
+import { respapiErrors } from '../modes/respapi/stream-errors.js';
 import { failAfterHeaders, streamErrorEvents } from './stream-error.js';
 
 const err = new ProxyError('unavailable', 'The provider is overloaded');
@@ -34,7 +35,7 @@ describe('streamErrorEvents', () => {
       },
       { data: '[DONE]' },
     ]);
-    expect(streamErrorEvents(err, 'respapi', 'compat')).toEqual([
+    expect(respapiErrors.fail(err, 'req_1')).toEqual([
       {
         event: 'error',
         data: { type: 'error', code: 'service_unavailable', message: 'The provider is overloaded', param: null },

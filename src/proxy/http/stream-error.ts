@@ -1,22 +1,23 @@
 // The one writer of errors after headers (STYLE.md habit 7): once an answer's status and first bytes are out, a
 // failure can no longer change the status; it becomes one error event in the stream's own format, and the stream
 // ends. Used by every mode: the chat answer path (routes/answer-chat.ts), the response-API relay and the byte-level
-// forwarder (upstream/forward.ts).
+// forwarder (modes/direct/forward.ts).
 //   named-events  the native event stream: `event: error` with the SPEC.md §7.2 body
 //   data-only     §6.1/§6.2 data-only streams: the family's error body, then the [DONE] sentinel, so clients that
 //                 wait for it stop waiting
-//   respapi       the response API's own `event: error` shape ({type, code, message, param})
+// A format's or a mode's own shape is its writer (FormatErrorWriter): the response-API relay's is in
+// modes/respapi/stream-errors.ts.
 
 import { ProxyError, isProxyError } from '../errors.js';
 import { redactSecrets, type Logger } from '../logger.js';
-import type { Family } from './family.js';
+import type { Family } from '../route-table.js';
 import { errorTypeName, renderError } from './render-error.js';
 import type { SseEvent } from './sse.js';
 import type { ProxyState } from './state.js';
 
-export type StreamFraming = 'named-events' | 'data-only' | 'respapi';
+type StreamFraming = 'named-events' | 'data-only';
 
-/** A wire format's own error writer (wire/wire-format.ts StreamWriter): its events and its error's type name. */
+/** A wire format's own error writer (formats/format.ts StreamWriter): its events and its error's type name. */
 export interface FormatErrorWriter {
   fail(err: ProxyError, requestId: string): SseEvent[];
   errorType(err: ProxyError): string;
@@ -29,13 +30,6 @@ export function streamErrorEvents(
   family: Family,
   requestId?: string,
 ): SseEvent[] {
-  if (framing === 'respapi')
-    return [
-      {
-        event: 'error',
-        data: { type: 'error', code: errorTypeName(err, 'compat'), message: err.message, param: err.field ?? null },
-      },
-    ];
   const body = renderError(err, family, requestId);
   return framing === 'named-events' ? [{ event: 'error', data: body }] : [{ data: body }, { data: '[DONE]' }];
 }
@@ -66,8 +60,7 @@ export function failAfterHeaders(
     state.errorType = framing.errorType(err);
     return framing.fail(err, state.requestId);
   }
-  const family = framing === 'respapi' ? 'compat' : state.family;
-  state.errorType = errorTypeName(err, family);
+  state.errorType = errorTypeName(err, state.family);
   if (isProxyError(caught) && caught.refusal) state.billingRefusal = caught.refusal;
-  return streamErrorEvents(err, framing, family, state.requestId);
+  return streamErrorEvents(err, framing, state.family, state.requestId);
 }

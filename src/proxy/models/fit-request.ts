@@ -9,7 +9,7 @@
 import { invalidField } from '../errors.js';
 import type { NativeEffort, NativeOutputFormat, NativeRequest } from '../formats/native.js';
 import type { ModelCapabilities, ModelInfo, ModelRules, Profile, ReasoningEffort } from '../profile.js';
-import type { ClientNames } from '../wire/wire-format.js';
+import type { ClientNames } from '../formats/format.js';
 
 export interface ModelFacts {
   /** The model's neutral id, for messages. */

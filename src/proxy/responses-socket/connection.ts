@@ -22,10 +22,10 @@ import inject from 'light-my-request';
 import type { WebSocket } from 'ws';
 import { ConnectionResponses, newResponseId } from '../responses-store/store.js';
 import type { ResponseChains } from '../routes/response-chain.js';
-import { storedResponseOf } from '../wire/responses/chain.js';
-import { baseResponse } from '../wire/responses/response-parts.js';
+import { storedResponseOf } from '../formats/responses/chain.js';
+import { baseResponse } from '../formats/responses/response-parts.js';
 
-export interface SocketOptions {
+interface SocketOptions {
   /** The app's request listener (the main listener's middleware chain and routes). */
   dispatch: RequestListener;
   chains: ResponseChains;

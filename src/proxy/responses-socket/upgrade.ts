@@ -19,7 +19,7 @@ import type { Services } from '../services.js';
 import { ResponsesSocket } from './connection.js';
 
 /** A text frame goes out when a response has been silent this long (Codex's idle timer counts text frames). */
-export const socketKeepAliveMs = 10_000;
+const socketKeepAliveMs = 10_000;
 
 /** The handshakes being dispatched: only they are accepted by the handshake routes. */
 type Handshakes = WeakSet<IncomingMessage>;
@@ -49,7 +49,7 @@ function registerSocketHandshakes(router: ProxyRouter, services: Services, hands
   }
 }
 
-export interface ResponsesSockets {
+interface ResponsesSockets {
   /** Handles the upgrades of a listening server whose requests `dispatch` answers. */
   attach(server: Server, dispatch: RequestListener): void;
   /** Closes every socket with 1001 (at once, or when its open response ends). */

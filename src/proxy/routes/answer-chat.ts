@@ -6,7 +6,7 @@
 //   A client that does not stream gets the stream collected into one message, or the backend's whole message
 //   when it asked its upstream for one (Backend.message, direct mode: docs/direct-mode.md); the model is named
 //   and the observer told the same way, and the output code is the same.
-// The answer's shape is the wire format's (wire/wire-format.ts AnswerWriter): the whole answer's JSON, or a stream
+// The answer's shape is the wire format's (formats/format.ts AnswerWriter): the whole answer's JSON, or a stream
 // translator with the format's own error events; this file has no list of formats.
 // A failure before the first event is an ordinary HTTP error (the status is still free: a 429 keeps Retry-After, a
 // 401 its remedy). After that it is written by the one error writer (http/stream-error.ts) and the stream ends.
@@ -25,9 +25,9 @@ import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
-import { mapNativeError } from '../translate/map-native-error.js';
+import { mapNativeError } from '../formats/map-native-error.js';
 import { collectNativeMessage } from '../translate/native-events-to-message.js';
-import type { AnswerMeta, AnswerWriter } from '../wire/wire-format.js';
+import type { AnswerMeta, AnswerWriter } from '../formats/format.js';
 
 /** What a route hands to the answer path. */
 export interface Chat {
@@ -50,7 +50,7 @@ export interface Chat {
   toolResultsReturn?: boolean;
   /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
-  /** The request asks nothing (wire/wire-format.ts WireRequest.asksNothing): no backend call. */
+  /** The request asks nothing (formats/format.ts WireRequest.asksNothing): no backend call. */
   asksNothing?: boolean;
   /** A response that chains by id (routes/response-chain.ts), handed to the backend. */
   link?: BackendContext['link'];

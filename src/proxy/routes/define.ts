@@ -11,7 +11,7 @@ import { modeNames, modeSettingNames, type ModeName } from '../../shared/modes.j
 import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';
 
-export interface RouteSpec {
+interface RouteSpec {
   method: 'GET' | 'POST' | 'DELETE';
   /** A path declared in route-table.ts. */
   path: string;

@@ -12,7 +12,7 @@ import {
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
-export interface HealthParts {
+interface HealthParts {
   /** The port actually bound (differs from config.port when that is 0); undefined before listening. */
   port(): number | undefined;
   /** The components' own figures for /health/detailed (components.ts), as this caller may see them. */

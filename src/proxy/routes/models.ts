@@ -19,7 +19,7 @@ import type { Services } from '../services.js';
 import { modelsSourceHeader } from '../upstream/provider-models.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
-export interface ModelObject {
+interface ModelObject {
   id: string;
   object: 'model';
   created: number;
@@ -66,12 +66,12 @@ export type ListedCatalog = ModelCatalog & {
 };
 
 /** Response header with the reason the last read of the provider's list failed (redacted), when it did. */
-export const modelsErrorHeader = 'x-proxy-models-error';
+const modelsErrorHeader = 'x-proxy-models-error';
 
 /** A list asked with Cache-Control: no-cache is read from the provider first, unless a read began this recently. */
 const noCacheFloorMs = 5_000;
 
-export const modelListPaths = [
+const modelListPaths = [
   '/v1/models',
   '/compat/v1/models',
   '/sdk/models',

@@ -3,7 +3,7 @@
 // answer:
 //   before   the response's id is made (unguessable, known before the backend is called, so tool mode can tie the
 //            CLI process that answers to it); a named response's chain is read (the socket's own responses first)
-//            and the request's input becomes the chain's items plus the new ones (wire/responses/chain.ts)
+//            and the request's input becomes the chain's items plus the new ones (formats/responses/chain.ts)
 //   after    a completed or incomplete answer is kept: in the store unless the request said `store: false`, and on a
 //            socket in the connection's own memory whatever it said (Codex sends store:false and chains on its
 //            socket)
@@ -18,9 +18,9 @@ import {
   type ResponseStore,
   type StoredResponse,
 } from '../responses-store/store.js';
-import { chainOf, chainedInput, storedResponseOf } from '../wire/responses/chain.js';
-import type { ResponsesAnswerOptions } from '../wire/responses/request-to-native.js';
-import type { AnswerWriter } from '../wire/wire-format.js';
+import { chainOf, chainedInput, storedResponseOf } from '../formats/responses/chain.js';
+import type { ResponsesAnswerOptions } from '../formats/responses/request-to-native.js';
+import type { AnswerWriter } from '../formats/format.js';
 import type { Chat } from './answer-chat.js';
 
 /** What every chained route shares in one proxy: the store, and the requests a socket sends (their scope). */
@@ -32,7 +32,7 @@ export interface ResponseChains {
 }
 
 /** What the chain step gives one request. */
-export interface ChainedRequest {
+interface ChainedRequest {
   /** The body the format parses: the whole input when the request named a previous response. */
   body: unknown;
   /** For the backend: this response's id, and the one it continues. */

@@ -93,7 +93,7 @@ function range(q: { from?: number; to?: number }, now: number, defaultSpan: numb
 }
 
 /** The HTTP shape of one row: snake_case like the CSV columns; times in ms since the epoch. */
-export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
+function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
   return {
     request_id: r.requestId,
     started_at: r.startedAt,
@@ -122,7 +122,7 @@ export function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
 }
 
 /** The HTTP shape of a quota window: both times in Unix seconds, as the provider reports resets. */
-export function windowToWire(w: QuotaWindow) {
+function windowToWire(w: QuotaWindow) {
   return {
     source: w.source,
     window: w.window,
@@ -134,7 +134,7 @@ export function windowToWire(w: QuotaWindow) {
 }
 
 /** A window with its length and pace projection (usage/pace.ts); times in Unix seconds. */
-export function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
+function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
   const length = windowSeconds(w.window, names);
   const pace = paceOf(w, length);
   return {
@@ -151,7 +151,7 @@ export function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
   };
 }
 
-export function overageToWire(o: OverageState) {
+function overageToWire(o: OverageState) {
   return {
     source: o.source,
     status: o.status,

@@ -3,7 +3,7 @@
 // prompt_tokens_details.cached_tokens. So prompt_tokens = input + cache_read + cache_creation. Numbers are
 // only ever copied or added, never estimated (STYLE.md: no made-up token counts).
 
-import type { CompatUsage } from '../formats/compat.js';
+import type { CompatUsage } from '../formats/compat/schema.js';
 import type { NativeUsage } from '../formats/native.js';
 
 export function mapUsage(usage: NativeUsage): CompatUsage {

@@ -8,10 +8,10 @@
 // - the usage chunk (only with stream_options.include_usage) has `choices: []` and comes after that chunk.
 
 import { ProxyError } from '../errors.js';
-import type { CompatChunk, CompatChunkDelta, CompatFinishReason } from '../formats/compat.js';
+import type { CompatChunk, CompatChunkDelta, CompatFinishReason } from '../formats/compat/schema.js';
 import type { NativeStreamEvent, NativeUsage } from '../formats/native.js';
-import { mapNativeError } from './map-native-error.js';
-import { finishReasonWithToolCalls } from './map-stop-reason.js';
+import { mapNativeError } from '../formats/map-native-error.js';
+import { finishReasonWithToolCalls } from '../formats/map-stop-reason.js';
 import { mapUsage } from './map-usage.js';
 
 export interface CompatChunkOptions {

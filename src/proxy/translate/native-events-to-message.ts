@@ -5,7 +5,7 @@
 
 import { ProxyError } from '../errors.js';
 import type { NativeMessage, NativeResponseBlock, NativeStreamEvent } from '../formats/native.js';
-import { mapNativeError } from './map-native-error.js';
+import { mapNativeError } from '../formats/map-native-error.js';
 
 export interface NativeMessageState {
   message?: NativeMessage;

@@ -11,7 +11,7 @@
 //   respapi(event)    a response-API event (routes/respapi.ts)
 
 import type { NativeUsage } from '../formats/native.js';
-import type { RespapiResponse } from '../formats/respapi.js';
+import type { RespapiResponse } from '../modes/respapi/schema.js';
 import type { ProxyState } from '../http/state.js';
 import { reportedTokensOf } from '../translate/map-usage.js';
 import type { QuotaNames } from '../profile.js';

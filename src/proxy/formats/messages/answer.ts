@@ -1,0 +1,30 @@
+// The native messages format's answer (POST /v1/messages and its aliases in tool mode): the native message JSON,
+// or the native event stream WITH `event:` lines (message_start ... message_stop), so the official native SDK's
+// stream helper consumes it; a failure after headers is one `event: error` with the SPEC.md §7.2 body.
+
+import { ProxyError } from '../../errors.js';
+import { errorTypeName } from '../../http/render-error.js';
+import { streamErrorEvents } from '../../http/stream-error.js';
+import type { AnswerWriter } from '../format.js';
+
+export function messagesAnswer(): AnswerWriter {
+  return {
+    whole: (message) => message,
+    stream() {
+      let stopped = false;
+      return {
+        step: (event) => {
+          if (event.type === 'message_stop') stopped = true;
+          return [{ event: event.type, data: event }];
+        },
+        failed: () => false,
+        finish: () => ({
+          events: [],
+          error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop'),
+        }),
+        fail: (err, requestId) => streamErrorEvents(err, 'named-events', 'native', requestId),
+        errorType: (err) => errorTypeName(err, 'native'),
+      };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// The native chat-completion format (POST /v1/chat/completions in tool mode, SPEC.md §2.1): the native request
+// fields without tools, answered as a completion (answer.ts). A missing max_tokens gets a 400 that points
+// OpenAI-format clients to /compat/v1 (docs/http.md).
+
+import { nativeSamplingFields, type NativeRequest } from '../native.js';
+import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
+import { ignoredOf, readThinkingAndOutput, refuseTools } from '../request-checks.js';
+import type { WireFormat } from '../format.js';
+import { nativeChatAnswer } from './answer.js';
+
+/** The sampling settings (a mode may not honour them: it names them) and the other keys read here. */
+const honoured = new Set([
+  'model',
+  'messages',
+  'system',
+  'stream',
+  'max_tokens',
+  'thinking',
+  'output_config',
+  ...nativeSamplingFields,
+]);
+
+export const nativeChatFormat: WireFormat<undefined> = {
+  name: 'native-chat',
+  family: 'native',
+  parse(body) {
+    refuseTools(body, ['tools', 'tool_choice']);
+    const parsed = parseNativeChatRequest(body);
+    const request: NativeRequest = nativeChatRequestToNative(parsed);
+    delete (request as { stream?: boolean }).stream;
+    readThinkingAndOutput(body, request);
+    return {
+      request,
+      stream: parsed.stream === true,
+      ignored: ignoredOf(parsed, honoured, []),
+      warnings: [],
+      clientNames: {},
+      answer: undefined,
+    };
+  },
+  answer: (meta) => nativeChatAnswer(meta),
+};

@@ -1,0 +1,39 @@
+// The OpenAI Responses API as a client wire format (docs/clients.md "Codex and the Responses API"): served on
+// /compat/v1/responses, /v1/responses and /cc/v1/responses in tool mode, and /api/v1/responses in direct mode
+// (route-table.ts). Its errors before headers are the compatible shape (SPEC.md §7.1) with the codes its clients
+// act on; after headers, response.failed.
+
+import { randomHex } from '../../http/request-id.js';
+import type { WireFormat } from '../format.js';
+import {
+  createResponseStreamState,
+  failResponseStream,
+  finishResponseStream,
+  stepResponseStream,
+} from './events-to-response-stream.js';
+import { nativeMessageToResponse } from './message-to-response.js';
+import { responsesRequestToNative, type ResponsesAnswerOptions } from './request-to-native.js';
+import { responsesErrorCode } from './response-parts.js';
+
+export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
+  name: 'responses',
+  family: 'compat',
+  chains: true,
+  parse: responsesRequestToNative,
+  answer(meta, options) {
+    const id = options.id ?? `resp_${randomHex()}`;
+    return {
+      whole: (message) => nativeMessageToResponse(message, id, meta, options),
+      stream() {
+        const state = createResponseStreamState(id, meta, options);
+        return {
+          step: (event) => stepResponseStream(event, state),
+          failed: () => state.error !== undefined,
+          finish: () => finishResponseStream(state),
+          fail: (err) => failResponseStream(state, err),
+          errorType: responsesErrorCode,
+        };
+      },
+    };
+  },
+};

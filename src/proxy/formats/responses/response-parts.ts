@@ -1,0 +1,99 @@
+// The pieces a Responses answer is made of, shared by the whole answer (message-to-response.ts) and the stream
+// (events-to-response-stream.ts), so the two cannot drift: the response object, its usage, its status, item ids,
+// and the error a failed response carries.
+
+import { randomHex } from '../../http/request-id.js';
+import type { ProxyError } from '../../errors.js';
+import type { NativeStopReason, NativeUsage } from '../native.js';
+import { errorTypeName } from '../../http/render-error.js';
+import type { AnswerMeta } from '../format.js';
+import type { ResponsesAnswerOptions } from './request-to-native.js';
+import type { ResponsesOutputItem, ResponsesResponse, ResponsesStatus, ResponsesUsage } from './schema.js';
+
+export const itemId = (prefix: 'msg' | 'rs' | 'fc' | 'ctc'): string => `${prefix}_${randomHex()}`;
+
+/**
+ * Native usage -> Responses usage. The provider counts cache reads and writes apart from input_tokens; the
+ * Responses format counts them inside input_tokens and names the reads cached_tokens. It counts thinking inside
+ * output_tokens and never apart, so reasoning_tokens is given only when it is known to be 0 (no thinking).
+ */
+export function responsesUsage(usage: NativeUsage, reasoned: boolean): ResponsesUsage {
+  const cached = usage.cache_read_input_tokens ?? 0;
+  const input = usage.input_tokens + cached + (usage.cache_creation_input_tokens ?? 0);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: usage.output_tokens,
+    ...(reasoned ? {} : { output_tokens_details: { reasoning_tokens: 0 } }),
+    total_tokens: input + usage.output_tokens,
+  };
+}
+
+/** A stop reason -> the response's status and why it is incomplete (the reasons clients act on). */
+export function statusOf(stop: NativeStopReason | null): {
+  status: ResponsesStatus;
+  incomplete_details: { reason: string } | null;
+} {
+  if (stop === 'max_tokens') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (stop === 'refusal') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
+
+/**
+ * The code a Responses client acts on (Codex: context_length_exceeded ends the turn, insufficient_quota stops,
+ * rate_limit_exceeded waits and retries): the compatible code (SPEC.md §7.1, http/render-error.ts).
+ */
+export function responsesErrorCode(err: ProxyError): string {
+  return errorTypeName(err, 'compat');
+}
+
+/** A rate-limit message that says when to try again, in the words Codex reads the delay from. */
+export function responsesErrorMessage(err: ProxyError): string {
+  if (err.kind === 'rate_limit' && err.retryAfter !== undefined && !/try again in/i.test(err.message))
+    return `${err.message} Please try again in ${err.retryAfter}s.`;
+  return err.message;
+}
+
+export function baseResponse(id: string, meta: AnswerMeta, options: ResponsesAnswerOptions): ResponsesResponse {
+  return {
+    id,
+    object: 'response',
+    created_at: meta.created,
+    status: 'in_progress',
+    model: meta.model,
+    output: [],
+    usage: null,
+    error: null,
+    incomplete_details: null,
+    parallel_tool_calls: options.parallelToolCalls,
+    tool_choice: options.toolChoice,
+    tools: options.tools,
+    store: options.store ?? false,
+    previous_response_id: options.previousResponseId ?? null,
+    metadata: {},
+  };
+}
+
+/** A finished tool_use block as the item kind its tool is: freeform tools answer custom_tool_call. */
+export function toolCallItem(
+  block: { id: string; name: string; input: unknown },
+  options: ResponsesAnswerOptions,
+  id: string,
+): ResponsesOutputItem {
+  if (options.customTools.has(block.name)) {
+    const input = block.input as { input?: unknown } | null;
+    const text =
+      input && typeof input === 'object' && typeof input.input === 'string'
+        ? input.input
+        : JSON.stringify(block.input ?? {});
+    return { type: 'custom_tool_call', id, status: 'completed', call_id: block.id, name: block.name, input: text };
+  }
+  return {
+    type: 'function_call',
+    id,
+    status: 'completed',
+    call_id: block.id,
+    name: block.name,
+    arguments: JSON.stringify(block.input ?? {}),
+  };
+}

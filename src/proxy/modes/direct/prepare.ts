@@ -1,0 +1,68 @@
+// Direct mode's part of a chat (docs/direct-mode.md): the provider API answers, through DirectBackend. The request
+// is fitted to the model it names (models/fit-request.ts, docs/models.md); the model prefix-mapped; the credential
+// the client's auth calls for, and its feature flags.
+
+import type { Backend } from '../../backends/backend.js';
+import type { ProxyContext } from '../../http/types.js';
+import { factsOf, fitRequest } from '../../models/fit-request.js';
+import type { ModelCatalog } from '../../models/model-catalog.js';
+import type { ModelInfo } from '../../profile.js';
+import type { Chat } from '../../routes/answer-chat.js';
+import type { Services } from '../../services.js';
+import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
+import { chatOf, type Mode } from '../mode.js';
+
+/** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
+function asProviderKey(auth: ClientAuth): ClientAuth {
+  return auth.kind === 'api-key'
+    ? { kind: 'api-key', header: 'x-api-key', value: auth.value.replace(/^bearer\s+/i, '') }
+    : auth;
+}
+
+/** The credential this request calls for, and the client's own feature flags passed on. */
+function directUpstream(ctx: ProxyContext, services: Services): NonNullable<Chat['upstream']> {
+  const { profile, config } = services;
+  const clientFlags = ctx.get(profile.api.oauthBetaHeader);
+  return {
+    auth: asProviderKey(clientAuthOf(ctx.headers, profile, config.accessKey)),
+    headers: clientFlags ? { [profile.api.oauthBetaHeader.toLowerCase()]: clientFlags } : undefined,
+  };
+}
+
+/** The catalog's entry of a model id, or undefined for an id it does not know (direct mode sends it as it is). */
+function listedInfo(catalog: ModelCatalog, id: string): { id: string; info?: ModelInfo } {
+  try {
+    const resolved = catalog.resolve(id);
+    return { id: resolved.id, info: resolved.info };
+  } catch {
+    return { id };
+  }
+}
+
+export function directMode(backend: Backend, catalog: ModelCatalog, services: Services): Mode {
+  const { profile } = services;
+  return {
+    name: 'direct',
+    backend,
+    prepare(ctx, parsed, answer) {
+      const upstream = directUpstream(ctx, services);
+      const requestedModel = parsed.request.model;
+      // Fitted to what the model takes before anything goes out; what it cannot take at all is a 400 here.
+      const model = listedInfo(catalog, requestedModel);
+      const fitted = fitRequest(parsed.request, factsOf(profile, model.id, model.info), parsed.clientNames, {
+        maxTokensDefaulted: parsed.maxTokensDefaulted === true,
+        api: profile.api,
+      });
+      parsed.request.model = catalog.providerModel(requestedModel);
+      parsed.warnings.push(...fitted.warnings);
+      return {
+        ...chatOf(parsed, answer, [...new Set([...parsed.ignored, ...fitted.ignored])]),
+        requestedModel,
+        // Answers name the model the provider reports, as a listed id; the client's name only when none is reported.
+        publicModel: requestedModel,
+        servedName: (served) => catalog.publicName(served),
+        upstream,
+      };
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Tool mode's part of a chat (docs/tool-mode.md): the CLI answers, through the engine's CliBackend
+// (backends/cli/). The model is resolved by the catalog (an unknown id is a 404 before any CLI starts); what the
+// CLI cannot honour is fitted by the engine (backends/cli/request-fit.ts) and named as ignored; the formats' effort
+// and JSON schema (output_config) go to the CLI as its own flags, which fit them to the model itself
+// (docs/tool-mode.md "Thinking", "Structured output"). Tools the provider runs itself are refused before the parse.
+
+import type { Backend } from '../../backends/backend.js';
+import { fitRequestToCli } from '../../backends/cli/request-fit.js';
+import { invalidField } from '../../errors.js';
+import { factsOf, fitEffortLevel } from '../../models/fit-request.js';
+import type { Profile } from '../../profile.js';
+import type { ListedCatalog } from '../../routes/models.js';
+import { providerRunToolIndex } from '../../translate/native-tools-to-mcp.js';
+import { chatOf, type Mode } from '../mode.js';
+
+/**
+ * Tools the provider runs itself (web search, code execution, a computer...) cannot be offered through the CLI,
+ * whose built-in tools are off for a client's tools: a 400 naming the tool, before the body's schema is checked
+ * (docs/tool-mode.md "Edges"). The format says which tool types are the client's own (formats/format.ts).
+ */
+function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiPath: string): void {
+  if (typeof body !== 'object' || body === null) return;
+  const found = providerRunToolIndex((body as Record<string, unknown>).tools, clientTypes);
+  if (!found) return;
+  const field = `tools.${found.index}.type`;
+  throw invalidField(
+    field,
+    `a tool the provider runs itself ("${found.type.slice(0, 60)}") is not supported in tool mode`,
+    `Invalid request: ${field}: "${found.type.slice(0, 60)}" is a tool the provider runs itself; tool mode offers only the client's own tools (${clientTypes.join(' or ')}) to the assistant CLI. Use direct mode (${apiPath}) for provider-run tools.`,
+  );
+}
+
+export function toolMode(backend: Backend, catalog: ListedCatalog, profile: Profile): Mode {
+  return {
+    name: 'tool',
+    backend,
+    refuse(body, format) {
+      if (format.clientTools) refuseProviderTools(body, format.clientTools.types, format.clientTools.directPath);
+    },
+    async prepare(ctx, parsed, answer) {
+      const { request, clientNames } = parsed;
+      const requestedModel = request.model;
+      // What the CLI cannot honour is the engine's rule; the route only names it (X-Proxy-Ignored-Params).
+      const ignored = fitRequestToCli(request, clientNames, parsed.ignored, profile.api.minThinkingBudget);
+      // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
+      const resolved = await catalog.resolveFresh(requestedModel);
+      // The effort level, the one model rule the CLI passes on as it is given.
+      const effort = fitEffortLevel(request, factsOf(profile, resolved.id, resolved.info), clientNames);
+      ignored.push(...effort.ignored.filter((name) => !ignored.includes(name)));
+      parsed.warnings.push(...effort.warnings);
+      // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
+      if (resolved.deprecation) ctx.set('Warning', `299 - "${resolved.deprecation}"`);
+      request.model = resolved.cliModel;
+      return {
+        ...chatOf(parsed, answer, ignored),
+        requestedModel,
+        publicModel: resolved.id,
+        servedName: (served) => catalog.publicName(served, resolved.id),
+      };
+    },
+  };
+}
