@@ -6,7 +6,7 @@
 //
 // Nothing here throws into a request: a failed read keeps the list in use and is logged (secrets redacted).
 
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -294,14 +294,5 @@ export class LiveModelCatalog implements ModelCatalog {
     } catch (err) {
       this.opts.logger.warn({ file: this.cachePath, err: (err as Error).message }, 'model catalog cache not written');
     }
-  }
-}
-
-/** For tests and tools: the cache file's parsed content, or undefined. */
-export async function readCatalogCache(dataDir: string): Promise<z.output<typeof cacheSchema> | undefined> {
-  try {
-    return cacheSchema.parse(JSON.parse(await readFile(join(dataDir, catalogCacheFile), 'utf8')));
-  } catch {
-    return undefined;
   }
 }
