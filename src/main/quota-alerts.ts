@@ -62,7 +62,7 @@ export function quotaLine(
   if (latest.length === 0) return undefined;
   const parts = latest.map((w) => {
     const used = `${shortNames[w.window] ?? w.window.replace(/_/g, ' ')} ${w.status === 'rejected' ? 'limit reached' : w.utilization === null ? '?' : pct(w.utilization)}`;
-    // The pace projection (src/proxy/usage/pace.ts): the time the limit is reached when it comes before the reset.
+    // The pace projection (src/shared/pace.ts): the time the limit is reached when it comes before the reset.
     const pace = w.status === 'rejected' ? null : paceOf(w, windowSeconds(w.window, defaultProfile.quota));
     return pace?.limitAt != null ? `${used} (limit ~${clock(pace.limitAt * 1000)} at this pace)` : used;
   });

@@ -18,7 +18,7 @@ import { runDiagnose } from '../proxy/diagnose/index.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
 import { createProfile, type Profile } from '../proxy/profile.js';
 import { isProbeRoute } from '../proxy/route-table.js';
-import type { UsageLedger } from '../proxy/usage/index.js';
+import type { UsageLedger } from '../proxy/usage/ledger.js';
 import { createControlService } from './control-service.js';
 import { registerIpc, showPanelChannel, statusPushChannel, type IpcMainLike, type ShowPanel } from './ipc.js';
 import { openAppLog } from './log-file.js';

@@ -16,7 +16,7 @@ export interface QuotaView {
   resetText: string;
   /** "ahead of time" when used faster than time passes. */
   pace: string;
-  /** The pace projection (src/proxy/usage/pace.ts): "at this pace about 150 % by the reset: the limit at 16:20", or ''. */
+  /** The pace projection (src/shared/pace.ts): "at this pace about 150 % by the reset: the limit at 16:20", or ''. */
   projection: string;
   tone: 'ok' | 'warn' | 'bad';
 }

@@ -32,9 +32,6 @@ import type { DiagnoseCheck, DiagnoseReport } from './types.js';
 import { homedir } from 'node:os';
 import { withoutPrivateDetails } from './private-details.js';
 
-export type { CheckStatus, DiagnoseCheck, DiagnoseReport } from './types.js';
-export { renderDiagnoseText } from './render.js';
-
 export interface DiagnoseOptions {
   profile?: Profile;
   deps?: Partial<ProxyDeps>;

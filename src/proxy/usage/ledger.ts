@@ -7,6 +7,7 @@
 
 import type { StatementSync } from 'node:sqlite';
 import type { Config } from '../config.js';
+import type { QuotaNames } from '../profile.js';
 import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
 import { inTransaction, isCorruption, moveAside, openUsageDb, pragmaValue, type Db, type OpenLog } from './open-db.js';
@@ -18,7 +19,6 @@ import {
   parseProviderOverage,
   parseProviderQuotaHeaders,
   parseRespapiQuotaHeaders,
-  type QuotaNames,
 } from './quota-parse.js';
 import { clientShares, extraUsageSince } from './queries.js';
 import type {
