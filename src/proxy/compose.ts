@@ -7,7 +7,8 @@ import { loadOwnerKey, type OwnerKey } from './auth/owner-key.js';
 import { ConfigError, type Config, type Settings } from './config.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
 import { openLedger } from './usage/index.js';
-import type { LedgerLog, UsageLedger } from './usage/ledger.js';
+import type { LedgerLog } from './usage/ledger-options.js';
+import type { UsageLedger } from './usage/ledger.js';
 
 /** The profile with ASSISTANT_PROFILE_FILE's overrides; a bad file is a ConfigError naming that variable. */
 export function loadProfile(env: NodeJS.ProcessEnv): Profile {

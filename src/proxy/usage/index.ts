@@ -1,7 +1,8 @@
 // The usage ledger's entry points (docs/usage.md), for the composition root and the desktop app.
 
 import type { Config } from '../config.js';
-import { ledgerOptions, UsageLedger, type LedgerLog } from './ledger.js';
+import { ledgerOptions, type LedgerLog } from './ledger-options.js';
+import { UsageLedger } from './ledger.js';
 import type { QuotaNames } from '../profile.js';
 import type { UsageSink } from './types.js';
 

@@ -115,6 +115,12 @@ export function toRecord(row: RequestRow): UsageRecord {
   };
 }
 
+/** The newest row of a request id (a retried id has more than one), or undefined. */
+export function requestRow(db: Db, requestId: string): RequestRow | undefined {
+  return db.prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1').get(requestId) as
+    RequestRow | undefined;
+}
+
 export const MAX_PAGE = 1000;
 
 /**
