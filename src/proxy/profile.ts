@@ -66,7 +66,7 @@ export interface ModelRules {
 }
 
 /** A model the provider has deprecated or retired, and what it says to use instead (docs/configuration.md "Models"). */
-export interface ModelDeprecation {
+interface ModelDeprecation {
   /** The neutral id of the replacement. */
   replacement: string;
   /** The provider's end-of-life date (YYYY-MM-DD), when it has said one. */

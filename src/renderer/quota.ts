@@ -4,7 +4,7 @@
 import type { QuotaWindow } from '../proxy/control-api.js';
 import { paceOf } from '../shared/pace.js';
 
-export interface QuotaView {
+interface QuotaView {
   key: string;
   name: string;
   source: string;

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { SseEvent } from './sse.js';
 import type { ProxyContext } from './types.js';
 
-export function encodeNdjson(ev: SseEvent): string {
+function encodeNdjson(ev: SseEvent): string {
   return `${typeof ev.data === 'string' ? ev.data : JSON.stringify(ev.data)}\n`;
 }
 

@@ -55,7 +55,7 @@ class FixedWindows {
 }
 
 /** The limiter's client: one for the whole loopback range, else the address. */
-export function clientKeyOf(address: string): string {
+function clientKeyOf(address: string): string {
   const a = address.toLowerCase().replace(/^::ffff:/, '');
   if (a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a)) return 'loopback';
   return a;

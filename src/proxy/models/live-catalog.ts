@@ -18,9 +18,9 @@ import type { ModelInfo, Profile } from '../profile.js';
 import { createModelCatalog, type CatalogSource, type ModelCatalog, type ResolvedModel } from './model-catalog.js';
 
 /** The cache file's name in the data directory. */
-export const catalogCacheFile = 'models.json';
-export const dayMs = 24 * 3_600_000;
-export const unknownIdRetryMs = 60_000;
+const catalogCacheFile = 'models.json';
+const dayMs = 24 * 3_600_000;
+const unknownIdRetryMs = 60_000;
 
 const cacheSchema = z.object({
   version: z.literal(1),
@@ -56,7 +56,7 @@ export interface CatalogState {
   lastAttemptAt?: string;
 }
 
-export interface LiveCatalogOptions {
+interface LiveCatalogOptions {
   profile: Profile;
   userAliases: readonly string[];
   /** The data directory: the cache is `<dataDir>/models.json`. */

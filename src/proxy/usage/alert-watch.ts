@@ -13,7 +13,7 @@ import {
 import type { UsageLedger } from './ledger.js';
 import { paceOf, windowSeconds } from '../../shared/pace.js';
 
-export interface AlertWatchOptions {
+interface AlertWatchOptions {
   kinds: () => ReadonlySet<LaneAlertKind>;
   names: QuotaNames;
   now?: () => number;

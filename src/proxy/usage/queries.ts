@@ -19,7 +19,7 @@ import type {
   UsageSummary,
 } from './types.js';
 
-export interface RequestRow {
+interface RequestRow {
   id: number;
   request_id: string;
   started_at: number;
@@ -170,7 +170,7 @@ const keyExpr: Record<SummaryBy, string> = {
 };
 
 /** Outcomes counted as errors: the proxy or an upstream failed. A client that left is not an error. */
-export const errorOutcomes: Outcome[] = ['rejected', 'upstream_error', 'timeout', 'error'];
+const errorOutcomes: Outcome[] = ['rejected', 'upstream_error', 'timeout', 'error'];
 
 interface SumRow {
   k: string | null;

@@ -24,7 +24,7 @@ export const billingLanes: readonly BillingLane[] = ['plan', 'extra_usage', 'api
 export type BillingRefusal = 'extra_usage_off' | 'cli_only_credential';
 
 /** Token counts exactly as the provider or the CLI reported them; null when not reported (never estimated). */
-export interface TokenCounts {
+interface TokenCounts {
   input: number | null;
   output: number | null;
   cacheRead: number | null;
