@@ -40,7 +40,7 @@ export interface ControlServiceDeps {
 const CSV_MAX_ROWS = 200_000;
 
 /** Keys the window may change; anything else in a patch is refused (the renderer is not trusted with paths it did not pick). */
-export const windowSettingKeys = [
+const windowSettingKeys = [
   'port',
   'host',
   'accessKey',

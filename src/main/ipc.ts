@@ -35,9 +35,9 @@ type Unlisted = Exclude<keyof ControlApi, (typeof controlMethods)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyMethodListed;
 
-export type ControlMethod = (typeof controlMethods)[number];
+type ControlMethod = (typeof controlMethods)[number];
 
-export const channelPrefix = 'control:';
+const channelPrefix = 'control:';
 export const channelOf = (method: ControlMethod): string => `${channelPrefix}${method}`;
 /** The channel on which the main process pushes status changes to the window. */
 export const statusPushChannel = 'control-status';
@@ -55,7 +55,7 @@ export interface IpcMainLike {
   removeHandler(channel: string): void;
 }
 
-export interface IpcOptions {
+interface IpcOptions {
   ipcMain: IpcMainLike;
   api: ControlApi;
   /** True when the event comes from our window's webContents showing our page. */

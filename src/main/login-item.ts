@@ -27,7 +27,7 @@ export interface LoginItem {
   openedAtLogin(argv: readonly string[]): boolean;
 }
 
-export const hiddenArg = '--hidden';
+const hiddenArg = '--hidden';
 
 export function autostartPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'autostart', 'assistant-proxy.desktop');

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { ControlStatus } from '../proxy/control-api.js';
 
-export type LoginState = 'unknown' | 'ok' | 'cli-missing' | 'logged-out' | 'expiring' | 'expired';
+type LoginState = 'unknown' | 'ok' | 'cli-missing' | 'logged-out' | 'expiring' | 'expired';
 
 export interface LoginTransition {
   from: LoginState;
@@ -66,7 +66,7 @@ function describe(
   }
 }
 
-export interface LoginWatcherOptions {
+interface LoginWatcherOptions {
   /** Runs the probe now and returns the status (controller.refreshProbe). */
   refresh(): Promise<ControlStatus>;
   intervalMs: number;

@@ -7,7 +7,7 @@ import type { QuotaWindow } from '../proxy/control-api.js';
 import { defaultProfile } from '../proxy/profile.js';
 import { paceOf, windowSeconds } from '../shared/pace.js';
 
-export interface Notice {
+interface Notice {
   title: string;
   body: string;
 }
@@ -40,7 +40,7 @@ export const defaultClock = (ms: number): string =>
   new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
 
 /** The newest observation of each window name (direct mode and the CLI may both report one). */
-export function latestByWindow(windows: QuotaWindow[]): QuotaWindow[] {
+function latestByWindow(windows: QuotaWindow[]): QuotaWindow[] {
   const out = new Map<string, QuotaWindow>();
   for (const w of windows) {
     const seen = out.get(w.window);
@@ -62,7 +62,7 @@ export function quotaLine(
   if (latest.length === 0) return undefined;
   const parts = latest.map((w) => {
     const used = `${shortNames[w.window] ?? w.window.replace(/_/g, ' ')} ${w.status === 'rejected' ? 'limit reached' : w.utilization === null ? '?' : pct(w.utilization)}`;
-    // The pace projection (src/proxy/usage/pace.ts): the time the limit is reached when it comes before the reset.
+    // The pace projection (src/shared/pace.ts): the time the limit is reached when it comes before the reset.
     const pace = w.status === 'rejected' ? null : paceOf(w, windowSeconds(w.window, defaultProfile.quota));
     return pace?.limitAt != null ? `${used} (limit ~${clock(pace.limitAt * 1000)} at this pace)` : used;
   });

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { basename, delimiter } from 'node:path';
 
-export const pathMarker = '__PATH__';
+const pathMarker = '__PATH__';
 
 /** The command that prints PATH between markers (noise printed by shell profiles is outside them). */
 export function shellPathCommand(shell: string): string[] {
@@ -67,7 +67,7 @@ const runShell: RunShell = (file, args, { timeoutMs, env }) =>
     child.stdin?.end();
   });
 
-export interface ShellPathOptions {
+interface ShellPathOptions {
   platform?: NodeJS.Platform;
   env?: NodeJS.ProcessEnv;
   run?: RunShell;

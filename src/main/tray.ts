@@ -21,7 +21,7 @@ export interface TrayElectron {
   nativeImage: { createFromPath(path: string): NativeImage };
 }
 
-export interface TrayOptions {
+interface TrayOptions {
   electron: TrayElectron;
   assetsDir: string;
   platform: NodeJS.Platform;

@@ -6,7 +6,9 @@
 import { loadOwnerKey, type OwnerKey } from './auth/owner-key.js';
 import { ConfigError, type Config, type Settings } from './config.js';
 import { createProfile, loadProfileOverrides, type Profile } from './profile.js';
-import { openLedger, type LedgerLog, type UsageLedger } from './usage/index.js';
+import { openLedger } from './usage/index.js';
+import type { LedgerLog } from './usage/ledger-options.js';
+import type { UsageLedger } from './usage/ledger.js';
 
 /** The profile with ASSISTANT_PROFILE_FILE's overrides; a bad file is a ConfigError naming that variable. */
 export function loadProfile(env: NodeJS.ProcessEnv): Profile {

@@ -19,7 +19,7 @@ import type {
   UsageSummary,
 } from './usage/types.js';
 
-export type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
+type ServerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'error';
 
 export interface ControlStatus {
   state: ServerState;

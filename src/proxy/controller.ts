@@ -19,7 +19,7 @@ import { createModelCatalog } from './models/model-catalog.js';
 import type { UsageLedger } from './usage/ledger.js';
 import type { UsageSink } from './usage/types.js';
 
-export interface ControllerOptions {
+interface ControllerOptions {
   settings: Settings;
   /** Settings beneath `settings` that are never persisted: the desktop app's data directory (compose.ts). */
   defaults?: Settings;

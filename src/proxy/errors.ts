@@ -20,7 +20,7 @@ export type ErrorKind =
   | 'unavailable' // 503
   | 'timeout'; // 504
 
-export const statusOfKind: Record<ErrorKind, number> = {
+const statusOfKind: Record<ErrorKind, number> = {
   invalid_request: 400,
   authentication: 401,
   permission: 403,
@@ -36,7 +36,7 @@ export const statusOfKind: Record<ErrorKind, number> = {
   timeout: 504,
 };
 
-export interface ProxyErrorOptions {
+interface ProxyErrorOptions {
   /** The request field the error is about (rendered as details.field / param). */
   field?: string;
   /** A short machine-friendly statement of what is wrong with the field (details.issue). */
@@ -58,7 +58,7 @@ export interface ProxyErrorOptions {
 }
 
 /** The statuses the official SDKs retry on their own (408, 409, 429, 5xx): every other error is final as sent. */
-export function retryableStatus(status: number): boolean {
+function retryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 

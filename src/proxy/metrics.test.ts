@@ -3,7 +3,8 @@
 // made once and reused).
 
 import { describe, expect, it } from 'vitest';
-import { ProxyMetrics, type Mode, type RequestRecord } from './metrics.js';
+import { ProxyMetrics, type RequestRecord } from './metrics.js';
+import type { RouteMode } from './route-table.js';
 
 const t0 = 1_700_000_000_000;
 
@@ -21,7 +22,7 @@ function record(i: number, over: Partial<RequestRecord> = {}): RequestRecord {
   };
 }
 
-function finish(m: ProxyMetrics, rec: RequestRecord, mode: Mode | undefined = rec.mode, mayBeError = true): void {
+function finish(m: ProxyMetrics, rec: RequestRecord, mode: RouteMode | undefined = rec.mode, mayBeError = true): void {
   if (mode !== undefined) m.started(mode);
   m.finished(rec, mode, mayBeError);
 }

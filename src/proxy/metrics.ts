@@ -6,15 +6,12 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RouteMode } from './route-table.js';
 
-/** A route's mode, or 'none' for the proxy's own endpoints (route-table.ts). */
-export type Mode = RouteMode;
-
 export interface RequestRecord {
   time: string;
   requestId: string;
   method: string;
   route: string;
-  mode: Mode;
+  mode: RouteMode;
   model?: string;
   status: number;
   durationMs: number;
@@ -104,8 +101,8 @@ export class ProxyMetrics {
   private recent: RequestRecord[] = [];
   private recentNext = 0;
   private buckets = new Map<number, { requests: number; errors: number; latencies: number[] }>();
-  private series = new Map<Mode, Map<string, Series>>();
-  private inFlightByMode = new Map<Mode, { inc(): void; dec(): void }>();
+  private series = new Map<RouteMode, Map<string, Series>>();
+  private inFlightByMode = new Map<RouteMode, { inc(): void; dec(): void }>();
 
   constructor(private readonly now: () => number = Date.now) {
     const registers = [this.registry];
@@ -172,7 +169,7 @@ export class ProxyMetrics {
   }
 
   /** A routed request began (counted in flight by its mode until it finishes). */
-  started(mode: Mode): void {
+  started(mode: RouteMode): void {
     this.inFlight++;
     this.inFlightChild(mode).inc();
   }
@@ -181,7 +178,7 @@ export class ProxyMetrics {
    * A request ended. `startedMode` is the mode it was counted in flight under (undefined when it never reached
    * a route). `mayBeError` false: a non-2xx status that is an answer, not a failure (an unhealthy health check).
    */
-  finished(record: RequestRecord, startedMode: Mode | undefined, mayBeError = true): void {
+  finished(record: RequestRecord, startedMode: RouteMode | undefined, mayBeError = true): void {
     if (startedMode !== undefined) {
       this.inFlight = Math.max(0, this.inFlight - 1);
       this.inFlightChild(startedMode).dec();
@@ -225,7 +222,7 @@ export class ProxyMetrics {
     if (bucket.latencies.length < 1000) bucket.latencies.push(record.durationMs);
   }
 
-  private inFlightChild(mode: Mode): { inc(): void; dec(): void } {
+  private inFlightChild(mode: RouteMode): { inc(): void; dec(): void } {
     let child = this.inFlightByMode.get(mode);
     if (!child) {
       child = this.inFlightGauge.labels(mode);
@@ -235,7 +232,7 @@ export class ProxyMetrics {
   }
 
   /** The children of one (mode, route) pair; routes are patterns, so there are few. */
-  private seriesOf(mode: Mode, route: string): Series {
+  private seriesOf(mode: RouteMode, route: string): Series {
     let byRoute = this.series.get(mode);
     if (!byRoute) {
       byRoute = new Map();

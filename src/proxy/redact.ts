@@ -11,7 +11,7 @@
 // process-wide on purpose: the sinks that must redact it (the logger, the usage ledger's capture store) are made by
 // callers that never see the proxy's configuration, and redacting one more literal is always safe.
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Header names whose values are credentials, whatever their value looks like. */
 const credentialHeaderNames = new Set([

@@ -12,7 +12,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { exactRoutes } from './http/exact-routes.js';
 import { isLoopbackHost, type Config, type ModeName } from './config.js';
 import { cliChildEnv } from './backends/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
@@ -208,7 +207,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   ];
   for (const middleware of chain) app.use(middleware);
   app.use(fallthrough(router));
-  app.use(exactRoutes(router));
+  app.use(router.routes());
   const ollamaApp =
     config.ollamaPort === undefined
       ? undefined

@@ -42,7 +42,7 @@ export interface Services {
  * Runs a short command with a deadline. The child leads its own process group, so that on timeout the whole
  * group is killed: a CLI wrapper script whose grandchild holds stdout open cannot keep the probe waiting.
  */
-export const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) => {
+const runWithExeca: RunCommand = async (file, args, { timeoutMs, env }) => {
   const groups = process.platform !== 'win32';
   const child = execa(file, args, {
     timeout: timeoutMs,

@@ -15,7 +15,7 @@ export function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
 
-export function toChartData(series: MetricsSummary['series']): uPlot.AlignedData {
+function toChartData(series: MetricsSummary['series']): uPlot.AlignedData {
   return [series.map((p) => p[0]), series.map((p) => p[1]), series.map((p) => p[2]), series.map((p) => p[3])];
 }
 

@@ -10,7 +10,7 @@ import { clientSnippets, dummyKey, maskKey, snippetModel, type Snippet, type Sni
 import { clientBase } from './views.js';
 
 /** Where the model list came from, in words (docs/configuration.md "Models"). */
-export function catalogLine(catalog: ControlStatus['modelCatalog']): string {
+function catalogLine(catalog: ControlStatus['modelCatalog']): string {
   if (!catalog) return '';
   const when = catalog.readAt ? ` read ${catalog.readAt.slice(0, 16).replace('T', ' ')} UTC` : '';
   if (catalog.source === 'live') return `From the provider's model list,${when}.`;
@@ -50,7 +50,7 @@ const snippetModes: Array<{ mode: SnippetMode; label: string }> = [
 ];
 
 /** The modes a snippet can be for, of those that are on; tool mode when neither is (the default mode, SPEC.md §2). */
-export function snippetModesOn(modes: string[]): Array<{ mode: SnippetMode; label: string }> {
+function snippetModesOn(modes: string[]): Array<{ mode: SnippetMode; label: string }> {
   const on = snippetModes.filter((m) => modes.includes(m.mode));
   return on.length > 0 ? on : snippetModes.slice(0, 1);
 }

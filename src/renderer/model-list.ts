@@ -11,7 +11,7 @@ export function contextText(tokens: number): string {
 }
 
 /** What a model takes, in a few words: "128K out · adaptive thinking (low–max) · JSON schema". */
-export function takesText(d: NonNullable<ControlStatus['modelDetails']>[number]): string[] {
+function takesText(d: NonNullable<ControlStatus['modelDetails']>[number]): string[] {
   const out: string[] = [];
   if (d.maxTokens) out.push(`${contextText(d.maxTokens)} out`);
   const c = d.capabilities;

@@ -4,7 +4,7 @@
 import type { QuotaWindow } from '../proxy/control-api.js';
 import { paceOf } from '../shared/pace.js';
 
-export interface QuotaView {
+interface QuotaView {
   key: string;
   name: string;
   source: string;
@@ -16,7 +16,7 @@ export interface QuotaView {
   resetText: string;
   /** "ahead of time" when used faster than time passes. */
   pace: string;
-  /** The pace projection (src/proxy/usage/pace.ts): "at this pace about 150 % by the reset: the limit at 16:20", or ''. */
+  /** The pace projection (src/shared/pace.ts): "at this pace about 150 % by the reset: the limit at 16:20", or ''. */
   projection: string;
   tone: 'ok' | 'warn' | 'bad';
 }

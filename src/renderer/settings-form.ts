@@ -11,8 +11,8 @@ type LogLevel = SettingsView['logLevel'];
 export const allModes: readonly ModeName[] = modeNames;
 export const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const portRangeMessage = 'Choose a port from 1 to 65535';
-export const lanHost = '0.0.0.0';
-export const loopbackHost = '127.0.0.1';
+const lanHost = '0.0.0.0';
+const loopbackHost = '127.0.0.1';
 
 export interface FormValues {
   port: string;
@@ -35,15 +35,15 @@ export interface FormValues {
 }
 
 /** Ollama's own port: what IDE plugins try first. */
-export const ollamaDefaultPort = 11434;
+const ollamaDefaultPort = 11434;
 
 /** The alert kinds, in the order the form lists them. */
 export const alertKinds: SettingsView['quotaAlerts'] = ['extra_usage', 'projected_limit', 'available_again'];
 
-export type SettingsPatch = Partial<SettingsView>;
+type SettingsPatch = Partial<SettingsView>;
 
 /** localhost, 127.0.0.0/8 or ::1: the proxy's own test (src/shared/endpoints.ts). */
-export const isLoopback = isLoopbackHost;
+const isLoopback = isLoopbackHost;
 
 export function valuesFromSettings(s: SettingsView): FormValues {
   return {

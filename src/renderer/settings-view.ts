@@ -20,7 +20,7 @@ import { clientBase } from './views.js';
 
 const input = (id: string) => byId<HTMLInputElement>(id);
 
-export interface SettingsViewHost {
+interface SettingsViewHost {
   control: ControlApi;
   render(status: ControlStatus): void;
   onSettings(settings: SettingsView): void;

@@ -20,7 +20,7 @@ export function rangeStart(range: Range, now: number): number {
   return d.getTime();
 }
 
-export const formatCount = (n: number): string =>
+const formatCount = (n: number): string =>
   n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} M` : n >= 10_000 ? `${(n / 1000).toFixed(1)} k` : String(n);
 
 /** "Error invoking remote method 'control:x': Error: The ledger …" (Electron's wrapping) to the message itself. */

@@ -21,7 +21,7 @@ export function clientBase(status: ControlStatus): string {
 
 /** The pill's colour and words: a proxy that runs but cannot answer chats (no CLI, not logged in, anything in the
  * attention list) is not green "Running". The tray icon follows the same attention list (src/main/tray-model.ts). */
-export function pillOf(status: ControlStatus): { state: string; text: string } {
+function pillOf(status: ControlStatus): { state: string; text: string } {
   if (status.state !== 'running' || status.attention.length === 0)
     return { state: status.state, text: stateText[status.state] };
   const tool = status.modes.includes('tool');
@@ -102,7 +102,7 @@ export function ollamaText(status: ControlStatus): string {
 }
 
 /** The warm CLI pool in words: how many wait, how many answers they served, their memory (docs/tool-mode.md). */
-export function poolText(status: ControlStatus): string {
+function poolText(status: ControlStatus): string {
   const pool = status.cliPool;
   if (!pool) return '–';
   if (!pool.enabled) return 'Off (CLI pool size 0)';
@@ -119,7 +119,7 @@ export function poolText(status: ControlStatus): string {
 }
 
 /** Live conversations in words: how many, in which state, how many turns continued one, their memory. */
-export function liveText(status: ControlStatus): string {
+function liveText(status: ControlStatus): string {
   const live = status.cliLive;
   if (!live) return '–';
   if (!live.enabled) return 'Off (CLI live max 0)';
@@ -137,7 +137,7 @@ export function liveText(status: ControlStatus): string {
 }
 
 /** The login's expiry in words: relative and absolute, or why there is none to show. */
-export function expiryText(status: ControlStatus, now: number): string {
+function expiryText(status: ControlStatus, now: number): string {
   // An access token with a refresh token beside it: its end is routine, and the text says so.
   if (status.auth.expires)
     return `${formatExpiry(status.auth.expires, now)} (${new Date(status.auth.expires).toLocaleString()})${status.auth.renews ? '; renews by itself' : ''}`;
@@ -147,7 +147,7 @@ export function expiryText(status: ControlStatus, now: number): string {
 }
 
 /** ISO times inside a message ("expires at 2026-11-23T05:23:35.324Z") in the user's local format. */
-export function localTimes(text: string): string {
+function localTimes(text: string): string {
   return text.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, (iso) => new Date(iso).toLocaleString());
 }
 
@@ -215,7 +215,7 @@ export function renderSessions(sessions: SessionView[], onEnd: (id: string) => v
 }
 
 /** "GET /v1/models"; a request that matched no route shows its own path (metrics name those `unmatched`). */
-export function requestLabel(r: RecentRequest): string {
+function requestLabel(r: RecentRequest): string {
   const route = r.route === 'unmatched' ? (r.path ?? '(no route)') : r.route;
   return `${r.method} ${route}`;
 }

@@ -26,7 +26,7 @@ export function clientBaseUrl(at: { host: string; port: number }): string {
 }
 
 /** A base URL labelled with the SDK it is for: pasted into that SDK as it is, it reaches the right route. */
-export interface SdkBaseUrl {
+interface SdkBaseUrl {
   mode: 'tool' | 'direct' | 'respapi';
   label: string;
   url: string;

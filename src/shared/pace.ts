@@ -30,7 +30,7 @@ export interface Pace {
 }
 
 /** Too early in a window a rate says little: a projection needs this share of the window behind it. */
-export const minElapsedShare = 0.02;
+const minElapsedShare = 0.02;
 
 /**
  * The window's length in seconds, from its name: the profile's window names by length (`five_hour` 300 min,

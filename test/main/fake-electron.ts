@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { IpcMainInvokeEvent } from 'electron';
-import type { AppElectron } from '../../src/main/start-app.js';
+import type { AppElectron } from '../../src/main/app-host.js';
 import type { StoreLike } from '../../src/main/settings.js';
 
 export interface Recorded {

@@ -19,7 +19,7 @@ import { controlMethods } from '../../src/main/ipc.js';
 import type { Settings } from '../../src/proxy/config.js';
 import type { ControlApi } from '../../src/proxy/control-api.js';
 import { ProxyController } from '../../src/proxy/controller.js';
-import type { UsageLedger } from '../../src/proxy/usage/index.js';
+import type { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import { Writable } from 'node:stream';
 import { createLogger, LogTap, type Logger } from '../../src/proxy/logger.js';
 import { makeFakeCli, type FakeCli } from '../fixtures/fake-cli.js';

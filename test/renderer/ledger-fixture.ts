@@ -4,7 +4,7 @@
 // windows come from the simulator's own quota headers on direct mode's real answer.
 
 import { join } from 'node:path';
-import { UsageLedger } from '../../src/proxy/usage/index.js';
+import { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import type { Simulator } from '../simulator/index.js';
 import { sampleRecords } from '../main/usage-fixture.js';
 

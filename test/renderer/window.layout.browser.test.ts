@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UsageLedger } from '../../src/proxy/usage/index.js';
+import type { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import { openSampleLedger, realRequests } from './ledger-fixture.js';
 import {
   axeViolations,

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export interface WriteFileAtomicOptions {
+interface WriteFileAtomicOptions {
   /** Called after the data is flushed and before the rename (tests stop a writer exactly there). */
   beforeRename?: (tmpPath: string) => Promise<void> | void;
 }
@@ -34,7 +34,7 @@ export function tempPathFor(targetPath: string, pid: number = process.pid): stri
 }
 
 /** True when a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function isPidAlive(pid: number): boolean {
+function isPidAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -44,7 +44,7 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
-export interface SweepOptions {
+interface SweepOptions {
   isAlive?: (pid: number) => boolean;
   now?: () => number;
 }

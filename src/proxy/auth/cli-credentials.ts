@@ -15,14 +15,14 @@ import { ProxyError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 
-export interface CliCredential {
+interface CliCredential {
   accessToken: string;
   refreshToken?: string;
   /** Milliseconds since the epoch; undefined when the file does not say. */
   expiresAt?: number;
 }
 
-export interface CliCredentialsOptions {
+interface CliCredentialsOptions {
   path: string;
   tokenUrl: string;
   profile: Profile;

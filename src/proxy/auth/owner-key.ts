@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const ownerKeyFileName = 'owner-key';
+const ownerKeyFileName = 'owner-key';
 
 export interface OwnerKey {
   key: string;

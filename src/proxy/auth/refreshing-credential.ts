@@ -7,7 +7,7 @@
 // - a token the upstream refused (401) before its expiry is refreshed once, and the request sent once more
 //   (`send`): the one "refresh and retry" rule of direct and response-API modes.
 
-export interface RefreshingCredentialOptions<C> {
+interface RefreshingCredentialOptions<C> {
   /** Reads the credential from disk; throws a ProxyError (401 with the remedy) when missing or unreadable. */
   read(): Promise<C>;
   /** The token the upstream sees, to tell a refused credential from a newer one. */

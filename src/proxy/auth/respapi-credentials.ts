@@ -128,7 +128,7 @@ const tokenResponse = z.looseObject({
   id_token: z.string().min(1).nullish(),
 });
 
-export interface RefreshOptions {
+interface RefreshOptions {
   tokenUrl: string;
   profile: Profile;
   dispatcher?: Dispatcher;
@@ -136,7 +136,7 @@ export interface RefreshOptions {
 }
 
 /** One refresh-token grant. A refused grant is a 401 with the login remedy; an unreachable endpoint a 503. */
-export async function refreshRespapiToken(cred: RespapiCredential, opts: RefreshOptions): Promise<RespapiCredential> {
+async function refreshRespapiToken(cred: RespapiCredential, opts: RefreshOptions): Promise<RespapiCredential> {
   const { profile } = opts;
   let status: number;
   let text: string;

@@ -294,7 +294,7 @@ export async function respapiCredentialsCheck(path: string, profile: Profile, no
 }
 
 /** The response-API session diagnose uses: named, so the window's session list says where it came from. */
-export const diagnoseSession = 'assistant-proxy-diagnose';
+const diagnoseSession = 'assistant-proxy-diagnose';
 
 /** A tiny real request through the response-API route: the credentials are valid when the upstream accepts them. */
 export async function respapiRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {

@@ -32,10 +32,7 @@ import type { DiagnoseCheck, DiagnoseReport } from './types.js';
 import { homedir } from 'node:os';
 import { withoutPrivateDetails } from './private-details.js';
 
-export type { CheckStatus, DiagnoseCheck, DiagnoseReport } from './types.js';
-export { renderDiagnoseText } from './render.js';
-
-export interface DiagnoseOptions {
+interface DiagnoseOptions {
   profile?: Profile;
   deps?: Partial<ProxyDeps>;
   /** A running proxy to send the test requests through (e.g. http://127.0.0.1:8000); default: a temporary one. */

@@ -5,7 +5,7 @@ import type { DiagnoseReport } from './types.js';
 const mark = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', unset: 'NOT SET UP' } as const;
 
 /** " (response-API mode not set up)" when an optional mode has no login, else "". */
-export function notSetUp(report: DiagnoseReport): string {
+function notSetUp(report: DiagnoseReport): string {
   const modes = [...new Set(report.checks.filter((c) => c.status === 'unset').map((c) => c.mode))];
   return modes.length === 0 ? '' : ` (not set up: ${modes.join(', ')})`;
 }

@@ -3,7 +3,7 @@
 import type { ModeName } from '../config.js';
 
 /** `unset`: an optional mode whose login is absent (not set up, not broken: it does not fail the run). */
-export type CheckStatus = 'pass' | 'fail' | 'skip' | 'unset';
+type CheckStatus = 'pass' | 'fail' | 'skip' | 'unset';
 
 export interface DiagnoseCheck {
   /** Stable id: `cli`, `login`, `tool-request`, `direct-models`, `respapi-credentials`, `respapi-request`. */

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Profile } from '../profile.js';
 import { findCli } from './find-cli.js';
 
-export interface RunResult {
+interface RunResult {
   exitCode: number | undefined;
   stdout: string;
   stderr: string;
@@ -20,8 +20,8 @@ export type RunCommand = (
   opts: { timeoutMs: number; env?: NodeJS.ProcessEnv },
 ) => Promise<RunResult>;
 
-export type CliStatus = 'healthy' | 'unhealthy' | 'error' | 'unknown';
-export type AuthStatus = 'healthy' | 'unauthenticated' | 'error' | 'unknown';
+type CliStatus = 'healthy' | 'unhealthy' | 'error' | 'unknown';
+type AuthStatus = 'healthy' | 'unauthenticated' | 'error' | 'unknown';
 
 export interface CliSnapshot {
   cli: { status: CliStatus; path?: string; version?: string; searchedPaths: string[]; error?: string };
@@ -40,7 +40,7 @@ export interface CliSnapshot {
   lastCheck?: string;
 }
 
-export interface CliProbeOptions {
+interface CliProbeOptions {
   profile: Profile;
   cliPath?: string;
   credentialsPath: string;

@@ -4,7 +4,7 @@
 import type { Profile } from '../profile.js';
 import type { CliSnapshot } from './cli-probe.js';
 
-export type OverallStatus = 'healthy' | 'unhealthy' | 'error';
+type OverallStatus = 'healthy' | 'unhealthy' | 'error';
 
 export interface ServerFigures {
   service: string;
@@ -21,7 +21,7 @@ export interface ServerFigures {
   cliRequired: boolean;
 }
 
-export interface BasicHealth {
+interface BasicHealth {
   status: OverallStatus;
   service: string;
   timestamp: string;
@@ -98,8 +98,7 @@ export function basicHealth(snap: CliSnapshot, fig: ServerFigures, profile: Prof
 
 /** What /health/detailed leaves out for a caller without the owner's key: the account's e-mail, paths under the home
  * directory, and the response-API session ids (docs/security.md "The owner's key"). */
-export const withheldNote =
-  "the account e-mail, paths and session ids are shown only with the owner's key (docs/security.md)";
+const withheldNote = "the account e-mail, paths and session ids are shown only with the owner's key (docs/security.md)";
 
 function withoutSessionIds(extras: Record<string, unknown>): Record<string, unknown> {
   const sessions = extras.respapi_sessions as { sessions?: unknown } | undefined;

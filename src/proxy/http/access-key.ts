@@ -24,7 +24,7 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function presentedKeys(headers: Record<string, string | string[] | undefined>): string[] {
+function presentedKeys(headers: Record<string, string | string[] | undefined>): string[] {
   const out: string[] = [];
   const auth = headers.authorization;
   if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) out.push(auth.replace(/^bearer\s+/i, '').trim());
@@ -48,7 +48,7 @@ function isToolChat(method: string, path: string): boolean {
   return toolChatPaths.has(p.toLowerCase());
 }
 
-export interface AccessKeyOptions {
+interface AccessKeyOptions {
   /** Every route but the open ones needs the key (PROXY_ACCESS_KEY set, or REQUIRE_ACCESS_KEY). */
   everything?: boolean;
   /** CLI_ALLOWED_TOOLS offers tools that touch the owner's files: tool-mode chats need the key. */

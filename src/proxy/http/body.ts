@@ -24,9 +24,9 @@ import type { ProxyMiddleware } from './types.js';
 export const defaultMaxJsonDepth = 256;
 
 /** Default deadline for the body (config.bodyTimeoutMs, BODY_TIMEOUT_MS, has the same default). */
-export const defaultBodyTimeoutMs = 30_000;
+const defaultBodyTimeoutMs = 30_000;
 
-export interface JsonBodyOptions {
+interface JsonBodyOptions {
   /** Deadline for the whole body, counted from when the route starts reading it. */
   timeoutMs?: number;
   maxDepth?: number;

@@ -83,7 +83,7 @@ export function clientErrorAnswer(refusal: Refusal): Buffer {
   );
 }
 
-export interface ClientErrorOptions {
+interface ClientErrorOptions {
   log(level: 'warn' | 'debug', fields: Record<string, unknown>, message: string): void;
   refusals: RefusalLog;
 }

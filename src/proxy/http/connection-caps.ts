@@ -16,7 +16,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-export interface ConnectionCapsOptions {
+interface ConnectionCapsOptions {
   total: number;
   perClient: number;
   warn(fields: Record<string, unknown>, message: string): void;

@@ -25,7 +25,7 @@ import type { ProxyMiddleware } from './types.js';
 
 export type CrossSiteVerdict = 'allow' | 'foreign-origin' | 'cross-site';
 
-export interface BrowserMarks {
+interface BrowserMarks {
   origin: string;
   secFetchSite: string;
   host: string;

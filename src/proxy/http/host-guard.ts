@@ -16,7 +16,7 @@ import { ProxyError } from '../errors.js';
 import { RefusalLog } from './refusal-log.js';
 import type { ProxyMiddleware } from './types.js';
 
-export interface ParsedHost {
+interface ParsedHost {
   /** Lower-case; IPv6 without brackets and in its canonical short form (`::1`); a DNS name without a final dot. */
   hostname: string;
   kind: 'ipv4' | 'ipv6' | 'name';
@@ -183,7 +183,7 @@ export function hostGuard(
 }
 
 /** The one Host header of a request; null when there are several (ambiguous), '' when there is none. */
-export function hostHeaderOf(rawHeaders: readonly string[]): string | null {
+function hostHeaderOf(rawHeaders: readonly string[]): string | null {
   let found: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     if (rawHeaders[i].length === 4 && rawHeaders[i].toLowerCase() === 'host') {

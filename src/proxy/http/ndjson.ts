@@ -5,10 +5,9 @@
 
 import { Readable } from 'node:stream';
 import type { SseEvent } from './sse.js';
-import { setHeader } from './set-header.js';
 import type { ProxyContext } from './types.js';
 
-export function encodeNdjson(ev: SseEvent): string {
+function encodeNdjson(ev: SseEvent): string {
   return `${typeof ev.data === 'string' ? ev.data : JSON.stringify(ev.data)}\n`;
 }
 
@@ -19,10 +18,10 @@ export function sendNdjson(
   extraHeaders: Record<string, string> = {},
 ): void {
   ctx.status = 200;
-  setHeader(ctx, 'content-type', 'application/x-ndjson');
-  setHeader(ctx, 'cache-control', 'no-cache');
-  setHeader(ctx, 'x-accel-buffering', 'no');
-  for (const name in extraHeaders) setHeader(ctx, name, extraHeaders[name]);
+  ctx.set('content-type', 'application/x-ndjson');
+  ctx.set('cache-control', 'no-cache');
+  ctx.set('x-accel-buffering', 'no');
+  for (const name in extraHeaders) ctx.set(name, extraHeaders[name]);
   async function* encode() {
     for await (const ev of events) yield encodeNdjson(ev);
   }

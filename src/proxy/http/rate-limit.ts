@@ -14,7 +14,6 @@
 
 import { ProxyError } from '../errors.js';
 import { isProbePath } from '../route-table.js';
-import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 
 const windowMs = 60_000;
@@ -56,7 +55,7 @@ class FixedWindows {
 }
 
 /** The limiter's client: one for the whole loopback range, else the address. */
-export function clientKeyOf(address: string): string {
+function clientKeyOf(address: string): string {
   const a = address.toLowerCase().replace(/^::ffff:/, '');
   if (a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a)) return 'loopback';
   return a;
@@ -91,9 +90,9 @@ export function rateLimit(
     }
     const b = burstPoints > 0 ? bursts.get(key, t) : undefined;
     const used = Math.min(s.used, perMinute) + Math.min(b?.used ?? 0, burstPoints);
-    setHeader(ctx, 'x-ratelimit-limit', String(limit));
-    setHeader(ctx, 'x-ratelimit-remaining', String(Math.max(0, limit - used)));
-    setHeader(ctx, 'x-ratelimit-reset', String(Math.ceil(s.resetAt / 1000)));
+    ctx.set('x-ratelimit-limit', String(limit));
+    ctx.set('x-ratelimit-remaining', String(Math.max(0, limit - used)));
+    ctx.set('x-ratelimit-reset', String(Math.ceil(s.resetAt / 1000)));
     if (limited) {
       const retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
       onLimited?.(key);

@@ -3,7 +3,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { familyOf } from '../route-table.js';
-import { setHeader } from './set-header.js';
 import type { ProxyMiddleware } from './types.js';
 
 const sane = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -35,13 +34,13 @@ export function requestId(): ProxyMiddleware {
     ctx.state.family = familyOf(ctx.path);
     ctx.state.mode = 'none';
     ctx.state.route = 'unmatched';
-    setHeader(ctx, 'x-request-id', ctx.state.requestId);
+    ctx.set('x-request-id', ctx.state.requestId);
     // On every answer, errors and streams included: no browser may read a JSON or SSE body as a script or
     // a page (docs/security.md "A web page in the user's browser").
-    setHeader(ctx, 'x-content-type-options', 'nosniff');
+    ctx.set('x-content-type-options', 'nosniff');
     // The native SDK reads `request-id` (its error objects and `requestID` carry it); direct mode replaces it
     // with the provider's own when the answer comes from upstream.
-    if (ctx.state.family === 'native') setHeader(ctx, 'request-id', ctx.state.requestId);
+    if (ctx.state.family === 'native') ctx.set('request-id', ctx.state.requestId);
     return next();
   };
 }

@@ -3,7 +3,6 @@
 // fails, or the client disconnects (the Readable is destroyed and the generator is returned).
 
 import { Readable } from 'node:stream';
-import { setHeader } from './set-header.js';
 import type { ProxyContext } from './types.js';
 
 export interface SseEvent {
@@ -29,11 +28,11 @@ export function sendSse(
   extraHeaders: Record<string, string> = {},
 ): void {
   ctx.status = 200;
-  setHeader(ctx, 'content-type', 'text/event-stream; charset=utf-8');
-  setHeader(ctx, 'cache-control', 'no-cache');
-  setHeader(ctx, 'connection', 'keep-alive');
-  setHeader(ctx, 'x-accel-buffering', 'no');
-  for (const name in extraHeaders) setHeader(ctx, name, extraHeaders[name]);
+  ctx.set('content-type', 'text/event-stream; charset=utf-8');
+  ctx.set('cache-control', 'no-cache');
+  ctx.set('connection', 'keep-alive');
+  ctx.set('x-accel-buffering', 'no');
+  for (const name in extraHeaders) ctx.set(name, extraHeaders[name]);
   async function* encode() {
     for await (const ev of events) yield encodeSse(ev);
   }

@@ -3,18 +3,18 @@
 import type { Family } from '../route-table.js';
 import type { RefusalLogLevel } from './refusal-log.js';
 import type { RequestAbort } from './request-abort.js';
-import type { Mode } from '../metrics.js';
+import type { RouteMode } from '../route-table.js';
 import type { BillingLane, BillingRefusal, Outcome } from '../usage/types.js';
 
 export interface ProxyState {
   requestId: string;
   family: Family;
   /** Set by the route; labels metrics and logs. */
-  mode: Mode;
+  mode: RouteMode;
   /** The route pattern (not the raw path) for metrics labels. */
   route: string;
   /** The mode this request is counted in flight under (set when it reaches a route). */
-  inFlightMode?: Mode;
+  inFlightMode?: RouteMode;
   startedAt: number;
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;

@@ -33,13 +33,13 @@ export function factsOf(profile: Profile, id: string, info?: ModelInfo): ModelFa
   return { id, capabilities, rules, ...(info.maxTokens ? { maxTokens: info.maxTokens } : {}), known: true };
 }
 
-export interface FitOptions {
+interface FitOptions {
   /** max_tokens is the format's default, not the client's. */
   maxTokensDefaulted: boolean;
   api: Pick<Profile['api'], 'defaultMaxTokens' | 'thinkingMaxTokens' | 'thinkingBudgets' | 'minThinkingBudget'>;
 }
 
-export interface FitResult {
+interface FitResult {
   /** Client field names dropped or changed, in order, each once. */
   ignored: string[];
   warnings: string[];
@@ -78,7 +78,7 @@ export function fitEffortLevel(request: NativeRequest, facts: ModelFacts, names:
 }
 
 /** The instruction a model without structured outputs gets instead of output_config.format. */
-export function formatInstruction(format: NativeOutputFormat): string {
+function formatInstruction(format: NativeOutputFormat): string {
   return [
     'Respond only with a single valid JSON value that conforms to the JSON schema below.',
     'Do not add any text before or after it.',
@@ -87,7 +87,7 @@ export function formatInstruction(format: NativeOutputFormat): string {
 }
 
 /** Adds text after the request's system prompt, whatever its form. */
-export function appendSystem(request: NativeRequest, text: string): void {
+function appendSystem(request: NativeRequest, text: string): void {
   if (request.system === undefined || request.system === '') request.system = text;
   else if (typeof request.system === 'string') request.system = `${request.system}\n\n${text}`;
   else request.system = [...request.system, { type: 'text', text }];

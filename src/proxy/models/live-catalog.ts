@@ -6,7 +6,7 @@
 //
 // Nothing here throws into a request: a failed read keeps the list in use and is logged (secrets redacted).
 
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -18,9 +18,9 @@ import type { ModelInfo, Profile } from '../profile.js';
 import { createModelCatalog, type CatalogSource, type ModelCatalog, type ResolvedModel } from './model-catalog.js';
 
 /** The cache file's name in the data directory. */
-export const catalogCacheFile = 'models.json';
-export const dayMs = 24 * 3_600_000;
-export const unknownIdRetryMs = 60_000;
+const catalogCacheFile = 'models.json';
+const dayMs = 24 * 3_600_000;
+const unknownIdRetryMs = 60_000;
 
 const cacheSchema = z.object({
   version: z.literal(1),
@@ -56,7 +56,7 @@ export interface CatalogState {
   lastAttemptAt?: string;
 }
 
-export interface LiveCatalogOptions {
+interface LiveCatalogOptions {
   profile: Profile;
   userAliases: readonly string[];
   /** The data directory: the cache is `<dataDir>/models.json`. */
@@ -294,14 +294,5 @@ export class LiveModelCatalog implements ModelCatalog {
     } catch (err) {
       this.opts.logger.warn({ file: this.cachePath, err: (err as Error).message }, 'model catalog cache not written');
     }
-  }
-}
-
-/** For tests and tools: the cache file's parsed content, or undefined. */
-export async function readCatalogCache(dataDir: string): Promise<z.output<typeof cacheSchema> | undefined> {
-  try {
-    return cacheSchema.parse(JSON.parse(await readFile(join(dataDir, catalogCacheFile), 'utf8')));
-  } catch {
-    return undefined;
   }
 }

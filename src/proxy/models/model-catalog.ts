@@ -26,7 +26,7 @@ import { ConfigError } from '../config.js';
 import { ProxyError } from '../errors.js';
 import { toNeutralModel, toProviderModel, type ModelInfo, type Profile } from '../profile.js';
 
-export type ModelSource = 'listed' | 'provider-id' | 'undated' | 'cli-alias' | 'user-alias';
+type ModelSource = 'listed' | 'provider-id' | 'undated' | 'cli-alias' | 'user-alias';
 
 /** Where the listed models came from: the provider's list read now, the copy of it on disk, or the profile's. */
 export type CatalogSource = 'live' | 'cached' | 'fallback';
@@ -70,7 +70,7 @@ export interface ModelCatalog {
   publicName(servedId: string, fallback?: string): string;
 }
 
-export interface CatalogInput {
+interface CatalogInput {
   /** The listed models (shown by every list); the profile's fallback when omitted. */
   listed?: readonly ModelInfo[];
   /** Says where `listed` came from, for the unknown-alias message. */
@@ -82,7 +82,7 @@ export interface CatalogInput {
 }
 
 /** The newest model whose id has the family word as one of its dash-separated parts. */
-export function newestOfFamily(models: readonly ModelInfo[], family: string): ModelInfo | undefined {
+function newestOfFamily(models: readonly ModelInfo[], family: string): ModelInfo | undefined {
   let best: ModelInfo | undefined;
   for (const m of models) {
     if (!m.id.split('-').includes(family)) continue;

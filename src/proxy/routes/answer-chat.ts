@@ -17,7 +17,6 @@ import type { Backend, BackendContext } from '../backends/backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
-import { setHeader } from '../http/set-header.js';
 import { sendSse } from '../http/sse.js';
 import { sendNdjson } from '../http/ndjson.js';
 import { failAfterHeaders } from '../http/stream-error.js';
@@ -61,7 +60,7 @@ export interface Chat {
  * bytes so the request log's body inspector sees the same bytes the client does.
  */
 function sendJson(ctx: ProxyContext, value: unknown): void {
-  setHeader(ctx, 'content-type', 'application/json; charset=utf-8');
+  ctx.set('content-type', 'application/json; charset=utf-8');
   ctx.body = Buffer.from(JSON.stringify(value), 'utf8');
 }
 
@@ -103,7 +102,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     logger().debug({ ignored: chat.ignored }, 'request parameters this mode cannot honour were ignored');
   }
   if (chat.warnings.length > 0) logger().warn({ warnings: chat.warnings }, 'lossy request translation');
-  for (const name in headers) setHeader(ctx, name, headers[name]);
+  for (const name in headers) ctx.set(name, headers[name]);
 
   const observer = new ChatObserver(state, { now: services.deps.now, quota: services.profile.quota });
   const context: BackendContext = {

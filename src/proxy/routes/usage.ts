@@ -19,7 +19,7 @@ import {
   type QuotaWindow,
   type UsageRecord,
 } from '../usage/types.js';
-import { currentSpan, paceOf, windowSeconds } from '../usage/pace.js';
+import { currentSpan, paceOf, windowSeconds } from '../../shared/pace.js';
 import type { QuotaNames } from '../profile.js';
 import { addRoute, type ProxyRouter } from './define.js';
 
@@ -133,7 +133,7 @@ function windowToWire(w: QuotaWindow) {
   };
 }
 
-/** A window with its length and pace projection (usage/pace.ts); times in Unix seconds. */
+/** A window with its length and pace projection (src/shared/pace.ts); times in Unix seconds. */
 function windowWithPaceToWire(w: QuotaWindow, names: QuotaNames) {
   const length = windowSeconds(w.window, names);
   const pace = paceOf(w, length);
@@ -215,7 +215,7 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
         ttft_p50_ms: r.ttftP50Ms,
         ttft_p95_ms: r.ttftP95Ms,
       });
-      // Who used the current 5-hour window (usage/pace.ts currentSpan): its start from the latest reset reported,
+      // Who used the current 5-hour window (src/shared/pace.ts currentSpan): its start from the latest reset reported,
       // else the last five hours. The provider reports one utilization for the window; the split is by tokens.
       const span = currentSpan(ledger.quotaWindows(), 'five_hour', FIVE_HOURS_S, now());
       const five_hour_clients = {

@@ -42,7 +42,7 @@ function parse(text: string): Json | undefined {
 }
 
 /** A response-API usage object as the ledger's token counts (its cached prompt tokens are the cache reads). */
-export function respapiTokensOf(usage: RespapiResponse['usage']): Partial<NativeUsage> | undefined {
+function respapiTokensOf(usage: RespapiResponse['usage']): Partial<NativeUsage> | undefined {
   const u = objectOf(usage);
   if (!u) return undefined;
   const cached = objectOf(u.input_tokens_details)?.cached_tokens;
@@ -53,7 +53,7 @@ export function respapiTokensOf(usage: RespapiResponse['usage']): Partial<Native
   };
 }
 
-export interface ChatObserverOptions {
+interface ChatObserverOptions {
   now: () => number;
   /** The neutral name of the model an answer reports (absent: recorded as reported). */
   servedName?: (served: string) => string;

@@ -13,7 +13,7 @@ export type ClientAuth =
   | { kind: 'client-oauth'; token: string }
   | { kind: 'cli-oauth' };
 
-export type IncomingHeaders = Record<string, string | string[] | undefined>;
+type IncomingHeaders = Record<string, string | string[] | undefined>;
 
 /** The first value of a header node's parser may have given as a list. */
 export function firstValue(v: string | string[] | undefined): string | undefined {

@@ -28,7 +28,7 @@ export async function readLimited(body: DestroyableBody, limit = errorBodyLimit)
 }
 
 /** What readUpTo read: the whole body when it ended within the bound, else the chunks read so far. */
-export interface BoundedRead {
+interface BoundedRead {
   whole?: Buffer;
   /** Every chunk read, in order (the whole body's pieces, or the head of a longer one). */
   head: Buffer[];

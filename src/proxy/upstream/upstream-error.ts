@@ -15,12 +15,12 @@ export type UpstreamTimeouts = Pick<
 >;
 
 /** Which upstream failed, in the words and the setting a user would check. */
-export interface UpstreamTarget {
+interface UpstreamTarget {
   name: string;
   baseUrlSetting: string;
 }
 
-export const providerApi: UpstreamTarget = { name: 'the provider API', baseUrlSetting: 'ASSISTANT_API_BASE_URL' };
+const providerApi: UpstreamTarget = { name: 'the provider API', baseUrlSetting: 'ASSISTANT_API_BASE_URL' };
 export const responseApi: UpstreamTarget = { name: 'the response API', baseUrlSetting: 'RESPAPI_BASE_URL' };
 
 /** A thrown undici error (or an abort) -> ProxyError; used for every upstream of every mode. */
@@ -87,7 +87,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 }
 
 /** Headers of a provider error answer that a client may act on (rate-limit state, retry hints). */
-export function passedErrorHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function passedErrorHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     const key = k.toLowerCase();

@@ -11,9 +11,9 @@ import {
   type LaneNotice,
 } from './lane-alerts.js';
 import type { UsageLedger } from './ledger.js';
-import { paceOf, windowSeconds } from './pace.js';
+import { paceOf, windowSeconds } from '../../shared/pace.js';
 
-export interface AlertWatchOptions {
+interface AlertWatchOptions {
   kinds: () => ReadonlySet<LaneAlertKind>;
   names: QuotaNames;
   now?: () => number;

@@ -14,8 +14,8 @@ export interface CaptureInput {
   headers?: Record<string, string | string[] | undefined>;
 }
 
-export const MAX_BODY_BYTES = 64 * 1024;
-export const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
+const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
 
 function asText(body: unknown): string | null {
   if (body === undefined || body === null) return null;
@@ -51,7 +51,7 @@ function redacted(text: string | null): string | null {
 }
 
 /** Pure: the stored form of one request's bodies. */
-export function redactCapture(input: CaptureInput): CapturedBodies {
+function redactCapture(input: CaptureInput): CapturedBodies {
   const request = cap(redacted(asText(input.request)));
   const response = cap(redacted(asText(input.response)));
   const headers = redactHeaders(input.headers ?? {});

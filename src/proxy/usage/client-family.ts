@@ -3,9 +3,9 @@
 // provider name, so it is passed in from the profile rather than written here). Anything else is the first
 // product token, lower-cased and cut, so one odd client cannot fill the column with free text.
 
-export type FamilyPattern = readonly [RegExp, string];
+type FamilyPattern = readonly [RegExp, string];
 
-export const defaultFamilies: readonly FamilyPattern[] = [
+const defaultFamilies: readonly FamilyPattern[] = [
   [/^OpenAI\/JS\b/i, 'openai-js'],
   [/^OpenAI\/Python\b/i, 'openai-python'],
   [/^Anthropic\/JS\b/i, 'anthropic-js'],

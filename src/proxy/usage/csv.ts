@@ -5,7 +5,7 @@
 
 import type { UsageRecord } from './types.js';
 
-export const csvColumns = [
+const csvColumns = [
   'started_at',
   'request_id',
   'mode',
@@ -30,7 +30,7 @@ export const csvColumns = [
   'lane_carried',
 ] as const;
 
-export function csvCell(value: string | number | boolean | null): string {
+function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;

@@ -1,16 +1,10 @@
 // The usage ledger's entry points (docs/usage.md), for the composition root and the desktop app.
 
 import type { Config } from '../config.js';
-import { ledgerOptions, UsageLedger, type LedgerLog } from './ledger.js';
-import type { QuotaNames } from './quota-parse.js';
+import { ledgerOptions, type LedgerLog } from './ledger-options.js';
+import { UsageLedger } from './ledger.js';
+import type { QuotaNames } from '../profile.js';
 import type { UsageSink } from './types.js';
-
-export { UsageLedger, ledgerOptions, type LedgerOptions, type LedgerLog } from './ledger.js';
-export { registerUsageMetrics } from './usage-metrics.js';
-export { clientFamily, defaultFamilies, type FamilyPattern } from './client-family.js';
-export { defaultQuotaNames, type QuotaNames } from './quota-parse.js';
-export type { CaptureInput } from './capture.js';
-export type * from './types.js';
 
 /**
  * Opens the ledger with the proxy's settings (DATA_DIR, USAGE_RETENTION_DAYS, USAGE_MAX_MB, CAPTURE_BODIES...);

@@ -7,7 +7,7 @@ import {
   type LaneAlertState,
   type LaneNotice,
 } from './lane-alerts.js';
-import type { Pace } from './pace.js';
+import type { Pace } from '../../shared/pace.js';
 import type { QuotaWindow } from './types.js';
 
 const all = new Set(laneAlertKinds);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UsageLedger, type LedgerOptions } from './ledger.js';
+import type { LedgerOptions } from './ledger-options.js';
+import { UsageLedger } from './ledger.js';
 import { inTransaction, isCorruption, pragmaValue, SCHEMA_VERSION } from './open-db.js';
 import type { UsageRecord } from './types.js';
 

@@ -6,11 +6,13 @@
 // queued. Reads flush first, so they always see every recorded row.
 
 import type { StatementSync } from 'node:sqlite';
-import type { Config } from '../config.js';
+import type { QuotaNames } from '../profile.js';
 import { CaptureStore, type CaptureInput } from './capture.js';
 import { csvHeader, csvLine } from './csv.js';
-import { inTransaction, isCorruption, moveAside, openUsageDb, pragmaValue, type Db, type OpenLog } from './open-db.js';
-import { insertParams, insertSql, requestsPage, rowsBetween, summary, toRecord, type RequestRow } from './queries.js';
+import { FLUSH_MS, FLUSH_ROWS, quietLog, type LedgerLog, type LedgerOptions } from './ledger-options.js';
+import { inTransaction, isCorruption, moveAside, openUsageDb, type Db } from './open-db.js';
+import { insertParams, insertSql, requestRow, requestsPage, rowsBetween, summary, toRecord } from './queries.js';
+import { quotaKey, quotaUpsertParams, quotaUpsertSql, readQuotaWindows } from './quota-rows.js';
 import {
   defaultQuotaNames,
   parseCliOverage,
@@ -18,9 +20,9 @@ import {
   parseProviderOverage,
   parseProviderQuotaHeaders,
   parseRespapiQuotaHeaders,
-  type QuotaNames,
 } from './quota-parse.js';
 import { clientShares, extraUsageSince } from './queries.js';
+import { DAY_MS, deleteOldRows, PRUNE_MS, usedBytes } from './retention.js';
 import type {
   CapturedBodies,
   ClientShare,
@@ -36,64 +38,16 @@ import type {
   UsageSummary,
 } from './types.js';
 
-/**
- * How long queued rows wait for their write. Each write has a fixed cost (its transaction, and the pages of the
- * table and of each index it rewrites in the WAL), paid again for every few rows when writes come often: on a light
- * load, frequent small writes cost the proxy's main thread more per request than fewer, larger ones
- * (docs/performance.md "The usage ledger"). Short enough that a kill -9 loses under a second of rows, with the
- * bookkeeping's own short wait before a row is queued (docs/usage.md "Durability").
- */
-export const FLUSH_MS = 500;
-/**
- * A write holds the event loop for as long as its rows take, and every request with a step due meanwhile waits for
- * it. At thousands of requests a second a FLUSH_MS batch is thousands of rows, tens of ms in one piece; capped, a
- * write stays under about 2 ms. The cap is not lower because each write has a fixed cost (docs/performance.md "The
- * usage ledger").
- */
-export const FLUSH_ROWS = 256;
-const PRUNE_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
-const DELETE_CHUNK = 5000;
-
-export interface LedgerLog extends OpenLog {
-  info(obj: object, msg: string): void;
+/** Calls every listener; a listener's bug must not reach the request. */
+function notifyAll<A extends unknown[]>(listeners: Iterable<(...args: A) => void>, ...args: A): void {
+  for (const fn of listeners) {
+    try {
+      fn(...args);
+    } catch {
+      /* ignored */
+    }
+  }
 }
-
-export interface LedgerOptions {
-  dataDir: string;
-  retentionDays: number;
-  maxMb: number;
-  captureBodies?: boolean;
-  captureCount?: number;
-  logger?: LedgerLog;
-  now?: () => number;
-  flushMs?: number;
-  /** Rows queued that start a write at the end of this turn of the event loop instead of at the timer. */
-  flushRows?: number;
-  pruneMs?: number;
-  fileName?: string;
-  quotaNames?: QuotaNames;
-  /** Rows kept waiting while the database refuses writes (a full disk); beyond it the oldest are dropped. */
-  maxQueue?: number;
-}
-
-/** The ledger's settings from the proxy's config (docs/configuration.md). */
-export function ledgerOptions(
-  config: Pick<Config, 'dataDir' | 'usageRetentionDays' | 'usageMaxMb' | 'captureBodies' | 'captureBodiesCount'>,
-  logger?: LedgerLog,
-): LedgerOptions {
-  return {
-    dataDir: config.dataDir,
-    retentionDays: config.usageRetentionDays,
-    maxMb: config.usageMaxMb,
-    captureBodies: config.captureBodies,
-    captureCount: config.captureBodiesCount,
-    logger,
-  };
-}
-
-const quiet: LedgerLog = { info: () => {}, warn: () => {}, error: () => {} };
-const quotaKey = (w: Pick<QuotaWindow, 'source' | 'window'>) => `${w.source}\u0000${w.window}`;
 
 export class UsageLedger implements UsageSink {
   private db: Db;
@@ -123,7 +77,7 @@ export class UsageLedger implements UsageSink {
   private readonly maxQueue: number;
 
   private constructor(private readonly opts: LedgerOptions) {
-    this.log = opts.logger ?? quiet;
+    this.log = opts.logger ?? quietLog;
     this.now = opts.now ?? Date.now;
     this.flushMs = opts.flushMs ?? FLUSH_MS;
     this.flushRows = opts.flushRows ?? FLUSH_ROWS;
@@ -162,13 +116,7 @@ export class UsageLedger implements UsageSink {
     }
     this.queue.push(row);
     this.schedule();
-    for (const fn of this.listeners) {
-      try {
-        fn(row);
-      } catch {
-        /* a listener's bug must not reach the request */
-      }
-    }
+    notifyAll(this.listeners, row);
   }
 
   upstreamHeaders(source: QuotaSource, headers: Record<string, string | string[] | undefined>): void {
@@ -225,13 +173,7 @@ export class UsageLedger implements UsageSink {
   private observe(rows: QuotaWindow[], overage: OverageState | null = null): void {
     if (this.closed) return;
     if (rows.length > 0 || overage) {
-      for (const fn of this.quotaListeners) {
-        try {
-          fn(rows, overage);
-        } catch {
-          /* a listener's bug must not reach the request */
-        }
-      }
+      notifyAll(this.quotaListeners, rows, overage);
     }
     if (rows.length === 0) return;
     for (const w of rows) {
@@ -315,11 +257,7 @@ export class UsageLedger implements UsageSink {
       this.prepared = {
         db: this.db,
         insert: this.db.prepare(insertSql),
-        upsert: this.db.prepare(
-          `INSERT INTO quota_windows (source, window, utilization, resets_at, status, observed_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (source, window) DO UPDATE SET utilization = excluded.utilization, resets_at = excluded.resets_at,
-             status = excluded.status, observed_at = excluded.observed_at WHERE excluded.observed_at >= quota_windows.observed_at`,
-        ),
+        upsert: this.db.prepare(quotaUpsertSql),
       };
     }
     return this.prepared;
@@ -329,7 +267,7 @@ export class UsageLedger implements UsageSink {
     const { insert, upsert } = this.statements();
     inTransaction(this.db, () => {
       for (const r of batch) insert.run(...insertParams(r));
-      for (const w of quota) upsert.run(w.source, w.window, w.utilization, w.resetsAt, w.status, w.observedAt);
+      for (const w of quota) upsert.run(...quotaUpsertParams(w));
     });
   }
 
@@ -358,25 +296,7 @@ export class UsageLedger implements UsageSink {
   }
 
   private loadQuotas(): void {
-    const rows = this.db
-      .prepare('SELECT source, window, utilization, resets_at, status, observed_at FROM quota_windows')
-      .all() as Array<{
-      source: QuotaSource;
-      window: string;
-      utilization: number | null;
-      resets_at: number | null;
-      status: string | null;
-      observed_at: number;
-    }>;
-    for (const r of rows)
-      this.quotas.set(quotaKey(r), {
-        source: r.source,
-        window: r.window,
-        utilization: r.utilization,
-        resetsAt: r.resets_at,
-        status: r.status,
-        observedAt: r.observed_at,
-      });
+    for (const w of readQuotaWindows(this.db)) this.quotas.set(quotaKey(w), w);
   }
 
   /**
@@ -387,23 +307,8 @@ export class UsageLedger implements UsageSink {
     if (this.closed) return 0;
     try {
       this.flush();
-      let deleted = 0;
       const cutoff = this.now() - this.opts.retentionDays * DAY_MS;
-      const old = this.db.prepare(
-        'DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE started_at < ? ORDER BY started_at LIMIT ?)',
-      );
-      for (let n = DELETE_CHUNK; n === DELETE_CHUNK; deleted += n) n = Number(old.run(cutoff, DELETE_CHUNK).changes);
-      const cap = this.opts.maxMb * 1024 * 1024;
-      const oldest = this.db.prepare(
-        'DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY started_at LIMIT ?)',
-      );
-      for (let round = 0; round < 100 && this.usedBytes() > cap; round++) {
-        const rows = (this.db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
-        if (rows === 0) break;
-        // Aim 10 % under the cap, so pruning does not run again at the next row.
-        const share = 1 - (0.9 * cap) / this.usedBytes();
-        deleted += Number(oldest.run(Math.min(rows, Math.max(100, Math.ceil(rows * share)))).changes);
-      }
+      const deleted = deleteOldRows(this.db, cutoff, this.opts.maxMb * 1024 * 1024);
       if (deleted > 0) {
         this.db.exec('PRAGMA incremental_vacuum');
         this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -418,9 +323,7 @@ export class UsageLedger implements UsageSink {
 
   /** Bytes the data occupies (pages in use, not the free ones the file keeps). */
   usedBytes(): number {
-    const pages = Number(pragmaValue(this.db, 'page_count'));
-    const free = Number(pragmaValue(this.db, 'freelist_count'));
-    return (pages - free) * Number(pragmaValue(this.db, 'page_size'));
+    return usedBytes(this.db);
   }
 
   // ---- reads (UsageReader for the window, and the HTTP routes) ----
@@ -432,9 +335,7 @@ export class UsageLedger implements UsageSink {
 
   request(requestId: string): { record: UsageRecord; bodies?: CapturedBodies } | undefined {
     this.flush();
-    const row = this.db
-      .prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1')
-      .get(requestId) as RequestRow | undefined;
+    const row = requestRow(this.db, requestId);
     if (!row) return undefined;
     const bodies = this.captures?.get(requestId);
     return bodies ? { record: toRecord(row), bodies } : { record: toRecord(row) };

@@ -73,7 +73,7 @@ const migrations: string[] = [
   `ALTER TABLE requests ADD COLUMN lane_carried INTEGER NOT NULL DEFAULT 0;`,
 ];
 
-export interface OpenedDb {
+interface OpenedDb {
   db: Db;
   path: string;
   /** True when no file could be used and the database lives in memory for this run. */

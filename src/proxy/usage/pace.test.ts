@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultProfile } from '../profile.js';
-import { paceOf, windowSeconds } from './pace.js';
+import { paceOf, windowSeconds } from '../../shared/pace.js';
 import type { QuotaWindow } from './types.js';
 
 const names = defaultProfile.quota;

@@ -19,7 +19,7 @@ import type {
   UsageSummary,
 } from './types.js';
 
-export interface RequestRow {
+interface RequestRow {
   id: number;
   request_id: string;
   started_at: number;
@@ -115,6 +115,12 @@ export function toRecord(row: RequestRow): UsageRecord {
   };
 }
 
+/** The newest row of a request id (a retried id has more than one), or undefined. */
+export function requestRow(db: Db, requestId: string): RequestRow | undefined {
+  return db.prepare('SELECT * FROM requests WHERE request_id = ? ORDER BY id DESC LIMIT 1').get(requestId) as
+    RequestRow | undefined;
+}
+
 export const MAX_PAGE = 1000;
 
 /**
@@ -164,7 +170,7 @@ const keyExpr: Record<SummaryBy, string> = {
 };
 
 /** Outcomes counted as errors: the proxy or an upstream failed. A client that left is not an error. */
-export const errorOutcomes: Outcome[] = ['rejected', 'upstream_error', 'timeout', 'error'];
+const errorOutcomes: Outcome[] = ['rejected', 'upstream_error', 'timeout', 'error'];
 
 interface SumRow {
   k: string | null;

@@ -8,7 +8,6 @@ import type { OverageState, QuotaSource, QuotaWindow } from './types.js';
 
 /** The names live in the provider profile (profile.ts `quota`), overridable like every provider constant. */
 export const defaultQuotaNames: QuotaNames = defaultProfile.quota;
-export type { QuotaNames };
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -22,10 +22,9 @@ export const billingLanes: readonly BillingLane[] = ['plan', 'extra_usage', 'api
 
 /** The provider's two billing refusals: third-party use while extra usage is off; a CLI-only login used elsewhere. */
 export type BillingRefusal = 'extra_usage_off' | 'cli_only_credential';
-export const billingRefusals: readonly BillingRefusal[] = ['extra_usage_off', 'cli_only_credential'];
 
 /** Token counts exactly as the provider or the CLI reported them; null when not reported (never estimated). */
-export interface TokenCounts {
+interface TokenCounts {
   input: number | null;
   output: number | null;
   cacheRead: number | null;

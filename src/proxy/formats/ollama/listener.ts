@@ -7,7 +7,6 @@
 
 import Koa from 'koa';
 import Router from '@koa/router';
-import { exactRoutes } from '../../http/exact-routes.js';
 import { fallthrough } from '../../http/fallthrough.js';
 import type { ProxyState } from '../../http/state.js';
 import type { ProxyMiddleware } from '../../http/types.js';
@@ -48,6 +47,6 @@ export function createOllamaApp(
   app.use(ollamaMount());
   for (const middleware of chain) app.use(middleware);
   app.use(fallthrough(router));
-  app.use(exactRoutes(router));
+  app.use(router.routes());
   return app;
 }

@@ -14,7 +14,6 @@ import type { Services } from '../../services.js';
 import { errorTypeName } from '../../http/render-error.js';
 import { encodeSse } from '../../http/sse.js';
 import { failAfterHeaders } from '../../http/stream-error.js';
-import { setHeader } from '../../http/set-header.js';
 import type { ProxyContext } from '../../http/types.js';
 import { redactSecrets } from '../../logger.js';
 import { clientAuthOf, firstValue, forwardableHeaders } from '../../upstream/client-auth.js';
@@ -66,7 +65,7 @@ function copyAnswerHeaders(ctx: ProxyContext, answer: Pick<ProviderAnswer, 'head
     if (value === undefined || dropped.has(key) || named?.has(key) || key.startsWith('access-control-')) continue;
     if (key === 'vary')
       ctx.vary(String(value)); // keeps the CORS middleware's Vary: Origin
-    else setHeader(ctx, key, value);
+    else ctx.set(key, value);
   }
 }
 
