@@ -70,7 +70,7 @@ export function loadBenchConfig(resultsDir: string) {
     openStreams: num('BENCH_OPEN_STREAMS', q(500, 100)),
     openStreamChunks: num('BENCH_OPEN_STREAM_CHUNKS', q(40, 10)),
     openStreamIntervalMs: num('BENCH_OPEN_STREAM_INTERVAL_MS', 200),
-    soakRequests: num('BENCH_SOAK_REQUESTS', q(100_000, 5_000)),
+    soakRequests: num('BENCH_SOAK_REQUESTS', q(200_000, 5_000)),
     soakWarmup: num('BENCH_SOAK_WARMUP', q(5_000, 1_000)),
     soakConcurrency: num('BENCH_SOAK_CONCURRENCY', 32),
     soakAllTargets: flag('BENCH_SOAK_ALL_TARGETS', true),

@@ -13,7 +13,8 @@ if (!upstream) {
   process.exit(2);
 }
 const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 });
-await app.register(proxy, { upstream, http2: false });
+// undici's pool of 128 connections would queue (e)'s 500 streams, so the hop would hold fewer open than the proxy.
+await app.register(proxy, { upstream, http2: false, undici: { connections: 1024 } });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`listening on ${url}\n`);
 const stop = () => void app.close().then(() => process.exit(0));

@@ -58,7 +58,7 @@ const faults: Fault[] = [
   { name: 'in-stream provider error', set: (k) => void (k.streamFault = 'error'), streamOnly: true },
 ];
 
-/** Faults whose fix belongs to the forwarder (src/proxy/backends, routes/direct.ts): skipped until it lands. */
+/** Faults whose fix belongs to the forwarder (src/proxy/backends, modes/direct/forward.ts): skipped until it lands. */
 const knownOpen: Record<string, string> = {};
 
 let bed: Bed;

@@ -73,7 +73,7 @@ interface ModelDeprecation {
   endOfLife?: string;
 }
 
-/** The compatible format's reasoning_effort values (formats/compat.ts). */
+/** The compatible format's reasoning_effort values (formats/compat/schema.ts). */
 export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof reasoningEfforts)[number];
 

@@ -1,5 +1,5 @@
 // The NDJSON encoder (application/x-ndjson, one JSON value per line): the stream framing of the Ollama API
-// (docs/ollama.md), the counterpart of http/sse.ts for a format whose stream is not SSE (wire/wire-format.ts
+// (docs/ollama.md), the counterpart of http/sse.ts for a format whose stream is not SSE (formats/format.ts
 // StreamWriter.framing). A route hands over the same async generator of events; each event's data is one line.
 // Cleanup lives in the generator's `finally`, as with SSE.
 

@@ -42,7 +42,7 @@ export interface ProxyState {
   outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
-  /** A route's own error shape (a wire format's, wire/wire-format.ts ErrorShape), used by http/errors.ts instead of
+  /** A route's own error shape (a wire format's, formats/format.ts ErrorShape), used by http/errors.ts instead of
    * the family's once the request reached that route. */
   errorShape?: {
     body(err: import('../errors.js').ProxyError, requestId: string): unknown;

@@ -186,7 +186,7 @@ export function checkCliModelArgument(model: string): void {
 export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOptions): CliInput {
   const { cli } = options.profile;
   checkCliModelArgument(req.model);
-  // The model was resolved once by the route (routes/tool.ts): a provider id, or one of the CLI's own aliases.
+  // The model was resolved once by the route (modes/tool/prepare.ts): a provider id, or one of the CLI's own aliases.
   // The effort and the JSON schema are flags, so part of the spawn key (backends/cli/spec.ts): a live conversation
   // or a warm process is taken only by a request that asks for the same.
   const args = [...cli.printArgs, cli.modelFlag, req.model, ...thinkingFlags(req, options.profile)];

@@ -6,9 +6,9 @@
 // the events it sees are never changed. (An error's type is the error writer's, http/stream-error.ts.)
 // Three feeds, one set of rules:
 //   native(event)     a native stream event (routes/answer-chat.ts, for the CLI and the direct backend)
-//   bytes(chunk)/end  the byte-level forwarder's answer (upstream/forward.ts), read from a copy: an event stream
+//   bytes(chunk)/end  the byte-level forwarder's answer (modes/direct/forward.ts), read from a copy: an event stream
 //                     through the one SSE reader, a JSON message kept up to a bound and read at the end
-//   respapi(event)    a response-API event (routes/respapi.ts)
+//   respapi(event)    a response-API event (modes/respapi/routes.ts)
 
 import type { NativeUsage } from '../formats/native.js';
 import type { RespapiResponse } from '../modes/respapi/schema.js';
@@ -163,7 +163,7 @@ export class ChatObserver implements BillingFacts {
       this.sse = undefined;
     }
     if (this.json) {
-      // A whole answer comes as one Buffer (upstream/forward.ts): read it where it is, without a copy.
+      // A whole answer comes as one Buffer (modes/direct/forward.ts): read it where it is, without a copy.
       const json = this.json;
       const whole = parse((json.length === 1 ? json[0] : Buffer.concat(json)).toString('utf8'));
       this.json = undefined;
