@@ -9,7 +9,7 @@
 import { fork, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { defaultProfile } from '../src/proxy/profile.js';
-import { cliUserMessageLine } from '../src/proxy/translate/native-request-to-cli-input.js';
+import { cliUserMessageLine } from '../src/proxy/modes/tool/translate/native-request-to-cli-input.js';
 
 interface CliTurn {
   /** ms to the first text delta; undefined when none came. */

@@ -60,7 +60,7 @@ function cliErrorProblem(path: string, answer: RawAnswer): string | undefined {
 }
 
 async function expectNothingLeft(cli: FakeCli, proxy: TestProxy): Promise<void> {
-  // ignore-sigterm children need the SIGKILL after the grace period (backends/cli/end-child.ts).
+  // ignore-sigterm children need the SIGKILL after the grace period (modes/tool/engine/end-child.ts).
   expect(await eventually(async () => (await cli.alivePids()).length === 0, 6_000), 'CLI children left running').toBe(
     true,
   );

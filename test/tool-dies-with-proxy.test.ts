@@ -1,5 +1,5 @@
 // A CLI child dies with the proxy (docs/tool-mode.md "Process hygiene"): a proxy process killed with SIGKILL cannot
-// end its children itself, so on Linux they are started with a parent-death signal (backends/cli/death-signal.ts). Here a
+// end its children itself, so on Linux they are started with a parent-death signal (modes/tool/engine/death-signal.ts). Here a
 // separate node process runs the CLI backend, starts a chat whose fake CLI never finishes, and is killed; the CLI must
 // not outlive it. Linux with util-linux setpriv only; skipped elsewhere, saying why.
 
@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deathSignalWrapper } from '../src/proxy/backends/cli/death-signal.js';
+import { deathSignalWrapper } from '../src/proxy/modes/tool/engine/death-signal.js';
 import { makeFakeCli } from './fixtures/fake-cli.js';
 import { childEnv } from './helpers/tool-proxy.js';
 
@@ -32,7 +32,7 @@ describe.skipIf(!wrapper)(
       const script = join(base, 'proxy.mts');
       await writeFile(
         script,
-        `import { CliBackend } from ${JSON.stringify(join(root, 'src/proxy/backends/cli/cli-backend.ts'))};
+        `import { CliBackend } from ${JSON.stringify(join(root, 'src/proxy/modes/tool/engine/cli-backend.ts'))};
 import { validateSettings } from ${JSON.stringify(join(root, 'src/proxy/config.ts'))};
 import { createLogger } from ${JSON.stringify(join(root, 'src/proxy/logger.ts'))};
 import { createProfile } from ${JSON.stringify(join(root, 'src/proxy/profile.ts'))};

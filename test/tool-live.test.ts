@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliBackend } from '../src/proxy/backends/cli/cli-backend.js';
+import { CliBackend } from '../src/proxy/modes/tool/engine/cli-backend.js';
 import { validateSettings, type Settings } from '../src/proxy/config.js';
 import type { NativeStreamEvent } from '../src/proxy/formats/native.js';
 import { createLogger } from '../src/proxy/logger.js';

@@ -13,7 +13,7 @@
 
 import { join } from 'node:path';
 import { createRespapiCredential } from './auth/respapi-credentials.js';
-import { CliBackend } from './backends/cli/cli-backend.js';
+import { CliBackend } from './modes/tool/engine/cli-backend.js';
 import { DirectBackend } from './modes/direct/direct-backend.js';
 import { findCli } from './health/find-cli.js';
 import { withoutPaths, type HealthView } from './health/health-record.js';

@@ -4,8 +4,8 @@
 
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
-import type { CliPoolSnapshot } from './backends/cli/warm-pool.js';
-import type { LiveConversationsSnapshot } from './backends/cli/processes.js';
+import type { CliPoolSnapshot } from './modes/tool/engine/warm-pool.js';
+import type { LiveConversationsSnapshot } from './modes/tool/engine/processes.js';
 import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
 import type { ControlStatus, SettingsResult } from './control-api.js';
 import { formatUptime } from './health/health-record.js';

@@ -22,7 +22,7 @@ export interface CliProfile {
   resumeFlag: string;
   /**
    * A fresh start's transcript holds what the CLI announces on a process's first prompt, learnt from one run of the
-   * CLI with its session written under this id in a throwaway HOME (backends/cli/announcements.ts); the variables
+   * CLI with its session written under this id in a throwaway HOME (modes/tool/engine/announcements.ts); the variables
    * that would move its files elsewhere than that HOME are left out of its environment.
    */
   sessionIdFlag: string;

@@ -1,9 +1,9 @@
-// The verbs a turn source is given (src/proxy/backends/cli/turn-capabilities.ts) over in-memory processes, for the unit
+// The verbs a turn source is given (src/proxy/modes/tool/engine/turn-capabilities.ts) over in-memory processes, for the unit
 // tests of plain-turns.ts and tool-turns.ts: each verb records what it was asked, and hands out the processes set.
 
-import type { CliConversation } from '../../src/proxy/backends/cli/cli-conversation.js';
-import type { TurnCapabilities } from '../../src/proxy/backends/cli/turn-capabilities.js';
-import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
+import type { CliConversation } from '../../src/proxy/modes/tool/engine/cli-conversation.js';
+import type { TurnCapabilities } from '../../src/proxy/modes/tool/engine/turn-capabilities.js';
+import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
 import { ScriptedProcess } from './scripted-process.js';
 
 export class FakeCapabilities implements TurnCapabilities {

@@ -1,8 +1,12 @@
 // A CLI process that exists only in memory, for the unit tests of the process registry and the warm pool
-// (src/proxy/backends/cli/processes.ts, warm-pool.ts): the same state machine as CliConversation, no child.
+// (src/proxy/modes/tool/engine/processes.ts, warm-pool.ts): the same state machine as CliConversation, no child.
 
-import { next, type ConversationState, type RegisteredProcess } from '../../src/proxy/backends/cli/process-state.js';
-import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
+import {
+  next,
+  type ConversationState,
+  type RegisteredProcess,
+} from '../../src/proxy/modes/tool/engine/process-state.js';
+import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
 
 export class FakeProcess implements RegisteredProcess {
   static next = 1;

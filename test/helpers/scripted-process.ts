@@ -1,5 +1,5 @@
 // A CLI process that exists only in memory and prints a script of stdout lines, for the unit tests of the turn loop
-// and its sources (src/proxy/backends/cli/turn.ts, plain-turns.ts, tool-turns.ts): what runTurn reads of a
+// and its sources (src/proxy/modes/tool/engine/turn.ts, plain-turns.ts, tool-turns.ts): what runTurn reads of a
 // CliConversation (next, write, finish, end, exited, the lane), with the state machine of process-state.ts.
 
 import { readFileSync } from 'node:fs';
@@ -7,10 +7,10 @@ import type {
   CliConversation,
   ConversationEnd,
   ConversationItem,
-} from '../../src/proxy/backends/cli/cli-conversation.js';
-import { next, type ConversationState } from '../../src/proxy/backends/cli/process-state.js';
-import type { ToolSession } from '../../src/proxy/backends/cli/tool-session.js';
-import type { HistoryEntry } from '../../src/proxy/translate/conversation-history.js';
+} from '../../src/proxy/modes/tool/engine/cli-conversation.js';
+import { next, type ConversationState } from '../../src/proxy/modes/tool/engine/process-state.js';
+import type { ToolSession } from '../../src/proxy/modes/tool/engine/tool-session.js';
+import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
 import type { BillingLane } from '../../src/proxy/usage/types.js';
 
 /** The stdout of a recorded turn of the CLI that answered "Hi from fake!" (test/fixtures/cli-recordings). */

@@ -7,7 +7,7 @@
 // included), otherwise a temporary proxy with the same settings on 127.0.0.1 and an OS-chosen port, closed
 // afterwards. Either way a pass means a client's request would work, through the whole pipeline.
 
-import { cliChildEnv } from '../backends/child-env.js';
+import { cliChildEnv } from '../modes/tool/child-env.js';
 import { ConfigError, type Config } from '../config.js';
 import { CliProbe } from '../health/cli-probe.js';
 import { createLogger, type Logger } from '../logger.js';

@@ -14,7 +14,7 @@ const cliUsageSchema = z.looseObject({
   cache_read_input_tokens: count.nullish(),
 });
 
-/** A content block as the CLI prints it: any type; translate/cli-events-to-native-events.ts keeps what it knows. */
+/** A content block as the CLI prints it: any type; modes/tool/translate/cli-events-to-native-events.ts keeps what it knows. */
 const cliBlockSchema = z.looseObject({
   type: z.string(),
   text: z.string().optional(),

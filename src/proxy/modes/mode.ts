@@ -7,7 +7,7 @@
 // with its own registrar, not a Mode.
 
 import type { ModeName } from '../../shared/modes.js';
-import type { Backend } from '../backends/backend.js';
+import type { Backend } from './backend.js';
 import type { AnswerMeta, AnswerWriter, WireFormat, WireRequest } from '../formats/format.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Chat } from '../routes/answer-chat.js';

@@ -13,7 +13,7 @@
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
 // into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
 
-import type { Backend, BackendContext } from '../backends/backend.js';
+import type { Backend, BackendContext } from '../modes/backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
@@ -25,7 +25,7 @@ import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../formats/map-native-error.js';
-import { collectNativeMessage } from '../translate/native-events-to-message.js';
+import { collectNativeMessage } from '../formats/native-events-to-message.js';
 import type { AnswerMeta, AnswerWriter } from '../formats/format.js';
 
 /** What a route hands to the answer path. */

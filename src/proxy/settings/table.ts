@@ -158,7 +158,7 @@ export const settingTable = {
     type: int(0, 10).default(2),
     help: "bound on the CLI's own retries of failed provider calls",
   },
-  // Two bounds in one setting (docs/tool-mode.md "Live conversations"), both read in backends/cli/engine.ts: the CLI
+  // Two bounds in one setting (docs/tool-mode.md "Live conversations"), both read in modes/tool/engine/engine.ts: the CLI
   // turns running at once (the child slots, with CLI_LIVE_MAX too when it is on) and the processes parked waiting
   // for a client's tool results (the registry ends the oldest past it).
   cliMaxConcurrent: {

@@ -13,7 +13,7 @@
 import type { NativeUsage } from '../formats/native.js';
 import type { RespapiResponse } from '../modes/respapi/schema.js';
 import type { ProxyState } from '../http/state.js';
-import { reportedTokensOf } from '../translate/map-usage.js';
+import { reportedTokensOf } from '../formats/map-usage.js';
 import type { QuotaNames } from '../profile.js';
 import {
   billingRefusalOf,

@@ -1,5 +1,5 @@
 // How a provider answer is read when the proxy passes it on (modes/direct/forward.ts) or needs all of it
-// (backends/direct-backend.ts): through one undici dispatch handler instead of `request()`'s body stream. A
+// (modes/direct/direct-backend.ts): through one undici dispatch handler instead of `request()`'s body stream. A
 // non-streamed answer of modest size is collected as it arrives and handed over as one Buffer when it ends: no
 // Readable, no 'data' and 'end' listeners, no ticks of a stream's own, and no promise between the last byte and the
 // caller (docs/performance.md "The chunked answer"). An event stream, an answer announced larger than the bound, and one that

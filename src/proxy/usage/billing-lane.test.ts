@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCliLine } from '../formats/cli-events.js';
-import { createCliTranslateState, stepCliLine } from '../translate/cli-events-to-native-events.js';
-import { mapCliError } from '../translate/map-cli-error.js';
+import { createCliTranslateState, stepCliLine } from '../modes/tool/translate/cli-events-to-native-events.js';
+import { mapCliError } from '../modes/tool/translate/map-cli-error.js';
 import { fromErrorAnswer } from '../upstream/upstream-error.js';
 import { billingRefusalOf, laneOfCliRateLimit, laneOfProviderAnswer } from './billing-lane.js';
 
@@ -96,7 +96,7 @@ describe('the two billing refusals', () => {
 
   it('in tool mode: the real CLI reports the 400 as its synthetic assistant line and an error result, mapped the same way', () => {
     // Recorded from the real CLI 2.1.330 against the simulator refusing with the provider's words (exit code 1).
-    const lines = fixture('../translate/__fixtures__/cli-refusal-extra-usage-off.jsonl');
+    const lines = fixture('../modes/tool/translate/__fixtures__/cli-refusal-extra-usage-off.jsonl');
     const state = createCliTranslateState({ notLoggedInPattern: 'Not logged in', loginHint: 'log in' });
     let error: unknown;
     for (const line of lines) {

@@ -4,11 +4,7 @@
 
 import { randomHex } from '../../http/request-id.js';
 import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from './completion-to-legacy-function-call.js';
-import {
-  createCompatChunkState,
-  finishCompatChunks,
-  stepCompatChunks,
-} from '../../translate/native-events-to-compat-chunks.js';
+import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from './native-events-to-compat-chunks.js';
 import { nativeMessageToCompletion } from './native-message-to-completion.js';
 import { dataOnlyWriter } from '../data-only-writer.js';
 import type { AnswerMeta, AnswerWriter } from '../format.js';

@@ -5,7 +5,7 @@
 import type { CompatCompletion, CompatToolCall } from './schema.js';
 import type { NativeMessage } from '../native.js';
 import { finishReasonWithToolCalls } from '../map-stop-reason.js';
-import { mapUsage } from '../../translate/map-usage.js';
+import { mapUsage } from '../map-usage.js';
 
 interface CompletionMeta {
   /** Completion id chosen by the caller (e.g. chatcmpl-<random>). */

@@ -15,7 +15,7 @@ import type { CompatChunkChoice, CompatUsage } from '../compat/schema.js';
 import type { NativeChatStreamEvent, NativeStreamEvent, NativeUsage } from '../native.js';
 import { mapNativeError } from '../map-native-error.js';
 import { mapStopReason } from '../map-stop-reason.js';
-import { mapUsage } from '../../translate/map-usage.js';
+import { mapUsage } from '../map-usage.js';
 
 /** The compatible chunk fields (SPEC.md §2.5) every event also carries. */
 interface ChatChunkFields {

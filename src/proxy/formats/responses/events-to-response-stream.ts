@@ -17,7 +17,7 @@ import { ProxyError } from '../../errors.js';
 import type { NativeStreamEvent, NativeUsage, NativeStopReason } from '../native.js';
 import type { SseEvent } from '../../http/sse.js';
 import { mapNativeError } from '../map-native-error.js';
-import { overUsage } from '../../translate/map-usage.js';
+import { overUsage } from '../map-usage.js';
 import type { AnswerMeta } from '../format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
 import {

@@ -2,7 +2,7 @@
 // is fitted to the model it names (models/fit-request.ts, docs/models.md); the model prefix-mapped; the credential
 // the client's auth calls for, and its feature flags.
 
-import type { Backend } from '../../backends/backend.js';
+import type { Backend } from '../backend.js';
 import type { ProxyContext } from '../../http/types.js';
 import { factsOf, fitRequest } from '../../models/fit-request.js';
 import type { ModelCatalog } from '../../models/model-catalog.js';

@@ -1,16 +1,16 @@
 // Tool mode's part of a chat (docs/tool-mode.md): the CLI answers, through the engine's CliBackend
-// (backends/cli/). The model is resolved by the catalog (an unknown id is a 404 before any CLI starts); what the
-// CLI cannot honour is fitted by the engine (backends/cli/request-fit.ts) and named as ignored; the formats' effort
+// (modes/tool/engine/). The model is resolved by the catalog (an unknown id is a 404 before any CLI starts); what the
+// CLI cannot honour is fitted by the engine (modes/tool/engine/request-fit.ts) and named as ignored; the formats' effort
 // and JSON schema (output_config) go to the CLI as its own flags, which fit them to the model itself
 // (docs/tool-mode.md "Thinking", "Structured output"). Tools the provider runs itself are refused before the parse.
 
-import type { Backend } from '../../backends/backend.js';
-import { fitRequestToCli } from '../../backends/cli/request-fit.js';
+import type { Backend } from '../backend.js';
+import { fitRequestToCli } from './engine/request-fit.js';
 import { invalidField } from '../../errors.js';
 import { factsOf, fitEffortLevel } from '../../models/fit-request.js';
 import type { Profile } from '../../profile.js';
 import type { ListedCatalog } from '../../routes/models.js';
-import { providerRunToolIndex } from '../../translate/native-tools-to-mcp.js';
+import { providerRunToolIndex } from './translate/native-tools-to-mcp.js';
 import { chatOf, type Mode } from '../mode.js';
 
 /**

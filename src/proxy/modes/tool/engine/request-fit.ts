@@ -1,0 +1,73 @@
+// What tool mode's CLI cannot honour in a native request, decided by the engine, not by a route (docs/tool-mode.md
+// "Parameters"): sampling settings and stop sequences are removed, the parallel-call switch has no CLI flag, and
+// thinking (a budget, or adaptive) the CLI cannot keep below max_tokens is turned off. Each is named by the client's
+// own field name, for X-Proxy-Ignored-Params. What it cannot take at all is a 400 before any CLI starts: a JSON
+// schema for an answer that continues a prefilled assistant message (docs/tool-mode.md "Structured output"). Pure;
+// tested beside it.
+
+import { invalidField } from '../../../errors.js';
+import type { NativeRequest } from '../../../formats/native.js';
+import { checkCliModelArgument } from '../translate/native-request-to-cli-input.js';
+import { thinkingBudget } from '../translate/native-thinking-to-cli.js';
+
+/** Native fields the CLI cannot take. */
+const cliCannot = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
+
+/**
+ * Thinking (a budget, or adaptive) whose budget the CLI cannot keep below max_tokens and at least the provider's
+ * smallest budget: thinking is turned off (never a request the provider refuses). True when it was.
+ */
+function dropUnfitThinking(request: NativeRequest, minBudget: number): boolean {
+  const type = request.thinking?.type;
+  if ((type !== 'enabled' && type !== 'adaptive') || thinkingBudget(request, minBudget) > 0) return false;
+  delete request.thinking;
+  return true;
+}
+
+/**
+ * The CLI answers a JSON schema through a tool call of its own, which cannot continue a prefilled assistant message
+ * (the provider refuses structured output after a prefill too): a 400 naming the client's field.
+ */
+function refusePrefilledSchema(request: NativeRequest, clientNames: Partial<Record<string, string>>): void {
+  if (!request.output_config?.format || request.messages.at(-1)?.role !== 'assistant') return;
+  const field = clientNames.output_format ?? 'output_config.format';
+  throw invalidField(
+    field,
+    'cannot continue a prefilled assistant message',
+    `Invalid request: ${field}: a JSON schema for the answer cannot be combined with a conversation that ends with an assistant message (a prefill); end it with the user's message (docs/tool-mode.md "Structured output")`,
+  );
+}
+
+/**
+ * Fits `request` to the CLI in place and returns the client's names of what was dropped, after `alreadyIgnored` (what
+ * the format's own translation named), each once. Throws a 400 for a model id no CLI argument can hold (malformed,
+ * not an unknown model), and for a JSON schema after a prefill.
+ */
+export function fitRequestToCli(
+  request: NativeRequest,
+  clientNames: Partial<Record<string, string>>,
+  alreadyIgnored: string[],
+  minBudget: number,
+): string[] {
+  checkCliModelArgument(request.model);
+  refusePrefilledSchema(request, clientNames);
+  const named: string[] = [];
+  for (const key of cliCannot) {
+    if (request[key] === undefined) continue;
+    delete request[key];
+    named.push(clientNames[key] ?? key);
+  }
+  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
+  const choice = request.tool_choice;
+  if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true)
+    named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
+  named.push(...alreadyIgnored);
+  if (dropUnfitThinking(request, minBudget)) {
+    const field = clientNames.thinking ?? 'thinking';
+    // Last, once: the translation may have named it already (a budget it had to cut).
+    const at = named.indexOf(field);
+    if (at >= 0) named.splice(at, 1);
+    named.push(field);
+  }
+  return [...new Set(named)];
+}
