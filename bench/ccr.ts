@@ -8,22 +8,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { nativeRequest } from './context.js';
+import { nativeRequest, type CcrProcess } from './context.js';
 import { probeOnce } from './load.js';
 import { freePort, repoRoot, waitExit, waitForPort } from './servers.js';
 
 const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
 const model = 'claude-sonnet-4-20250514';
-
-export interface CcrProcess {
-  url: string;
-  pid: number;
-  version: string;
-  /** One line for the report header: how it is configured. */
-  describe: string;
-  stop(): Promise<void>;
-}
 
 /** The config.json ccr reads from $HOME/.claude-code-router: the simulator as its only provider. */
 function ccrConfig(simulatorUrl: string, port: number): Record<string, unknown> {

@@ -7,7 +7,6 @@ import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { SimulatorKnobs } from '../test/simulator/index.js';
-import type { CcrProcess } from './ccr.js';
 import type { BenchConfig } from './config.js';
 import { probeOnce, type RequestSpec } from './load.js';
 import type { NginxProcess } from './nginx.js';
@@ -88,6 +87,16 @@ export const nativeHeaders = {
   'x-api-key': 'bench-dummy-key',
   'anthropic-version': '2023-06-01',
 };
+
+/** A started claude-code-router (bench/ccr.ts starts it; declared here, where the targets are). */
+export interface CcrProcess {
+  url: string;
+  pid: number;
+  version: string;
+  /** One line for the report header: how it is configured. */
+  describe: string;
+  stop(): Promise<void>;
+}
 
 /** The native Messages request of the load workloads, to `base` + `path`. */
 export const nativeRequest = (base: string, path: string, model: string, stream = false): RequestSpec => ({
