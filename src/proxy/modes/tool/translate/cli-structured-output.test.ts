@@ -14,7 +14,7 @@ import {
 } from '../../../formats/native-events-to-message.js';
 
 const recording = (name: string): string[] =>
-  readFileSync(new URL(`../../../test/fixtures/cli-recordings/${name}.stdout`, import.meta.url), 'utf8')
+  readFileSync(new URL(`../../../../../test/fixtures/cli-recordings/${name}.stdout`, import.meta.url), 'utf8')
     .split('\n')
     .filter((l) => l !== '');
 
