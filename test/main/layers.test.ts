@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const src = fileURLToPath(new URL('../../src/prox/', import.meta.url));
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
