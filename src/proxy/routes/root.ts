@@ -5,7 +5,7 @@
 import type { ModeName } from '../config.js';
 import type { Services } from '../services.js';
 import { sdkBaseUrls } from '../../shared/endpoints.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 
 export interface BaseUrl {
   label: string;

@@ -5,9 +5,9 @@
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
 import { redactSecrets } from '../logger.js';
 import type { Config } from '../config.js';
-import { firstValue } from './client-auth.js';
+import { firstValue } from '../header-value.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
-import { explainModelRule } from '../models/model-rule-refusal.js';
+import { explainModelRule } from '../formats/model-rule-refusal.js';
 
 export type UpstreamTimeouts = Pick<
   Config,
