@@ -227,12 +227,3 @@ export type NativeChatStreamEvent =
   | { type: 'message_start'; message: NativeMessage }
   | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } }
   | { type: 'message_delta'; delta: { stop_reason: NativeStopReason | null }; usage: { output_tokens: number } };
-
-// The zod schemas for incoming native bodies live beside these types; re-exported so one import serves a route.
-export {
-  nativeMessagesRequestSchema,
-  nativeChatRequestSchema,
-  nativeContentBlockSchema,
-  type NativeMessagesRequestBody,
-  type NativeChatRequestBody,
-} from './native-schemas.js';

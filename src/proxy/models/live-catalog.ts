@@ -20,7 +20,7 @@ import { isProxyError } from '../errors.js';
 
 import type { Logger } from '../logger.js';
 
-import { redactSecrets } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 
 import type { Profile } from '../profile.js';
 import { createModelCatalog, type CatalogSource, type ModelCatalog, type ResolvedModel } from './model-catalog.js';

@@ -3,7 +3,7 @@
 // provider's own error answers, mapped faithfully (PEERS.md: a 5xx is never a 429; Retry-After passes through).
 
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
-import { redactSecrets } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 import type { Config } from '../config.js';
 import { firstValue } from '../header-value.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';

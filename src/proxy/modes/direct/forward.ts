@@ -15,7 +15,7 @@ import { errorTypeName } from '../../http/render-error.js';
 import { encodeSse } from '../../http/sse.js';
 import { failAfterHeaders } from '../../http/stream-error.js';
 import type { ProxyContext } from '../../http/types.js';
-import { redactSecrets } from '../../logger.js';
+import { redactSecrets } from '../../redact.js';
 import { firstValue } from '../../header-value.js';
 import { clientAuthOf, forwardableHeaders } from '../../upstream/client-auth.js';
 import type { ProviderAnswer, ProviderClient } from '../../upstream/provider-client.js';

@@ -6,7 +6,8 @@
 
 import { ProxyError } from '../../../errors.js';
 import { parseCliLine, type CliLineParse } from '../../../formats/cli-events.js';
-import { redactSecrets, type Logger } from '../../../logger.js';
+import { type Logger } from '../../../logger.js';
+import { redactSecrets } from '../../../redact.js';
 import {
   stepCliLine,
   type CliRetry,
