@@ -5,7 +5,7 @@
 // stdout ends without a result.
 
 import { ProxyError } from '../../../errors.js';
-import { parseCliLine, type CliLineParse } from '../../../formats/cli-events.js';
+import { parseCliLine, type CliLineParse } from '../translate/cli-events.js';
 import { type Logger } from '../../../logger.js';
 import { redactSecrets } from '../../../redact.js';
 import {
