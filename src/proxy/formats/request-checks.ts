@@ -2,9 +2,12 @@
 // reads, the native `thinking` and `output_config` fields, and the native chat format's refusal of tools.
 
 import { z } from 'zod';
+
 import { ProxyError } from '../errors.js';
-import type { NativeEffort, NativeOutputConfig, NativeRequest } from './native.js';
+
+import type { NativeOutputConfig, NativeRequest } from './native.js';
 import { validate } from './validate.js';
+import { nativeEfforts } from '../profile-models.js';
 
 /** Body keys that are present and not honoured: the named ones first (in their order), then keys nothing reads. */
 export function ignoredOf(
@@ -17,8 +20,6 @@ export function ignoredOf(
   for (const key of Object.keys(body)) if (!honoured.has(key) && !named.includes(key) && present(key)) out.push(key);
   return out;
 }
-
-const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const satisfies readonly NativeEffort[];
 
 /**
  * The native `thinking` and `output_config` fields (docs/tool-mode.md "Thinking", "Structured output"): a budget,
@@ -35,7 +36,7 @@ const thinkingBodySchema = z.looseObject({
     .nullish(),
   output_config: z
     .looseObject({
-      effort: z.enum(efforts).nullish(),
+      effort: z.enum(nativeEfforts).nullish(),
       format: z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).nullish(),
     })
     .nullish(),

@@ -3,14 +3,19 @@
 // the client's auth calls for, and its feature flags.
 
 import type { Backend } from '../backend.js';
+
 import type { ProxyContext } from '../../http/types.js';
+
 import { factsOf, fitRequest } from '../../models/fit-request.js';
+
 import type { ModelCatalog } from '../../models/model-catalog.js';
-import type { ModelInfo } from '../../profile.js';
-import type { Chat } from '../../routes/answer-chat.js';
+
 import type { Services } from '../../services.js';
+
 import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
-import { chatOf, type Mode } from '../mode.js';
+
+import { chatOf, type Chat, type Mode } from '../mode.js';
+import type { ModelInfo } from '../../profile-models.js';
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
