@@ -66,7 +66,7 @@ const noThinking: ModelCapabilities = {
   imageInput: true,
   pdfInput: true,
 };
-const allEfforts: ModelCapabilities['efforts'] = ['low', 'medium', 'high', 'xhigh', 'max'];
+const allEfforts: ModelCapabilities['efforts'] = [...nativeEfforts];
 
 /** Newest first by family; `created` orders them wherever they are shown. */
 export const fallbackModels: ModelInfo[] = [

@@ -24,7 +24,7 @@ import { redactSecrets } from '../redact.js';
 
 import type { Profile } from '../profile.js';
 import { createModelCatalog, type CatalogSource, type ModelCatalog, type ResolvedModel } from './model-catalog.js';
-import type { ModelInfo } from '../profile-models.js';
+import { nativeEfforts, type ModelInfo } from '../profile-models.js';
 
 /** The cache file's name in the data directory. */
 const catalogCacheFile = 'models.json';
@@ -44,7 +44,7 @@ const cacheSchema = z.object({
         capabilities: z
           .object({
             thinking: z.array(z.enum(['adaptive', 'enabled'])),
-            efforts: z.array(z.enum(['low', 'medium', 'high', 'xhigh', 'max'])),
+            efforts: z.array(z.enum(nativeEfforts)),
             structuredOutputs: z.boolean(),
             imageInput: z.boolean(),
             pdfInput: z.boolean(),
