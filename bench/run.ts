@@ -106,7 +106,8 @@ async function main(): Promise<number> {
     log(`proxy (${build.kind}) on ${proxy.url}, pid ${proxy.pid}`);
     nginx = await startNginx(nginxBin, join(tmp, 'nginx'), sim.port, cfg.nginxWorkers);
     log(`nginx ${nginx.version} on ${nginx.url}`);
-    nodeHop = await startNodeHop(sim.url);
+    const simUrl = sim.url;
+    nodeHop = await startNodeHop(simUrl);
     log(`Node hop (fastify + @fastify/http-proxy) on ${nodeHop.url}, pid ${nodeHop.pid}`);
     // claude-code-router: optional; when it is not there or does not start, its cells say why and the run goes on.
     ccr = cfg.ccrWorkloads.length === 0 ? 'BENCH_CCR=none' : await startCcr(sim.url, join(tmp, 'ccr'), log);
@@ -137,6 +138,12 @@ async function main(): Promise<number> {
         proxy = await startProxyProcess(proxyOptions);
         b.proxy = proxy;
         log(`fresh proxy on ${proxy.url}, pid ${proxy.pid}`);
+      },
+      async restartNodeHop() {
+        await nodeHop?.stop();
+        nodeHop = await startNodeHop(simUrl);
+        b.nodeHop = nodeHop;
+        log(`fresh Node hop on ${nodeHop.url}, pid ${nodeHop.pid}`);
       },
     };
 

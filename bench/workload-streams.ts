@@ -123,7 +123,10 @@ export async function runOpenStreams(b: Bench): Promise<void> {
     chunkIntervalMs: cfg.openStreamIntervalMs,
   };
   await b.sim.setKnobs({ ...baseKnobs(), ...pacing });
+  // Both hops start fresh, so each adds its young generation's growth from the same state (docs/performance.md
+  // "Memory": V8 grows it by what survives, and a warm process may have grown or shrunk it already).
   await b.restartProxy();
+  await b.restartNodeHop();
   // The route check need not stream: with this pacing one stream takes seconds.
   const skips: Skips = {
     proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
