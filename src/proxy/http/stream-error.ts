@@ -62,6 +62,5 @@ export function failAfterHeaders(
     return framing.fail(err, state.requestId);
   }
   state.errorType = errorTypeName(err, state.family);
-  if (isProxyError(caught) && caught.refusal) state.billingRefusal = caught.refusal;
   return streamErrorEvents(err, framing, state.family, state.requestId);
 }
