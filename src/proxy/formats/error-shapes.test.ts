@@ -15,12 +15,13 @@ import { defaultProfile } from '../profile.js';
 import type { Family } from '../route-table.js';
 import { clientErrorAnswer } from '../http/client-error.js';
 import { errorRenderer } from '../http/errors.js';
-import { errorTypeName } from '../http/render-error.js';
 import { requestId } from '../http/request-id.js';
 import { encodeSse, type SseEvent } from '../http/sse.js';
 import type { ProxyState } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
 import { respapiErrors } from '../modes/respapi/stream-errors.js';
+import { familyErrorShapes } from './error-shapes.js';
+import { nativeErrorShape } from './native-error-shape.js';
 import { wireFormats } from './registry.js';
 
 const kinds: ErrorKind[] = [
@@ -79,7 +80,7 @@ const quiet = () => createLogger('fatal', new Writable({ write: (_c, _e, cb) => 
 let server: Server;
 let base: string;
 let thrown: unknown;
-/** What a route sets once matched (routes/define.ts): its format's own shape, if it has one. */
+/** What a route sets once matched (http/add-route.ts): its format's own shape, if it has one. */
 let routeShape: ProxyState['errorShape'];
 const recorded: Array<Partial<ProxyState>> = [];
 
@@ -97,7 +98,7 @@ beforeAll(async () => {
     });
   });
   app.use(requestId());
-  app.use(errorRenderer(quiet()));
+  app.use(errorRenderer(quiet(), familyErrorShapes));
   app.use((ctx) => {
     if (routeShape) ctx.state.errorShape = routeShape;
     throw thrown;
@@ -148,12 +149,16 @@ function afterHeaders(label: string, state: ProxyState, events: SseEvent[], ndjs
 const stateOf = (family: Family) => ({ requestId: 'req_pin', family }) as ProxyState;
 
 describe('every error shape, byte for byte', () => {
+  it('has one shape per family, each of its own family', () => {
+    for (const [family] of families) expect(familyErrorShapes[family].family).toBe(family);
+  });
+
   it('before headers, after headers, and the type name each records', async () => {
     const out: string[] = [];
     for (const [name, err] of errors) {
       out.push(`==== ${name}`);
       if (err instanceof ProxyError)
-        out.push(`type names: ${families.map(([f]) => `${f}=${errorTypeName(err, f)}`).join(' ')}`);
+        out.push(`type names: ${families.map(([f]) => `${f}=${familyErrorShapes[f].typeName(err)}`).join(' ')}`);
       for (const [family, path] of families) {
         thrown = err;
         const res = await fetch(base + path, { headers: { 'x-request-id': 'req_pin' } });
@@ -163,7 +168,7 @@ describe('every error shape, byte for byte', () => {
         out.push(recordOf(recorded.at(-1)!));
       }
       for (const [formatName, format] of wireFormats) {
-        const path = families.find(([f]) => f === format.family)![1];
+        const path = families.find(([f]) => f === format.errorShape.family)![1];
         thrown = err;
         routeShape = format.errorShape;
         const res = await fetch(base + path, { headers: { 'x-request-id': 'req_pin' } });
@@ -176,8 +181,8 @@ describe('every error shape, byte for byte', () => {
         const parsed = format.parse(bodies[formatName], { api: defaultProfile.api });
         if (formatName === 'responses') (parsed.answer as { id?: string }).id = 'resp_pin';
         const writer = format.answer(meta, parsed.answer).stream();
-        const state = stateOf(format.family);
-        const events = failAfterHeaders(err, state, writer, quiet());
+        const state = stateOf(format.errorShape.family);
+        const events = failAfterHeaders(err, state, writer.errors, quiet());
         out.push(afterHeaders(`-- after headers, format ${formatName}`, state, events, writer.framing === 'ndjson'));
       }
       const forwarded = stateOf('native');
@@ -185,7 +190,7 @@ describe('every error shape, byte for byte', () => {
         afterHeaders(
           '-- after headers, the byte-level forwarder',
           forwarded,
-          failAfterHeaders(err, forwarded, 'named-events', quiet()),
+          failAfterHeaders(err, forwarded, nativeErrorShape, quiet()),
         ),
       );
       const relayed = stateOf('compat');
