@@ -4,7 +4,7 @@
 
 import type { ProxyError } from '../errors.js';
 import type { NativeStreamEvent } from './native.js';
-import type { StreamErrorShape } from '../http/error-shape.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
 import type { SseEvent } from '../http/sse.js';
 import type { StreamWriter } from './format.js';
 

@@ -15,7 +15,7 @@
 
 import type { ProxyError } from '../errors.js';
 import type { NativeMessage, NativeRequest, NativeSamplingField, NativeStreamEvent } from './native.js';
-import type { StreamErrorShape } from '../http/error-shape.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
 import type { SseEvent } from '../http/sse.js';
 import type { Profile } from '../profile.js';
 

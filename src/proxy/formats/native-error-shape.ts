@@ -4,7 +4,8 @@
 // byte-level forwarder (modes/direct/forward.ts) write it; the native chat-completion format writes the same body
 // data-only (formats/native-chat/error-shape.ts).
 
-import { errorDetails, nativeType, type StreamErrorShape } from '../http/error-shape.js';
+import { errorDetails, nativeType } from '../http/error-shape.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
 import type { ProxyError } from '../errors.js';
 
 export interface NativeErrorBody {

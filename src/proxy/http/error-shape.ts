@@ -1,5 +1,6 @@
 // What an error shape is (SPEC.md §7), and the proxy's own one. A shape is one object per family: its body before
-// headers, its events after headers when its routes stream, and the type name the log, metrics and ledger record,
+// headers, its events after headers when its routes stream (stream-error.ts StreamErrorShape, which adds them), and
+// the type name the log, metrics and ledger record,
 // so the outermost renderer (errors.ts), the one writer of errors after headers (stream-error.ts), the formats and
 // the forwarders all ask the same object. Each format's shape lives in its folder under formats/ (the compatible
 // one in formats/compat/, the native one at the root of formats/, Ollama's in formats/ollama/); the table of the
@@ -9,7 +10,6 @@
 
 import type { ErrorKind, ProxyError } from '../errors.js';
 import type { Family } from '../route-table.js';
-import type { SseEvent } from './sse.js';
 
 export interface ErrorShape {
   /** The family it is (route-table.ts): a route's family is its format's shape's. */
@@ -18,12 +18,6 @@ export interface ErrorShape {
   body(err: ProxyError, requestId?: string): unknown;
   /** The type name of the failure that the log, metrics and ledger record (errorType). */
   typeName(err: ProxyError): string;
-}
-
-/** A shape whose routes stream: it also says how a failure after headers is written. */
-export interface StreamErrorShape extends ErrorShape {
-  /** The events that report a failure after headers (STYLE.md habit 7); the stream then ends. */
-  streamEvents(err: ProxyError, requestId: string): SseEvent[];
 }
 
 /** The details object of the native and general bodies: the failing field and what is wrong with it. */

@@ -7,9 +7,15 @@
 import { ProxyError, isProxyError } from '../errors.js';
 import { type Logger } from '../logger.js';
 import { redactSecrets } from '../redact.js';
-import type { StreamErrorShape } from './error-shape.js';
+import type { ErrorShape } from './error-shape.js';
 import type { SseEvent } from './sse.js';
 import type { ProxyState } from './state.js';
+
+/** An error shape whose routes stream: it also says how a failure after headers is written. */
+export interface StreamErrorShape extends ErrorShape {
+  /** The events that report a failure after headers (STYLE.md habit 7); the stream then ends. */
+  streamEvents(err: ProxyError, requestId: string): SseEvent[];
+}
 
 /**
  * A failure after headers: notes it on the request (its error type goes to the log, metrics and ledger), logs it,

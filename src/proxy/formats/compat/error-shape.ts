@@ -5,7 +5,7 @@
 // (Responses, Ollama, the response-API relay).
 
 import type { ErrorKind, ProxyError } from '../../errors.js';
-import type { StreamErrorShape } from '../../http/error-shape.js';
+import type { StreamErrorShape } from '../../http/stream-error.js';
 import { dataOnlyErrorEvents } from '../data-only-writer.js';
 
 /** SPEC.md §7.1 codes, and the type an OpenAI-style client reads. */

@@ -2,7 +2,7 @@
 // headers the same body as one data-only event, then [DONE] (§6.2), which OpenAI-format clients read as an API error
 // (docs/http.md "POST /v1/chat/completions: one stream, two readers").
 
-import type { StreamErrorShape } from '../../http/error-shape.js';
+import type { StreamErrorShape } from '../../http/stream-error.js';
 import { dataOnlyErrorEvents } from '../data-only-writer.js';
 import { nativeErrorShape } from '../native-error-shape.js';
 

@@ -2,7 +2,7 @@
 // stream after them (the writer's framing), which Ollama's client libraries raise. It has no type of its own: the
 // log, metrics and ledger name its errors by the compatible codes.
 
-import type { StreamErrorShape } from '../../http/error-shape.js';
+import type { StreamErrorShape } from '../../http/stream-error.js';
 import { compatErrorShape } from '../compat/error-shape.js';
 
 export const ollamaErrorShape: StreamErrorShape = {
