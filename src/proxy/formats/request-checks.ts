@@ -4,9 +4,21 @@
 
 import { z } from 'zod';
 import { ProxyError } from '../errors.js';
-import type { NativeOutputConfig, NativeRequest } from './native.js';
+import { nativeSamplingFields, type NativeOutputConfig, type NativeRequest } from './native.js';
 import { validate } from './validate.js';
 import { nativeEfforts } from '../profile-models.js';
+
+/** The body keys both native formats read (the native chat format takes no tools; the messages format adds them). */
+export const nativeBodyKeys = [
+  'model',
+  'messages',
+  'system',
+  'stream',
+  'max_tokens',
+  'thinking',
+  'output_config',
+  ...nativeSamplingFields,
+] as const;
 
 /**
  * The native `thinking` and `output_config` fields (docs/tool-mode.md "Thinking", "Structured output"): a budget,

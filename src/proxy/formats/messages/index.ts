@@ -5,24 +5,13 @@
 import { nativeSamplingFields, type NativeRequest } from '../native.js';
 import { nativeMessagesRequestSchema } from '../native-schemas.js';
 import { validate } from '../validate.js';
-import { readThinkingAndOutput } from '../request-checks.js';
+import { nativeBodyKeys, readThinkingAndOutput } from '../request-checks.js';
 import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { messagesAnswer } from './answer.js';
 import { nativeErrorShape } from '../native-error-shape.js';
 
-const honoured = new Set([
-  'model',
-  'messages',
-  'system',
-  'stream',
-  'max_tokens',
-  'thinking',
-  'output_config',
-  'tools',
-  'tool_choice',
-  ...nativeSamplingFields,
-]);
+const honoured = new Set<string>([...nativeBodyKeys, 'tools', 'tool_choice']);
 
 export const messagesFormat: WireFormat<undefined> = {
   name: 'messages',

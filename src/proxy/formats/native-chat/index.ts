@@ -2,25 +2,16 @@
 // fields without tools, answered as a completion (answer.ts). A missing max_tokens gets a 400 that points
 // OpenAI-format clients to /compat/v1 (docs/http.md).
 
-import { nativeSamplingFields, type NativeRequest } from '../native.js';
+import type { NativeRequest } from '../native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
-import { readThinkingAndOutput, refuseTools } from '../request-checks.js';
+import { nativeBodyKeys, readThinkingAndOutput, refuseTools } from '../request-checks.js';
 import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { nativeChatAnswer } from './answer.js';
 import { nativeChatErrorShape } from './error-shape.js';
 
-/** The sampling settings (a mode may not honour them: it names them) and the other keys read here. */
-const honoured = new Set([
-  'model',
-  'messages',
-  'system',
-  'stream',
-  'max_tokens',
-  'thinking',
-  'output_config',
-  ...nativeSamplingFields,
-]);
+/** The keys read here: the native ones without tools (a mode that cannot honour a sampling setting names it). */
+const honoured = new Set<string>(nativeBodyKeys);
 
 export const nativeChatFormat: WireFormat<undefined> = {
   name: 'native-chat',
