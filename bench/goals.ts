@@ -4,7 +4,7 @@
 import { weighted } from './bill.js';
 import type { BenchConfig } from './config.js';
 import type { Goal } from './report.js';
-import { summarize } from './stats.js';
+import { summarize } from './load.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { PoolRaw } from './workload-pool.js';
 import type { BillingRaw } from './workload-billing.js';

@@ -1,10 +1,10 @@
 // Closed-loop HTTP load: `connections` clients each send the next request when the previous answer is complete.
 // autocannon drives it for a duration or a number of requests; latency comes from its per-response event (hrtime,
-// sub-millisecond), not its histogram, which keeps whole milliseconds only. runStaggered spreads its clients.
+// sub-millisecond), not its histogram, which keeps whole milliseconds only (too coarse for "at most 1 ms added").
+// runStaggered spreads its clients. Percentiles are taken of the raw samples.
 
 import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
-import { summarize, type Summary } from './stats.js';
 
 export interface RequestSpec {
   /** Base URL of the target, no trailing slash. */
@@ -118,4 +118,32 @@ export async function runStaggered(
     0,
   );
   return result(samples.length, non2xx, errors, codes, started, samples);
+}
+
+export interface Summary {
+  count: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles of the values (NaN for an empty set). */
+export function summarize(values: ArrayLike<number>): Summary {
+  const sorted = Float64Array.from(values).sort();
+  const n = sorted.length;
+  const at = (p: number): number =>
+    n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))];
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { count: n, mean: n ? sum / n : NaN, p50: at(50), p90: at(90), p99: at(99), max: n ? sorted[n - 1] : NaN };
+}
+
+/** The median of the finite values, the mean of the middle two for an even count (throughput over rounds). */
+export function median(values: number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (finite.length === 0) return NaN;
+  const mid = Math.floor(finite.length / 2);
+  return finite.length % 2 ? finite[mid] : (finite[mid - 1] + finite[mid]) / 2;
 }

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { RequestSpec } from './load.js';
-import { summarize, type Summary } from './stats.js';
+import { summarize, type Summary } from './load.js';
 
 /** native: `event: content_block_delta` ... `message_stop`; compat: data-only chunks ending with `[DONE]`. */
 export type StreamKind = 'native' | 'compat';
@@ -181,4 +181,11 @@ export async function runStreams(
   await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
   agent.destroy();
   return summarizeStreams(records, o.intervalMs);
+}
+
+/** One native stream's time to its first text delta (ms), or why it has none (tool mode's workloads d and p). */
+export async function ttftOnce(spec: RequestSpec, agent: Agent): Promise<number | string> {
+  const rec = await readStream(spec, 'native', agent, 60_000);
+  if (rec.error || !rec.complete || rec.deltaTimes.length === 0) return rec.error ?? 'no text delta';
+  return rec.deltaTimes[0] - rec.startAt;
 }

@@ -21,7 +21,7 @@ import {
 import { pairRow, type Cell, type Row } from './report.js';
 import { sleep, startProxyProcess, type ProxyProcessOptions } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
-import { summarize } from './stats.js';
+import { summarize } from './load.js';
 
 /** Two different "hello" chats: the second finds the cache warm with what the first left (a client's fixed prefix). */
 const hellos = ['Say hello in a few words.', 'Say hello again, in other words.'] as const;
