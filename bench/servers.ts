@@ -3,11 +3,12 @@
 // through tsx when the build fails) and the minimal Node hop; nginx.ts and ccr.ts start the peers with `attach`.
 // The bench process itself only drives load.
 
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeCliCredentials, type SimulatorKnobs } from '../test/simulator/index.js';
+import { forkIpc } from './fork-ipc.js';
 import type { BillEntry } from './simulator-process.js';
 
 export const repoRoot = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -46,34 +47,6 @@ export function waitExit(child: ChildProcess, graceMs: number, signal: NodeJS.Si
     child.once('exit', () => resolve(clearTimeout(timer)));
     child.kill(signal);
   });
-}
-
-/**
- * Forks a TypeScript file of the bench (through tsx) with an IPC channel and waits for its first message; `ask`
- * sends a message with a fresh id and resolves with the answer that carries it back.
- */
-export async function forkIpc<Ready, Answer>(file: string, args: string[] = [], advanced = false) {
-  const child = fork(file, args, {
-    cwd: repoRoot,
-    execArgv: ['--import', 'tsx'],
-    // structured clone keeps `chunkCount: undefined` (one piece per word), which JSON would drop
-    serialization: advanced ? 'advanced' : 'json',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) before it was ready`)));
-    child.once('message', (m) => resolve(m as Ready));
-  });
-  let nextId = 0;
-  const pending = new Map<number, (m: Answer) => void>();
-  child.on('message', (m: Answer & { id: number }) => pending.get(m.id)?.(m));
-  const ask = (msg: Record<string, unknown>): Promise<Answer> =>
-    new Promise((resolve) => {
-      const id = ++nextId;
-      pending.set(id, (m) => (pending.delete(id), resolve(m)));
-      child.send({ ...msg, id });
-    });
-  return { child, ready, ask };
 }
 
 export type SimulatorProcess = Awaited<ReturnType<typeof startSimulatorProcess>>;
