@@ -35,7 +35,7 @@ export const row = (workload: string, metric: string, unit: Unit, cells: Record<
  * Cells of a workload only the proxy and one comparison have (tool mode against the CLI alone, ledger on against
  * off): the comparison sits in the direct column, every other column says `other`.
  */
-export const pair = (proxy: Cell, direct: Cell, other = 'n/a'): Record<Target, Cell> => ({
+export const pair = <T = Cell>(proxy: T | string, direct: T | string, other = 'n/a'): Record<Target, T | string> => ({
   proxy,
   direct,
   nginx: other,
