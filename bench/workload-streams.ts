@@ -16,10 +16,9 @@ import {
   type StreamRunResult,
 } from './stream-probe.js';
 
-type Results = Record<Target, StreamRunResult | string>;
 type WithHop = StreamRunResult & { cpuPerStreamUs?: number; rssBefore?: number; peakRss?: number };
 
-const withoutRecords = (res: Results): Record<string, unknown> =>
+const withoutRecords = (res: Record<Target, WithHop | string>): Record<string, unknown> =>
   Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : { ...res[t], records: undefined }]));
 /** Figures of a hop, per target, as the raw figures have always had them: a number, or why there is none. */
 const perTarget = (res: Record<Target, WithHop | string>, get: (r: WithHop) => number | undefined) =>
