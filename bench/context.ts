@@ -44,6 +44,11 @@ export interface Bench {
   proxyOptions: ProxyProcessOptions;
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
+  /**
+   * The same for the Node hop: (e) compares what 500 streams add to each, and a hop fresh from the warm-up held
+   * anywhere from 106 to 177 MB before them (docs/performance.md "Memory").
+   */
+  restartNodeHop(): Promise<void>;
   cliPath: string;
   /** The environment the proxy gives its CLI child, for running the same CLI directly (workload d). */
   cliEnv: NodeJS.ProcessEnv;

@@ -110,6 +110,11 @@ async function main(): Promise<number> {
         bench.proxy = await startProxyProcess(bench.proxyOptions);
         log(`fresh proxy on ${bench.proxy.url}, pid ${bench.proxy.pid}`);
       },
+      async restartNodeHop() {
+        await bench.nodeHop.stop();
+        bench.nodeHop = await startNodeHop(sim.url);
+        log(`fresh Node hop on ${bench.nodeHop.url}, pid ${bench.nodeHop.pid}`);
+      },
     }) as Bench;
 
     // Warm-up: JIT and connection pools of every hop, before anything is measured.

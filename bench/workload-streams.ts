@@ -101,7 +101,10 @@ export async function runPacedStreams(b: Bench, runB = true, runC = true): Promi
 export async function runOpenStreams(b: Bench): Promise<void> {
   const { cfg } = b;
   await b.sim.setKnobs(pacing(cfg.openStreamChunks, cfg.openStreamIntervalMs));
+  // Both hops start fresh, so each adds its young generation's growth from the same state (docs/performance.md
+  // "Memory": V8 grows it by what survives, and a warm process may have grown or shrunk it already).
   await b.restartProxy();
+  await b.restartNodeHop();
   // The route check need not stream: with this pacing one stream takes seconds.
   const skips = await skipsOf(b, 'e', nativeSpec(b, 'proxy', false), false);
   const res = {} as Record<Target, WithHop | string>;

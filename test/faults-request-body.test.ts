@@ -125,7 +125,7 @@ describe('a body sent a byte at a time', () => {
     messages: [{ role: 'user', content: 'a slow body that takes several seconds to arrive' }],
   });
 
-  // jsonBody enforces config.bodyTimeoutMs (routes/define.ts hands it over).
+  // jsonBody enforces config.bodyTimeoutMs (http/add-route.ts hands it over).
   it('is answered 408 in the family shape at BODY_TIMEOUT_MS, and the connection closed', async () => {
     for (const path of ['/v1/messages', '/compat/v1/chat/completions']) {
       const r = await drip(bed.proxy.port, path, body, 50, 5_000);

@@ -96,6 +96,19 @@ describe('a JSON schema in tool mode', () => {
     });
     expect(prefill.status).toBe(400);
     expect(JSON.stringify(await prefill.json())).toMatch(/output_config\.format.*prefill/);
+    // A compatible client is told its own field, response_format, not the native one it became.
+    const compat = await postJson(`${bed.url}/compat/v1/chat/completions`, {
+      model,
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: format().schema } },
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: '{"city":' },
+      ],
+    });
+    expect(compat.status).toBe(400);
+    const body = (await compat.json()) as { error: { message: string; param: string } };
+    expect(body.error.param).toBe('response_format');
+    expect(body.error.message).toMatch(/^Invalid request: response_format: .*prefill/);
     for (const output_config of [
       { effort: 'extreme' },
       { format: { type: 'text' } },

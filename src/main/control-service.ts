@@ -16,7 +16,7 @@ import type {
 import type { ProxyController } from '../proxy/controller.js';
 import { runDiagnose } from '../proxy/diagnose/index.js';
 import type { LogTap } from '../proxy/logger.js';
-import { clientBaseUrl } from './tray-model.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 import { usageCsv } from './usage-csv.js';
 import type { UsageReader } from './usage-reader.js';
 

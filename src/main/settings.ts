@@ -24,7 +24,7 @@ export interface StoreLike {
   readonly path: string;
 }
 
-export interface SanitizeResult {
+interface SanitizeResult {
   settings: Settings;
   /** Setting names removed because their stored value was invalid or unknown. */
   dropped: string[];
@@ -61,7 +61,7 @@ export interface StoreOptions {
   configFileMode: number;
 }
 
-export interface OpenSettingsOptions {
+interface OpenSettingsOptions {
   createStore(options: StoreOptions): StoreLike;
   /** Where the store file lives (known before the store opens, so a corrupt file can be moved aside). */
   filePath: string;
@@ -71,7 +71,7 @@ export interface OpenSettingsOptions {
   onWarning?(message: string): void;
 }
 
-export interface AppSettings {
+interface AppSettings {
   settings: Settings;
   /** Messages to show the user (corrupt store, dropped values, store not writable). */
   warnings: string[];
@@ -83,7 +83,7 @@ export interface AppSettings {
  * system call and a path (`ENOSPC: no space left on device, write`): kept. A JSON error's message quotes the text
  * around the fault (with an unquoted key, the key): replaced by what kind of fault it was. Anything else: generic.
  */
-export function describeStoreError(err: unknown): string {
+function describeStoreError(err: unknown): string {
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : '';
   if (e?.name === 'SyntaxError') return 'it is not valid JSON';

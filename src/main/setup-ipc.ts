@@ -7,7 +7,7 @@ import { runDiagnose } from '../proxy/diagnose/index.js';
 import type { AppContext } from './app-context.js';
 import { createControlService } from './control-service.js';
 import { registerIpc } from './ipc.js';
-import { clientBaseUrl } from './tray-model.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 
 export function setupIpc(ctx: AppContext): void {
   const { app, clipboard, dialog, ipcMain, shell } = ctx.electron;

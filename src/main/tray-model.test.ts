@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+
 import { setupTray, toMenuTemplate, trayIconPath } from './tray.js';
+
 import {
-  clientBaseUrl,
   copyTextFor,
   statusLine,
   toggledModes,
@@ -12,6 +13,7 @@ import {
   type TrayExtras,
 } from './tray-model.js';
 import { statusFixture } from '../../test/main/status-fixture.js';
+import { clientBaseUrl } from '../shared/endpoints.js';
 
 const prefs = { openAtLogin: false, openAtLoginSupported: true };
 

@@ -39,9 +39,6 @@ export interface TrayExtras {
   errorsLastHour?: number;
 }
 
-/** The address a client on this machine uses (src/shared/endpoints.ts, shared with the window). */
-export { clientBaseUrl };
-
 /** Running and healthy, stopped by the user, or something needs the user (server error, CLI missing, logged out). */
 export function trayIconState(status: ControlStatus): TrayIconState {
   if (status.state === 'error' || status.attention.length > 0) return 'attention';

@@ -19,7 +19,7 @@ import type { OwnerKey } from './auth/owner-key.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
-import type { OllamaListenerStatus } from './formats/ollama/listener.js';
+import type { OllamaListenerStatus } from './routes/ollama.js';
 import { createProxy, PortInUseError } from './server.js';
 import { logNotice, watchLaneAlerts } from './usage/alert-watch.js';
 

@@ -24,14 +24,9 @@ import type { Services } from './services.js';
 import { ProviderClient } from './upstream/provider-client.js';
 import { fetchProviderModels } from './upstream/provider-models.js';
 import { RespapiClient } from './modes/respapi/respapi-client.js';
+import type { RespapiParts } from './modes/respapi/routes.js';
 import { ResponseStore } from './responses-store/store.js';
 import type { ResponseChains } from './routes/response-chain.js';
-
-export interface RespapiParts {
-  client: RespapiClient;
-  sessions: SessionRegistry;
-  instructions: InstructionsSource;
-}
 
 interface Components {
   cli: CliBackend;

@@ -7,7 +7,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isLoopbackHost } from '../shared/endpoints.js';
-import type { ModeName } from '../shared/modes.js';
 import { defaultProfile, type Profile } from './profile.js';
 import { ConfigError } from './settings/config-error.js';
 import {
@@ -21,7 +20,7 @@ import {
 } from './settings/schema.js';
 import { readSettingsFile } from './settings/settings-file.js';
 
-export { ConfigError, isLoopbackHost, type Config, type ModeName, type Settings };
+export { ConfigError, type Config, type Settings };
 export { usage } from './settings/render.js';
 
 function convert(source: Setting, raw: string, origin: 'flag' | 'env'): unknown {

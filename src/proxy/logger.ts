@@ -69,9 +69,6 @@ export function createLogger(level: string, destination?: DestinationStream, tap
   );
 }
 
-/** Kept here too: older callers import it from the logger. */
-export { redactSecrets };
-
 /** One structured log line as the window shows it; `line` is the JSON pino wrote (already redacted). */
 export interface LogLine {
   /** Increases by one per line for the life of the tap, so a reader can ask for what came after the last it saw. */

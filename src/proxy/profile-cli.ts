@@ -93,7 +93,7 @@ export interface CliProfile {
   effortFlag: string;
   /**
    * A JSON schema the answer must match (docs/tool-mode.md "Structured output"): the CLI offers the model a tool of
-   * that schema, validates its call and prints the object in the result line (formats/cli-events.ts).
+   * that schema, validates its call and prints the object in the result line (modes/tool/translate/cli-events.ts).
    */
   jsonSchemaFlag: string;
   /** The name of that tool: its calls are the CLI's own, never shown to the client. */

@@ -3,7 +3,47 @@
 // max_tokens, the rules the provider's own model list does not carry, and what an unknown model is taken to
 // accept. Sources: the provider's model list and documentation, its 400s, and what its CLI sends (docs/models.md).
 
-import type { ModelCapabilities, ModelInfo, ModelRules } from './profile.js';
+/** The provider's effort levels (output_config.effort), lowest first; which of them a model takes is in its
+ * capabilities. */
+export const nativeEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type NativeEffort = (typeof nativeEfforts)[number];
+
+export interface ModelInfo {
+  id: string;
+  created: number;
+  remark?: string;
+  /** The smallest, cheapest model of the list: diagnose's tiny request uses it when no model of
+   * clientSupport.smallestFamily is listed. */
+  smallest?: boolean;
+  /** Input context window in tokens, when the provider's list or the profile says it. */
+  contextLength?: number;
+  /** The largest max_tokens the model takes, when the provider's list or the profile says it. */
+  maxTokens?: number;
+  /** What the model takes, as the provider's list (or the profile's fallback) says (docs/models.md). */
+  capabilities?: ModelCapabilities;
+}
+
+/** The capabilities the provider's model list gives each model (docs/models.md "What each model takes"). */
+export interface ModelCapabilities {
+  /** Thinking forms: `adaptive` (its depth is output_config.effort), `enabled` (a budget). Empty: no thinking. */
+  thinking: Array<'adaptive' | 'enabled'>;
+  /** The output_config.effort levels it takes; empty: no effort setting. */
+  efforts: NativeEffort[];
+  /** output_config.format (constrained decoding) and strict tools. */
+  structuredOutputs: boolean;
+  imageInput: boolean;
+  pdfInput: boolean;
+}
+
+/** What a model refuses that the provider's list does not say, from its documentation and its 400s (docs/models.md). */
+export interface ModelRules {
+  /** The sampling settings it takes: all, only one of temperature and top_p (top_k aside), or none. */
+  sampling: 'all' | 'one' | 'none';
+  /** `thinking: {type: "disabled"}` is taken (the 5.x family always thinks). */
+  thinkingOff: boolean;
+  /** tool_choice `any` or `tool` is taken (the newest models refuse forced tool use). */
+  forcedToolUse: boolean;
+}
 
 const adaptiveOnly = (efforts: ModelCapabilities['efforts']): ModelCapabilities => ({
   thinking: ['adaptive'],
@@ -26,7 +66,7 @@ const noThinking: ModelCapabilities = {
   imageInput: true,
   pdfInput: true,
 };
-const allEfforts: ModelCapabilities['efforts'] = ['low', 'medium', 'high', 'xhigh', 'max'];
+const allEfforts: ModelCapabilities['efforts'] = [...nativeEfforts];
 
 /** Newest first by family; `created` orders them wherever they are shown. */
 export const fallbackModels: ModelInfo[] = [

@@ -6,9 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { NativeEffort } from './formats/native.js';
 import { defaultCliProfile, type CliProfile } from './profile-cli.js';
-import { fallbackModels, modelRules, unknownModel } from './profile-models.js';
+import {
+  fallbackModels,
+  modelRules,
+  unknownModel,
+  type ModelCapabilities,
+  type ModelInfo,
+  type ModelRules,
+} from './profile-models.js';
 
 /** Quota header names and window names, as the provider and the response API report them (usage/quota-parse.ts). */
 export interface QuotaNames {
@@ -26,43 +32,6 @@ export interface QuotaNames {
    * subscription login used outside its CLI.
    */
   refusals: { thirdParty: string[]; cliOnly: string[] };
-}
-
-export interface ModelInfo {
-  id: string;
-  created: number;
-  remark?: string;
-  /** The smallest, cheapest model of the list: diagnose's tiny request uses it when no model of
-   * clientSupport.smallestFamily is listed. */
-  smallest?: boolean;
-  /** Input context window in tokens, when the provider's list or the profile says it. */
-  contextLength?: number;
-  /** The largest max_tokens the model takes, when the provider's list or the profile says it. */
-  maxTokens?: number;
-  /** What the model takes, as the provider's list (or the profile's fallback) says (docs/models.md). */
-  capabilities?: ModelCapabilities;
-}
-
-/** The capabilities the provider's model list gives each model (docs/models.md "What each model takes"). */
-export interface ModelCapabilities {
-  /** Thinking forms: `adaptive` (its depth is output_config.effort), `enabled` (a budget). Empty: no thinking. */
-  thinking: Array<'adaptive' | 'enabled'>;
-  /** The output_config.effort levels it takes; empty: no effort setting. */
-  efforts: NativeEffort[];
-  /** output_config.format (constrained decoding) and strict tools. */
-  structuredOutputs: boolean;
-  imageInput: boolean;
-  pdfInput: boolean;
-}
-
-/** What a model refuses that the provider's list does not say, from its documentation and its 400s (docs/models.md). */
-export interface ModelRules {
-  /** The sampling settings it takes: all, only one of temperature and top_p (top_k aside), or none. */
-  sampling: 'all' | 'one' | 'none';
-  /** `thinking: {type: "disabled"}` is taken (the 5.x family always thinks). */
-  thinkingOff: boolean;
-  /** tool_choice `any` or `tool` is taken (the newest models refuse forced tool use). */
-  forcedToolUse: boolean;
 }
 
 /** A model the provider has deprecated or retired, and what it says to use instead (docs/configuration.md "Models"). */

@@ -3,7 +3,7 @@
 // on/off setting and metrics label), whether it is a probe (health and metrics: never rate limited, logged at
 // debug, an "unhealthy" 503 not counted as a failure) and whether it is in the usage ledger's scope
 // (docs/usage.md). Everything else is derived from this table: the error-shape matcher (familyOf), the rate
-// limiter's exemptions, the request log's probe and ledger rules, the desktop's probe filter, and routes/define.ts
+// limiter's exemptions, the request log's probe and ledger rules, the desktop's probe filter, and http/add-route.ts
 // refuses to register a route that is not declared here. Adding a route means a row here and its handler.
 // Pure, no Node imports: src/main reads the probe filter from it.
 
@@ -107,10 +107,10 @@ const rows: Row[] = [
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
   // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
-  // /ollama (formats/ollama/listener.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // /ollama (routes/ollama.ts adds it to each path), so its routes have their own rows, labels and ledger route
   // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
   // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
-  // says direct; routes/define.ts takes the registrar's mode for these rows).
+  // says direct; http/add-route.ts takes the registrar's mode for these rows).
   ['GET', '/ollama', 'ollama', 'none', { open: true, ledger: true }],
   ['GET', '/ollama/api/version', 'ollama', 'none', { ledger: true }],
   ['GET', '/ollama/api/tags', 'ollama', 'none', { ledger: true }],
@@ -205,7 +205,7 @@ export function familyOf(path: string): Family {
 
 export type Listener = 'main' | 'ollama';
 
-/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (formats/ollama/listener.ts). */
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (routes/ollama.ts). */
 export function listenerOf(path: string): Listener {
   return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }

@@ -12,7 +12,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { isLoopbackHost, type Config, type ModeName } from './config.js';
+import type { Config } from './config.js';
+import { isLoopbackHost } from '../shared/endpoints.js';
+import type { ModeName } from '../shared/modes.js';
 import { cliChildEnv } from './modes/tool/child-env.js';
 import { CliProbe } from './health/cli-probe.js';
 import { accessKey } from './http/access-key.js';
@@ -40,7 +42,7 @@ import type { LiveModelCatalog } from './models/live-catalog.js';
 import type { SessionRegistry } from './modes/respapi/session-registry.js';
 import type { CliPoolSnapshot } from './modes/tool/engine/warm-pool.js';
 import type { LiveConversationsSnapshot } from './modes/tool/engine/processes.js';
-import { createOllamaApp, type OllamaListenerStatus } from './formats/ollama/listener.js';
+import { createOllamaApp, type OllamaListenerStatus } from './routes/ollama.js';
 import type { ProxyMiddleware } from './http/types.js';
 import { registerDirect } from './modes/direct/routes.js';
 import { registerHealth } from './routes/health.js';
@@ -190,7 +192,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
   const refusals = new RefusalLog(deps.now);
   // The chain every listener runs before its routes; the Ollama listener runs the same function objects, so the
-  // two ports share one rate limit per client and one refusal log (formats/ollama/listener.ts).
+  // two ports share one rate limit per client and one refusal log (routes/ollama.ts).
   const chain: ProxyMiddleware[] = [
     requestId(),
     requestLog(logger, metrics, inFlight, deps.now, services.usage),

@@ -4,7 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
-import type { Config, ModeName } from './config.js';
+import type { Config } from './config.js';
+import type { ModeName } from '../shared/modes.js';
 import type { CliProbe, RunCommand } from './health/cli-probe.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';

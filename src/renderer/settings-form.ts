@@ -4,6 +4,7 @@
 
 import type { SettingsView } from '../proxy/control-api.js';
 import { isLoopbackHost } from '../shared/endpoints.js';
+import { laneAlertKinds } from '../shared/lane-alerts.js';
 import { modeNames, type ModeName } from '../shared/modes.js';
 
 type LogLevel = SettingsView['logLevel'];
@@ -38,7 +39,7 @@ export interface FormValues {
 const ollamaDefaultPort = 11434;
 
 /** The alert kinds, in the order the form lists them. */
-export const alertKinds: SettingsView['quotaAlerts'] = ['extra_usage', 'projected_limit', 'available_again'];
+export const alertKinds: SettingsView['quotaAlerts'] = [...laneAlertKinds];
 
 type SettingsPatch = Partial<SettingsView>;
 

@@ -3,7 +3,7 @@
 
 import type { CliConversation } from '../../src/proxy/modes/tool/engine/cli-conversation.js';
 import type { TurnCapabilities } from '../../src/proxy/modes/tool/engine/turn-capabilities.js';
-import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
+import type { HistoryEntry } from '../../src/proxy/modes/tool/engine/conversation-history.js';
 import { ScriptedProcess } from './scripted-process.js';
 
 export class FakeCapabilities implements TurnCapabilities {

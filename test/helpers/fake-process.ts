@@ -6,7 +6,7 @@ import {
   type ConversationState,
   type RegisteredProcess,
 } from '../../src/proxy/modes/tool/engine/process-state.js';
-import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
+import type { HistoryEntry } from '../../src/proxy/modes/tool/engine/conversation-history.js';
 
 export class FakeProcess implements RegisteredProcess {
   static next = 1;

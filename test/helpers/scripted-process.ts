@@ -10,7 +10,7 @@ import type {
 } from '../../src/proxy/modes/tool/engine/cli-conversation.js';
 import { next, type ConversationState } from '../../src/proxy/modes/tool/engine/process-state.js';
 import type { ToolSession } from '../../src/proxy/modes/tool/engine/tool-session.js';
-import type { HistoryEntry } from '../../src/proxy/formats/conversation-history.js';
+import type { HistoryEntry } from '../../src/proxy/modes/tool/engine/conversation-history.js';
 import type { BillingLane } from '../../src/proxy/usage/types.js';
 
 /** The stdout of a recorded turn of the CLI that answered "Hi from fake!" (test/fixtures/cli-recordings). */

@@ -2,7 +2,7 @@
 // and the renderer takes nothing from src/proxy but types from control-api.ts.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -61,5 +61,33 @@ describe('layers', () => {
   it('only index.ts and the preload load electron at runtime in src/main', () => {
     const runtime = files(join(src, 'main')).filter((f) => importsOf(f).some((i) => i.spec === 'electron' && !i.type));
     expect(runtime.map((f) => f.slice(src.length)).sort()).toEqual(['main/index.ts', 'main/preload.cts']);
+  });
+  it("src/proxy's folders and top-level files import each other in no loop (docs/architecture.md floors)", () => {
+    // A room is a top-level file or folder of src/proxy; an import between two rooms in a loop is one that runs
+    // back up. Tests and fixtures are not rooms: they may reach anywhere.
+    const proxy = join(src, 'proxy');
+    const roomOf = (file: string) => relative(proxy, file).split('/')[0];
+    const edges = new Map<string, Set<string>>();
+    for (const f of files(proxy).filter((f) => !f.endsWith('.test.ts') && !f.includes('__fixtures__'))) {
+      for (const { spec } of importsOf(f).filter((i) => i.spec.startsWith('.'))) {
+        const target = resolve(dirname(f), spec);
+        if (!target.startsWith(proxy + '/')) continue;
+        const [from, to] = [roomOf(f), roomOf(target)];
+        if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+      }
+    }
+    const loops: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (room: string, path: string[]) => {
+      state.set(room, 'open');
+      for (const next of edges.get(room) ?? []) {
+        if (state.get(next) === 'open') loops.push([...path.slice(path.indexOf(next)), room, next].join(' -> '));
+        else if (!state.has(next)) visit(next, [...path, room]);
+      }
+      state.set(room, 'done');
+    };
+    for (const room of edges.keys()) if (!state.has(room)) visit(room, []);
+    expect(edges.size).toBeGreaterThan(10);
+    expect(loops).toEqual([]);
   });
 });

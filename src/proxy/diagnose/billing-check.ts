@@ -2,7 +2,7 @@
 // last day, each with what happened and what to do, and whether extra usage is billing requests now. Reads the
 // ledger only; sends nothing.
 
-import type { ModeName } from '../config.js';
+import type { ModeName } from '../../shared/modes.js';
 import { refusalExplanation } from '../usage/billing-lane.js';
 import type { BillingRefusal, OverageState, RequestPage, RequestQuery } from '../usage/types.js';
 import type { DiagnoseCheck } from './types.js';

@@ -2,13 +2,20 @@
 // something from outside (an error body, a CLI message) passes through redactSecrets() before it is kept.
 
 import { access } from 'node:fs/promises';
+
 import { readRespapiCredentials } from '../auth/respapi-credentials.js';
+
 import type { CliSnapshot } from '../health/cli-probe.js';
-import { redactSecrets } from '../logger.js';
-import type { ModelInfo, Profile } from '../profile.js';
+
+import { redactSecrets } from '../redact.js';
+
+import type { Profile } from '../profile.js';
 import { createModelCatalog } from '../models/model-catalog.js';
-import type { ModeName } from '../config.js';
+
+import type { ModeName } from '../../shared/modes.js';
+
 import type { DiagnoseCheck } from './types.js';
+import type { ModelInfo } from '../profile-models.js';
 
 export interface ProxyTarget {
   url: string;

@@ -1,6 +1,6 @@
 // The diagnose report's shapes (docs/desktop.md "Diagnose"): what `--diagnose` prints and the window shows.
 
-import type { ModeName } from '../config.js';
+import type { ModeName } from '../../shared/modes.js';
 
 /** `unset`: an optional mode whose login is absent (not set up, not broken: it does not fail the run). */
 type CheckStatus = 'pass' | 'fail' | 'skip' | 'unset';

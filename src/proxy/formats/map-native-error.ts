@@ -5,7 +5,7 @@ import { ProxyError, type ErrorKind } from '../errors.js';
 import type { NativeErrorBody } from './native.js';
 import type { QuotaNames } from '../profile.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
-import { explainModelRule } from '../models/model-rule-refusal.js';
+import { explainModelRule } from './model-rule-refusal.js';
 
 const kindOfNativeErrorType = {
   invalid_request_error: 'invalid_request',
@@ -28,7 +28,7 @@ export function mapNativeError(error: NativeErrorBody): ProxyError {
 
 /**
  * A provider error answer passed on as it came (direct mode's native route, modes/direct/forward.ts), when it is one of
- * the provider's billing refusals or a model rule (models/model-rule-refusal.ts): the same body with our explanation
+ * the provider's billing refusals or a model rule (model-rule-refusal.ts): the same body with our explanation
  * (what happened, what to do) before the provider's words, in the same native shape and status. Anything else:
  * undefined, and the bytes go as they are.
  */

@@ -37,7 +37,7 @@ const thinkingBlock = z.looseObject({
 });
 const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
-export const nativeContentBlockSchema = z.discriminatedUnion('type', [
+const nativeContentBlockSchema = z.discriminatedUnion('type', [
   textBlock,
   imageBlock,
   toolUseBlock,

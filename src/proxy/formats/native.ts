@@ -2,6 +2,8 @@
 // unions written by hand; incoming bodies go through the zod schemas in native-schemas.ts).
 // Everything inside the proxy is normalised to these shapes (DESIGN.md "The flow of one chat").
 
+import type { NativeEffort } from '../profile-models.js';
+
 // ---- content blocks -------------------------------------------------------------------------------------------
 
 interface NativeTextBlock {
@@ -109,9 +111,6 @@ export interface NativeMessagesRequest {
 
 /** `adaptive` is the only thinking today's adaptive-only models take; its depth is `output_config.effort`. */
 type NativeThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
-
-/** The provider's effort levels; which of them a model takes is in the model catalog's capabilities. */
-export type NativeEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 export interface NativeOutputFormat {
   type: 'json_schema';
@@ -228,12 +227,3 @@ export type NativeChatStreamEvent =
   | { type: 'message_start'; message: NativeMessage }
   | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } }
   | { type: 'message_delta'; delta: { stop_reason: NativeStopReason | null }; usage: { output_tokens: number } };
-
-// The zod schemas for incoming native bodies live beside these types; re-exported so one import serves a route.
-export {
-  nativeMessagesRequestSchema,
-  nativeChatRequestSchema,
-  nativeContentBlockSchema,
-  type NativeMessagesRequestBody,
-  type NativeChatRequestBody,
-} from './native-schemas.js';

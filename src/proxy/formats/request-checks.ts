@@ -1,24 +1,12 @@
-// Checks and readings that more than one format's parse shares (formats/<format>/index.ts): the body keys nothing
-// reads, the native `thinking` and `output_config` fields, and the native chat format's refusal of tools.
+// Checks and readings that the native formats' parse shares (formats/<format>/index.ts): the native `thinking` and
+// `output_config` fields, and the native chat format's refusal of tools. The body keys nothing reads are counted by
+// request-rules.ts, with the rules every format shares.
 
 import { z } from 'zod';
 import { ProxyError } from '../errors.js';
-import type { NativeEffort, NativeOutputConfig, NativeRequest } from './native.js';
+import type { NativeOutputConfig, NativeRequest } from './native.js';
 import { validate } from './validate.js';
-
-/** Body keys that are present and not honoured: the named ones first (in their order), then keys nothing reads. */
-export function ignoredOf(
-  body: Record<string, unknown>,
-  honoured: ReadonlySet<string>,
-  named: readonly string[],
-): string[] {
-  const present = (k: string) => body[k] !== undefined && body[k] !== null;
-  const out = named.filter(present);
-  for (const key of Object.keys(body)) if (!honoured.has(key) && !named.includes(key) && present(key)) out.push(key);
-  return out;
-}
-
-const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const satisfies readonly NativeEffort[];
+import { nativeEfforts } from '../profile-models.js';
 
 /**
  * The native `thinking` and `output_config` fields (docs/tool-mode.md "Thinking", "Structured output"): a budget,
@@ -35,7 +23,7 @@ const thinkingBodySchema = z.looseObject({
     .nullish(),
   output_config: z
     .looseObject({
-      effort: z.enum(efforts).nullish(),
+      effort: z.enum(nativeEfforts).nullish(),
       format: z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).nullish(),
     })
     .nullish(),

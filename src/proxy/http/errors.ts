@@ -5,7 +5,7 @@
 
 import { ProxyError, isProxyError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { redactSecrets } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 import { renderError, errorTypeName } from './render-error.js';
 import type { ProxyMiddleware } from './types.js';
 

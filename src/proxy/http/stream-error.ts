@@ -9,7 +9,8 @@
 // modes/respapi/stream-errors.ts.
 
 import { ProxyError, isProxyError } from '../errors.js';
-import { redactSecrets, type Logger } from '../logger.js';
+import { type Logger } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 import type { Family } from '../route-table.js';
 import { errorTypeName, renderError } from './render-error.js';
 import type { SseEvent } from './sse.js';

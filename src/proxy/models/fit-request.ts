@@ -7,9 +7,20 @@
 // provider call. Pure: no I/O; tested beside it.
 
 import { invalidField } from '../errors.js';
-import type { NativeEffort, NativeOutputFormat, NativeRequest } from '../formats/native.js';
-import type { ModelCapabilities, ModelInfo, ModelRules, Profile, ReasoningEffort } from '../profile.js';
+
+import type { NativeOutputFormat, NativeRequest } from '../formats/native.js';
+
+import type { Profile, ReasoningEffort } from '../profile.js';
+
 import type { ClientNames } from '../formats/format.js';
+
+import {
+  nativeEfforts,
+  type ModelCapabilities,
+  type ModelInfo,
+  type ModelRules,
+  type NativeEffort,
+} from '../profile-models.js';
 
 export interface ModelFacts {
   /** The model's neutral id, for messages. */
@@ -45,16 +56,14 @@ interface FitResult {
   warnings: string[];
 }
 
-const efforts: readonly NativeEffort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
-
 /** The supported level nearest to `wanted`; on a tie the lower one (less thinking than asked, never more). */
 export function nearestEffort(wanted: NativeEffort, supported: readonly NativeEffort[]): NativeEffort | undefined {
   if (supported.includes(wanted)) return wanted;
-  const at = efforts.indexOf(wanted);
+  const at = nativeEfforts.indexOf(wanted);
   let best: NativeEffort | undefined;
   for (const level of supported) {
-    const d = Math.abs(efforts.indexOf(level) - at);
-    if (best === undefined || d < Math.abs(efforts.indexOf(best) - at)) best = level;
+    const d = Math.abs(nativeEfforts.indexOf(level) - at);
+    if (best === undefined || d < Math.abs(nativeEfforts.indexOf(best) - at)) best = level;
   }
   return best;
 }

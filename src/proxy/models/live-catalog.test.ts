@@ -1,11 +1,18 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+
 import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
+
 import { Writable } from 'node:stream';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import { createLogger } from '../logger.js';
-import { createProfile, type ModelInfo } from '../profile.js';
+
+import { createProfile } from '../profile.js';
 import { LiveModelCatalog } from './live-catalog.js';
+import type { ModelInfo } from '../profile-models.js';
 
 const profile = createProfile();
 let dir: string;

@@ -7,15 +7,24 @@
 // Nothing here throws into a request: a failed read keeps the list in use and is logged (secrets redacted).
 
 import { chmod, mkdir } from 'node:fs/promises';
+
 import { readFileSync } from 'node:fs';
+
 import { dirname, join } from 'node:path';
+
 import { z } from 'zod';
+
 import { writeFileAtomic } from '../auth/atomic-write.js';
+
 import { isProxyError } from '../errors.js';
+
 import type { Logger } from '../logger.js';
-import { redactSecrets } from '../logger.js';
-import type { ModelInfo, Profile } from '../profile.js';
+
+import { redactSecrets } from '../redact.js';
+
+import type { Profile } from '../profile.js';
 import { createModelCatalog, type CatalogSource, type ModelCatalog, type ResolvedModel } from './model-catalog.js';
+import { nativeEfforts, type ModelInfo } from '../profile-models.js';
 
 /** The cache file's name in the data directory. */
 const catalogCacheFile = 'models.json';
@@ -35,7 +44,7 @@ const cacheSchema = z.object({
         capabilities: z
           .object({
             thinking: z.array(z.enum(['adaptive', 'enabled'])),
-            efforts: z.array(z.enum(['low', 'medium', 'high', 'xhigh', 'max'])),
+            efforts: z.array(z.enum(nativeEfforts)),
             structuredOutputs: z.boolean(),
             imageInput: z.boolean(),
             pdfInput: z.boolean(),
@@ -68,6 +77,13 @@ interface LiveCatalogOptions {
   refreshMs?: number;
   unknownRetryMs?: number;
 }
+
+/** The catalog as the routes need it: the models, resolution, and which list is in use. */
+export type ListedCatalog = ModelCatalog & {
+  snapshot(): CatalogState;
+  resolveFresh(requested: string): Promise<ReturnType<ModelCatalog['resolve']>>;
+  refreshUnlessRecent(ms: number): Promise<void>;
+};
 
 /** What a list leaves out of a model the profile knows (its window, limit, capabilities) is the profile's: an older
  * list or cache without them still fits requests by what the model takes (docs/models.md). */

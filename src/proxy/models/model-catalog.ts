@@ -23,8 +23,11 @@
 // Answers name the served model by its neutral id (`publicName`).
 
 import { ConfigError } from '../config.js';
+
 import { ProxyError } from '../errors.js';
-import { toNeutralModel, toProviderModel, type ModelInfo, type Profile } from '../profile.js';
+
+import { toNeutralModel, toProviderModel, type Profile } from '../profile.js';
+import type { ModelInfo } from '../profile-models.js';
 
 type ModelSource = 'listed' | 'provider-id' | 'undated' | 'cli-alias' | 'user-alias';
 

@@ -2,7 +2,7 @@
 // components.ts made. Adding a mode: its folder, one entry here, and its rows in route-table.ts.
 
 import type { Backend } from './backend.js';
-import type { ListedCatalog } from '../routes/models.js';
+import type { ListedCatalog } from '../models/live-catalog.js';
 import type { Services } from '../services.js';
 import { directMode } from './direct/prepare.js';
 import type { ChatMode, Mode } from './mode.js';

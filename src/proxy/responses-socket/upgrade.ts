@@ -14,7 +14,7 @@ import { ProxyError } from '../errors.js';
 import type { ProxyContext } from '../http/types.js';
 import { routeTable } from '../route-table.js';
 import type { ResponseChains } from '../routes/response-chain.js';
-import { addRoute, type ProxyRouter } from '../routes/define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import type { Services } from '../services.js';
 import { ResponsesSocket } from './connection.js';
 

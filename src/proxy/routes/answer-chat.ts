@@ -14,7 +14,8 @@
 // into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
 
 import type { Backend, BackendContext } from '../modes/backend.js';
-import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
+import type { Chat } from '../modes/mode.js';
+import type { NativeMessage, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
 import { sendSse } from '../http/sse.js';
@@ -26,34 +27,6 @@ import type { Services } from '../services.js';
 import { ChatObserver } from '../upstream/chat-observer.js';
 import { mapNativeError } from '../formats/map-native-error.js';
 import { collectNativeMessage } from '../formats/native-events-to-message.js';
-import type { AnswerMeta, AnswerWriter } from '../formats/format.js';
-
-/** What a route hands to the answer path. */
-export interface Chat {
-  /** The translated request, without `stream` (the backend decides how it talks to its upstream). */
-  request: NativeRequest;
-  /** The answer's shape (the route's wire format, given what it needs of the request). */
-  answer: (meta: AnswerMeta) => AnswerWriter;
-  stream: boolean;
-  /** The model as the client named it (the log's and the ledger's "requested"). */
-  requestedModel: string;
-  /** The model id shown to the client when the answer names none (a failure before any message, a load). */
-  publicModel: string;
-  /** The name to show clients for the model an answer reports (tool mode: the CLI may echo an alias). */
-  servedName?: (served: string) => string;
-  /** Client field names that are not honoured (SPEC.md §2.2, §8: never dropped silently). */
-  ignored: string[];
-  /** Lossy translation notes, logged. */
-  warnings: string[];
-  /** False when the client cannot send tool results back by id (the legacy `functions` form). */
-  toolResultsReturn?: boolean;
-  /** Direct mode: the credential and headers this request calls for (the backend is built once per proxy). */
-  upstream?: Pick<BackendContext, 'auth' | 'headers'>;
-  /** The request asks nothing (formats/format.ts WireRequest.asksNothing): no backend call. */
-  asksNothing?: boolean;
-  /** A response that chains by id (routes/response-chain.ts), handed to the backend. */
-  link?: BackendContext['link'];
-}
 
 /**
  * A JSON answer as Koa would serialise and type it (no indentation, `application/json; charset=utf-8`), held as

@@ -10,7 +10,7 @@ import {
   type ServerFigures,
 } from '../health/health-record.js';
 import type { Services } from '../services.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 
 interface HealthParts {
   /** The port actually bound (differs from config.port when that is 0); undefined before listening. */

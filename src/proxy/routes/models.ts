@@ -12,12 +12,16 @@
 // native SDK's models.retrieve; plus context_length when the catalog knows it. The names do not collide.
 
 import type { ProxyContext } from '../http/types.js';
-import type { CatalogState } from '../models/live-catalog.js';
-import type { ModelCatalog } from '../models/model-catalog.js';
-import type { ModelInfo, Profile } from '../profile.js';
+
+import type { ListedCatalog } from '../models/live-catalog.js';
+
+import type { Profile } from '../profile.js';
 import type { Services } from '../services.js';
+
 import { modelsSourceHeader } from '../upstream/provider-models.js';
-import { addRoute, type ProxyRouter } from './define.js';
+
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
+import type { ModelInfo } from '../profile-models.js';
 
 interface ModelObject {
   id: string;
@@ -57,13 +61,6 @@ export function modelList(
     last_id: models.at(-1)?.id ?? null,
   };
 }
-
-/** The catalog as the routes need it: the models, resolution, and which list is in use. */
-export type ListedCatalog = ModelCatalog & {
-  snapshot(): CatalogState;
-  resolveFresh(requested: string): Promise<ReturnType<ModelCatalog['resolve']>>;
-  refreshUnlessRecent(ms: number): Promise<void>;
-};
 
 /** Response header with the reason the last read of the provider's list failed (redacted), when it did. */
 const modelsErrorHeader = 'x-proxy-models-error';

@@ -2,10 +2,10 @@
 // Local model servers answer their root this way, and users and scripts check it first (PEERS.md "First run");
 // before this, the root was a JSON 404. The same list is the start-up summary's (cli.ts), so both say the same.
 
-import type { ModeName } from '../config.js';
+import type { ModeName } from '../../shared/modes.js';
 import type { Services } from '../services.js';
 import { sdkBaseUrls } from '../../shared/endpoints.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 
 export interface BaseUrl {
   label: string;

@@ -6,7 +6,7 @@ import { ProxyError } from '../errors.js';
 import type { ProxyContext } from '../http/types.js';
 import { routeTable } from '../route-table.js';
 import type { Services } from '../services.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import type { ResponseChains } from './response-chain.js';
 
 function notFound(id: string): ProxyError {

@@ -21,7 +21,7 @@ import {
 } from '../usage/types.js';
 import { currentSpan, paceOf, windowSeconds } from '../../shared/pace.js';
 import type { QuotaNames } from '../profile.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 
 export type UsageQueries = Pick<
   UsageLedger,

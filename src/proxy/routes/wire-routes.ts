@@ -9,7 +9,7 @@ import type { ProxyContext } from '../http/types.js';
 import { wireFormats } from '../formats/registry.js';
 import { chatModes, type ModeParts } from '../modes/index.js';
 import { answerChat } from './answer-chat.js';
-import { addRoute, type ProxyRouter } from './define.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import { chainRequest, type ResponseChains } from './response-chain.js';
 
 interface WireParts extends ModeParts {
@@ -26,7 +26,7 @@ export function registerWireRoutes(
   const { api } = services.profile;
   const modes = chatModes(services, parts);
   for (const decl of routeTable) {
-    // Each listener registers its own rows (the Ollama listener's: formats/ollama/listener.ts).
+    // Each listener registers its own rows (the Ollama listener's: routes/ollama.ts).
     if (listenerOf(decl.path) !== listener) continue;
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Rows without a format (token counts, forwarding, lists) are registered by their route family's file.

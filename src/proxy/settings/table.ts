@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { modeNames } from '../../shared/modes.js';
 import type { Profile } from '../profile.js';
-import { laneAlertKinds } from '../usage/lane-alerts.js';
+import { laneAlertKinds } from '../../shared/lane-alerts.js';
 import { dataDir } from './data-dir.js';
 import type { SettingDeclaration } from './declaration.js';
 

@@ -11,7 +11,6 @@
 //   respapi(event)    a response-API event (modes/respapi/routes.ts)
 
 import type { NativeUsage } from '../formats/native.js';
-import type { RespapiResponse } from '../modes/respapi/schema.js';
 import type { ProxyState } from '../http/state.js';
 import { reportedTokensOf } from '../formats/map-usage.js';
 import type { QuotaNames } from '../profile.js';
@@ -42,7 +41,7 @@ function parse(text: string): Json | undefined {
 }
 
 /** A response-API usage object as the ledger's token counts (its cached prompt tokens are the cache reads). */
-function respapiTokensOf(usage: RespapiResponse['usage']): Partial<NativeUsage> | undefined {
+function respapiTokensOf(usage: unknown): Partial<NativeUsage> | undefined {
   const u = objectOf(usage);
   if (!u) return undefined;
   const cached = objectOf(u.input_tokens_details)?.cached_tokens;
@@ -179,7 +178,7 @@ export class ChatObserver implements BillingFacts {
     else if (type === 'response.completed' || type === 'response.incomplete') {
       const response = objectOf(json?.response);
       this.served(response?.model);
-      const tokens = respapiTokensOf(response?.usage as RespapiResponse['usage']);
+      const tokens = respapiTokensOf(response?.usage);
       if (tokens) this.state.usage = reportedTokensOf(tokens, this.state.usage);
       this.state.usagePartial = false;
       this.sawStop = true;

@@ -6,6 +6,7 @@
 // - anything else (a dummy key client libraries demand, no key, the proxy's own access key) is replaced by the
 //   OAuth token from the CLI's credential file, with the same headers.
 
+import { firstValue } from '../header-value.js';
 import type { Profile } from '../profile.js';
 
 export type ClientAuth =
@@ -14,11 +15,6 @@ export type ClientAuth =
   | { kind: 'cli-oauth' };
 
 type IncomingHeaders = Record<string, string | string[] | undefined>;
-
-/** The first value of a header node's parser may have given as a list. */
-export function firstValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
 
 function bearerOf(headers: IncomingHeaders): string | undefined {
   const auth = firstValue(headers.authorization);

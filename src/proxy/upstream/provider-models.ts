@@ -4,13 +4,18 @@
 // so a missing login is visible without turning the model list into an error (clients ask it at start-up).
 
 import { z } from 'zod';
-import type { ModelCapabilities, ModelInfo } from '../profile.js';
+
 import { toNeutralModel } from '../profile.js';
 import type { Services } from '../services.js';
+
 import type { ClientAuth } from './client-auth.js';
+
 import type { ProviderClient } from './provider-client.js';
+
 import { fromErrorAnswer } from './upstream-error.js';
+
 import { ProxyError } from '../errors.js';
+import { nativeEfforts, type ModelCapabilities, type ModelInfo } from '../profile-models.js';
 
 /** Response header naming where the list came from: `live`, `cached` or `fallback` (docs/configuration.md "Models"). */
 export const modelsSourceHeader = 'x-proxy-models-source';
@@ -40,8 +45,6 @@ const capabilitiesSchema = z.looseObject({
   pdf_input: supported.optional(),
 });
 
-const effortLevels = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
-
 /** The provider's capabilities -> ours; undefined when absent or unreadable (the profile's are used then). */
 export function capabilitiesOf(raw: unknown): ModelCapabilities | undefined {
   const parsed = capabilitiesSchema.safeParse(raw);
@@ -53,7 +56,7 @@ export function capabilitiesOf(raw: unknown): ModelCapabilities | undefined {
     : [];
   return {
     thinking: [...thinking],
-    efforts: c.effort && on(c.effort) ? effortLevels.filter((e) => on(c.effort?.[e])) : [],
+    efforts: c.effort && on(c.effort) ? nativeEfforts.filter((e) => on(c.effort?.[e])) : [],
     structuredOutputs: on(c.structured_outputs),
     imageInput: on(c.image_input),
     pdfInput: on(c.pdf_input),

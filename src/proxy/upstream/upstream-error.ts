@@ -3,11 +3,11 @@
 // provider's own error answers, mapped faithfully (PEERS.md: a 5xx is never a 429; Retry-After passes through).
 
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
-import { redactSecrets } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 import type { Config } from '../config.js';
-import { firstValue } from './client-auth.js';
+import { firstValue } from '../header-value.js';
 import { billingRefusalOf, explainRefusal } from '../usage/billing-lane.js';
-import { explainModelRule } from '../models/model-rule-refusal.js';
+import { explainModelRule } from '../formats/model-rule-refusal.js';
 
 export type UpstreamTimeouts = Pick<
   Config,

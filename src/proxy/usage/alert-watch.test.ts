@@ -2,14 +2,21 @@
 // the alerts see; each notice once, as a warn line with its stable text.
 
 import { mkdtempSync, rmSync } from 'node:fs';
+
 import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { defaultProfile } from '../profile.js';
+
 import { logNotice, watchLaneAlerts } from './alert-watch.js';
-import { laneAlertKinds } from './lane-alerts.js';
+
 import { UsageLedger } from './ledger.js';
+
 import type { UsageRecord } from './types.js';
+import { laneAlertKinds } from '../../shared/lane-alerts.js';
 
 const dirs: string[] = [];
 const ledgers: UsageLedger[] = [];

@@ -3,15 +3,12 @@
 // notification too. Which kinds are on is read at each event (the settings may change while running).
 
 import type { QuotaNames } from '../profile.js';
-import {
-  emptyLaneAlertState,
-  stepLaneAlerts,
-  type LaneAlertEvent,
-  type LaneAlertKind,
-  type LaneNotice,
-} from './lane-alerts.js';
+
+import { emptyLaneAlertState, stepLaneAlerts, type LaneAlertEvent, type LaneNotice } from './lane-alerts.js';
 import type { UsageLedger } from './ledger.js';
+
 import { paceOf, windowSeconds } from '../../shared/pace.js';
+import type { LaneAlertKind } from '../../shared/lane-alerts.js';
 
 interface AlertWatchOptions {
   kinds: () => ReadonlySet<LaneAlertKind>;

@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCliLine } from '../formats/cli-events.js';
+import { parseCliLine } from '../modes/tool/translate/cli-events.js';
 import { createCliTranslateState, stepCliLine } from '../modes/tool/translate/cli-events-to-native-events.js';
 import { mapCliError } from '../modes/tool/translate/map-cli-error.js';
 import { fromErrorAnswer } from '../upstream/upstream-error.js';

@@ -3,7 +3,7 @@
 // tool mode. Nothing is guessed: a request whose answer carried no such signal has no lane (null), and a refusal is
 // recognised only by the provider's own words (profile.ts `quota.refusals`), never by what the request contained.
 
-import { firstValue } from '../upstream/client-auth.js';
+import { firstValue } from '../header-value.js';
 import { defaultProfile, type QuotaNames } from '../profile.js';
 import type { BillingLane, BillingRefusal } from './types.js';
 

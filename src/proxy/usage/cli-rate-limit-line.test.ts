@@ -2,7 +2,7 @@
 // into quota windows: the path a tool-mode request's quota takes to the ledger.
 
 import { describe, expect, it } from 'vitest';
-import { parseCliLine } from '../formats/cli-events.js';
+import { parseCliLine } from '../modes/tool/translate/cli-events.js';
 import { parseCliRateLimit } from './quota-parse.js';
 
 const recorded =

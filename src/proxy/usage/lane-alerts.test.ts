@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
+
 import {
   emptyLaneAlertState,
-  laneAlertKinds,
   stepLaneAlerts,
   type LaneAlertEvent,
   type LaneAlertState,
   type LaneNotice,
 } from './lane-alerts.js';
 import type { Pace } from '../../shared/pace.js';
+
 import type { QuotaWindow } from './types.js';
+import { laneAlertKinds } from '../../shared/lane-alerts.js';
 
 const all = new Set(laneAlertKinds);
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);

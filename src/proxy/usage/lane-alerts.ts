@@ -8,11 +8,9 @@
 // them as notifications (src/main/start-app.ts), the headless proxy writes each as a warn line with a stable
 // message (usage/alert-watch.ts); both keep the memory in process.
 
+import type { LaneAlertKind } from '../../shared/lane-alerts.js';
 import type { Pace } from '../../shared/pace.js';
 import type { BillingLane, QuotaWindow } from './types.js';
-
-export const laneAlertKinds = ['extra_usage', 'projected_limit', 'available_again'] as const;
-export type LaneAlertKind = (typeof laneAlertKinds)[number];
 
 export interface LaneNotice {
   kind: LaneAlertKind;

@@ -2,7 +2,7 @@
 // Pure functions: headers or a CLI event in, QuotaWindow rows out; nothing here stores or logs. Every header
 // name comes from the profile's `quota` section (defaultQuotaNames), which a profile file may override (the rest of the code speaks neutral words).
 
-import { firstValue } from '../upstream/client-auth.js';
+import { firstValue } from '../header-value.js';
 import { defaultProfile, type QuotaNames } from '../profile.js';
 import type { OverageState, QuotaSource, QuotaWindow } from './types.js';
 

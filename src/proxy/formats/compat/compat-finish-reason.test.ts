@@ -2,7 +2,7 @@
 // (SPEC.md §2.4, §2.5): the stream and the completion JSON share finishReasonWithToolCalls.
 import { describe, expect, it } from 'vitest';
 import type { NativeStreamEvent } from '../native.js';
-import { toolStream } from '../../modes/tool/translate/__fixtures__/native-events.js';
+import { toolStream } from '../__fixtures__/native-events.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from './native-events-to-compat-chunks.js';
 import { collectNativeMessage } from '../native-events-to-message.js';
 import { nativeMessageToCompletion } from './native-message-to-completion.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeStreamEvent } from '../native.js';
-import { textStream, toolStream } from '../../modes/tool/translate/__fixtures__/native-events.js';
+import { textStream, toolStream } from '../__fixtures__/native-events.js';
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from './native-events-to-compat-chunks.js';
 
 const head = {

@@ -5,7 +5,8 @@
 import { nativeSamplingFields, type NativeRequest } from '../native.js';
 import { nativeMessagesRequestSchema } from '../native-schemas.js';
 import { validate } from '../validate.js';
-import { ignoredOf, readThinkingAndOutput } from '../request-checks.js';
+import { readThinkingAndOutput } from '../request-checks.js';
+import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { messagesAnswer } from './answer.js';
 

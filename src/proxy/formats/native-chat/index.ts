@@ -4,7 +4,8 @@
 
 import { nativeSamplingFields, type NativeRequest } from '../native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
-import { ignoredOf, readThinkingAndOutput, refuseTools } from '../request-checks.js';
+import { readThinkingAndOutput, refuseTools } from '../request-checks.js';
+import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { nativeChatAnswer } from './answer.js';
 

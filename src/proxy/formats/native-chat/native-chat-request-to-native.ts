@@ -10,15 +10,8 @@
 import { invalidField } from '../../errors.js';
 import { nativeChatRequestSchema, type NativeChatRequestBody } from '../native-schemas.js';
 import { validate } from '../validate.js';
-import type { NativeContentBlock, NativeMessageParam, NativeMessagesRequest } from '../native.js';
-
-function blocksOf(content: string | NativeContentBlock[]): NativeContentBlock[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-}
-
-function textOf(content: string | NativeContentBlock[]): string {
-  return typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-}
+import type { NativeMessagesRequest } from '../native.js';
+import { ConversationBuilder, textOf } from '../conversation-builder.js';
 
 /** The 400 for a native chat request without max_tokens, pointing OpenAI-format clients to /compat/v1. */
 function missingMaxTokensError() {
@@ -40,25 +33,18 @@ export function parseNativeChatRequest(body: unknown): NativeChatRequestBody {
 }
 
 export function nativeChatRequestToNative(body: NativeChatRequestBody): NativeMessagesRequest {
-  const system: string[] = body.system ? [body.system] : [];
-  const messages: NativeMessageParam[] = [];
+  const conversation = new ConversationBuilder();
+  conversation.addSystem(body.system);
   for (const message of body.messages) {
-    if (message.role === 'system') {
-      system.push(textOf(message.content));
-      continue;
-    }
-    const last = messages.at(-1);
-    if (last && last.role === message.role) {
-      last.content = [...blocksOf(last.content), ...blocksOf(message.content)];
-    } else {
-      messages.push({ role: message.role, content: message.content });
-    }
+    if (message.role === 'system') conversation.addSystem(textOf(message.content));
+    // Messages are forwarded as they are (an empty one too); only consecutive ones of a role are merged.
+    else conversation.append(message.role, message.content);
   }
-  if (messages.length === 0) throw invalidField('messages', 'must contain at least one user or assistant message');
+  const messages = conversation.nonEmptyMessages();
 
   const request: NativeMessagesRequest = { model: body.model, messages, max_tokens: body.max_tokens };
-  const systemText = system.filter((s) => s !== '').join('\n\n');
-  if (systemText !== '') request.system = systemText;
+  const system = conversation.systemText();
+  if (system !== undefined) request.system = system;
   if (body.temperature !== undefined) request.temperature = body.temperature;
   if (body.top_p !== undefined) request.top_p = body.top_p;
   if (body.top_k !== undefined) request.top_k = body.top_k;

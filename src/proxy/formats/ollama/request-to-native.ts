@@ -11,15 +11,17 @@
 // - images are base64 without a media type: the type is read from the first bytes (PNG, JPEG, GIF, WebP).
 
 import { invalidField } from '../../errors.js';
-import type {
-  NativeContentBlock,
-  NativeImageBlock,
-  NativeMessageParam,
-  NativeMessagesRequest,
-  NativeRole,
-  NativeTool,
-} from '../native.js';
-import { addOutputConfig, applyEffortIntent, outputFormatOf } from '../compat/compat-request-to-native.js';
+import type { NativeContentBlock, NativeImageBlock, NativeMessagesRequest, NativeRole, NativeTool } from '../native.js';
+import { ConversationBuilder, imageBlockOfDataUrl, parseToolArguments, textBlocks } from '../conversation-builder.js';
+import {
+  addOutputConfig,
+  applyEffortIntent,
+  applyTemperature,
+  nativeToolOf,
+  outputFormatOf,
+  stopSequencesOf,
+  unreadKeys,
+} from '../request-rules.js';
 import type { OllamaChatRequest, OllamaGenerateRequest, OllamaMessage, OllamaOptions } from './schemas.js';
 
 interface OllamaToNativeOptions {
@@ -58,21 +60,14 @@ const signatures: ReadonlyArray<readonly [prefix: string, mediaType: string]> = 
   ['UklGR', 'image/webp'],
 ];
 
-const dataUrl = /^data:([^;,]+);base64,(.*)$/s;
-
 /** A base64 image (or a data URL, which some clients send) -> a native image block. */
 function imageBlockOfBase64(image: string, field: string): NativeImageBlock {
-  const url = dataUrl.exec(image);
-  if (url) return { type: 'image', source: { type: 'base64', media_type: url[1], data: url[2] } };
+  const url = imageBlockOfDataUrl(image);
+  if (url) return url;
   const data = image.trim();
   const known = signatures.find(([prefix]) => data.startsWith(prefix));
   if (!known) throw invalidField(field, 'must be a base64 PNG, JPEG, GIF or WebP image');
   return { type: 'image', source: { type: 'base64', media_type: known[1], data } };
-}
-
-function textBlocks(text: string | null | undefined): NativeContentBlock[] {
-  // The provider refuses empty text blocks, and an empty string carries nothing.
-  return text ? [{ type: 'text', text }] : [];
 }
 
 function argumentsOf(
@@ -81,16 +76,11 @@ function argumentsOf(
 ): Record<string, unknown> {
   if (args === null || args === undefined) return {};
   if (typeof args !== 'string') return args;
-  if (args.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw invalidField(field, 'must be a JSON object');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw invalidField(field, 'must be a JSON object');
-  return parsed as Record<string, unknown>;
+  // Ollama's arguments are an object; as text, anything else (invalid JSON included) is the same 400.
+  return parseToolArguments(args, field, {
+    invalidJson: 'must be a JSON object',
+    notAnObject: 'must be a JSON object',
+  }) as Record<string, unknown>;
 }
 
 interface OpenCall {
@@ -98,12 +88,8 @@ interface OpenCall {
   name: string;
 }
 
-function conversationOf(
-  messages: readonly OllamaMessage[],
-  warnings: string[],
-): { system?: string; messages: NativeMessageParam[] } {
-  const system: string[] = [];
-  const out: Array<{ role: NativeRole; content: NativeContentBlock[] }> = [];
+function conversationOf(messages: readonly OllamaMessage[], warnings: string[]): ConversationBuilder {
+  const conversation = new ConversationBuilder(warnings);
   // Calls of the latest assistant message that no tool result has answered yet, in order.
   let open: OpenCall[] = [];
   messages.forEach((message, i) => {
@@ -111,7 +97,7 @@ function conversationOf(
     let blocks: NativeContentBlock[];
     switch (message.role) {
       case 'system':
-        if (message.content) system.push(message.content);
+        conversation.addSystem(message.content);
         return;
       case 'user':
         role = 'user';
@@ -146,25 +132,17 @@ function conversationOf(
         break;
       }
     }
-    if (blocks.length === 0) {
-      warnings.push(`messages.${i} (${message.role}) has no content and was left out`);
-      return;
-    }
-    const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
+    conversation.pushOrWarn(role, blocks, `messages.${i} (${message.role})`);
   });
-  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: out };
+  return conversation;
 }
 
 function toolsOf(tools: OllamaChatRequest['tools']): NativeTool[] | undefined {
   if (!tools || tools.length === 0) return undefined;
-  return tools.map(({ function: fn }) => ({
-    name: fn.name,
-    ...(fn.description ? { description: fn.description } : {}),
-    // The native format requires an input schema; a function without parameters takes an empty object.
-    input_schema: fn.parameters ?? { type: 'object', properties: {} },
-  }));
+  // Ollama's tools have no `strict`: one a client adds is not read.
+  return tools.map(({ function: fn }) =>
+    nativeToolOf({ name: fn.name, description: fn.description, parameters: fn.parameters }),
+  );
 }
 
 /** `format` ("json", or a JSON schema) -> output_config.format, fitted to the model by the mode (docs/models.md). */
@@ -189,35 +167,18 @@ function applyOptions(
     if (options.num_predict > 0) request.max_tokens = options.num_predict;
     else ignored.push('options.num_predict');
   }
-  if (options.temperature !== null && options.temperature !== undefined) {
-    request.temperature = Math.min(options.temperature, 1);
-    if (options.temperature > 1)
-      warnings.push(`options.temperature ${options.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
-  }
+  applyTemperature(request, options.temperature, 'options.temperature', warnings);
   if (options.top_p !== null && options.top_p !== undefined) request.top_p = options.top_p;
   if (options.top_k !== null && options.top_k !== undefined && options.top_k > 0) request.top_k = options.top_k;
-  if (options.stop !== null && options.stop !== undefined) {
-    const list = typeof options.stop === 'string' ? [options.stop] : options.stop;
-    // The provider refuses whitespace-only stop sequences.
-    const kept = list.filter((s) => s.trim() !== '');
-    if (kept.length < list.length)
-      warnings.push('stop sequences made only of whitespace are not supported and were dropped');
-    if (kept.length > 0) request.stop_sequences = kept;
-  }
-  for (const [key, value] of Object.entries(options)) {
-    if (!readOptions.has(key) && value !== null && value !== undefined) ignored.push(`options.${key}`);
-  }
+  const stop = stopSequencesOf(options.stop, warnings);
+  if (stop) request.stop_sequences = stop;
+  ignored.push(...unreadKeys(options, readOptions, 'options.'));
 }
 
 /** `think` -> the intent of compatible reasoning_effort (true: medium); false asks for nothing, as Ollama's default. */
 function applyThink(think: OllamaChatRequest['think'], request: NativeMessagesRequest): void {
   if (think === null || think === undefined || think === false) return;
   applyEffortIntent(request, think === true ? 'medium' : think);
-}
-
-function unread(body: Record<string, unknown>, read: ReadonlySet<string>, ignored: string[]): void {
-  for (const [key, value] of Object.entries(body))
-    if (!read.has(key) && value !== null && value !== undefined) ignored.push(key);
 }
 
 const chatRead = new Set(['model', 'messages', 'stream', 'format', 'tools', 'think', 'options']);
@@ -227,10 +188,11 @@ export function ollamaChatToNative(body: OllamaChatRequest, options: OllamaToNat
   const ignored: string[] = [];
   const messages = body.messages ?? [];
   const conversation = conversationOf(messages, warnings);
+  const system = conversation.systemText();
   const request: NativeMessagesRequest = {
     model: body.model,
     messages: conversation.messages,
-    ...(conversation.system ? { system: conversation.system } : {}),
+    ...(system ? { system } : {}),
     max_tokens: options.defaultMaxTokens,
   };
   outputFormatOfOllama(body.format, request);
@@ -238,7 +200,7 @@ export function ollamaChatToNative(body: OllamaChatRequest, options: OllamaToNat
   const tools = toolsOf(body.tools);
   if (tools) request.tools = tools;
   applyThink(body.think, request);
-  unread(body, chatRead, ignored);
+  ignored.push(...unreadKeys(body, chatRead));
   // Ollama loads a model on an empty chat; a conversation of system messages only has nothing to answer either.
   return {
     request,
@@ -272,7 +234,7 @@ export function ollamaGenerateToNative(
   applyOptions(body.options, request, warnings, ignored);
   applyThink(body.think, request);
   // suffix (fill in the middle), raw, template and context (a local model's prompt machinery) have no equivalent.
-  unread(body, generateRead, ignored);
+  ignored.push(...unreadKeys(body, generateRead));
   return {
     request,
     stream: body.stream !== false,

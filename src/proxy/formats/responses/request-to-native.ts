@@ -19,16 +19,22 @@ import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../validate.js';
 import type {
   NativeContentBlock,
-  NativeMessageParam,
   NativeRequest,
-  NativeRole,
   NativeTool,
   NativeToolChoice,
   NativeToolResultBlock,
 } from '../native.js';
 import { reasoningEfforts, type ReasoningEffort } from '../../profile.js';
-import { imageBlockOfUrl } from '../compat/compat-messages-to-native.js';
-import { addOutputConfig, applyEffortIntent, outputFormatOf } from '../compat/compat-request-to-native.js';
+import { ConversationBuilder, imageBlockOfUrl, parseToolArguments, textBlocks } from '../conversation-builder.js';
+import {
+  addOutputConfig,
+  applyEffortIntent,
+  applyTemperature,
+  nativeToolChoiceOf,
+  nativeToolOf,
+  outputFormatOf,
+  unreadKeys,
+} from '../request-rules.js';
 import type { ClientNames, ParseContext, WireRequest } from '../format.js';
 import {
   responsesCustomTool,
@@ -94,7 +100,7 @@ function textOfParts(parts: ResponsesContentPart[] | string): string {
 
 /** User-side content parts -> native blocks; files have no native equivalent here and are a 400. */
 function contentBlocks(parts: ResponsesContentPart[] | string, field: string): NativeContentBlock[] {
-  if (typeof parts === 'string') return parts === '' ? [] : [{ type: 'text', text: parts }];
+  if (typeof parts === 'string') return textBlocks(parts);
   const out: NativeContentBlock[] = [];
   parts.forEach((part, i) => {
     if (part.type === 'input_image') {
@@ -103,42 +109,18 @@ function contentBlocks(parts: ResponsesContentPart[] | string, field: string): N
     } else if (part.type === 'input_file') {
       throw invalidField(`${field}.${i}.type`, 'input_file is not supported; send the file as text or an image');
     } else {
-      const t = part.type === 'refusal' ? part.refusal : part.text;
-      if (t !== '') out.push({ type: 'text', text: t });
+      out.push(...textBlocks(part.type === 'refusal' ? part.refusal : part.text));
     }
   });
   return out;
 }
 
-class Conversation {
-  readonly messages: NativeMessageParam[] = [];
-  readonly system: string[] = [];
-
-  push(role: NativeRole, blocks: NativeContentBlock[]): void {
-    if (blocks.length === 0) return;
-    const last = this.messages.at(-1);
-    if (last && last.role === role) {
-      const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
-      // Tool results go first in a user message (the provider's rule); a text after them stays after.
-      last.content = [...content, ...blocks];
-    } else {
-      this.messages.push({ role, content: [...blocks] });
-    }
-  }
-}
-
-function toolArguments(text: string, field: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalidField(field, 'must be valid JSON');
-  }
-}
+/** Any JSON value is passed on as the call's input; only text that is not JSON is a 400. */
+const argumentRules = { invalidJson: 'must be valid JSON' };
 
 function inputOf(
   input: ResponsesRequest['input'],
-  conversation: Conversation,
+  conversation: ConversationBuilder,
   ignored: string[],
   warnings: string[],
 ): void {
@@ -154,11 +136,9 @@ function inputOf(
       case 'message': {
         const item = validateAt(responsesMessageItem, raw, field);
         if (item.role === 'system' || item.role === 'developer') {
-          const t = textOfParts(item.content);
-          if (t !== '') conversation.system.push(t);
+          conversation.addSystem(textOfParts(item.content));
         } else if (item.role === 'assistant') {
-          const t = textOfParts(item.content);
-          conversation.push('assistant', t === '' ? [] : [{ type: 'text', text: t }]);
+          conversation.push('assistant', textBlocks(textOfParts(item.content)));
         } else {
           conversation.push('user', contentBlocks(item.content, `${field}.content`));
         }
@@ -171,7 +151,7 @@ function inputOf(
             type: 'tool_use',
             id: item.call_id,
             name: item.name,
-            input: toolArguments(item.arguments, `${field}.arguments`),
+            input: parseToolArguments(item.arguments, `${field}.arguments`, argumentRules),
           },
         ]);
         return;
@@ -234,12 +214,7 @@ function toolsOf(
     served.push(raw);
     if (raw.type === 'function') {
       const tool = validateAt(responsesFunctionTool, raw, field);
-      tools.push({
-        name: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        input_schema: tool.parameters ?? { type: 'object', properties: {} },
-        ...(tool.strict ? { strict: true } : {}),
-      });
+      tools.push(nativeToolOf(tool));
       return;
     }
     const tool = validateAt(responsesCustomTool, raw, field);
@@ -267,40 +242,35 @@ function toolsOf(
 
 function toolChoiceOf(body: ResponsesRequest, ignored: string[]): NativeToolChoice | undefined {
   const choice = body.tool_choice;
-  const noParallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
-  if (choice === 'none') return { type: 'none' };
-  if (choice === 'required') return { type: 'any', ...noParallel };
+  let named: string | undefined;
   if (typeof choice === 'object' && choice !== null) {
     if ((choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string')
-      return { type: 'tool', name: choice.name, ...noParallel };
-    ignored.push('tool_choice');
+      named = choice.name;
+    // A choice of a tool kind the assistant is not offered (web_search, allowed_tools, ...) is named as ignored.
+    else ignored.push('tool_choice');
   }
-  if (choice === 'auto' || body.parallel_tool_calls === false) return { type: 'auto', ...noParallel };
-  return undefined;
+  return nativeToolChoiceOf(choice, named, body.parallel_tool_calls);
 }
 
 export function responsesRequestToNative(raw: unknown, context: ParseContext): WireRequest<ResponsesAnswerOptions> {
   const body = validate(responsesRequestSchema, raw);
   const warnings: string[] = [];
   const ignored: string[] = [];
-  const conversation = new Conversation();
-  if (body.instructions) conversation.system.push(body.instructions);
+  const conversation = new ConversationBuilder();
+  conversation.addSystem(body.instructions);
   inputOf(body.input, conversation, ignored, warnings);
 
+  const system = conversation.systemText();
   const request: NativeRequest = {
     model: body.model,
     messages: conversation.messages,
-    ...(conversation.system.length > 0 ? { system: conversation.system.join('\n\n') } : {}),
+    ...(system ? { system } : {}),
     max_tokens: body.max_output_tokens ?? context.api.defaultMaxTokens,
   };
   // JSON output and the reasoning effort arrive as intent; the mode fits them to the model (docs/models.md).
   const format = body.text?.format;
   if (format && format.type !== 'text') addOutputConfig(request, { format: outputFormatOf(format) });
-  if (body.temperature != null) {
-    request.temperature = Math.min(body.temperature, 1);
-    if (body.temperature > 1)
-      warnings.push(`temperature ${body.temperature} was clamped to 1 (the provider accepts 0 to 1)`);
-  }
+  applyTemperature(request, body.temperature, 'temperature', warnings);
   if (body.top_p != null) request.top_p = body.top_p;
 
   const { tools, custom, served } = toolsOf(body, ignored, warnings);
@@ -323,8 +293,7 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
     applyEffortIntent(request, effort as ReasoningEffort);
   }
   if (body.text?.verbosity != null) ignored.push('text.verbosity');
-  for (const [key, value] of Object.entries(body))
-    if (!handled.has(key) && value !== null && value !== undefined) ignored.push(key);
+  ignored.push(...unreadKeys(body, handled));
 
   const clientNames: ClientNames = {
     temperature: 'temperature',

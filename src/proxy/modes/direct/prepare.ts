@@ -3,14 +3,18 @@
 // the client's auth calls for, and its feature flags.
 
 import type { Backend } from '../backend.js';
+
 import type { ProxyContext } from '../../http/types.js';
+
 import { factsOf, fitRequest } from '../../models/fit-request.js';
-import type { ModelCatalog } from '../../models/model-catalog.js';
-import type { ModelInfo } from '../../profile.js';
-import type { Chat } from '../../routes/answer-chat.js';
+
+import type { ModelCatalog, ResolvedModel } from '../../models/model-catalog.js';
+
 import type { Services } from '../../services.js';
+
 import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
-import { chatOf, type Mode } from '../mode.js';
+
+import { chatOf, type Chat, type Mode } from '../mode.js';
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
@@ -30,12 +34,11 @@ function directUpstream(ctx: ProxyContext, services: Services): NonNullable<Chat
 }
 
 /** The catalog's entry of a model id, or undefined for an id it does not know (direct mode sends it as it is). */
-function listedInfo(catalog: ModelCatalog, id: string): { id: string; info?: ModelInfo } {
+function listed(catalog: ModelCatalog, id: string): ResolvedModel | undefined {
   try {
-    const resolved = catalog.resolve(id);
-    return { id: resolved.id, info: resolved.info };
+    return catalog.resolve(id);
   } catch {
-    return { id };
+    return undefined;
   }
 }
 
@@ -48,12 +51,18 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
       const upstream = directUpstream(ctx, services);
       const requestedModel = parsed.request.model;
       // Fitted to what the model takes before anything goes out; what it cannot take at all is a 400 here.
-      const model = listedInfo(catalog, requestedModel);
-      const fitted = fitRequest(parsed.request, factsOf(profile, model.id, model.info), parsed.clientNames, {
-        maxTokensDefaulted: parsed.maxTokensDefaulted === true,
-        api: profile.api,
-      });
-      parsed.request.model = catalog.providerModel(requestedModel);
+      const model = listed(catalog, requestedModel);
+      const fitted = fitRequest(
+        parsed.request,
+        factsOf(profile, model?.id ?? requestedModel, model?.info),
+        parsed.clientNames,
+        {
+          maxTokensDefaulted: parsed.maxTokensDefaulted === true,
+          api: profile.api,
+        },
+      );
+      // A listed model is resolved once, above; any other name goes with only the neutral prefix mapped.
+      parsed.request.model = model?.providerId ?? catalog.providerModel(requestedModel);
       parsed.warnings.push(...fitted.warnings);
       return {
         ...chatOf(parsed, answer, [...new Set([...parsed.ignored, ...fitted.ignored])]),

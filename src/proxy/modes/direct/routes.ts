@@ -13,7 +13,7 @@ import type { ModelCatalog } from '../../models/model-catalog.js';
 import type { Services } from '../../services.js';
 import { forwardToProvider } from './forward.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
-import { addRoute, type ProxyRouter } from '../../routes/define.js';
+import { addRoute, type ProxyRouter } from '../../http/add-route.js';
 
 interface DirectParts {
   provider: ProviderClient;

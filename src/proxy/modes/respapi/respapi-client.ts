@@ -10,7 +10,7 @@ import { ProxyError } from '../../errors.js';
 import type { RefreshingCredential } from '../../auth/refreshing-credential.js';
 import type { RespapiCredential } from '../../auth/respapi-credentials.js';
 import type { Profile } from '../../profile.js';
-import { firstValue } from '../../upstream/client-auth.js';
+import { firstValue } from '../../header-value.js';
 import { readLimited } from '../../upstream/read-limited.js';
 import { respapiUpstreamError } from './respapi-errors.js';
 import { readSse, type SseMessage } from '../../upstream/sse-reader.js';

@@ -9,7 +9,7 @@ import { fitRequestToCli } from './engine/request-fit.js';
 import { invalidField } from '../../errors.js';
 import { factsOf, fitEffortLevel } from '../../models/fit-request.js';
 import type { Profile } from '../../profile.js';
-import type { ListedCatalog } from '../../routes/models.js';
+import type { ListedCatalog } from '../../models/live-catalog.js';
 import { providerRunToolIndex } from './translate/native-tools-to-mcp.js';
 import { chatOf, type Mode } from '../mode.js';
 

@@ -3,9 +3,9 @@
 // route-table rows that name a format; routes/wire-routes.ts registers them over the CLI backend. Here:
 //   POST /v1/messages/count_tokens, /cc/…    the provider's own count, through the CLI's login
 
-import type { ListedCatalog } from '../../routes/models.js';
+import type { ListedCatalog } from '../../models/live-catalog.js';
 import type { Services } from '../../services.js';
-import { addRoute, type ProxyRouter } from '../../routes/define.js';
+import { addRoute, type ProxyRouter } from '../../http/add-route.js';
 import { forwardToProvider } from '../direct/forward.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
 import { validate } from '../../formats/validate.js';

@@ -5,8 +5,9 @@
 // stdout ends without a result.
 
 import { ProxyError } from '../../../errors.js';
-import { parseCliLine, type CliLineParse } from '../../../formats/cli-events.js';
-import { redactSecrets, type Logger } from '../../../logger.js';
+import { parseCliLine, type CliLineParse } from '../translate/cli-events.js';
+import { type Logger } from '../../../logger.js';
+import { redactSecrets } from '../../../redact.js';
 import {
   stepCliLine,
   type CliRetry,

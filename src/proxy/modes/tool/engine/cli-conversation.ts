@@ -4,7 +4,7 @@
 // - its stdout line stream (a queue that keeps what the child printed until somebody reads it), its end, and the
 //   tail of its stderr;
 // - its state (moved only through the transition table of process-state.ts) and its history (what it has seen, in
-//   the compared form of formats/conversation-history.ts);
+//   the compared form of conversation-history.ts);
 // - the files written for it (its system prompt file), removed when the process ends.
 // A request attaches to a conversation for one turn: it writes its user line (`write`), reads lines (`next`) until
 // the turn's `result`, and leaves it idle, or ends it. Because the stream belongs to the conversation, a reader may
@@ -16,7 +16,7 @@
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
-import type { HistoryEntry } from '../../../formats/conversation-history.js';
+import type { HistoryEntry } from './conversation-history.js';
 import type { BillingLane } from '../../../usage/types.js';
 import type { ToolSession } from './tool-session.js';
 import { exitOf, killNow, terminate } from './end-child.js';

@@ -1,15 +1,10 @@
-// A request's messages in the compared form of formats/conversation-history.ts, hashed at most once per request
+// A request's messages in the compared form of conversation-history.ts, hashed at most once per request
 // (docs/tool-mode.md "Live conversations"): the registry compares them with every candidate process's history, and
 // the history kept after the turn is built from them, without hashing the conversation again. Not hashed at all when
 // nothing asks (a response that chains by id is continued by id, never by its history).
 
 import type { NativeMessageParam } from '../../../formats/native.js';
-import {
-  historyAfterTurn,
-  historyEntryOf,
-  type AnswerRecord,
-  type HistoryEntry,
-} from '../../../formats/conversation-history.js';
+import { historyAfterTurn, historyEntryOf, type AnswerRecord, type HistoryEntry } from './conversation-history.js';
 
 export class MessageDigests {
   private digests: HistoryEntry[] | undefined;

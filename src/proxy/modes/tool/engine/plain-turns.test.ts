@@ -3,7 +3,7 @@ import { FakeCapabilities } from '../../../../../test/helpers/fake-capabilities.
 import { ScriptedProcess } from '../../../../../test/helpers/scripted-process.js';
 import type { NativeMessageParam, NativeRequest } from '../../../formats/native.js';
 import { createProfile } from '../../../profile.js';
-import { historyAfterTurn } from '../../../formats/conversation-history.js';
+import { historyAfterTurn } from './conversation-history.js';
 import { nativeRequestToCliInput } from '../translate/native-request-to-cli-input.js';
 import { plainTurns } from './plain-turns.js';
 import { planRequest } from './request-plan.js';

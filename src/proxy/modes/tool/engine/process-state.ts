@@ -12,7 +12,7 @@
 // lifetime in the registry; an ended process leaves the registry. The moves are the table below (`next`), and every
 // state change of a process goes through it.
 
-import type { HistoryEntry } from '../../../formats/conversation-history.js';
+import type { HistoryEntry } from './conversation-history.js';
 
 /**
  * warm: started ahead of a request (the warm pool), no history yet, nobody has read it;

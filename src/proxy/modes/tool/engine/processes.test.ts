@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeProcess } from '../../../../../test/helpers/fake-process.js';
 import type { NativeMessageParam } from '../../../formats/native.js';
-import { historyAfterTurn } from '../../../formats/conversation-history.js';
+import { historyAfterTurn } from './conversation-history.js';
 import { CliProcesses } from './processes.js';
 import type { CliProcessesOptions, WarmEnd } from './registry-types.js';
 

@@ -3,7 +3,7 @@
 // bounds them all (`max`, CLI_LIVE_MAX), one memory cap (`maxRssBytes`, CLI_LIVE_MAX_MB), one login check
 // (`fingerprint`), one lifetime per resting state (warm, idle, waiting-for-tools). Rules, tested in processes.test.ts:
 // - A request continues an idle process only when it was started with the same key (arguments, environment, system
-//   prompt) and the request's messages are its history plus one new user message (formats/conversation-history.ts);
+//   prompt) and the request's messages are its history plus one new user message (conversation-history.ts);
 //   tool results reach a waiting process only on the same terms. One request at a time: a busy one is never handed out.
 // - To start one more process at the cap, a warm one ends first, then the least recently used one nobody reads (idle
 //   or waiting); a busy one never. Keeping a process idle or waiting adds none, so it ends none but to meet the
@@ -15,7 +15,7 @@
 // Ending is injected through the process's own end(), so the rules are tested without processes.
 
 import type { NativeMessageParam } from '../../../formats/native.js';
-import type { HistoryEntry } from '../../../formats/conversation-history.js';
+import type { HistoryEntry } from './conversation-history.js';
 import { digestsOf, type MessageDigests } from './message-digests.js';
 import { ProcessSet } from './process-set.js';
 import type { ConversationState, RegisteredProcess } from './process-state.js';

@@ -59,7 +59,7 @@ describe('fitRequestToCli', () => {
       ],
     });
     expect(() => fitRequestToCli(prefill, {}, [], 1024)).toThrow(/prefill/);
-    expect(() => fitRequestToCli(prefill, { output_format: 'response_format' }, [], 1024)).toThrow(
+    expect(() => fitRequestToCli(prefill, { format: 'response_format' }, [], 1024)).toThrow(
       expect.objectContaining({ status: 400, field: 'response_format' }),
     );
   });

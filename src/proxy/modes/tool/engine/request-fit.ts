@@ -6,12 +6,10 @@
 // tested beside it.
 
 import { invalidField } from '../../../errors.js';
-import type { NativeRequest } from '../../../formats/native.js';
+import type { ClientNames } from '../../../formats/format.js';
+import { nativeSamplingFields, type NativeRequest } from '../../../formats/native.js';
 import { checkCliModelArgument } from '../translate/native-request-to-cli-input.js';
 import { thinkingBudget } from '../translate/native-thinking-to-cli.js';
-
-/** Native fields the CLI cannot take. */
-const cliCannot = ['temperature', 'top_p', 'top_k', 'stop_sequences'] as const;
 
 /**
  * Thinking (a budget, or adaptive) whose budget the CLI cannot keep below max_tokens and at least the provider's
@@ -28,9 +26,9 @@ function dropUnfitThinking(request: NativeRequest, minBudget: number): boolean {
  * The CLI answers a JSON schema through a tool call of its own, which cannot continue a prefilled assistant message
  * (the provider refuses structured output after a prefill too): a 400 naming the client's field.
  */
-function refusePrefilledSchema(request: NativeRequest, clientNames: Partial<Record<string, string>>): void {
+function refusePrefilledSchema(request: NativeRequest, clientNames: ClientNames): void {
   if (!request.output_config?.format || request.messages.at(-1)?.role !== 'assistant') return;
-  const field = clientNames.output_format ?? 'output_config.format';
+  const field = clientNames.format ?? 'output_config.format';
   throw invalidField(
     field,
     'cannot continue a prefilled assistant message',
@@ -45,14 +43,15 @@ function refusePrefilledSchema(request: NativeRequest, clientNames: Partial<Reco
  */
 export function fitRequestToCli(
   request: NativeRequest,
-  clientNames: Partial<Record<string, string>>,
+  clientNames: ClientNames,
   alreadyIgnored: string[],
   minBudget: number,
 ): string[] {
   checkCliModelArgument(request.model);
   refusePrefilledSchema(request, clientNames);
   const named: string[] = [];
-  for (const key of cliCannot) {
+  // The CLI has no flag for any sampling setting or stop sequence (docs/tool-mode.md "Parameters").
+  for (const key of nativeSamplingFields) {
     if (request[key] === undefined) continue;
     delete request[key];
     named.push(clientNames[key] ?? key);

@@ -21,8 +21,8 @@ import { CliBackend } from './cli-backend.js';
 
 const calls = vi.hoisted(() => ({ digest: 0, input: 0, key: 0 }));
 
-vi.mock('../../../formats/conversation-history.js', async (original) => {
-  const mod = await original<typeof import('../../../formats/conversation-history.js')>();
+vi.mock('./conversation-history.js', async (original) => {
+  const mod = await original<typeof import('./conversation-history.js')>();
   return {
     ...mod,
     historyEntryOf: (m: NativeMessageParam) => (calls.digest++, mod.historyEntryOf(m)),

@@ -4,7 +4,7 @@ import { ScriptedProcess } from '../../../../../test/helpers/scripted-process.js
 import type { NativeMessageParam, NativeRequest, NativeTool } from '../../../formats/native.js';
 import { createLogger } from '../../../logger.js';
 import { createProfile } from '../../../profile.js';
-import { historyAfterTurn } from '../../../formats/conversation-history.js';
+import { historyAfterTurn } from './conversation-history.js';
 import { nativeRequestToCliInput } from '../translate/native-request-to-cli-input.js';
 import { planClientTools, type McpCallResult } from '../translate/native-tools-to-mcp.js';
 import type { ClientToolServer } from './client-tool-server.js';

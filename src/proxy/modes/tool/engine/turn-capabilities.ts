@@ -3,7 +3,7 @@
 // the starter). A source decides which process answers and what is kept; these say how.
 
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
-import type { HistoryEntry } from '../../../formats/conversation-history.js';
+import type { HistoryEntry } from './conversation-history.js';
 import type { BackendContext } from '../../backend.js';
 import type { CliConversation } from './cli-conversation.js';
 import type { RequestPlan } from './request-plan.js';

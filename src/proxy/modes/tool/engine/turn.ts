@@ -20,7 +20,7 @@ import {
   finishCliLines,
   type CliTranslateOptions,
 } from '../translate/cli-events-to-native-events.js';
-import { AnswerRecorder, type AnswerRecord } from '../../../formats/conversation-history.js';
+import { AnswerRecorder, type AnswerRecord } from './conversation-history.js';
 import { laneOfCliRateLimit } from '../../../usage/billing-lane.js';
 import type { BillingLane, UsageSink } from '../../../usage/types.js';
 import { ChatDeadlines, lingerAfterResultMs, stepLine, type ChatDeadlinesOptions } from './chat-deadlines.js';

@@ -1,4 +1,4 @@
-// Parsed CLI stdout lines (formats/cli-events.ts) -> one native stream for the client, plus a terminal outcome.
+// Parsed CLI stdout lines (cli-events.ts) -> one native stream for the client, plus a terminal outcome.
 // step/finish as in STYLE.md habit 3. What the recordings (fixtures/cli-recordings) taught:
 // - With partial messages the CLI wraps native events in `stream_event` lines and ALSO prints the whole message
 //   as an `assistant` line in the middle of them; that line is skipped by message id, or the text would repeat.
@@ -23,7 +23,7 @@
 //   (the model never gave one the CLI accepted) is an error (cli-structured-answer.ts).
 
 import { ProxyError } from '../../../errors.js';
-import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from '../../../formats/cli-events.js';
+import type { CliBlock, CliLineParse, CliMessage, CliNativeEvent, CliUsage } from './cli-events.js';
 import type {
   NativeContentDelta,
   NativeResponseBlock,

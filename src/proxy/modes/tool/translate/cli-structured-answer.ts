@@ -3,7 +3,7 @@
 // line's validated `structured_output` is its text; a result without it is the error the client gets. Pure.
 
 import { ProxyError } from '../../../errors.js';
-import type { CliBlock, CliResultLine } from '../../../formats/cli-events.js';
+import type { CliBlock, CliResultLine } from './cli-events.js';
 import type { NativeStreamEvent } from '../../../formats/native.js';
 
 /** What the structured answer reads and keeps of the translator's state. */

@@ -13,8 +13,10 @@
 //   line (cli-events-to-native-events.ts makes it the answer's text).
 
 import { invalidField } from '../../../errors.js';
-import type { NativeEffort, NativeRequest } from '../../../formats/native.js';
+
+import type { NativeRequest } from '../../../formats/native.js';
 import type { Profile } from '../../../profile.js';
+import type { NativeEffort } from '../../../profile-models.js';
 
 /** A schema is one command-line argument: Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN). */
 export const maxSchemaChars = 100_000;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCliLine } from '../../../formats/cli-events.js';
+import { parseCliLine } from './cli-events.js';
 import type { NativeRequest, NativeStreamEvent } from '../../../formats/native.js';
 import { createProfile } from '../../../profile.js';
 import { createCliTranslateState, stepCliLine } from './cli-events-to-native-events.js';

@@ -16,7 +16,7 @@
 // Each message is kept as a hash of that form, so a long history costs little memory.
 
 import { createHash } from 'node:crypto';
-import type { NativeContentBlock, NativeMessageParam, NativeStreamEvent } from './native.js';
+import type { NativeContentBlock, NativeMessageParam, NativeStreamEvent } from '../../../formats/native.js';
 
 export interface HistoryEntry {
   role: 'user' | 'assistant';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainNativeRefusalBody } from '../formats/map-native-error.js';
+import { explainNativeRefusalBody } from './map-native-error.js';
 import { fromErrorAnswer } from '../upstream/upstream-error.js';
 import { explainModelRule, modelRuleExplanation } from './model-rule-refusal.js';
 

@@ -4,9 +4,9 @@
 
 import type Router from '@koa/router';
 import { ProxyError } from '../errors.js';
-import { jsonBody } from '../http/body.js';
-import type { ProxyContext } from '../http/types.js';
-import type { ProxyState } from '../http/state.js';
+import { jsonBody } from './body.js';
+import type { ProxyContext } from './types.js';
+import type { ProxyState } from './state.js';
 import { modeNames, modeSettingNames, type ModeName } from '../../shared/modes.js';
 import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';

@@ -1,5 +1,5 @@
 // Literal native stream event sequences shared by the stream translator tests, shaped like the provider's.
-import type { NativeStreamEvent } from '../../../../formats/native.js';
+import type { NativeStreamEvent } from '../native.js';
 
 const start = (usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number }): NativeStreamEvent => ({
   type: 'message_start',

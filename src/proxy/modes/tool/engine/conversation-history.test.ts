@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NativeMessageParam } from './native.js';
+import type { NativeMessageParam } from '../../../formats/native.js';
 import { AnswerRecorder, continuesHistory, historyAfterTurn } from './conversation-history.js';
 
 const first: NativeMessageParam[] = [{ role: 'user', content: 'My name is Ada.' }];

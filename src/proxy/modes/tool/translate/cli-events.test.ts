@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCliLine } from './cli-events.js';
 
 function kinds(name: string): string[] {
-  const text = readFileSync(new URL(`../modes/tool/translate/__fixtures__/cli-${name}.jsonl`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`./__fixtures__/cli-${name}.jsonl`, import.meta.url), 'utf8');
   return text
     .split('\n')
     .filter((l) => l !== '')
