@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorRenderer } from '../src/proxy/http/errors.js';
+import { familyErrorShapes } from '../src/proxy/formats/error-shapes.js';
 import { requestId } from '../src/proxy/http/request-id.js';
 import type { ProxyState } from '../src/proxy/http/state.js';
 import { ProxyError } from '../src/proxy/errors.js';
@@ -19,7 +20,7 @@ async function serve(handler: Koa.Middleware<ProxyState>) {
   const app = new Koa<ProxyState>();
   app.silent = true;
   app.use(requestId());
-  app.use(errorRenderer(createLogger('info', sink)));
+  app.use(errorRenderer(createLogger('info', sink), familyErrorShapes));
   app.use(handler);
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server!.once('listening', r));

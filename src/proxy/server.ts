@@ -25,6 +25,7 @@ import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { errorRenderer } from './http/errors.js';
+import { familyErrorShapes } from './formats/error-shapes.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
 import { rateLimit } from './http/rate-limit.js';
@@ -196,7 +197,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const chain: ProxyMiddleware[] = [
     requestId(),
     requestLog(logger, metrics, inFlight, deps.now, services.usage),
-    errorRenderer(logger),
+    errorRenderer(logger, familyErrorShapes),
     hostGuard(config.allowedHosts, metrics, { checkNames: isLoopbackHost(config.host), refusals }),
     crossSiteGuard(config.corsOrigins, metrics, refusals),
     cors(config.corsOrigins),

@@ -1,6 +1,7 @@
 // What a right-shaped answer is, per route family (SPEC.md §7.1 compat, §7.2 native, §7.3 general), written
-// independently of src/proxy/http/render-error.ts so the fuzz and fault tests check the wire, not the renderer's
-// own idea of it. Each function returns a reason when the answer is wrong, undefined when it is right.
+// independently of the error shapes (src/proxy/http/error-shape.ts, src/proxy/formats/) so the fuzz and fault tests
+// check the wire, not the renderer's own idea of it. Each function returns a reason when the answer is wrong,
+// undefined when it is right.
 
 import { familyOf, type Family } from '../../src/proxy/route-table.js';
 import type { RawAnswer } from './bed.js';

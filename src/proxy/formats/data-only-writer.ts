@@ -1,15 +1,21 @@
 // The stream writer of the two chat-completion formats (SPEC.md §6.1, §6.2): data-only events, [DONE] at the end,
-// and after headers the family's error body followed by [DONE] (http/stream-error.ts "data-only").
+// and after headers the format's error body followed by [DONE] (dataOnlyErrorEvents, its error shapes'
+// streamEvents: formats/compat/error-shape.ts, formats/native-chat/error-shape.ts).
 
 import type { ProxyError } from '../errors.js';
 import type { NativeStreamEvent } from './native.js';
-import { errorTypeName } from '../http/render-error.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
 import type { SseEvent } from '../http/sse.js';
-import { streamErrorEvents } from '../http/stream-error.js';
-import type { Family } from '../route-table.js';
 import type { StreamWriter } from './format.js';
 
 const data = (items: unknown[]): SseEvent[] => items.map((item) => ({ data: item }));
+const done = (): SseEvent => ({ data: '[DONE]' });
+
+/** A failure in a data-only stream: the error body as one event, then [DONE], so clients that wait for it stop
+ * waiting. */
+export function dataOnlyErrorEvents(body: unknown): SseEvent[] {
+  return [{ data: body }, done()];
+}
 
 interface DataOnlyTranslator {
   step(event: NativeStreamEvent): unknown[];
@@ -17,15 +23,14 @@ interface DataOnlyTranslator {
   failed(): boolean;
 }
 
-export function dataOnlyWriter(translator: DataOnlyTranslator, family: Family): StreamWriter {
+export function dataOnlyWriter(translator: DataOnlyTranslator, errors: StreamErrorShape): StreamWriter {
   return {
     step: (event) => data(translator.step(event)),
     failed: translator.failed,
     finish: () => {
       const end = translator.finish();
-      return { events: [...data(end.items), ...(end.error ? [] : [{ data: '[DONE]' }])], error: end.error };
+      return { events: [...data(end.items), ...(end.error ? [] : [done()])], error: end.error };
     },
-    fail: (err, requestId) => streamErrorEvents(err, 'data-only', family, requestId),
-    errorType: (err) => errorTypeName(err, family),
+    errors,
   };
 }

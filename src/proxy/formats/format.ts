@@ -15,9 +15,9 @@
 
 import type { ProxyError } from '../errors.js';
 import type { NativeMessage, NativeRequest, NativeSamplingField, NativeStreamEvent } from './native.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
 import type { SseEvent } from '../http/sse.js';
 import type { Profile } from '../profile.js';
-import type { Family } from '../route-table.js';
 
 /** What a format's parse may read besides the body: the provider's request rules (defaults, thinking budgets). It is
  * the same for every mode: a format does not branch on the mode (modes/mode.ts). */
@@ -67,7 +67,7 @@ export interface AnswerMeta {
   now?: () => number;
 }
 
-/** A stream translator (STYLE.md habit 3): step per native event, finish at the end, fail after headers. */
+/** A stream translator (STYLE.md habit 3): step per native event, finish at the end, its error shape after headers. */
 export interface StreamWriter {
   /** How the events go on the wire: SSE (the default), or NDJSON, one event's data per line (Ollama's). */
   framing?: 'sse' | 'ndjson';
@@ -76,10 +76,10 @@ export interface StreamWriter {
   failed(): boolean;
   /** Closes what is open; reports a stream that ended without a stop reason as an error instead of inventing one. */
   finish(): { events: SseEvent[]; error?: ProxyError };
-  /** The events that report a failure after headers in this format's own shape; the stream then ends. */
-  fail(err: ProxyError, requestId: string): SseEvent[];
-  /** The type name of that failure for the log, metrics and ledger (the code the client reads). */
-  errorType(err: ProxyError): string;
+  /** How a failure after headers is written (its streamEvents; the stream then ends) and named for the log,
+   * metrics and ledger: the format's error shape, or one made for this stream when its events carry the stream's
+   * state (the Responses API's response.failed). */
+  errors: StreamErrorShape;
 }
 
 /** How one request's answer is written. */
@@ -89,21 +89,14 @@ export interface AnswerWriter {
   stream(): StreamWriter;
 }
 
-/** A format's own error body before headers, for a shape none of the families has (e.g. `{"error": "text"}`). */
-export interface ErrorShape {
-  body(err: ProxyError, requestId: string): unknown;
-  /** The type name the log, metrics and ledger record. */
-  type(err: ProxyError): string;
-}
-
 export interface WireFormat<A = unknown> {
   /** The name route-table rows give. */
   readonly name: string;
-  /** The HTTP error shape of its routes before headers (SPEC.md §7); its rows give the same family, which also
-   * shapes what is refused before routing (the access key, the rate limit, an unknown path). */
-  readonly family: Family;
-  /** Optional: the format's own error body once a request reached its route, instead of the family's. */
-  readonly errorShape?: ErrorShape;
+  /** Its error shape (SPEC.md §7; http/error-shape.ts): the body of its routes' errors once a request reached one,
+   * the events of its stream writer's failures after headers, and their type name. Its family is its routes'
+   * (route-table.ts rows give the same one, which shapes what is refused before routing: the access key, the rate
+   * limit, an unknown path). */
+  readonly errorShape: StreamErrorShape;
   /** Its requests may name an earlier response and its answers are kept (the Responses API's
    * previous_response_id): routes/response-chain.ts runs before parse and around the answer. */
   readonly chains?: boolean;

@@ -7,6 +7,7 @@ import { ProxyError } from '../errors.js';
 import { jsonBody } from './body.js';
 import type { ProxyContext } from './types.js';
 import type { ProxyState } from './state.js';
+import type { ErrorShape } from './error-shape.js';
 import { modeNames, modeSettingNames, type ModeName } from '../../shared/modes.js';
 import { declaredRoute } from '../route-table.js';
 import type { Services } from '../services.js';
@@ -19,7 +20,7 @@ interface RouteSpec {
   json?: boolean;
   handler: (ctx: ProxyContext) => Promise<void>;
   /** The route's own error shape (a wire format's), from the moment it is matched: a bad JSON body included. */
-  errorShape?: ProxyState['errorShape'];
+  errorShape?: ErrorShape;
   /** The mode that answers, for a row whose mode is a setting's (`modeBySetting`: the Ollama listener's chats). */
   mode?: ModeName;
 }

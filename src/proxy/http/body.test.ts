@@ -8,6 +8,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { defaultMaxJsonDepth, depthExceededAt, jsonBody } from './body.js';
+import { familyErrorShapes } from '../formats/error-shapes.js';
 import { errorRenderer } from './errors.js';
 import { requestId } from './request-id.js';
 import type { ProxyState } from './state.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
     },
   });
   app.use(requestId());
-  app.use(errorRenderer(createLogger('debug', sink)));
+  app.use(errorRenderer(createLogger('debug', sink), familyErrorShapes));
   app.use(jsonBody(1024 * 1024, { timeoutMs: 300 }));
   app.use(async (ctx) => {
     ctx.body = { ok: true, keys: Object.keys(ctx.state.body as object) };

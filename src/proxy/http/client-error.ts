@@ -14,7 +14,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ProxyError, type ErrorKind } from '../errors.js';
-import { renderError } from './render-error.js';
+import { generalErrorShape } from './error-shape.js';
 import type { RefusalLog } from './refusal-log.js';
 
 interface Refusal {
@@ -66,9 +66,8 @@ export function refusalOf(code: string | undefined): Refusal {
 /** The whole answer, head and body, as bytes. */
 export function clientErrorAnswer(refusal: Refusal): Buffer {
   const body = JSON.stringify(
-    renderError(
+    generalErrorShape.body(
       new ProxyError(refusal.kind, refusal.message, { field: 'request', issue: refusal.issue, status: refusal.status }),
-      'general',
     ),
   );
   return Buffer.from(

@@ -1,6 +1,6 @@
-// The outermost error renderer with a route's own error shape (a wire format's, formats/format.ts ErrorShape):
+// The outermost error renderer with a route's own error shape (a wire format's, formats/format.ts errorShape):
 // once a route set it, a refusal has that body and its type name goes to the log and the ledger; without one, the
-// family's shape (SPEC.md §7).
+// shape of the path's family (SPEC.md §7, the table formats/error-shapes.ts).
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +9,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { familyErrorShapes } from '../formats/error-shapes.js';
 import { errorRenderer } from './errors.js';
 import { requestId } from './request-id.js';
 import type { ProxyState } from './state.js';
@@ -25,10 +26,14 @@ beforeAll(async () => {
     types.push(ctx.state.errorType);
   });
   app.use(requestId());
-  app.use(errorRenderer(createLogger('debug', new Writable({ write: (_c, _e, cb) => cb() }))));
+  app.use(errorRenderer(createLogger('debug', new Writable({ write: (_c, _e, cb) => cb() })), familyErrorShapes));
   app.use(async (ctx) => {
     if (ctx.path === '/own')
-      ctx.state.errorShape = { body: (err) => ({ error: err.message }), type: (err) => `own_${err.kind}` };
+      ctx.state.errorShape = {
+        family: 'general',
+        body: (err) => ({ error: err.message }),
+        typeName: (err) => `own_${err.kind}`,
+      };
     throw new ProxyError('invalid_request', 'Invalid request: model is required', {
       field: 'model',
       issue: 'is required',

@@ -1,12 +1,15 @@
-// The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in the request family's wire
-// shape (SPEC.md §7), or in its route's own shape when a wire format has one (ctx.state.errorShape); Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
+// The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in its route's error shape once a
+// route with one is matched (ctx.state.errorShape: its format's), else in the shape of the request path's family
+// (SPEC.md §7; the table of formats/error-shapes.ts, handed over by server.ts, since http/ sits below formats/);
+// Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
 // anything else is our own bug: logged with its stack, answered 500 without it. After headers are sent nothing
 // can be rendered: the error is logged and the stream route has already written an in-stream error.
 
 import { ProxyError, isProxyError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { redactSecrets } from '../redact.js';
-import { renderError, errorTypeName } from './render-error.js';
+import type { Family } from '../route-table.js';
+import type { ErrorShape } from './error-shape.js';
 import type { ProxyMiddleware } from './types.js';
 
 function fromHttpError(err: {
@@ -33,7 +36,7 @@ function fromHttpError(err: {
   return new ProxyError(kind, message, { status });
 }
 
-export function errorRenderer(logger: Logger): ProxyMiddleware {
+export function errorRenderer(logger: Logger, familyShapes: Readonly<Record<Family, ErrorShape>>): ProxyMiddleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -58,8 +61,8 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         logger.debug({ requestId: ctx.state.requestId, kind: err.kind }, 'client gone before the answer');
         return;
       }
-      const shape = ctx.state.errorShape;
-      ctx.state.errorType = shape ? shape.type(err) : errorTypeName(err, ctx.state.family);
+      const shape = ctx.state.errorShape ?? familyShapes[ctx.state.family];
+      ctx.state.errorType = shape.typeName(err);
       if (err.refusal) ctx.state.billingRefusal = err.refusal;
       if (err.status < 500) {
         // The request log's line says what was wrong, as the client's error body does (docs/http.md).
@@ -87,9 +90,7 @@ export function errorRenderer(logger: Logger): ProxyMiddleware {
         status: err.status,
         code: err.code,
       });
-      ctx.body = shape
-        ? shape.body(safe, ctx.state.requestId)
-        : renderError(safe, ctx.state.family, ctx.state.requestId);
+      ctx.body = shape.body(safe, ctx.state.requestId);
     }
   };
 }

@@ -1,6 +1,7 @@
 // What every middleware and route may read or set on ctx.state for one request.
 
 import type { Family } from '../route-table.js';
+import type { ErrorShape } from './error-shape.js';
 import type { RefusalLogLevel } from './refusal-log.js';
 import type { RequestAbort } from './request-abort.js';
 import type { RouteMode } from '../route-table.js';
@@ -42,12 +43,9 @@ export interface ProxyState {
   outcome?: Outcome;
   /** Set when a failure happened after headers were sent (reported in-stream). */
   errorType?: string;
-  /** A route's own error shape (a wire format's, formats/format.ts ErrorShape), used by http/errors.ts instead of
-   * the family's once the request reached that route. */
-  errorShape?: {
-    body(err: import('../errors.js').ProxyError, requestId: string): unknown;
-    type(err: import('../errors.js').ProxyError): string;
-  };
+  /** A route's own error shape (its wire format's, formats/format.ts), used by http/errors.ts instead of the
+   * family's once the request reached that route. */
+  errorShape?: ErrorShape;
   /** A refused request's field and reason (what its error body says), for its log line. */
   errorField?: string;
   errorReason?: string;

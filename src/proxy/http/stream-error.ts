@@ -1,38 +1,20 @@
 // The one writer of errors after headers (STYLE.md habit 7): once an answer's status and first bytes are out, a
-// failure can no longer change the status; it becomes one error event in the stream's own format, and the stream
-// ends. Used by every mode: the chat answer path (routes/answer-chat.ts), the response-API relay and the byte-level
-// forwarder (modes/direct/forward.ts).
-//   named-events  the native event stream: `event: error` with the SPEC.md §7.2 body
-//   data-only     §6.1/§6.2 data-only streams: the family's error body, then the [DONE] sentinel, so clients that
-//                 wait for it stop waiting
-// A format's or a mode's own shape is its writer (FormatErrorWriter): the response-API relay's is in
-// modes/respapi/stream-errors.ts.
+// failure can no longer change the status; it becomes the events of the stream's error shape (http/error-shape.ts
+// StreamErrorShape), and the stream ends. Used by every mode: the chat answer path (routes/answer-chat.ts, with the
+// format's stream writer's shape), the response-API relay (modes/respapi/stream-errors.ts) and the byte-level
+// forwarder (modes/direct/forward.ts, the native shape).
 
 import { ProxyError, isProxyError } from '../errors.js';
 import { type Logger } from '../logger.js';
 import { redactSecrets } from '../redact.js';
-import type { Family } from '../route-table.js';
-import { errorTypeName, renderError } from './render-error.js';
+import type { ErrorShape } from './error-shape.js';
 import type { SseEvent } from './sse.js';
 import type { ProxyState } from './state.js';
 
-type StreamFraming = 'named-events' | 'data-only';
-
-/** A wire format's own error writer (formats/format.ts StreamWriter): its events and its error's type name. */
-export interface FormatErrorWriter {
-  fail(err: ProxyError, requestId: string): SseEvent[];
-  errorType(err: ProxyError): string;
-}
-
-/** The events that report `err` inside a stream of the given framing (the message is already safe to show). */
-export function streamErrorEvents(
-  err: ProxyError,
-  framing: StreamFraming,
-  family: Family,
-  requestId?: string,
-): SseEvent[] {
-  const body = renderError(err, family, requestId);
-  return framing === 'named-events' ? [{ event: 'error', data: body }] : [{ data: body }, { data: '[DONE]' }];
+/** An error shape whose routes stream: it also says how a failure after headers is written. */
+export interface StreamErrorShape extends ErrorShape {
+  /** The events that report a failure after headers (STYLE.md habit 7); the stream then ends. */
+  streamEvents(err: ProxyError, requestId: string): SseEvent[];
 }
 
 /**
@@ -43,7 +25,7 @@ export function streamErrorEvents(
 export function failAfterHeaders(
   caught: unknown,
   state: ProxyState,
-  framing: StreamFraming | FormatErrorWriter,
+  shape: StreamErrorShape,
   logger: Logger,
 ): SseEvent[] {
   let err: ProxyError;
@@ -57,11 +39,6 @@ export function failAfterHeaders(
       'Internal server error: the proxy hit an unexpected condition; see its log for details',
     );
   }
-  if (typeof framing === 'object') {
-    state.errorType = framing.errorType(err);
-    return framing.fail(err, state.requestId);
-  }
-  state.errorType = errorTypeName(err, state.family);
-  if (isProxyError(caught) && caught.refusal) state.billingRefusal = caught.refusal;
-  return streamErrorEvents(err, framing, state.family, state.requestId);
+  state.errorType = shape.typeName(err);
+  return shape.streamEvents(err, state.requestId);
 }

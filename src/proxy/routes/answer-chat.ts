@@ -165,7 +165,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
       if (end.error) throw end.error;
     } catch (caught) {
       if (state.signal.aborted) return; // the client is gone: nobody to tell; the request log records the 499
-      yield* failAfterHeaders(caught, state, translate, logger());
+      yield* failAfterHeaders(caught, state, translate.errors, logger());
     } finally {
       // Ends the CLI child, or the upstream request, when the client went away or the stream stopped early.
       await iterator.return?.(undefined);

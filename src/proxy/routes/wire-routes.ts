@@ -31,12 +31,13 @@ export function registerWireRoutes(
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Rows without a format (token counts, forwarding, lists) are registered by their route family's file.
     if (!format) continue;
-    if (format.family !== decl.family)
+    // A route's family is its format's: the row states it for what is refused before routing.
+    const { errorShape } = format;
+    if (errorShape.family !== decl.family)
       throw new Error(
-        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${format.family}`,
+        `route-table.ts gives ${decl.path} the ${decl.family} family, but its format ${format.name} speaks ${errorShape.family}`,
       );
     const answer = format.answer.bind(format);
-    const { errorShape } = format;
     // A row whose mode is a setting's (the Ollama listener's chats) is answered by the mode OLLAMA_MODE names.
     const setting = decl.modeBySetting ? services.config.ollamaMode : undefined;
     const chosen = setting ? { mode: setting } : {};

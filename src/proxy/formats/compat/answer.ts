@@ -7,6 +7,7 @@ import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from './com
 import { createCompatChunkState, finishCompatChunks, stepCompatChunks } from './native-events-to-compat-chunks.js';
 import { nativeMessageToCompletion } from './native-message-to-completion.js';
 import { dataOnlyWriter } from '../data-only-writer.js';
+import { compatErrorShape } from './error-shape.js';
 import type { AnswerMeta, AnswerWriter } from '../format.js';
 
 export interface CompatAnswerOptions {
@@ -38,7 +39,7 @@ export function compatAnswer(meta: AnswerMeta, options: CompatAnswerOptions): An
             return { items: end.chunks, error: end.error };
           },
         },
-        'compat',
+        compatErrorShape,
       );
     },
   };

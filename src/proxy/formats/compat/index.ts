@@ -8,10 +8,11 @@ import { compatRequestToNative } from './compat-request-to-native.js';
 import { legacyFunctionsToTools } from './legacy-functions-to-tools.js';
 import type { WireFormat } from '../format.js';
 import { compatAnswer, type CompatAnswerOptions } from './answer.js';
+import { compatErrorShape } from './error-shape.js';
 
 export const compatFormat: WireFormat<CompatAnswerOptions> = {
   name: 'compat',
-  family: 'compat',
+  errorShape: compatErrorShape,
   clientTools: { types: ['function'], directPath: '/api/v1/chat/completions' },
   parse(raw, { api }) {
     const { body, legacy } = legacyFunctionsToTools(raw);

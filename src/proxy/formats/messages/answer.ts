@@ -1,11 +1,11 @@
 // The native messages format's answer (POST /v1/messages and its aliases in tool mode): the native message JSON,
 // or the native event stream WITH `event:` lines (message_start ... message_stop), so the official native SDK's
-// stream helper consumes it; a failure after headers is one `event: error` with the SPEC.md §7.2 body.
+// stream helper consumes it; a failure after headers is one `event: error` with the SPEC.md §7.2 body (the native
+// error shape, formats/native-error-shape.ts).
 
 import { ProxyError } from '../../errors.js';
-import { errorTypeName } from '../../http/render-error.js';
-import { streamErrorEvents } from '../../http/stream-error.js';
 import type { AnswerWriter } from '../format.js';
+import { nativeErrorShape } from '../native-error-shape.js';
 
 export function messagesAnswer(): AnswerWriter {
   return {
@@ -22,8 +22,7 @@ export function messagesAnswer(): AnswerWriter {
           events: [],
           error: stopped ? undefined : new ProxyError('upstream', 'The stream ended without message_stop'),
         }),
-        fail: (err, requestId) => streamErrorEvents(err, 'named-events', 'native', requestId),
-        errorType: (err) => errorTypeName(err, 'native'),
+        errors: nativeErrorShape,
       };
     },
   };

@@ -9,6 +9,7 @@ import { readThinkingAndOutput } from '../request-checks.js';
 import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { messagesAnswer } from './answer.js';
+import { nativeErrorShape } from '../native-error-shape.js';
 
 const honoured = new Set([
   'model',
@@ -25,7 +26,7 @@ const honoured = new Set([
 
 export const messagesFormat: WireFormat<undefined> = {
   name: 'messages',
-  family: 'native',
+  errorShape: nativeErrorShape,
   clientTools: { types: ['custom'], directPath: '/api/v1/messages' },
   parse(body) {
     const parsed = validate(nativeMessagesRequestSchema, body);

@@ -9,6 +9,7 @@ import {
 } from './native-events-to-chat-stream.js';
 import { nativeMessageToCompletion } from '../compat/native-message-to-completion.js';
 import { dataOnlyWriter } from '../data-only-writer.js';
+import { nativeChatErrorShape } from './error-shape.js';
 import type { AnswerMeta, AnswerWriter } from '../format.js';
 
 export function nativeChatAnswer(meta: AnswerMeta): AnswerWriter {
@@ -26,7 +27,7 @@ export function nativeChatAnswer(meta: AnswerMeta): AnswerWriter {
             return { items: end.events, error: end.error };
           },
         },
-        'native',
+        nativeChatErrorShape,
       );
     },
   };

@@ -8,6 +8,7 @@ import { readThinkingAndOutput, refuseTools } from '../request-checks.js';
 import { ignoredOf } from '../request-rules.js';
 import type { WireFormat } from '../format.js';
 import { nativeChatAnswer } from './answer.js';
+import { nativeChatErrorShape } from './error-shape.js';
 
 /** The sampling settings (a mode may not honour them: it names them) and the other keys read here. */
 const honoured = new Set([
@@ -23,7 +24,7 @@ const honoured = new Set([
 
 export const nativeChatFormat: WireFormat<undefined> = {
   name: 'native-chat',
-  family: 'native',
+  errorShape: nativeChatErrorShape,
   parse(body) {
     refuseTools(body, ['tools', 'tool_choice']);
     const parsed = parseNativeChatRequest(body);

@@ -1,12 +1,11 @@
 // The Ollama API's chat and generate as client wire formats on the contract (formats/format.ts), served by the
 // Ollama listener (docs/ollama.md, routes/ollama.ts) on /api/chat and /api/generate, in the mode OLLAMA_MODE
 // names (route-table.ts rows with modeBySetting). Errors are Ollama's `{"error": "..."}` before headers and one
-// such line after; streams are NDJSON, not SSE.
+// such line after (error-shape.ts); streams are NDJSON, not SSE.
 
-import type { ProxyError } from '../../errors.js';
 import { validate } from '../validate.js';
-import { errorTypeName } from '../../http/render-error.js';
 import type { ClientNames, ParseContext, WireFormat, WireRequest } from '../format.js';
+import { ollamaErrorShape } from './error-shape.js';
 import {
   createOllamaStreamState,
   finishOllamaStream,
@@ -73,9 +72,7 @@ function answerOf(meta: Parameters<WireFormat['answer']>[0], options: OllamaAnsw
           const end = finishOllamaStream(state);
           return { events: end.lines.map((line) => ({ data: line })), error: end.error };
         },
-        // What Ollama writes when an answer fails after it started; its client libraries raise it.
-        fail: (err: ProxyError) => [{ data: { error: err.message } }],
-        errorType: (err: ProxyError) => errorTypeName(err, 'ollama'),
+        errors: ollamaErrorShape,
       };
     },
   };
@@ -88,7 +85,7 @@ function translation(context: ParseContext) {
 
 export const ollamaChatFormat: WireFormat<OllamaAnswerOptions> = {
   name: 'ollama-chat',
-  family: 'ollama',
+  errorShape: ollamaErrorShape,
   parse: (body, context) =>
     wireRequestOf('chat', ollamaChatToNative(validate(ollamaChatRequestSchema, body), translation(context))),
   answer: answerOf,
@@ -96,7 +93,7 @@ export const ollamaChatFormat: WireFormat<OllamaAnswerOptions> = {
 
 export const ollamaGenerateFormat: WireFormat<OllamaAnswerOptions> = {
   name: 'ollama-generate',
-  family: 'ollama',
+  errorShape: ollamaErrorShape,
   parse: (body, context) =>
     wireRequestOf(
       'generate',

@@ -11,7 +11,8 @@
 //                        output_item.done; a freeform tool's call is a custom_tool_call whose input is known only
 //                        once its JSON is whole: one custom_tool_call_input.delta, then .done
 //   message_stop         response.completed with usage, or response.incomplete (max_output_tokens, content_filter)
-// An error event, or a stream that ends without message_stop, ends the stream with response.failed (fail()).
+// An error event, or a stream that ends without message_stop, ends the stream with response.failed
+// (failResponseStream, the stream writer's error shape).
 
 import { ProxyError } from '../../errors.js';
 import type { NativeStreamEvent, NativeUsage, NativeStopReason } from '../native.js';

@@ -13,11 +13,11 @@ import {
 } from './events-to-response-stream.js';
 import { nativeMessageToResponse } from './message-to-response.js';
 import { responsesRequestToNative, type ResponsesAnswerOptions } from './request-to-native.js';
-import { responsesErrorCode } from './response-parts.js';
+import { compatErrorShape } from '../compat/error-shape.js';
 
 export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
   name: 'responses',
-  family: 'compat',
+  errorShape: compatErrorShape,
   chains: true,
   parse: responsesRequestToNative,
   answer(meta, options) {
@@ -30,8 +30,8 @@ export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
           step: (event) => stepResponseStream(event, state),
           failed: () => state.error !== undefined,
           finish: () => finishResponseStream(state),
-          fail: (err) => failResponseStream(state, err),
-          errorType: responsesErrorCode,
+          // After headers the failure is the stream's own last event, response.failed with the response so far.
+          errors: { ...compatErrorShape, streamEvents: (err) => failResponseStream(state, err) },
         };
       },
     };

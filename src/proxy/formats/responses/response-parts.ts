@@ -5,7 +5,7 @@
 import { randomHex } from '../../http/request-id.js';
 import type { ProxyError } from '../../errors.js';
 import type { NativeStopReason, NativeUsage } from '../native.js';
-import { errorTypeName } from '../../http/render-error.js';
+import { compatErrorShape } from '../compat/error-shape.js';
 import type { AnswerMeta } from '../format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesStatus, ResponsesUsage } from './schema.js';
@@ -41,10 +41,10 @@ export function statusOf(stop: NativeStopReason | null): {
 
 /**
  * The code a Responses client acts on (Codex: context_length_exceeded ends the turn, insufficient_quota stops,
- * rate_limit_exceeded waits and retries): the compatible code (SPEC.md §7.1, http/render-error.ts).
+ * rate_limit_exceeded waits and retries): the compatible code (SPEC.md §7.1, formats/compat/error-shape.ts).
  */
 export function responsesErrorCode(err: ProxyError): string {
-  return errorTypeName(err, 'compat');
+  return compatErrorShape.typeName(err);
 }
 
 /** A rate-limit message that says when to try again, in the words Codex reads the delay from. */

@@ -11,7 +11,6 @@
 import { Readable } from 'node:stream';
 import { ProxyError } from '../../errors.js';
 import type { Services } from '../../services.js';
-import { errorTypeName } from '../../http/render-error.js';
 import { encodeSse } from '../../http/sse.js';
 import { failAfterHeaders } from '../../http/stream-error.js';
 import type { ProxyContext } from '../../http/types.js';
@@ -23,6 +22,7 @@ import { rewriteBodyModel } from '../../upstream/rewrite-body-model.js';
 import { fromTransportError } from '../../upstream/upstream-error.js';
 import { ChatObserver } from '../../upstream/chat-observer.js';
 import { explainNativeRefusalBody } from '../../formats/map-native-error.js';
+import { nativeErrorShape } from '../../formats/native-error-shape.js';
 
 /**
  * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
@@ -182,14 +182,14 @@ export async function forwardToProvider(
       const error = fromTransportError(err, client.timeouts);
       if (!isSse) {
         // Not a stream: there is no in-band way to say it; the answer is cut so it cannot look complete.
-        state.errorType = errorTypeName(error, state.family);
+        state.errorType = nativeErrorShape.typeName(error);
         logger.warn(
           { requestId: state.requestId, kind: error.kind, reason: redactSecrets(error.message) },
           'provider answer broke off',
         );
         throw error;
       }
-      const events = failAfterHeaders(error, state, 'named-events', logger);
+      const events = failAfterHeaders(error, state, nativeErrorShape, logger);
       yield Buffer.from((endsEvent(tail) ? '' : '\n\n') + events.map(encodeSse).join(''), 'utf8');
     } finally {
       if (reads) observer.end();

@@ -13,7 +13,6 @@
 import { ProxyError, isProxyError } from '../../errors.js';
 import type { RespapiResponse } from './schema.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../../http/ignored-params.js';
-import { errorTypeName } from '../../http/render-error.js';
 import { sendSse, type SseEvent } from '../../http/sse.js';
 import type { ProxyState } from '../../http/state.js';
 import { failAfterHeaders } from '../../http/stream-error.js';
@@ -113,7 +112,7 @@ export function registerRespapi(router: ProxyRouter, services: Services, parts: 
           finished = true;
         } else if (isFailureEvent(parsed.type)) {
           finished = true;
-          state.errorType = errorTypeName(failureError(parsed), 'compat');
+          state.errorType = respapiErrors.typeName(failureError(parsed));
         }
         yield { event: ev.event, data: rewriteModel(ev.data, parsed, plan.upstreamModel, plan.model) };
       }

@@ -1,16 +1,17 @@
-// A failure after headers in the response API's own `event: error` shape ({type, code, message, param}), written by
-// the one writer of errors after headers (http/stream-error.ts failAfterHeaders); its clients read SPEC.md §7.1's
-// codes. The upstream's errors carry no billing refusal.
+// The response-API relay's error shape: the compatible family's (SPEC.md §7.1) before headers and for the type name,
+// and after headers the response API's own `event: error` ({type, code, message, param}) with §7.1's codes, written
+// by the one writer of errors after headers (http/stream-error.ts failAfterHeaders). The upstream's errors carry no
+// billing refusal.
 
-import { errorTypeName } from '../../http/render-error.js';
-import type { FormatErrorWriter } from '../../http/stream-error.js';
+import type { StreamErrorShape } from '../../http/stream-error.js';
+import { compatErrorShape } from '../../formats/compat/error-shape.js';
 
-export const respapiErrors: FormatErrorWriter = {
-  fail: (err) => [
+export const respapiErrors: StreamErrorShape = {
+  ...compatErrorShape,
+  streamEvents: (err) => [
     {
       event: 'error',
-      data: { type: 'error', code: errorTypeName(err, 'compat'), message: err.message, param: err.field ?? null },
+      data: { type: 'error', code: compatErrorShape.typeName(err), message: err.message, param: err.field ?? null },
     },
   ],
-  errorType: (err) => errorTypeName(err, 'compat'),
 };
