@@ -23,16 +23,17 @@ export function userTurn(i: number): string {
   return lines.join('\n');
 }
 
-export function weighted(u: BillEntry['usage']): number {
-  return (
-    u.input_tokens +
-    1.25 * u.cache_creation.ephemeral_5m_input_tokens +
-    2 * u.cache_creation.ephemeral_1h_input_tokens +
-    0.1 * u.cache_read_input_tokens
+/** Weighted input tokens of a bill (the formula above). */
+export const sum = (bill: BillEntry[]): number =>
+  bill.reduce(
+    (n, { usage: u }) =>
+      n +
+      u.input_tokens +
+      1.25 * u.cache_creation.ephemeral_5m_input_tokens +
+      2 * u.cache_creation.ephemeral_1h_input_tokens +
+      0.1 * u.cache_read_input_tokens,
+    0,
   );
-}
-
-export const sum = (bill: BillEntry[]): number => bill.reduce((n, e) => n + weighted(e.usage), 0);
 
 /** Share of the prompt read from the cache over the bill's requests. */
 export function readShare(bill: BillEntry[]): number {

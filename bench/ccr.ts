@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nativeRequest, type CcrProcess } from './context.js';
 import { probeOnce } from './load.js';
-import { freePort, repoRoot, waitExit, waitForPort } from './servers.js';
+import { attach, freePort, repoRoot } from './servers.js';
 
 const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
@@ -74,49 +74,29 @@ export async function startCcr(
   );
   const args = ['--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
   log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')}`);
-  const child = spawn(process.execPath, args, {
-    cwd: dir,
-    env: { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NODE_ENV: 'production' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const onData = (c: Buffer) => {
-    out = (out + c.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NODE_ENV: 'production' };
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 200);
-  const exited = new Promise<string>((resolve) => {
-    child.once('error', (err) => resolve(`could not run node ${cli}: ${err.message}`));
-    child.once('exit', (code, signal) => resolve(`ccr exited (${code ?? signal}) at start: ${oneLine(out)}`));
-  });
-  const listening = waitForPort(port, 20_000).then(
-    () => undefined,
-    (err: Error) => `ccr did not listen on 127.0.0.1:${port}: ${err.message}; output: ${oneLine(out)}`,
-  );
-  const startProblem = await Promise.race([exited, listening]);
-  const stop = () => waitExit(child, 3000);
-  if (startProblem) {
-    await stop();
-    return startProblem;
-  }
-  const url = `http://127.0.0.1:${port}`;
-  // One request through it before it is a column: it must reach the simulator and bring its answer back.
+  let started: Awaited<ReturnType<typeof attach>>;
   try {
-    const { status, text } = await probeOnce(nativeRequest(url, '/v1/messages', model));
-    if (status !== 200 || !text.includes('"msg_sim_')) {
-      await stop();
-      return `ccr answered HTTP ${status} to POST /v1/messages: ${oneLine(text)}`;
-    }
+    started = await attach('ccr', spawn(process.execPath, args, { cwd: dir, env, stdio: 'pipe' }), { port });
   } catch (err) {
-    await stop();
-    return `ccr did not answer POST /v1/messages: ${(err as Error).message}`;
+    return oneLine((err as Error).message);
+  }
+  // One request through it before it is a column: it must reach the simulator and bring its answer back.
+  const problem = await probeOnce(nativeRequest(started.url, '/v1/messages', model)).then(
+    ({ status, text }) =>
+      status !== 200 || !text.includes('"msg_sim_')
+        ? `ccr answered HTTP ${status} to POST /v1/messages: ${oneLine(text)}`
+        : undefined,
+    (err: Error) => `ccr did not answer POST /v1/messages: ${err.message}`,
+  );
+  if (problem) {
+    await started.stop();
+    return problem;
   }
   return {
-    url,
-    pid: child.pid!,
+    ...started,
     version,
     describe: `ccr: ${ccrPackage} ${version}, \`node dist/cli.js start\` (foreground, temporary HOME), one provider = the simulator's /v1/messages with the pass-through "Anthropic" transformer, Router.default to it, LOG false, no APIKEY; its native route POST /v1/messages`,
-    stop,
   };
 }

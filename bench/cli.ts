@@ -6,10 +6,11 @@
 // charge the CLI for forking a large parent (the load generator's heap), which the proxy does not pay; the
 // comparison would then flatter the proxy.
 
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { defaultProfile } from '../src/proxy/profile.js';
 import { cliUserMessageLine } from '../src/proxy/modes/tool/translate/native-request-to-cli-input.js';
+import { forkIpc } from './fork-ipc.js';
 
 interface CliTurn {
   /** ms to the first text delta; undefined when none came. */
@@ -105,24 +106,9 @@ export interface CliRunner {
 
 /** parent -> child { id, cliPath, model, prompt, env }; child -> parent { id, ttftMs } */
 export async function startCliRunner(): Promise<CliRunner> {
-  const child = fork(new URL(import.meta.url).pathname, ['runner'], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`CLI runner exited (${code}) at start`)));
-    child.once('message', resolve);
-  });
-  let nextId = 0;
-  const pending = new Map<number, (ttftMs?: number) => void>();
-  child.on('message', (m: { id: number; ttftMs?: number }) => pending.get(m.id)?.(m.ttftMs));
+  const { child, ask } = await forkIpc<unknown, { ttftMs?: number }>(new URL(import.meta.url).pathname, ['runner']);
   return {
-    ttft: (cliPath, model, prompt, env) =>
-      new Promise((resolve) => {
-        const id = ++nextId;
-        pending.set(id, (ttftMs) => (pending.delete(id), resolve(ttftMs)));
-        child.send({ id, cliPath, model, prompt, env });
-      }),
+    ttft: async (cliPath, model, prompt, env) => (await ask({ cliPath, model, prompt, env })).ttftMs,
     stop: () => void (child.connected && child.disconnect()),
   };
 }

@@ -63,20 +63,19 @@ export const neutralModel = 'assistant-sonnet-4-20250514';
 export const providerModel = 'claude-sonnet-4-20250514';
 export const prompt = 'Say hello in a few words.';
 
-/** CPU seconds used so far by the hop of target t (nginx: master and workers); NaN for direct (no hop). */
-export function hopCpu(b: Bench, t: Target): number {
-  if (t === 'proxy') return cpuSeconds(b.proxy.pid);
-  if (t === 'node') return cpuSeconds(b.nodeHop.pid);
-  if (t === 'ccr') return typeof b.ccr === 'string' ? NaN : treeCpuSeconds(b.ccr.pid);
-  return t === 'nginx' ? treeCpuSeconds(b.nginx.pid) : NaN;
+/** The pid of target t's hop (NaN for direct, or a peer not running), and whether its children count with it. */
+function hop(b: Bench, t: Target): { pid: number; tree: boolean } {
+  const peer = t === 'ccr' ? b.ccr : t === 'nginx' ? b.nginx : undefined;
+  if (peer) return { pid: typeof peer === 'string' ? NaN : peer.pid, tree: true };
+  return { pid: t === 'proxy' ? b.proxy.pid : t === 'node' ? b.nodeHop.pid : NaN, tree: false };
 }
 
+/** CPU seconds used so far by the hop of target t (nginx and ccr: with their children); NaN for direct (no hop). */
+export const hopCpu = (b: Bench, t: Target): number => (hop(b, t).tree ? treeCpuSeconds : cpuSeconds)(hop(b, t).pid);
+
 /** Resident memory of the hop of target t now, bytes (nginx and ccr: with their children); NaN for direct. */
-export function hopRss(b: Bench, t: Target): number {
-  if (t === 'proxy' || t === 'node') return readRss((t === 'proxy' ? b.proxy : b.nodeHop).pid)?.rss ?? NaN;
-  if (t === 'ccr') return typeof b.ccr === 'string' ? NaN : treeRss(b.ccr.pid);
-  return t === 'nginx' ? treeRss(b.nginx.pid) : NaN;
-}
+export const hopRss = (b: Bench, t: Target): number =>
+  hop(b, t).tree ? treeRss(hop(b, t).pid) : (readRss(hop(b, t).pid)?.rss ?? NaN);
 
 export function baseOf(b: Bench, t: Target): string {
   if (t === 'ccr') return typeof b.ccr === 'string' ? 'http://127.0.0.1:9' : b.ccr.url;
@@ -94,14 +93,7 @@ export const nativeHeaders = {
 };
 
 /** A started claude-code-router (bench/ccr.ts starts it; declared here, where the targets are). */
-export interface CcrProcess {
-  url: string;
-  pid: number;
-  version: string;
-  /** One line for the report header: how it is configured. */
-  describe: string;
-  stop(): Promise<void>;
-}
+export type CcrProcess = ProxyProcess & { version: string; describe: string };
 
 /** The native Messages request of the load workloads, to `base` + `path`. */
 export const nativeRequest = (base: string, path: string, model: string, stream = false): RequestSpec => ({
@@ -153,14 +145,16 @@ export async function proxyRouteProblem(spec: RequestSpec): Promise<string | und
 }
 
 /**
- * Why ccr has no figures in workload w (a letter), checked with one request of the kind the workload sends; undefined
- * when it is a column there. Not started (missing, failed, BENCH_CCR=none), not listed in BENCH_CCR, or not answering.
+ * The targets workload w (a letter) leaves out, each with why: the proxy when `proxySpec` gets no 2xx; ccr when it is
+ * not started (missing, failed, BENCH_CCR=none), not listed in BENCH_CCR, or not answering a request of this kind.
  */
-export async function ccrProblem(b: Bench, w: string, stream: boolean): Promise<string | undefined> {
-  if (typeof b.ccr === 'string') return `n/a (${b.ccr})`;
-  if (!b.cfg.ccrWorkloads.includes(w)) return `n/a (not run: BENCH_CCR=${b.cfg.ccrWorkloads.join(',')})`;
-  const problem = await proxyRouteProblem(nativeSpec(b, 'ccr', stream));
-  return problem?.replace('route not implemented', 'ccr: 404 on POST /v1/messages');
+export async function skipsOf(b: Bench, w: string, proxySpec: RequestSpec, stream: boolean): Promise<Skips> {
+  const proxy = await proxyRouteProblem(proxySpec);
+  if (typeof b.ccr === 'string') return { proxy, ccr: `n/a (${b.ccr})` };
+  if (!b.cfg.ccrWorkloads.includes(w))
+    return { proxy, ccr: `n/a (not run: BENCH_CCR=${b.cfg.ccrWorkloads.join(',')})` };
+  const ccr = await proxyRouteProblem(nativeSpec(b, 'ccr', stream));
+  return { proxy, ccr: ccr?.replace('route not implemented', 'ccr: 404 on POST /v1/messages') };
 }
 
 /** The assistant CLI the test set-up installs (npm run test:setup), or REAL_ASSISTANT_CLI. */
@@ -183,3 +177,11 @@ export async function realCliHome(home: string, simulatorUrl: string): Promise<N
   await writeBenchCredentials(join(home, '.claude'), 'bench-real-cli');
   return { [defaultProfile.cli.baseUrlEnv]: simulatorUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 }
+
+/** The environment of the CLI run alone, as the proxy would give it to its child: small, with the retry bound. */
+export const cliAloneEnv = (home: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  [defaultProfile.cli.maxRetriesEnv]: '2',
+  ...env,
+});

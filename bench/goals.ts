@@ -1,10 +1,10 @@
 // The goals of issues 7 and 15, checked against this run's figures. They are reported, never asserted: a benchmark on a
 // shared two-core machine informs, it does not pass or fail a build.
 
-import { weighted } from './bill.js';
+import { sum } from './bill.js';
 import type { BenchConfig } from './config.js';
 import type { Goal } from './report.js';
-import { summarize } from './stats.js';
+import { summarize } from './load.js';
 import type { StreamRunResult } from './stream-probe.js';
 import type { PoolRaw } from './workload-pool.js';
 import type { BillingRaw } from './workload-billing.js';
@@ -26,20 +26,16 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   const goals: Goal[] = [];
   const a = raw.a as Record<string, PerTarget<Aggregate>> | undefined;
   const [paced, burst] = [a?.paced, a?.pacedBurst];
+  const n = cfg.latencyConcurrency;
   if (paced && isNum(paced.proxy) && isNum(paced.direct)) {
-    const [pp, pd] = [paced.proxy, paced.direct];
-    const inStep = (k: 'p50' | 'p99'): string =>
-      burst && isNum(burst.proxy) && isNum(burst.direct)
-        ? `; clients in lock step: ${ms(burst.proxy.latency[k] - burst.direct.latency[k])}`
-        : '';
-    const [d50, d99] = [pp.latency.p50 - pd.latency.p50, pp.latency.p99 - pd.latency.p99];
-    const n = cfg.latencyConcurrency;
+    const added = (agg: PerTarget<Aggregate>, k: 'p50' | 'p99') =>
+      isNum(agg.proxy) && isNum(agg.direct) ? agg.proxy.latency[k] - agg.direct.latency[k] : NaN;
+    const inStep = (k: 'p50' | 'p99') =>
+      burst && !Number.isNaN(added(burst, k)) ? `; clients in lock step: ${ms(added(burst, k))}` : '';
+    const [d50, d99] = [added(paced, 'p50'), added(paced, 'p99')];
+    const spread = `at ${n} concurrent (clients spread, upstream +${cfg.upstreamLatencyMs} ms)`;
     goals.push(
-      g(
-        `added latency p50 ≤ 1 ms at ${n} concurrent (clients spread, upstream +${cfg.upstreamLatencyMs} ms)`,
-        `${ms(d50)}${inStep('p50')}`,
-        d50 <= 1,
-      ),
+      g(`added latency p50 ≤ 1 ms ${spread}`, `${ms(d50)}${inStep('p50')}`, d50 <= 1),
       g(`added latency p99 ≤ 5 ms at ${n} concurrent (same)`, `${ms(d99)}${inStep('p99')}`, d99 <= 5),
     );
   } else goals.push(unmet('added latency p50 ≤ 1 ms / p99 ≤ 5 ms at 32 concurrent', paced?.proxy));
@@ -79,11 +75,13 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     const s = raw[key] as PerTarget<StreamRunResult> | undefined;
     if (s && isNum(s.proxy) && isNum(s.direct)) {
       const added = s.proxy.deviation.p99 - s.direct.deviation.p99;
-      goals.push({
-        goal: `${label} stream: inter-chunk gaps within 2 ms of the simulator's ${cfg.streamIntervalMs} ms pacing`,
-        measured: `p99 |gap − pacing| ${ms(s.proxy.deviation.p99)} vs ${ms(s.direct.deviation.p99)} read directly (added ${ms(added)}); median gap ${ms(s.proxy.gap.p50)}; glued deltas ${(s.proxy.coalescedShare * 100).toFixed(1)} %`,
-        met: added <= 2 && Math.abs(s.proxy.gap.p50 - cfg.streamIntervalMs) <= 2,
-      });
+      goals.push(
+        g(
+          `${label} stream: inter-chunk gaps within 2 ms of the simulator's ${cfg.streamIntervalMs} ms pacing`,
+          `p99 |gap − pacing| ${ms(s.proxy.deviation.p99)} vs ${ms(s.direct.deviation.p99)} read directly (added ${ms(added)}); median gap ${ms(s.proxy.gap.p50)}; glued deltas ${(s.proxy.coalescedShare * 100).toFixed(1)} %`,
+          added <= 2 && Math.abs(s.proxy.gap.p50 - cfg.streamIntervalMs) <= 2,
+        ),
+      );
     } else goals.push(unmet(`${label} stream: inter-chunk gaps within 2 ms of pacing`, s?.proxy));
   }
 
@@ -97,15 +95,13 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     return typeof peak === 'number' && typeof before === 'number' ? peak - before : undefined;
   };
   const [proxyAdded, hopAdded] = [added('proxy'), added('node')];
-  goals.push(
-    proxyAdded !== undefined && hopAdded !== undefined && hopAdded > 0
-      ? {
-          goal: `RSS added by ${streams} ≤ 1.5× the Node hop's`,
-          measured: `+${proxyAdded.toFixed(1)} against +${hopAdded.toFixed(1)} MB: ${(proxyAdded / hopAdded).toFixed(2)}× (proxy peak ${Number(e?.peakRssMB?.proxy).toFixed(1)} MB)`,
-          met: proxyAdded / hopAdded <= 1.5,
-        }
-      : unmet(`RSS added by ${streams} ≤ 1.5× the Node hop's`, String(e?.peakRssMB?.proxy ?? 'not run')),
-  );
+  const eGoal = `RSS added by ${streams} ≤ 1.5× the Node hop's`;
+  if (proxyAdded === undefined || hopAdded === undefined || hopAdded <= 0)
+    goals.push(unmet(eGoal, String(e?.peakRssMB?.proxy ?? 'not run')));
+  else {
+    const measured = `+${proxyAdded.toFixed(1)} against +${hopAdded.toFixed(1)} MB: ${(proxyAdded / hopAdded).toFixed(2)}× (proxy peak ${Number(e?.peakRssMB?.proxy).toFixed(1)} MB)`;
+    goals.push(g(eGoal, measured, proxyAdded / hopAdded <= 1.5));
+  }
 
   // (f) The first ~100,000 requests are V8 growing its heap to the size it then keeps; a leak shows as growth that
   // goes on in the second half of a soak twice that long (docs/performance.md "Memory").
@@ -113,11 +109,8 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   const soakGoal = `RSS growth < 10 % in the second half of the soak (${cfg.soakRequests.toLocaleString('en-US')} requests${cfg.soakRequests < 200_000 ? '; goal is stated for 200,000' : ''})`;
   if (soak && Number.isFinite(soak.rssStart) && Number.isFinite(soak.rssEnd)) {
     const growth2 = ((soak.rssEnd - soak.rssHalf) / soak.rssHalf) * 100;
-    goals.push({
-      goal: soakGoal,
-      measured: `${mb(soak.rssStart)} → ${mb(soak.rssHalf)} (half) → ${mb(soak.rssEnd)} MB: second half ${signed(growth2)} %`,
-      met: growth2 < 10,
-    });
+    const measured = `${mb(soak.rssStart)} → ${mb(soak.rssHalf)} (half) → ${mb(soak.rssEnd)} MB: second half ${signed(growth2)} %`;
+    goals.push(g(soakGoal, measured, growth2 < 10));
   } else goals.push(unmet(soakGoal, 'not measured'));
   return [...goals, ...poolGoals(raw), ...billingGoals(raw), liveCapGoal(raw.k as LiveCapRaw | string | undefined)];
 }
@@ -136,19 +129,11 @@ function framingGoals(a: Record<string, PerTarget<Aggregate>> | undefined, cfg: 
       goals.push(unmet(goal, agg ? (isNum(agg.proxy) ? agg.node : agg.proxy) : undefined));
       continue;
     }
-    const direct = agg.direct;
-    const added = (t: Aggregate, k: 'p50' | 'p99') => t.latency[k] - direct.latency[k];
-    const [p50, p99, n50, n99] = [
-      added(agg.proxy, 'p50'),
-      added(agg.proxy, 'p99'),
-      added(agg.node, 'p50'),
-      added(agg.node, 'p99'),
-    ];
-    goals.push({
-      goal,
-      measured: `proxy +${ms(p50)} / +${ms(p99)}, Node hop +${ms(n50)} / +${ms(n99)}: ${(p50 / n50).toFixed(2)}× / ${(p99 / n99).toFixed(2)}×`,
-      met: p50 <= 1.25 * n50 && p99 <= 1.25 * n99,
-    });
+    const [d, p, n] = [agg.direct, agg.proxy, agg.node];
+    const add = (t: Aggregate, k: 'p50' | 'p99') => t.latency[k] - d.latency[k];
+    const [p50, p99, n50, n99] = [add(p, 'p50'), add(p, 'p99'), add(n, 'p50'), add(n, 'p99')];
+    const measured = `proxy +${ms(p50)} / +${ms(p99)}, Node hop +${ms(n50)} / +${ms(n99)}: ${(p50 / n50).toFixed(2)}× / ${(p99 / n99).toFixed(2)}×`;
+    goals.push(g(goal, measured, p50 <= 1.25 * n50 && p99 <= 1.25 * n99));
   }
   const [withLength, chunked] = [a?.c32?.proxy, a?.c32Chunked?.proxy];
   const goal = 'CPU per request of a chunked answer ≤ 1.1× one with a length (native, 32 conc.)';
@@ -167,11 +152,7 @@ function poolGoals(raw: Record<string, unknown>): Goal[] {
     if (typeof r === 'string' || !r.pooledMs.length || !r.coldMs.length)
       return unmet(goal, typeof r === 'string' ? r : 'no answers');
     const ratio = p50(r.pooledMs) / p50(r.coldMs);
-    return {
-      goal,
-      measured: `${ms(p50(r.pooledMs))} vs ${ms(p50(r.coldMs))} cold: ${ratio.toFixed(2)}×`,
-      met: ratio <= 0.75,
-    };
+    return g(goal, `${ms(p50(r.pooledMs))} vs ${ms(p50(r.coldMs))} cold: ${ratio.toFixed(2)}×`, ratio <= 0.75);
   });
 }
 
@@ -181,19 +162,17 @@ function poolGoals(raw: Record<string, unknown>): Goal[] {
  */
 function billingGoals(raw: Record<string, unknown>): Goal[] {
   const w = raw.w as Record<string, BillingRaw> | undefined;
-  const tokens = (bill: Array<{ usage: Parameters<typeof weighted>[0] }>): number =>
-    bill.reduce((n, e) => n + weighted(e.usage), 0);
   const fmt = (v: number): string => Math.round(v).toLocaleString('en-US');
   const real = w?.real;
   const warmGoal = 'warm "hello" through tool mode (real CLI) ≤ 1,500 weighted input tokens';
   const convGoal = '8-turn conversation through tool mode ≤ 0.6× the CLI alone (real CLI, weighted input tokens)';
   const out: Goal[] = [];
   if (real?.toolHello && !real.toolHello.error) {
-    const v = tokens(real.toolHello.warm);
-    out.push({ goal: warmGoal, measured: `${fmt(v)} (cold ${fmt(tokens(real.toolHello.cold))})`, met: v <= 1500 });
+    const v = sum(real.toolHello.warm);
+    out.push({ goal: warmGoal, measured: `${fmt(v)} (cold ${fmt(sum(real.toolHello.cold))})`, met: v <= 1500 });
   } else out.push(unmet(warmGoal, real?.toolHello?.error ?? real?.note));
   if (real?.tool && real.alone && !real.tool.errors && !real.alone.errors) {
-    const [t, a] = [tokens(real.tool.bills.flat()), tokens(real.alone.bills.flat())];
+    const [t, a] = [sum(real.tool.bills.flat()), sum(real.alone.bills.flat())];
     out.push({ goal: convGoal, measured: `${fmt(t)} vs ${fmt(a)}: ${(t / a).toFixed(2)}×`, met: t / a <= 0.6 });
   } else out.push(unmet(convGoal, real?.tool?.firstError ?? real?.alone?.error ?? real?.note));
   for (const [name, r] of [
@@ -219,10 +198,7 @@ function liveCapGoal(k: LiveCapRaw | string | undefined): Goal {
   const goal =
     'CLI processes never above CLI_LIVE_MAX, with tool calls pending and idle chats (real CLI); RSS reported';
   if (k === undefined || typeof k === 'string') return unmet(goal, k);
-  return {
-    goal,
-    measured: `peak ${k.peakCli} of ${k.liveMax} (${k.endCli} at the end); RSS peak ${mb(k.peakRssBytes)} MB, end ${mb(k.endRssBytes)} MB`,
-    // Above the cap is a miss whatever else happened; at or under it counts only when every request was answered.
-    met: k.peakCli > k.liveMax ? false : k.answers.errors === 0 ? true : undefined,
-  };
+  const measured = `peak ${k.peakCli} of ${k.liveMax} (${k.endCli} at the end); RSS peak ${mb(k.peakRssBytes)} MB, end ${mb(k.endRssBytes)} MB`;
+  // Above the cap is a miss whatever else happened; at or under it counts only when every request was answered.
+  return g(goal, measured, k.peakCli > k.liveMax ? false : k.answers.errors === 0 ? true : undefined);
 }

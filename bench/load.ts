@@ -1,10 +1,10 @@
 // Closed-loop HTTP load: `connections` clients each send the next request when the previous answer is complete.
 // autocannon drives it for a duration or a number of requests; latency comes from its per-response event (hrtime,
-// sub-millisecond), not its histogram, which keeps whole milliseconds only. runStaggered spreads its clients.
+// sub-millisecond), not its histogram, which keeps whole milliseconds only (too coarse for "at most 1 ms added").
+// runStaggered spreads its clients. Percentiles are taken of the raw samples.
 
-import { Agent, request } from 'node:http';
+import { Agent, request, type RequestOptions } from 'node:http';
 import autocannon from 'autocannon';
-import { summarize, type Summary } from './stats.js';
 
 export interface RequestSpec {
   /** Base URL of the target, no trailing slash. */
@@ -29,16 +29,10 @@ export interface LoadResult {
   samples: number[];
 }
 
-const result = (
-  ok: number,
-  non2xx: number,
-  errors: number,
-  statusCodes: Record<string, number>,
-  started: number,
-  samples: number[],
-): LoadResult => {
+type Counts = Pick<LoadResult, 'ok' | 'non2xx' | 'errors' | 'statusCodes'>;
+const result = (c: Counts, started: number, samples: number[]): LoadResult => {
   const seconds = (performance.now() - started) / 1000;
-  return { ok, non2xx, errors, statusCodes, seconds, rps: ok / seconds, latency: summarize(samples), samples };
+  return { ...c, seconds, rps: c.ok / seconds, latency: summarize(samples), samples };
 };
 
 /** `durationSec` (default 5) unless `amount` (total requests) is set. */
@@ -62,7 +56,14 @@ export async function runLoad(
   });
   const r = await instance;
   const codes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count]));
-  return result(r['2xx'], r.non2xx, r.errors, codes, started, samples);
+  return result({ ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, statusCodes: codes }, started, samples);
+}
+
+/** The options of `node:http`'s request() that POST `spec` through `agent`: nothing between the socket and the clock. */
+export function postOptions(spec: RequestSpec, agent: Agent): RequestOptions {
+  const { hostname: host, port, pathname, search } = new URL(spec.base + spec.path);
+  const headers = { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+  return { agent, host, port, path: pathname + search, method: 'POST', headers };
 }
 
 /** One request, answered in full: the status and body text (to check a route exists before loading it). */
@@ -83,15 +84,13 @@ export async function runStaggered(
   spec: RequestSpec,
   o: { connections: number; durationSec: number; periodMs: number },
 ): Promise<LoadResult> {
-  const url = new URL(spec.base + spec.path);
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
   const samples: number[] = [];
   const codes: Record<string, number> = {};
   let errors = 0;
   const started = performance.now();
   const deadline = started + o.durationSec * 1000;
-  const headers = { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
-  const options = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers };
+  const options = postOptions(spec, agent);
   const once = (): Promise<void> =>
     new Promise((resolve) => {
       const t0 = performance.now();
@@ -113,9 +112,34 @@ export async function runStaggered(
   };
   await Promise.all(Array.from({ length: o.connections }, (_, i) => client(i)));
   agent.destroy();
-  const non2xx = Object.entries(codes).reduce(
-    (n, [code, c]) => n + (Number(code) >= 200 && Number(code) < 300 ? 0 : c),
-    0,
-  );
-  return result(samples.length, non2xx, errors, codes, started, samples);
+  const non2xx = Object.values(codes).reduce((n, c) => n + c, 0) - samples.length;
+  return result({ ok: samples.length, non2xx, errors, statusCodes: codes }, started, samples);
+}
+
+export interface Summary {
+  count: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles of the values (NaN for an empty set). */
+export function summarize(values: ArrayLike<number>): Summary {
+  const sorted = Float64Array.from(values).sort();
+  const n = sorted.length;
+  const at = (p: number): number =>
+    n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))];
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { count: n, mean: n ? sum / n : NaN, p50: at(50), p90: at(90), p99: at(99), max: n ? sorted[n - 1] : NaN };
+}
+
+/** The median of the finite values, the mean of the middle two for an even count (throughput over rounds). */
+export function median(values: number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (finite.length === 0) return NaN;
+  const mid = Math.floor(finite.length / 2);
+  return finite.length % 2 ? finite[mid] : (finite[mid - 1] + finite[mid]) / 2;
 }

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, waitExit, waitForPort } from './servers.js';
+import { attach, freePort } from './servers.js';
 
 const candidates = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 
@@ -63,35 +63,17 @@ http {
 `;
 }
 
-export interface NginxProcess {
-  url: string;
-  pid: number;
-  version: string;
-  stop(): Promise<void>;
-}
+export type NginxProcess = Awaited<ReturnType<typeof startNginx>>;
 
-export async function startNginx(
-  bin: string,
-  dir: string,
-  upstreamPort: number,
-  workers: number,
-): Promise<NginxProcess> {
+export async function startNginx(bin: string, dir: string, upstreamPort: number, workers: number) {
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   await writeFile(conf, nginxConfig({ port, upstreamPort, workers, dir, runAsRoot: process.getuid?.() === 0 }));
   const globals = `daemon off; pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'error.log')};`;
   const child = spawn(bin, ['-p', dir, '-c', conf, '-g', globals], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) =>
-      reject(new Error(`nginx exited (${code}) at start: ${stderr.trim()} (see ${join(dir, 'error.log')})`)),
-    ),
-  );
-  await Promise.race([waitForPort(port, 10_000), exited]);
-  const v = spawnSync(bin, ['-v'], { encoding: 'utf8' });
-  const version = (v.stderr || v.stdout).trim().replace(/^nginx version:\s*/, '');
   // SIGQUIT: graceful, the master stops its workers.
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, version, stop: () => waitExit(child, 3000, 'SIGQUIT') };
+  const started = await attach(`nginx (log: ${join(dir, 'error.log')})`, child, { port, signal: 'SIGQUIT' });
+  const v = spawnSync(bin, ['-v'], { encoding: 'utf8' });
+  return { ...started, version: (v.stderr || v.stdout).trim().replace(/^nginx version:\s*/, '') };
 }

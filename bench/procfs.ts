@@ -22,27 +22,29 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Direct children of pid (nginx's workers under its master). */
-const childPids = (pid: number): number[] =>
-  (read(`/proc/${pid}/task/${pid}/children`) ?? '').trim().split(/\s+/).filter(Boolean).map(Number);
-
-/** A process and its direct children (nginx master and workers). */
-export const treeCpuSeconds = (pid: number): number =>
-  [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
-
-/** Busy and total jiffies of the whole machine (all cores), from the first line of /proc/stat. */
-export function machineTicks(): { busy: number; total: number } {
-  const v = (read('/proc/stat') ?? '').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = v.reduce((a, b) => a + b, 0);
-  return v.length ? { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total } : { busy: NaN, total: NaN };
-}
-
 export function readRss(pid: number): { rss: number; hwm: number } | undefined {
   const text = read(`/proc/${pid}/status`);
   if (!text) return undefined;
   const field = (name: string): number =>
     Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
   return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/** A process and its direct children (nginx master and workers) together. */
+const tree = (pid: number, of: (p: number) => number): number =>
+  (read(`/proc/${pid}/task/${pid}/children`) ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .reduce((sum, p) => sum + of(Number(p)), of(pid));
+export const treeCpuSeconds = (pid: number): number => tree(pid, cpuSeconds);
+export const treeRss = (pid: number): number => (readRss(pid) ? tree(pid, (p) => readRss(p)?.rss ?? 0) : NaN);
+
+/** Busy and total jiffies of the whole machine (all cores), from the first line of /proc/stat. */
+export function machineTicks(): { busy: number; total: number } {
+  const v = (read('/proc/stat') ?? '').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = v.reduce((a, b) => a + b, 0);
+  return v.length ? { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total } : { busy: NaN, total: NaN };
 }
 
 /** Resets VmHWM to the current RSS, so a peak can be attributed to one workload. */
@@ -53,10 +55,6 @@ export function resetPeakRss(pid: number): void {
     // not allowed here: the peak then includes what came before
   }
 }
-
-/** Resident memory of a process and its direct children together (nginx master + workers). */
-export const treeRss = (pid: number): number =>
-  [pid, ...childPids(pid)].reduce((sum, p) => sum + (readRss(p)?.rss ?? 0), 0);
 
 /** Samples fn every intervalMs until stopped; returns the largest value seen. */
 export function sampleMax(fn: () => number, intervalMs: number): { stop(): number } {

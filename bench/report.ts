@@ -1,5 +1,5 @@
-// The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, ccr, and the proxy's ratio to each) with the
-// goals underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
+// The result as a markdown table (workload, metric, proxy, direct, nginx, node hop, ccr, and the proxy's ratio to
+// each) with the goals underneath, and the same facts plus raw figures as JSON. Written atomically (tmp + rename).
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ export const row = (workload: string, metric: string, unit: Unit, cells: Record<
  * Cells of a workload only the proxy and one comparison have (tool mode against the CLI alone, ledger on against
  * off): the comparison sits in the direct column, every other column says `other`.
  */
-export const pair = (proxy: Cell, direct: Cell, other = 'n/a'): Record<Target, Cell> => ({
+export const pair = <T = Cell>(proxy: T | string, direct: T | string, other = 'n/a'): Record<Target, T | string> => ({
   proxy,
   direct,
   nginx: other,
@@ -55,6 +55,21 @@ export function cellsOf<T>(res: Record<Target, T | string>, pick: (r: T) => Cell
     Target,
     Cell
   >;
+}
+
+/**
+ * A metric of a workload measured on every target: `[metric, unit, pick, ratios = true, hop = false]`; `hop`: a
+ * figure of the hop itself (its CPU, its memory), which direct has none of.
+ */
+export type Metric<T> = [string, Unit, (r: T) => Cell, boolean?, boolean?];
+
+/** The rows of one workload, a metric each. */
+export function rowsOf<T>(wl: string, res: Record<Target, T | string>, metrics: Array<Metric<T>>): Row[] {
+  return metrics.map(([metric, unit, pick, ratios = true, hop = false]) => {
+    const cells = cellsOf(res, pick);
+    if (hop && typeof res.direct !== 'string') cells.direct = 'n/a (no hop)';
+    return row(wl, metric, unit, cells, ratios);
+  });
 }
 
 export interface Goal {
@@ -82,41 +97,35 @@ function formatValue(v: Cell, unit: Unit): string {
   return Math.abs(v) < 10 ? v.toFixed(2) : Math.abs(v) < 1000 ? v.toFixed(1) : Math.round(v).toString();
 }
 
-function ratio(a: Cell, b: Cell): string {
-  if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0)
-    return '—';
-  return `${(a / b).toFixed(2)}×`;
-}
-
-function markdownTable(rows: Row[]): string {
-  const lines = [
-    '| workload | metric | proxy | direct | nginx | node hop | ccr | proxy/direct | proxy/nginx | proxy/node hop | proxy/ccr |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-  ];
-  for (const r of rows) {
-    const others: Target[] = ['direct', 'nginx', 'node', 'ccr'];
-    const values = targets.map((t) => formatValue(r.cells[t] ?? 'n/a', r.unit));
-    const ratios = others.map((t) => (r.ratios ? ratio(r.cells.proxy, r.cells[t] ?? NaN) : '—'));
-    const metric = r.unit === 'count' ? r.metric : `${r.metric} (${r.unit})`;
-    lines.push(`| ${[r.workload, metric, ...values, ...ratios].join(' | ')} |`);
-  }
-  return lines.join('\n');
-}
+const ratio = (a: Cell, b: Cell): string =>
+  typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0
+    ? '—'
+    : `${(a / b).toFixed(2)}×`;
 
 export function markdownReport(r: Report): string {
-  const goals = ['| goal | measured | met |', '|---|---|---|'];
-  for (const g of r.goals)
-    goals.push(`| ${g.goal} | ${g.measured} | ${g.met === undefined ? 'not measured' : g.met ? 'yes' : '**no**'} |`);
+  const table = [
+    '| workload | metric | proxy | direct | nginx | node hop | ccr | proxy/direct | proxy/nginx | proxy/node hop | proxy/ccr |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...r.rows.map((row) => {
+      const values = targets.map((t) => formatValue(row.cells[t] ?? 'n/a', row.unit));
+      const ratios = targets.slice(1).map((t) => (row.ratios ? ratio(row.cells.proxy, row.cells[t] ?? NaN) : '—'));
+      const metric = row.unit === 'count' ? row.metric : `${row.metric} (${row.unit})`;
+      return `| ${[row.workload, metric, ...values, ...ratios].join(' | ')} |`;
+    }),
+  ];
+  const met = (g: Goal) => (g.met === undefined ? 'not measured' : g.met ? 'yes' : '**no**');
   return [
     `# ${r.title}`,
     '',
     ...r.header.map((h) => `- ${h}`),
     '',
-    markdownTable(r.rows),
+    ...table,
     '',
     '## Goals (reported, not asserted)',
     '',
-    goals.join('\n'),
+    '| goal | measured | met |',
+    '|---|---|---|',
+    ...r.goals.map((g) => `| ${g.goal} | ${g.measured} | ${met(g)} |`),
     '',
     ...(r.notes.length ? ['## Notes', '', ...r.notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');

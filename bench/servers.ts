@@ -1,15 +1,18 @@
 // The processes under test, each its own OS process on 127.0.0.1 with an OS-chosen port: the provider simulator
 // (forked, knobs over IPC), the proxy (the headless production build, `node dist/proxy/cli.js`, or the sources
-// through tsx when the build fails) and the minimal Node hop. The bench process itself only drives load.
+// through tsx when the build fails) and the minimal Node hop; nginx.ts and ccr.ts start the peers with `attach`.
+// The bench process itself only drives load.
 
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeCliCredentials, type SimulatorKnobs } from '../test/simulator/index.js';
+import { forkIpc } from './fork-ipc.js';
 import type { BillEntry } from './simulator-process.js';
 
 export const repoRoot = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A port the OS just handed out on 127.0.0.1 (free at the time of the call), for peers that cannot take port 0. */
 export function freePort(): Promise<number> {
@@ -21,18 +24,6 @@ export function freePort(): Promise<number> {
     });
   });
 }
-
-export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const connects = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = createConnection({ host: '127.0.0.1', port });
-      socket.once('connect', () => resolve(!!socket.destroy())).once('error', () => resolve(false));
-    });
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) if (await connects()) return;
-  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** `dist`, or `tsx` with why: the build's first error lines. */
 type ProxyBuild = { kind: 'dist' | 'tsx'; note?: string };
@@ -62,33 +53,19 @@ export type SimulatorProcess = Awaited<ReturnType<typeof startSimulatorProcess>>
 
 /** The simulator; reset() empties its prompt cache and restores the default knobs; takeBill() the bill since the last. */
 export async function startSimulatorProcess() {
-  const child = fork(join(repoRoot, 'bench', 'simulator-process.ts'), [], {
-    cwd: repoRoot,
-    execArgv: ['--import', 'tsx'],
-    // structured clone keeps `chunkCount: undefined` (one piece per word), which JSON would drop
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ready = await new Promise<{ url: string; cliTokenUrl: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`simulator exited (${code}) before it was ready`)));
-    child.once('message', resolve);
-  });
-  let nextId = 0;
-  const pending = new Map<number, (bill?: BillEntry[]) => void>();
-  child.on('message', (m: { id: number; bill?: BillEntry[] }) => pending.get(m.id)?.(m.bill));
-  const ask = (msg: Record<string, unknown>): Promise<BillEntry[] | undefined> =>
-    new Promise((resolve) => {
-      const id = ++nextId;
-      pending.set(id, (bill) => (pending.delete(id), resolve(bill)));
-      child.send({ ...msg, id });
-    });
+  const file = join(repoRoot, 'bench', 'simulator-process.ts');
+  const { child, ready, ask } = await forkIpc<{ url: string; cliTokenUrl: string }, { bill?: BillEntry[] }>(
+    file,
+    [],
+    true,
+  );
   return {
     url: ready.url,
     port: Number(new URL(ready.url).port),
     cliTokenUrl: ready.cliTokenUrl,
     setKnobs: async (knobs: Partial<SimulatorKnobs>) => void (await ask({ type: 'knobs', knobs })),
     reset: async () => void (await ask({ type: 'reset' })),
-    takeBill: async (): Promise<BillEntry[]> => (await ask({ type: 'bill' })) ?? [],
+    takeBill: async (): Promise<BillEntry[]> => (await ask({ type: 'bill' })).bill ?? [],
     async stop() {
       if (child.connected) child.disconnect();
       await waitExit(child, 3000);
@@ -141,10 +118,9 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
   };
 }
 
-/** Spawns node with these arguments (the proxy, or a variant of it: `cwd` another checkout) and waits for it to listen. */
-export function spawnProxy(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<ProxyProcess> {
-  return attach('proxy', spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }));
-}
+/** Spawns node with these arguments (the proxy, or a variant of it) and waits for it to listen. */
+export const spawnProxy = (args: string[], env: NodeJS.ProcessEnv): Promise<ProxyProcess> =>
+  attach('proxy', spawn(process.execPath, args, { cwd: repoRoot, env, stdio: 'pipe' }));
 
 export function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
   const entry =
@@ -155,36 +131,37 @@ export function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess>
 }
 
 /**
- * Waits for a started child's `listening on <url>` line (either stream) and wraps it. Its stdin stays open: the Node
- * hop ends itself when it closes, even if the bench is killed.
+ * Waits until a started child listens, by its `listening on <url>` line (either stream) or, for a peer that prints
+ * none, by `port` taking connections; rejects with its last output when it exits first or takes over 20 s. Its stdin
+ * stays open: the Node hop and ccr end themselves when it closes, even if the bench is killed. At warn, each line
+ * the proxy logs (stdout) is a failure worth reading: they are counted and the last ones kept.
  */
-/** At warn, each log line (stdout) is a failure worth reading: they are counted and the last ones kept. */
-async function attach(name: string, child: ChildProcess) {
-  let tail = '';
-  let logTail = '';
-  let logLines = 0;
-  child.stdout!.on('data', (c: Buffer) => {
-    const text = c.toString();
-    logLines += text.split('\n').length - 1;
-    logTail = (logTail + text).slice(-4000);
+export async function attach(name: string, child: ChildProcess, o: { port?: number; signal?: NodeJS.Signals } = {}) {
+  let [tail, logTail, logLines, settled] = ['', '', 0, false];
+  child.stdout?.on('data', (c: Buffer) => {
+    logLines += c.toString().split('\n').length - 1;
+    logTail = (logTail + c.toString()).slice(-4000);
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 20 s: ${tail}`)), 20_000);
+    const end = (f: () => void) => (settled ||= (clearTimeout(timer), f(), true));
+    const timer = setTimeout(() => end(() => reject(new Error(`${name} did not start in 20 s: ${tail}`))), 20_000);
     const onData = (c: Buffer) => {
       tail = (tail + c.toString()).slice(-4000);
       const m = /listening on (http:\/\/[^\s]+)/.exec(tail);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve(m[1]);
+      if (m && o.port === undefined) end(() => resolve(m[1]));
     };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once(
-      'exit',
-      (code) => (clearTimeout(timer), reject(new Error(`${name} exited (${code}) at start: ${tail.trim()}`))),
-    );
+    child.stderr?.on('data', onData);
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => end(() => reject(new Error(`${name} exited (${code}) at start: ${tail.trim()}`))));
+    const poll = (port: number): void => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      socket.once('connect', () => (socket.destroy(), end(() => resolve(`http://127.0.0.1:${port}`))));
+      socket.once('error', () => settled || setTimeout(() => poll(port), 50));
+    };
+    if (o.port !== undefined) poll(o.port);
   });
-  return { url, pid: child.pid!, logLines: () => logLines, logTail: () => logTail, stop: () => waitExit(child, 5000) };
+  const stop = () => waitExit(child, 5000, o.signal);
+  return { url, pid: child.pid!, logLines: () => logLines, logTail: () => logTail, stop };
 }
 
 /** The minimal Node hop (bench/node-hop-process.mjs) in front of the simulator, with the proxy's small environment. */

@@ -5,8 +5,7 @@
 
 import { Agent, request } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import type { RequestSpec } from './load.js';
-import { summarize, type Summary } from './stats.js';
+import { postOptions, summarize, type RequestSpec, type Summary } from './load.js';
 
 /** native: `event: content_block_delta` ... `message_stop`; compat: data-only chunks ending with `[DONE]`. */
 export type StreamKind = 'native' | 'compat';
@@ -35,20 +34,13 @@ function isDelta(kind: StreamKind, event: string | undefined, data: string): boo
   }
 }
 
-function isEnd(kind: StreamKind, event: string | undefined, data: string): boolean {
-  return kind === 'native' ? event === 'message_stop' : data === '[DONE]';
-}
+const isEnd = (kind: StreamKind, event: string | undefined, data: string): boolean =>
+  kind === 'native' ? event === 'message_stop' : data === '[DONE]';
 
 /** One streamed request, read to its end. Never rejects: failures are in the record. */
-export function readStream(
-  spec: RequestSpec,
-  kind: StreamKind,
-  agent: Agent,
-  timeoutMs: number,
-): Promise<StreamRecord> {
-  const url = new URL(spec.base + spec.path);
+export function readStream(spec: RequestSpec, kind: StreamKind, agent: Agent, timeoutMs: number) {
   const rec: StreamRecord = { status: 0, startAt: performance.now(), deltaTimes: [], coalesced: 0, complete: false };
-  return new Promise((resolve) => {
+  return new Promise<StreamRecord>((resolve) => {
     let settled = false;
     const done = (error?: string): void => {
       if (settled) return;
@@ -62,50 +54,40 @@ export function readStream(
       req.destroy();
       done(`timed out after ${timeoutMs} ms`);
     }, timeoutMs);
-    const req = request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { ...spec.headers, 'content-length': Buffer.byteLength(spec.body) },
-      },
-      (res) => {
-        rec.headersAt = performance.now();
-        rec.status = res.statusCode ?? 0;
-        if (rec.status !== 200) {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => done(`HTTP ${rec.status}: ${text.slice(0, 200)}`));
-          res.on('error', (e) => done(e.message));
-          return;
-        }
-        let read = 0;
-        let lastDeltaRead = -1;
-        let now = 0;
-        const decoder = new TextDecoder();
-        const parser = createParser({
-          onEvent(ev) {
-            if (ev.event === 'error') rec.error = `in-stream error: ${ev.data.slice(0, 200)}`;
-            if (isDelta(kind, ev.event, ev.data)) {
-              rec.deltaTimes.push(now);
-              if (lastDeltaRead === read) rec.coalesced++;
-              lastDeltaRead = read;
-            }
-            if (isEnd(kind, ev.event, ev.data)) rec.complete = true;
-          },
-        });
-        res.on('data', (chunk: Buffer) => {
-          now = performance.now();
-          read++;
-          parser.feed(decoder.decode(chunk, { stream: true }));
-        });
-        res.on('end', () => done(rec.complete ? undefined : 'stream ended without its final event'));
+    const req = request(postOptions(spec, agent), (res) => {
+      rec.headersAt = performance.now();
+      rec.status = res.statusCode ?? 0;
+      if (rec.status !== 200) {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(`HTTP ${rec.status}: ${text.slice(0, 200)}`));
         res.on('error', (e) => done(e.message));
-        res.on('aborted', () => done('connection aborted'));
-      },
-    );
+        return;
+      }
+      let read = 0;
+      let lastDeltaRead = -1;
+      let now = 0;
+      const decoder = new TextDecoder();
+      const parser = createParser({
+        onEvent(ev) {
+          if (ev.event === 'error') rec.error = `in-stream error: ${ev.data.slice(0, 200)}`;
+          if (isDelta(kind, ev.event, ev.data)) {
+            rec.deltaTimes.push(now);
+            if (lastDeltaRead === read) rec.coalesced++;
+            lastDeltaRead = read;
+          }
+          if (isEnd(kind, ev.event, ev.data)) rec.complete = true;
+        },
+      });
+      res.on('data', (chunk: Buffer) => {
+        now = performance.now();
+        read++;
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      });
+      res.on('end', () => done(rec.complete ? undefined : 'stream ended without its final event'));
+      res.on('error', (e) => done(e.message));
+      res.on('aborted', () => done('connection aborted'));
+    });
     req.on('error', (e) => done(e.message));
     req.end(spec.body);
   });
@@ -181,4 +163,11 @@ export async function runStreams(
   await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
   agent.destroy();
   return summarizeStreams(records, o.intervalMs);
+}
+
+/** One native stream's time to its first text delta (ms), or why it has none (tool mode's workloads d and p). */
+export async function ttftOnce(spec: RequestSpec, agent: Agent): Promise<number | string> {
+  const rec = await readStream(spec, 'native', agent, 60_000);
+  if (rec.error || !rec.complete || rec.deltaTimes.length === 0) return rec.error ?? 'no text delta';
+  return rec.deltaTimes[0] - rec.startAt;
 }

@@ -6,22 +6,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultProfile } from '../src/proxy/profile.js';
 import { billAfter, chat, converse, freshSimulator, readShare, sum, userTurn, type Conversation } from './bill.js';
 import { runCli } from './cli.js';
-import {
-  baseKnobs,
-  neutralModel,
-  providerModel,
-  realCliHome,
-  realCliMissing,
-  realCliPath,
-  type Bench,
-} from './context.js';
-import { pairRow, type Cell, type Row } from './report.js';
+import { baseKnobs, cliAloneEnv, neutralModel, providerModel, realCliHome, realCliMissing } from './context.js';
+import { realCliPath, type Bench } from './context.js';
+import { summarize } from './load.js';
+import { pair, rowsOf, type Metric } from './report.js';
 import { sleep, startProxyProcess, type ProxyProcessOptions } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
-import { summarize } from './stats.js';
 
 /** Two different "hello" chats: the second finds the cache warm with what the first left (a client's fixed prefix). */
 const hellos = ['Say hello in a few words.', 'Say hello again, in other words.'] as const;
@@ -104,30 +96,32 @@ async function viaCliAlone(b: Bench, cliPath: string, env: NodeJS.ProcessEnv, cw
   return { hello, alone: { bills, ttft, errors: TURNS - run.turns.filter((t) => t.ok).length, error: run.error } };
 }
 
-function cliRows(label: string, r: BillingRaw, billed: boolean): Row[] {
-  const noBill = 'n/a (the fake CLI never calls the provider)';
-  const tokens = (bill: BillEntry[] | undefined): Cell => (!billed ? noBill : bill ? sum(bill) : 'not run');
+const late = (c: Conversation) => readShare(c.bills.slice(2).flat());
+
+function cliRows(label: string, r: BillingRaw, billed: boolean) {
   const helloWl = `(w) ${label}, one "hello": tool mode (proxy col.) vs the CLI alone (direct col.)`;
   const convWl = `(w) ${label}, ${TURNS}-turn conversation of 3 KB turns: tool mode (proxy col.) vs the CLI alone, one process (direct col.)`;
-  const { tool, alone } = r;
-  const convTokens = (c?: Conversation): Cell => (!billed ? noBill : c ? sum(c.bills.flat()) : 'not run');
-  const lateRead = (c?: Conversation): Cell => (!billed ? noBill : c ? readShare(c.bills.slice(2).flat()) : 'not run');
-  const median = (c?: Conversation): Cell =>
-    c ? summarize(c.ttft.slice(1).filter((x): x is number => x !== undefined)).p50 : 'not run';
-  const [hello, conv] = [pairRow(helloWl), pairRow(convWl)];
+  const followUps = (c: Conversation) => summarize(c.ttft.slice(1).filter((x): x is number => x !== undefined)).p50;
+  const conv = pair<Conversation>(r.tool ?? 'not run', r.alone ?? 'not run');
+  // The fake CLI never calls the provider: its rows can only show times.
+  const bill: Array<Metric<Conversation>> = [
+    ['weighted input tokens, all turns', 'tokens', (c) => sum(c.bills.flat())],
+    ['prompt read from the cache, turns 3 on', '%', late, false],
+  ];
+  const hello = pair<Hellos>(r.toolHello ?? 'not run', r.aloneHello ?? 'not run');
   return [
-    hello('weighted input tokens, cold cache', 'tokens', tokens(r.toolHello?.cold), tokens(r.aloneHello?.cold), billed),
-    hello('weighted input tokens, warm cache', 'tokens', tokens(r.toolHello?.warm), tokens(r.aloneHello?.warm), billed),
-    conv('weighted input tokens, all turns', 'tokens', convTokens(tool), convTokens(alone), billed),
-    conv('prompt read from the cache, turns 3 on', '%', lateRead(tool), lateRead(alone), false),
-    conv(
-      'TTFT, turn 1 (cold start)',
-      'ms',
-      tool?.ttft[0] ?? 'no answer',
-      alone ? (alone.ttft[0] ?? 'no answer') : 'not run',
-    ),
-    conv('TTFT, follow-up turns p50', 'ms', median(tool), median(alone)),
-    conv('errors', 'count', tool?.errors ?? 'not run', alone?.errors ?? 'not run', false),
+    ...(billed
+      ? rowsOf(helloWl, hello, [
+          ['weighted input tokens, cold cache', 'tokens', (h) => sum(h.cold)],
+          ['weighted input tokens, warm cache', 'tokens', (h) => sum(h.warm)],
+        ])
+      : []),
+    ...rowsOf(convWl, conv, [
+      ...(billed ? bill : []),
+      ['TTFT, turn 1 (cold start)', 'ms', (c) => c.ttft[0] ?? 'no answer'],
+      ['TTFT, follow-up turns p50', 'ms', followUps],
+      ['errors', 'count', (c) => c.errors, false],
+    ]),
   ];
 }
 
@@ -147,21 +141,15 @@ async function directMode(b: Bench): Promise<Record<string, unknown>> {
     });
     direct[name] = { conversation, hellos };
   }
-  const { proxy: p, provider: d } = direct;
   const wl =
     '(w) direct mode, a client that marks its own cache breakpoint: through the proxy (proxy col.) vs to the provider itself (direct col.)';
-  const late = (c: Conversation) => readShare(c.bills.slice(2).flat());
-  const r = pairRow(wl);
   b.rows.push(
-    r('weighted input tokens, one "hello", cold cache', 'tokens', sum(p.hellos.cold), sum(d.hellos.cold)),
-    r('weighted input tokens, one "hello", warm cache', 'tokens', sum(p.hellos.warm), sum(d.hellos.warm)),
-    r(
-      `weighted input tokens, ${TURNS}-turn conversation`,
-      'tokens',
-      sum(p.conversation.bills.flat()),
-      sum(d.conversation.bills.flat()),
-    ),
-    r('prompt read from the cache, turns 3 on', '%', late(p.conversation), late(d.conversation), false),
+    ...rowsOf(wl, pair(direct.proxy, direct.provider), [
+      ['weighted input tokens, one "hello", cold cache', 'tokens', (x) => sum(x.hellos.cold)],
+      ['weighted input tokens, one "hello", warm cache', 'tokens', (x) => sum(x.hellos.warm)],
+      [`weighted input tokens, ${TURNS}-turn conversation`, 'tokens', (x) => sum(x.conversation.bills.flat())],
+      ['prompt read from the cache, turns 3 on', '%', (x) => late(x.conversation), false],
+    ]),
   );
   return direct;
 }
@@ -173,32 +161,19 @@ async function freshStart(b: Bench, cli: ProxyParts): Promise<Record<'resumed' |
   b.log('(w) real CLI: a fresh start after eviction, resumed transcript');
   const resumed = await viaToolMode(b, cli, LIVE_TURNS, { after: 2 });
   b.log('(w) real CLI: a fresh start after eviction, history as text');
-  const text = await viaToolMode(b, { ...cli, env: { ...cli.env, ASSISTANT_PROFILE_FILE: profileFile } }, LIVE_TURNS, {
-    after: 2,
-  });
+  const textCli = { ...cli, env: { ...cli.env, ASSISTANT_PROFILE_FILE: profileFile } };
+  const text = await viaToolMode(b, textCli, LIVE_TURNS, { after: 2 });
   const wl = `(w) real CLI, a fresh start after eviction (${LIVE_TURNS} live turns, a restart, 2 more): resumed transcript (proxy col.) vs history as text, as before (direct col.)`;
-  const at = (x: Conversation, i: number): Cell => (x.bills[i] ? readShare(x.bills[i]) : 'not run');
-  const tokens = (x: Conversation): Cell =>
-    x.bills.length > LIVE_TURNS ? sum(x.bills.slice(LIVE_TURNS).flat()) : 'not run';
-  const r = pairRow(wl);
+  const at = (i: number) => (x: Conversation) => (x.bills[i - 1] ? readShare(x.bills[i - 1]) : 'not run');
+  const tokens = (x: Conversation) => (x.bills.length > LIVE_TURNS ? sum(x.bills.slice(LIVE_TURNS).flat()) : 'not run');
   const [five, six] = [LIVE_TURNS + 1, LIVE_TURNS + 2];
   b.rows.push(
-    r(
-      `prompt read from the cache, turn ${five} (the fresh start)`,
-      '%',
-      at(resumed, five - 1),
-      at(text, five - 1),
-      false,
-    ),
-    r(
-      `prompt read from the cache, turn ${six} (the turn after it)`,
-      '%',
-      at(resumed, six - 1),
-      at(text, six - 1),
-      false,
-    ),
-    r(`weighted input tokens, turns ${five} and ${six}`, 'tokens', tokens(resumed), tokens(text)),
-    r('errors', 'count', resumed.errors, text.errors, false),
+    ...rowsOf(wl, pair(resumed, text), [
+      [`prompt read from the cache, turn ${five} (the fresh start)`, '%', at(five), false],
+      [`prompt read from the cache, turn ${six} (the turn after it)`, '%', at(six), false],
+      [`weighted input tokens, turns ${five} and ${six}`, 'tokens', tokens],
+      ['errors', 'count', (x) => x.errors, false],
+    ]),
   );
   const error = resumed.firstError ?? text.firstError;
   if (error) b.notes.push(`(w) real CLI, a fresh start after eviction, first error: ${error}`);
@@ -220,8 +195,7 @@ async function oneCli(b: Bench, cli: ProxyParts, cliEnv: NodeJS.ProcessEnv, work
   b.log(`(w) ${label}: the CLI alone`);
   const { hello, alone } = await viaCliAlone(b, cli.cliPath, cliEnv, work, billed);
   Object.assign(raw, { aloneHello: hello, alone });
-  const rows = cliRows(billed ? 'real CLI' : label, raw, billed);
-  b.rows.push(...(billed ? rows : rows.filter((r) => r.unit === 'ms' || r.unit === 'count')));
+  b.rows.push(...cliRows(billed ? 'real CLI' : label, raw, billed));
   const first = raw.tool.firstError ?? alone.error ?? raw.toolHello?.error ?? hello?.error;
   if (first) b.notes.push(`(w) ${billed ? 'real' : 'fake'} CLI, first error: ${first}`);
   return raw;
@@ -244,8 +218,13 @@ export async function runBillingWorkload(b: Bench): Promise<void> {
     } else {
       const home = join(tmp, 'real-home');
       const env = await realCliHome(home, b.sim.url);
-      const cliEnv = { PATH: process.env.PATH, HOME: home, [defaultProfile.cli.maxRetriesEnv]: '2', ...env };
-      raw.real = await oneCli(b, { cliPath: realCliPath, home, env }, cliEnv, join(tmp, 'real-work'), true);
+      raw.real = await oneCli(
+        b,
+        { cliPath: realCliPath, home, env },
+        cliAloneEnv(home, env),
+        join(tmp, 'real-work'),
+        true,
+      );
       raw.freshStart = await freshStart(b, { cliPath: realCliPath, home, env });
     }
     const fakeHome = join(tmp, 'fake-home');

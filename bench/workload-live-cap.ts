@@ -7,24 +7,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliProcesses, descendants } from '../test/helpers/proc-tree.js';
-import {
-  baseKnobs,
-  nativeHeaders,
-  neutralModel,
-  realCliHome,
-  realCliMissing,
-  realCliPath,
-  type Bench,
-} from './context.js';
+import { baseKnobs, nativeHeaders, neutralModel, realCliHome, realCliMissing, realCliPath } from './context.js';
+import type { Bench } from './context.js';
 import { readRss } from './procfs.js';
-import { pair, row } from './report.js';
+import { pairRow } from './report.js';
 import { sleep, startProxyProcess } from './servers.js';
 
 /** The cap under test: the default of CLI_LIVE_MAX, set explicitly so the row cannot drift from the setting. */
 const liveMax = 4;
-const idleChats = 4;
-const waitingChats = 4;
-const samplePeriodMs = 100;
+const [idleChats, waitingChats, samplePeriodMs] = [4, 4, 100];
 /** Left alone at the end: the warm pool refills after its last hand-out. */
 const settleMs = 5000;
 
@@ -86,8 +77,7 @@ async function measure(b: Bench, home: string) {
     raw.endRssBytes = pids.reduce((n, p) => n + (readRss(p)?.rss ?? 0), 0);
     raw.samples++;
     for (const p of pids) lastSeen.set(p, Date.now());
-    if (pids.length > liveMax) over.push({ at: Date.now(), pids });
-    raw.overCap = over.length;
+    if (pids.length > liveMax) raw.overCap = over.push({ at: Date.now(), pids });
     if (pids.length > raw.peakCli)
       Object.assign(raw, { peakCli: pids.length, peakAtMs: Date.now() - started, peakDuring: phase });
     raw.peakDescendants = Math.max(raw.peakDescendants, descendants(proxy.pid).length);
@@ -96,14 +86,14 @@ async function measure(b: Bench, home: string) {
   const timer = setInterval(take, samplePeriodMs);
   try {
     // Each conversation is its own (its first message differs), so none continues another's process.
+    const body = (content: string, more = {}) => ({
+      model: neutralModel,
+      max_tokens: 64,
+      ...more,
+      messages: [{ role: 'user', content }],
+    });
     const jobs: Array<{ label: string; body: Record<string, unknown>; tool: boolean }> = [];
     for (let i = 1; i <= Math.max(idleChats, waitingChats); i++) {
-      const body = (content: string, more = {}) => ({
-        model: neutralModel,
-        max_tokens: 64,
-        ...more,
-        messages: [{ role: 'user', content }],
-      });
       if (i <= idleChats) jobs.push({ label: `idle chat ${i}`, tool: false, body: body(`Hello, chat ${i}.`) });
       if (i <= waitingChats)
         jobs.push({
@@ -159,24 +149,26 @@ export async function runLiveCapWorkload(b: Bench): Promise<void> {
     await b.sim.setKnobs(baseKnobs());
     await rm(tmp, { recursive: true, force: true });
   }
-  const wl = `(k) real CLI, CLI_LIVE_MAX=${r.liveMax}, pool 1: ${idleChats} idle chats and ${waitingChats} tool calls left pending, 2 at a time`;
-  const cells = (v: number) => pair(v, 'n/a');
+  const row = pairRow(
+    `(k) real CLI, CLI_LIVE_MAX=${r.liveMax}, pool 1: ${idleChats} idle chats and ${waitingChats} tool calls left pending, 2 at a time`,
+  );
+  const MB = 2 ** 20;
   b.rows.push(
-    row(wl, 'peak CLI processes', 'count', cells(r.peakCli), false),
-    row(wl, 'CLI processes at the end', 'count', cells(r.endCli), false),
-    row(wl, 'peak processes under the proxy', 'count', cells(r.peakDescendants), false),
-    row(wl, 'peak RSS of the CLI processes', 'MB', cells(r.peakRssBytes / 2 ** 20), false),
-    row(wl, 'RSS of the CLI processes at the end', 'MB', cells(r.endRssBytes / 2 ** 20), false),
-    row(wl, 'samples above the cap', 'count', cells(r.overCap), false),
-    row(wl, 'errors', 'count', cells(r.answers.errors), false),
+    row('peak CLI processes', 'count', r.peakCli, 'n/a', false),
+    row('CLI processes at the end', 'count', r.endCli, 'n/a', false),
+    row('peak processes under the proxy', 'count', r.peakDescendants, 'n/a', false),
+    row('peak RSS of the CLI processes', 'MB', r.peakRssBytes / MB, 'n/a', false),
+    row('RSS of the CLI processes at the end', 'MB', r.endRssBytes / MB, 'n/a', false),
+    row('samples above the cap', 'count', r.overCap, 'n/a', false),
+    row('errors', 'count', r.answers.errors, 'n/a', false),
   );
   b.notes.push(
-    `(k) ${r.samples} samples in ${r.seconds.toFixed(1)} s; the peak of ${r.peakCli} CLI processes first at ${(r.peakAtMs / 1000).toFixed(1)} s, during: ${r.peakDuring}; answered ${r.answers.idle} plain, ${r.answers.toolCalls} tool calls`,
+    `(k) ${r.samples} samples, ${samplePeriodMs} ms apart, in ${r.seconds.toFixed(1)} s; the peak of ${r.peakCli} CLI processes first at ${(r.peakAtMs / 1000).toFixed(1)} s, during: ${r.peakDuring}; answered ${r.answers.idle} plain, ${r.answers.toolCalls} tool calls`,
   );
   const lived = r.explainedByExiting;
   if (r.overCap > 0)
     b.notes.push(
-      `(k) ${r.overCap} samples (of ${r.samples}, ${samplePeriodMs} ms apart) saw more CLI processes than CLI_LIVE_MAX; in ${lived.length} of them the extra one was a process the proxy had already ended or let go, still exiting (gone ${lived.length ? `${Math.min(...lived)}–${Math.max(...lived)} ms` : 'n/a'} later): the registry stops counting a process when it tells it to end, not when it has exited`,
+      `(k) ${r.overCap} samples (of ${r.samples}) saw more CLI processes than CLI_LIVE_MAX; in ${lived.length} of them the extra one was a process the proxy had already ended or let go, still exiting (gone ${lived.length ? `${Math.min(...lived)}–${Math.max(...lived)} ms` : 'n/a'} later)`,
     );
   if (r.firstError) b.notes.push(`(k) first error: ${r.firstError}`);
 }

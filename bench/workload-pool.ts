@@ -7,24 +7,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultProfile } from '../src/proxy/profile.js';
 import { makeFakeCli } from '../test/fixtures/fake-cli.js';
 import { startCliRunner, type CliRunner } from './cli.js';
-import {
-  baseKnobs,
-  nativeRequest,
-  neutralModel,
-  prompt,
-  providerModel,
-  realCliHome,
-  realCliMissing,
-  realCliPath,
-  type Bench,
-} from './context.js';
-import { pair, row } from './report.js';
+import { baseKnobs, cliAloneEnv, nativeRequest, neutralModel, prompt, providerModel, type Bench } from './context.js';
+import { realCliHome, realCliMissing, realCliPath } from './context.js';
+import { summarize } from './load.js';
+import { pairRow } from './report.js';
 import { sleep, startProxyProcess } from './servers.js';
-import { summarize } from './stats.js';
-import { readStream } from './stream-probe.js';
+import { ttftOnce } from './stream-probe.js';
 
 interface CliUnderTest {
   label: string;
@@ -63,16 +53,17 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
   try {
     const spec = nativeRequest(proxy.url, '/v1/messages', neutralModel, true);
     // The first chat teaches the pool which arguments to keep warm (and is not counted).
-    await readStream(spec, 'native', agent, 60_000);
+    await ttftOnce(spec, agent);
     for (let i = 0; i < cli.requests; i++) {
       await sleep(cli.gapMs);
       const rss = poolSize > 0 ? await warmRss(proxy.url) : undefined;
       if (rss) raw.idleRss.push(rss);
-      const rec = await readStream(spec, 'native', agent, 60_000);
-      if (rec.error || !rec.complete || rec.deltaTimes.length === 0) {
+      const ttft = await ttftOnce(spec, agent);
+      if (typeof ttft === 'number') times.push(ttft);
+      else {
         raw.errors[poolSize > 0 ? 'pooled' : 'off']++;
-        raw.firstError ??= `${cli.label}, pool ${poolSize}: ${rec.error ?? 'no text delta'}`;
-      } else times.push(rec.deltaTimes[0] - rec.startAt);
+        raw.firstError ??= `${cli.label}, pool ${poolSize}: ${ttft}`;
+      }
       await between?.();
     }
   } finally {
@@ -84,7 +75,7 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
 
 async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<PoolRaw> {
   const raw: PoolRaw = { coldMs: [], pooledMs: [], offMs: [], idleRss: [], errors: { pooled: 0, off: 0, cold: 0 } };
-  const cliEnv = { PATH: process.env.PATH, HOME: cli.home, [defaultProfile.cli.maxRetriesEnv]: '2', ...cli.env };
+  const cliEnv = cliAloneEnv(cli.home, cli.env);
   const cold = async () => {
     await sleep(cli.gapMs);
     const ttft = await runner.ttft(cli.path, providerModel, prompt, cliEnv);
@@ -96,16 +87,17 @@ async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<
   b.log(`(p) ${cli.label}: pool off`);
   raw.offMs = await viaProxy(b, cli, 0, raw);
   const [pooled, off, cold2] = [raw.pooledMs, raw.offMs, raw.coldMs].map((v) => summarize(v));
-  const on = `(p) ${cli.label}: through the proxy, pool on (proxy col.) vs the CLI alone, cold (direct col.)`;
-  const offWl = `(p) ${cli.label}: through the proxy, pool off (proxy col.) vs the CLI alone, cold (direct col.)`;
+  const wl = (pool: string) =>
+    pairRow(`(p) ${cli.label}: through the proxy, pool ${pool} (proxy col.) vs the CLI alone, cold (direct col.)`);
+  const [on, offRow] = [wl('on'), wl('off')];
   const rss = raw.idleRss.length ? summarize(raw.idleRss).p50 / 2 ** 20 : NaN;
   b.rows.push(
-    row(on, 'TTFT p50', 'ms', pair(pooled.p50, cold2.p50)),
-    row(on, 'TTFT max', 'ms', pair(pooled.max, cold2.max)),
-    row(on, 'RSS of one idle warm CLI', 'MB', pair(rss, 'n/a (not kept)'), false),
-    row(on, 'errors', 'count', pair(raw.errors.pooled, raw.errors.cold), false),
-    row(offWl, 'TTFT p50', 'ms', pair(off.p50, cold2.p50)),
-    row(offWl, 'errors', 'count', pair(raw.errors.off, raw.errors.cold), false),
+    on('TTFT p50', 'ms', pooled.p50, cold2.p50),
+    on('TTFT max', 'ms', pooled.max, cold2.max),
+    on('RSS of one idle warm CLI', 'MB', rss, 'n/a (not kept)', false),
+    on('errors', 'count', raw.errors.pooled, raw.errors.cold, false),
+    offRow('TTFT p50', 'ms', off.p50, cold2.p50),
+    offRow('errors', 'count', raw.errors.off, raw.errors.cold, false),
   );
   if (raw.firstError) b.notes.push(`(p) first error: ${raw.firstError}`);
   return raw;

@@ -9,7 +9,7 @@ import { runLoad } from './load.js';
 import { cpuSeconds } from './procfs.js';
 import { pair, row } from './report.js';
 import { proxyEnv, repoRoot, spawnProxy } from './servers.js';
-import { median, summarize, type Summary } from './stats.js';
+import { median, summarize, type Summary } from './load.js';
 
 export async function runLedgerWorkload(b: Bench): Promise<void> {
   const { cfg } = b;

@@ -6,20 +6,18 @@
 import type { Framing } from './config.js';
 import {
   baseKnobs,
-  ccrProblem,
   compatSpec,
   hopCpu,
   hopRss,
   nativeSpec,
-  proxyRouteProblem,
   roundOrder,
+  skipsOf,
   type Bench,
   type Skips,
 } from './context.js';
-import { runLoad, runStaggered, type LoadResult, type RequestSpec } from './load.js';
+import { median, runLoad, runStaggered, summarize, type LoadResult, type RequestSpec, type Summary } from './load.js';
 import { machineTicks } from './procfs.js';
-import { cellsOf, row, targets, type Cell, type Row, type Target } from './report.js';
-import { median, summarize, type Summary } from './stats.js';
+import { cellsOf, row, rowsOf, targets, type Metric, type Row, type Target } from './report.js';
 
 export interface Aggregate {
   rps: number;
@@ -121,36 +119,23 @@ async function interleavedLoad(
   return out;
 }
 
-const pick = (
-  wl: string,
-  metric: string,
-  unit: Row['unit'],
-  agg: PerTarget,
-  get: (a: Aggregate) => number,
-  ratios = true,
-) => row(wl, metric, unit, cellsOf(agg, get), ratios);
-
 /** CPU of the hop per request (independent of how the two cores were shared, unlike throughput); the lead-in's too. */
-function cpuRows(wl: string, agg: PerTarget, leadIn = false): Row[] {
-  const rows = [pick(wl, 'hop CPU per request (µs)', 'count', agg, (a) => a.cpuPerRequestUs)];
-  if (leadIn)
-    rows.push(pick(wl, 'hop CPU per request in the lead-ins (µs)', 'count', agg, (a) => a.leadInCpuPerRequestUs));
-  // No lead-in row in a run without lead-ins (BENCH_LEAD_IN_SEC=0).
-  const shown = rows.filter(
-    (r) => Object.values(r.cells).some((c) => typeof c === 'number' && Number.isFinite(c)) || r === rows[0],
-  );
-  for (const r of shown) r.cells.direct = 'n/a (no hop)';
-  return shown;
-}
+const cpu: Metric<Aggregate> = ['hop CPU per request (µs)', 'count', (a) => a.cpuPerRequestUs, true, true];
+const leadInCpu: Metric<Aggregate> = [
+  'hop CPU per request in the lead-ins (µs)',
+  'count',
+  (a) => a.leadInCpuPerRequestUs,
+  true,
+  true,
+];
+const errors: Metric<Aggregate> = ['errors', 'count', (a) => a.errors, false];
+const p50: Metric<Aggregate> = ['latency p50', 'ms', (a) => a.latency.p50];
+const p99: Metric<Aggregate> = ['latency p99', 'ms', (a) => a.latency.p99];
 
-function standardRows(wl: string, agg: PerTarget): Row[] {
-  return [
-    pick(wl, 'throughput', 'req/s', agg, (a) => a.rps),
-    pick(wl, 'latency p50', 'ms', agg, (a) => a.latency.p50),
-    pick(wl, 'latency p99', 'ms', agg, (a) => a.latency.p99),
-    ...cpuRows(wl, agg, true),
-    pick(wl, 'errors', 'count', agg, (a) => a.errors, false),
-  ];
+/** Throughput, latency, CPU (the lead-ins' row only in a run with lead-ins, BENCH_LEAD_IN_SEC > 0) and errors. */
+function standardRows(b: Bench, wl: string, agg: PerTarget): Row[] {
+  const lead = b.cfg.leadInSec > 0 ? [leadInCpu] : [];
+  return rowsOf(wl, agg, [['throughput', 'req/s', (a) => a.rps], p50, p99, cpu, ...lead, errors]);
 }
 
 /** Cells of X minus direct: what a hop adds to the same request. */
@@ -165,38 +150,25 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
   await b.sim.setKnobs(baseKnobs());
   if (runA) {
     // (a) unpaced: each concurrency level, as fast as the slowest process allows.
-    const skips: Skips = {
-      proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
-      ccr: await ccrProblem(b, 'a', false),
-    };
-    const rawA: Record<string, unknown> = {};
     const spec = (t: Target) => nativeSpec(b, t, false);
+    const skips = await skipsOf(b, 'a', spec('proxy'), false);
+    const rawA: Record<string, unknown> = {};
     for (const c of cfg.concurrency) {
-      const byFraming = await interleavedLoad(
-        b,
-        spec,
-        { connections: c, durationSec: cfg.durationSec },
-        skips,
-        `(a) c=${c}`,
-      );
+      const load = { connections: c, durationSec: cfg.durationSec };
+      const byFraming = await interleavedLoad(b, spec, load, skips, `(a) c=${c}`);
       for (const f of cfg.framings) {
         rawA[framingKey(`c${c}`, f)] = byFraming[f];
-        b.rows.push(...standardRows(`(a) non-stream, ${c} conc., ${framingLabel(f)}`, byFraming[f]));
+        b.rows.push(...standardRows(b, `(a) non-stream, ${c} conc., ${framingLabel(f)}`, byFraming[f]));
       }
     }
     // (a) paced: a fixed upstream latency keeps the load below saturation, so the difference to direct is what one
     // request gains by passing the hop. Measured twice: clients spread over the round trip (independent clients),
     // and autocannon's clients all in lock step (bursts of N simultaneous requests every round trip).
     await b.sim.setKnobs({ ...baseKnobs(), latencyMs: cfg.upstreamLatencyMs });
-    const n = cfg.latencyConcurrency;
+    const [n, up] = [cfg.latencyConcurrency, `upstream +${cfg.upstreamLatencyMs} ms`];
     for (const [key, label, staggerMs, rounds] of [
-      [
-        'paced',
-        `(a) ${n} conc. spread, upstream +${cfg.upstreamLatencyMs} ms`,
-        cfg.upstreamLatencyMs,
-        cfg.latencyRounds,
-      ],
-      ['pacedBurst', `(a) ${n} conc. in lock step, upstream +${cfg.upstreamLatencyMs} ms`, undefined, cfg.rounds],
+      ['paced', `(a) ${n} conc. spread, ${up}`, cfg.upstreamLatencyMs, cfg.latencyRounds],
+      ['pacedBurst', `(a) ${n} conc. in lock step, ${up}`, undefined, cfg.rounds],
     ] as const) {
       const load = { connections: n, durationSec: cfg.durationSec, staggerMs, rounds };
       const byFraming = await interleavedLoad(b, spec, load, skips, `(a) ${key}`);
@@ -204,12 +176,10 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
         const [agg, wl] = [byFraming[f], `${label}, ${framingLabel(f)}`];
         rawA[framingKey(key, f)] = agg;
         b.rows.push(
-          pick(wl, 'latency p50', 'ms', agg, (a) => a.latency.p50),
-          pick(wl, 'latency p99', 'ms', agg, (a) => a.latency.p99),
+          ...rowsOf(wl, agg, [p50, p99]),
           addedRow(wl, 'added p50 vs direct', agg, (s) => s.p50),
           addedRow(wl, 'added p99 vs direct', agg, (s) => s.p99),
-          ...cpuRows(wl, agg),
-          pick(wl, 'errors', 'count', agg, (a) => a.errors, false),
+          ...rowsOf(wl, agg, [cpu, errors]),
         );
       }
     }
@@ -220,17 +190,26 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
   // compatible-format route): the ratio is the cost of the hop plus the translation. The proxy asks the provider
   // for a stream here (docs/direct-mode.md), so the framing changes only the other columns' answers.
   await b.sim.setKnobs(baseKnobs());
-  const skips: Skips = { proxy: await proxyRouteProblem(compatSpec(b, false)), ccr: await ccrProblem(b, 'c', false) };
   const spec = (t: Target) => (t === 'proxy' ? compatSpec(b, false) : nativeSpec(b, t, false));
   const load = { connections: cfg.latencyConcurrency, durationSec: cfg.durationSec };
-  const byFraming = await interleavedLoad(b, spec, load, skips, '(c) compat non-stream');
+  const byFraming = await interleavedLoad(
+    b,
+    spec,
+    load,
+    await skipsOf(b, 'c', spec('proxy'), false),
+    '(c) compat non-stream',
+  );
   for (const f of cfg.framings) {
     b.raw[framingKey('cNonStream', f)] = byFraming[f];
-    b.rows.push(
-      ...standardRows(`(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`, byFraming[f]),
-    );
+    const wl = `(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`;
+    b.rows.push(...standardRows(b, wl, byFraming[f]));
   }
 }
+
+type Soak = Record<'answered' | 'errors' | 'rps' | 'ok' | 'rssStart' | 'rssHalf' | 'rssEnd', number> & {
+  statusCodes: Array<Record<string, number>>;
+  base: string;
+};
 
 /**
  * (f) The soak. Runs last, on a fresh proxy, so its starting RSS is not the previous workloads' peak. It runs in two
@@ -246,12 +225,8 @@ export async function runSoak(b: Bench): Promise<void> {
     jsonChunks: both ? 'alternate' : framingKnobs(b, cfg.framings[0]).jsonChunks,
   });
   await b.restartProxy();
-  const skips: Skips = {
-    proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
-    ccr: await ccrProblem(b, 'f', false),
-  };
-  const res = {} as Record<Target, Record<'answered' | 'errors' | 'rps' | 'start' | 'half' | 'end', number> | string>;
-  const raw: Record<string, unknown> = {};
+  const skips = await skipsOf(b, 'f', nativeSpec(b, 'proxy', false), false);
+  const res = {} as Record<Target, Soak | string>;
   for (const t of targets) {
     const why = skips[t] ?? (t !== 'proxy' && !cfg.soakAllTargets ? 'not run (BENCH_SOAK_ALL_TARGETS=0)' : undefined);
     if (why) {
@@ -261,92 +236,34 @@ export async function runSoak(b: Bench): Promise<void> {
     const load = (amount: number) => runLoad(nativeSpec(b, t, false), { connections: cfg.soakConcurrency, amount });
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);
     await load(cfg.soakWarmup);
-    const start = hopRss(b, t);
+    const rssStart = hopRss(b, t);
     b.log(`(f) soak: ${t}, ${cfg.soakRequests} requests`);
     const r1 = await load(Math.floor(cfg.soakRequests / 2));
-    const half = hopRss(b, t);
+    const rssHalf = hopRss(b, t);
     const r2 = await load(cfg.soakRequests - Math.floor(cfg.soakRequests / 2));
-    const end = hopRss(b, t);
-    const [answered, errors] = [r1.ok + r1.non2xx + r2.ok + r2.non2xx, r1.non2xx + r1.errors + r2.non2xx + r2.errors];
-    const rps = (r1.ok + r2.ok) / (r1.seconds + r2.seconds);
-    res[t] = { answered, errors, rps, start, half, end };
-    const statusCodes = [r1.statusCodes, r2.statusCodes];
-    raw[t] = {
-      answered,
-      errors,
-      rps,
+    res[t] = {
+      answered: r1.ok + r1.non2xx + r2.ok + r2.non2xx,
+      errors: r1.non2xx + r1.errors + r2.non2xx + r2.errors,
+      rps: (r1.ok + r2.ok) / (r1.seconds + r2.seconds),
       ok: r1.ok + r2.ok,
-      statusCodes,
-      rssStart: start,
-      rssHalf: half,
-      rssEnd: end,
-      base: nativeSpec(b, t, false).base,
+      statusCodes: [r1.statusCodes, r2.statusCodes],
+      ...{ rssStart, rssHalf, rssEnd: hopRss(b, t), base: nativeSpec(b, t, false).base },
     };
   }
-  b.raw.f = raw;
+  b.raw.f = Object.fromEntries(targets.filter((t) => typeof res[t] !== 'string').map((t) => [t, res[t]]));
   const framed = both ? 'answers alternately with a length and chunked' : framingLabel(cfg.framings[0]);
   const wl = `(f) soak, ${cfg.soakRequests.toLocaleString('en-US')} req, ${cfg.soakConcurrency} conc., ${framed}`;
-  type Soak = Exclude<(typeof res)[Target], string>;
-  const memory = (get: (s: Soak) => number): Record<Target, Cell> => {
-    const cells = cellsOf(res, get);
-    return { ...cells, direct: typeof res.direct === 'string' ? res.direct : 'n/a (no hop)' };
-  };
   const growth = (from: number, to: number) => ((to - from) / from) * 100;
   b.rows.push(
-    row(
-      wl,
-      'requests answered',
-      'count',
-      cellsOf(res, (s) => s.answered),
-      false,
-    ),
-    row(
-      wl,
-      'errors',
-      'count',
-      cellsOf(res, (s) => s.errors),
-      false,
-    ),
-    row(
-      wl,
-      'throughput',
-      'req/s',
-      cellsOf(res, (s) => s.rps),
-    ),
-    row(
-      wl,
-      'RSS after warm-up',
-      'MB',
-      memory((s) => s.start / 2 ** 20),
-      false,
-    ),
-    row(
-      wl,
-      'RSS at half',
-      'MB',
-      memory((s) => s.half / 2 ** 20),
-      false,
-    ),
-    row(
-      wl,
-      'RSS at end',
-      'MB',
-      memory((s) => s.end / 2 ** 20),
-      false,
-    ),
-    row(
-      wl,
-      'RSS growth, whole soak',
-      '%',
-      memory((s) => growth(s.start, s.end)),
-      false,
-    ),
-    row(
-      wl,
-      'RSS growth, second half',
-      '%',
-      memory((s) => growth(s.half, s.end)),
-      false,
-    ),
+    ...rowsOf(wl, res, [
+      ['requests answered', 'count', (s) => s.answered, false],
+      ['errors', 'count', (s) => s.errors, false],
+      ['throughput', 'req/s', (s) => s.rps],
+      ['RSS after warm-up', 'MB', (s) => s.rssStart / 2 ** 20, false, true],
+      ['RSS at half', 'MB', (s) => s.rssHalf / 2 ** 20, false, true],
+      ['RSS at end', 'MB', (s) => s.rssEnd / 2 ** 20, false, true],
+      ['RSS growth, whole soak', '%', (s) => growth(s.rssStart, s.rssEnd), false, true],
+      ['RSS growth, second half', '%', (s) => growth(s.rssHalf, s.rssEnd), false, true],
+    ]),
   );
 }

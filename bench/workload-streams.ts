@@ -4,20 +4,10 @@
 //   (c) the same through the compat translation route (direct and nginx serve the native equivalent);
 //   (e) hundreds of streams open at once on a fresh proxy, paced slowly so they stay open: peak RSS and errors.
 
-import {
-  baseKnobs,
-  ccrProblem,
-  compatSpec,
-  hopCpu,
-  hopRss,
-  nativeSpec,
-  proxyRouteProblem,
-  type Bench,
-  type Skips,
-} from './context.js';
+import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, skipsOf, type Bench, type Skips } from './context.js';
 import type { RequestSpec } from './load.js';
 import { readRss, resetPeakRss, sampleMax } from './procfs.js';
-import { cellsOf, row, targets, type Cell, type Row, type Target } from './report.js';
+import { rowsOf, targets, type Target } from './report.js';
 import {
   runStreams,
   summarizeStreams,
@@ -26,10 +16,15 @@ import {
   type StreamRunResult,
 } from './stream-probe.js';
 
-type Results = Record<Target, StreamRunResult | string>;
+type WithHop = StreamRunResult & { cpuPerStreamUs?: number; rssBefore?: number; peakRss?: number };
 
-const withoutRecords = (res: Results): Record<string, unknown> =>
+const withoutRecords = (res: Record<Target, WithHop | string>): Record<string, unknown> =>
   Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : { ...res[t], records: undefined }]));
+/** Figures of a hop, per target, as the raw figures have always had them: a number, or why there is none. */
+const perTarget = (res: Record<Target, WithHop | string>, get: (r: WithHop) => number | undefined) =>
+  Object.fromEntries(
+    targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : t === 'direct' ? 'n/a (no hop)' : get(res[t])]),
+  );
 
 /** Paced streams, interleaved A B A B, records merged over the rounds; then the rows and raw figures. */
 async function pacedStreams(
@@ -58,95 +53,72 @@ async function pacedStreams(
       records.set(t, [...(records.get(t) ?? []), ...r.records]);
     }
   }
-  const res = {} as Results;
-  const cpuPerStreamUs = {} as Record<Target, Cell>;
+  const res = {} as Record<Target, WithHop | string>;
   for (const t of targets) {
     const recs = records.get(t);
-    res[t] = recs ? summarizeStreams(recs, cfg.streamIntervalMs) : (skips[t] ?? 'n/a');
-    const perStream = recs ? ((cpu.get(t) ?? NaN) / Math.max(1, recs.length)) * 1e6 : (skips[t] ?? 'n/a');
-    cpuPerStreamUs[t] = t === 'direct' ? 'n/a (no hop)' : perStream;
+    const cpuPerStreamUs = ((cpu.get(t) ?? NaN) / Math.max(1, recs?.length ?? 0)) * 1e6;
+    res[t] = recs ? { ...summarizeStreams(recs, cfg.streamIntervalMs), cpuPerStreamUs } : (skips[t] ?? 'n/a');
   }
-  b.raw[key] = { ...withoutRecords(res), cpuPerStreamUs };
-  const r = (metric: string, unit: Row['unit'], pick: (r: StreamRunResult) => number, ratios = true): Row =>
-    row(wl, metric, unit, cellsOf(res, pick), ratios);
+  b.raw[key] = { ...withoutRecords(res), cpuPerStreamUs: perTarget(res, (r) => r.cpuPerStreamUs) };
   b.rows.push(
-    r('TTFB p50', 'ms', (s) => s.ttfb.p50),
-    r('TTFB p99', 'ms', (s) => s.ttfb.p99),
-    r('inter-chunk gap p50', 'ms', (s) => s.gap.p50),
-    r('inter-chunk gap p99', 'ms', (s) => s.gap.p99),
-    r('|gap − pacing| p99', 'ms', (s) => s.deviation.p99),
-    r('deltas glued to previous read', '%', (s) => s.coalescedShare * 100, false),
-    row(wl, 'hop CPU per stream (µs)', 'count', cpuPerStreamUs),
-    r('errors', 'count', (s) => s.errors, false),
+    ...rowsOf(wl, res, [
+      ['TTFB p50', 'ms', (s) => s.ttfb.p50],
+      ['TTFB p99', 'ms', (s) => s.ttfb.p99],
+      ['inter-chunk gap p50', 'ms', (s) => s.gap.p50],
+      ['inter-chunk gap p99', 'ms', (s) => s.gap.p99],
+      ['|gap − pacing| p99', 'ms', (s) => s.deviation.p99],
+      ['deltas glued to previous read', '%', (s) => s.coalescedShare * 100, false],
+      ['hop CPU per stream (µs)', 'count', (s) => s.cpuPerStreamUs!, true, true],
+      ['errors', 'count', (s) => s.errors, false],
+    ]),
   );
 }
 
+/** The simulator paces n deltas `intervalMs` apart: n pieces of exactly 5 characters, one delta per piece. */
+const pacing = (n: number, intervalMs: number) => ({
+  ...baseKnobs(),
+  replyText: 'word '.repeat(n),
+  chunkCount: n,
+  chunkIntervalMs: intervalMs,
+});
+
 export async function runPacedStreams(b: Bench, runB = true, runC = true): Promise<void> {
   const { cfg } = b;
-  // N pieces of exactly 5 characters: splitText gives one delta per piece.
-  const pacing = {
-    replyText: 'word '.repeat(cfg.streamChunks),
-    chunkCount: cfg.streamChunks,
-    chunkIntervalMs: cfg.streamIntervalMs,
-  };
-  await b.sim.setKnobs({ ...baseKnobs(), ...pacing });
+  await b.sim.setKnobs(pacing(cfg.streamChunks, cfg.streamIntervalMs));
   const label = `${cfg.streamChunks} chunks @ ${cfg.streamIntervalMs} ms, ${cfg.streamConcurrency} conc.`;
   if (runB) {
-    const skips = { proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', true)), ccr: await ccrProblem(b, 'b', true) };
-    await pacedStreams(
-      b,
-      'b',
-      `(b) stream, ${label}`,
-      (t) => nativeSpec(b, t, true),
-      () => 'native',
-      skips,
-    );
+    const spec = (t: Target) => nativeSpec(b, t, true);
+    const skips = await skipsOf(b, 'b', spec('proxy'), true);
+    await pacedStreams(b, 'b', `(b) stream, ${label}`, spec, () => 'native', skips);
   }
   if (!runC) return;
-  const skips = { proxy: await proxyRouteProblem(compatSpec(b, true)), ccr: await ccrProblem(b, 'c', true) };
   const spec = (t: Target) => (t === 'proxy' ? compatSpec(b, true) : nativeSpec(b, t, true));
-  await pacedStreams(
-    b,
-    'cStream',
-    `(c) compat stream, ${label}`,
-    spec,
-    (t) => (t === 'proxy' ? 'compat' : 'native'),
-    skips,
-  );
+  const kind = (t: Target) => (t === 'proxy' ? 'compat' : 'native');
+  const skips = await skipsOf(b, 'c', spec('proxy'), true);
+  await pacedStreams(b, 'cStream', `(c) compat stream, ${label}`, spec, kind, skips);
 }
 
 export async function runOpenStreams(b: Bench): Promise<void> {
   const { cfg } = b;
-  const pacing = {
-    replyText: 'word '.repeat(cfg.openStreamChunks),
-    chunkCount: cfg.openStreamChunks,
-    chunkIntervalMs: cfg.openStreamIntervalMs,
-  };
-  await b.sim.setKnobs({ ...baseKnobs(), ...pacing });
+  await b.sim.setKnobs(pacing(cfg.openStreamChunks, cfg.openStreamIntervalMs));
   // Both hops start fresh, so each adds its young generation's growth from the same state (docs/performance.md
   // "Memory": V8 grows it by what survives, and a warm process may have grown or shrunk it already).
   await b.restartProxy();
   await b.restartNodeHop();
   // The route check need not stream: with this pacing one stream takes seconds.
-  const skips: Skips = {
-    proxy: await proxyRouteProblem(nativeSpec(b, 'proxy', false)),
-    ccr: await ccrProblem(b, 'e', false),
-  };
-  const res = {} as Results;
-  const peak = {} as Record<Target, Cell>;
-  const before = {} as Record<Target, Cell>;
+  const skips = await skipsOf(b, 'e', nativeSpec(b, 'proxy', false), false);
+  const res = {} as Record<Target, WithHop | string>;
   const MB = 2 ** 20;
   for (const t of targets) {
-    const why = skips[t];
-    if (why) {
-      res[t] = peak[t] = before[t] = why;
+    if (skips[t]) {
+      res[t] = skips[t];
       continue;
     }
     if (t === 'proxy') resetPeakRss(b.proxy.pid);
-    before[t] = t === 'direct' ? 'n/a (no hop)' : hopRss(b, t) / MB;
+    const rssBefore = hopRss(b, t) / MB;
     const sampler = sampleMax(() => hopRss(b, t), 100);
     b.log(`(e) ${cfg.openStreams} open streams: ${t}`);
-    res[t] = await runStreams(nativeSpec(b, t, true), {
+    const r = await runStreams(nativeSpec(b, t, true), {
       kind: 'native',
       concurrency: cfg.openStreams,
       count: cfg.openStreams,
@@ -155,32 +127,17 @@ export async function runOpenStreams(b: Bench): Promise<void> {
     });
     // VmHWM also sees the proxy's peaks between samples.
     const max = Math.max(sampler.stop(), t === 'proxy' ? (readRss(b.proxy.pid)?.hwm ?? NaN) : -Infinity);
-    peak[t] = t === 'direct' ? 'n/a (no hop)' : max / MB;
+    res[t] = { ...r, rssBefore, peakRss: max / MB };
   }
-  b.raw.e = { ...withoutRecords(res), peakRssMB: peak, rssBeforeMB: before };
-  const wl = `(e) ${cfg.openStreams} open streams`;
+  const [peakRssMB, rssBeforeMB] = [perTarget(res, (r) => r.peakRss), perTarget(res, (r) => r.rssBefore)];
+  b.raw.e = { ...withoutRecords(res), peakRssMB, rssBeforeMB };
   b.rows.push(
-    row(wl, 'RSS before', 'MB', before, false),
-    row(wl, 'peak RSS', 'MB', peak),
-    row(
-      wl,
-      'streams open at once',
-      'count',
-      cellsOf(res, (r) => r.maxOpen),
-      false,
-    ),
-    row(
-      wl,
-      'TTFB p99',
-      'ms',
-      cellsOf(res, (r) => r.ttfb.p99),
-    ),
-    row(
-      wl,
-      'errors',
-      'count',
-      cellsOf(res, (r) => r.errors),
-      false,
-    ),
+    ...rowsOf(`(e) ${cfg.openStreams} open streams`, res, [
+      ['RSS before', 'MB', (r) => r.rssBefore!, false, true],
+      ['peak RSS', 'MB', (r) => r.peakRss!, true, true],
+      ['streams open at once', 'count', (r) => r.maxOpen, false],
+      ['TTFB p99', 'ms', (r) => r.ttfb.p99],
+      ['errors', 'count', (r) => r.errors, false],
+    ]),
   );
 }

@@ -5,9 +5,9 @@
 import { Agent } from 'node:http';
 import { startCliRunner } from './cli.js';
 import { nativeSpec, prompt, providerModel, proxyRouteProblem, type Bench } from './context.js';
+import { summarize } from './load.js';
 import { pair, row, type Cell } from './report.js';
-import { summarize } from './stats.js';
-import { readStream } from './stream-probe.js';
+import { ttftOnce } from './stream-probe.js';
 
 export async function runToolWorkload(b: Bench): Promise<void> {
   const { cfg } = b;
@@ -15,26 +15,19 @@ export async function runToolWorkload(b: Bench): Promise<void> {
   const problem = await proxyRouteProblem(spec);
   const agent = new Agent({ keepAlive: true });
   const [viaProxy, direct]: number[][] = [[], []];
-  let proxyErrors = 0;
-  let directErrors = 0;
-  let firstError: string | undefined;
+  let [proxyErrors, directErrors, firstError] = [0, 0, undefined as string | undefined];
   const runner = await startCliRunner();
   for (let i = 0; i < cfg.toolRequests; i++) {
-    if (!problem) {
-      const rec = await readStream(spec, 'native', agent, 60_000);
-      if (rec.error || !rec.complete || rec.deltaTimes.length === 0) {
-        proxyErrors++;
-        firstError ??= rec.error ?? 'no text delta';
-      } else viaProxy.push(rec.deltaTimes[0] - rec.startAt);
-    }
-    const ttft = await runner.ttft(b.cliPath, providerModel, prompt, b.cliEnv);
-    if (ttft === undefined) directErrors++;
-    else direct.push(ttft);
+    const ttft = problem ? undefined : await ttftOnce(spec, agent);
+    if (typeof ttft === 'number') viaProxy.push(ttft);
+    else if (ttft !== undefined) [proxyErrors, firstError] = [proxyErrors + 1, firstError ?? ttft];
+    const alone = await runner.ttft(b.cliPath, providerModel, prompt, b.cliEnv);
+    if (alone === undefined) directErrors++;
+    else direct.push(alone);
   }
   agent.destroy();
   runner.stop();
-  const p = summarize(viaProxy);
-  const d = summarize(direct);
+  const [p, d] = [summarize(viaProxy), summarize(direct)];
   const cells = (proxy: Cell, dir: Cell) => pair(problem ?? proxy, dir, 'n/a (no equivalent)');
   const wl = `(d) tool mode, CLI start-up ${cfg.cliDelayMs} ms`;
   b.rows.push(
