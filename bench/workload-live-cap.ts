@@ -5,12 +5,12 @@
 // no conversation and are outside the cap; they are told apart by their arguments and reported on a row of their own.
 // A run slower than the probe's interval (30 s) met them and, counted with the rest, read as 5 or 6 processes.
 
-import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
-import { cliProcesses, descendants } from '../test/helpers/proc-tree.js';
+import { cliProcesses, descendants, probeRun } from '../test/helpers/proc-tree.js';
 import { baseKnobs, nativeHeaders, neutralModel, realCliHome, realCliMissing, realCliPath } from './context.js';
 import type { Bench } from './context.js';
 import { readRss } from './procfs.js';
@@ -61,23 +61,14 @@ async function measure(b: Bench, home: string) {
       return false;
     }
   };
-  // The health probe's runs, told by their arguments after the executable (the engine's all carry the stream flags).
-  // A pid keeps the first arguments it showed (an exiting process's are empty); the samples are attributed after the
-  // run, so a probe run first seen before its arguments are readable is still told apart. One never seen with
-  // arguments counts as the engine's: an excess is reported, not hidden.
-  const probeArgs = new Set(
-    [defaultProfile.cli.versionArgs, defaultProfile.cli.authStatusArgs].map((a) => a.join(' ')),
-  );
+  // The health probe's runs (proc-tree.ts probeRun). A pid keeps the first answer it gave (an exiting process's
+  // arguments are empty); the samples are attributed after the run, so a probe run first seen before its arguments
+  // are readable is still told apart. One never seen with arguments counts as the engine's: an excess is reported,
+  // not hidden.
   const isProbe = new Map<number, boolean>();
   const learn = (pid: number): void => {
-    if (isProbe.has(pid)) return;
-    let argv: string[] = [];
-    try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-    } catch {
-      // gone
-    }
-    if (argv.length > 1) isProbe.set(pid, probeArgs.has(argv.slice(1).join(' ')));
+    const probe = isProbe.has(pid) ? undefined : probeRun(pid);
+    if (probe !== undefined) isProbe.set(pid, probe);
   };
   const started = Date.now();
   // peakDescendants: every descendant of the proxy, CLI or not (a wrapper before it execs, a shell a CLI started);
