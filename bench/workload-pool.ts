@@ -33,20 +33,30 @@ export interface PoolRaw {
   /** RSS of the warm CLI processes (bytes) as /health/detailed reported before each pooled request. */
   idleRss: number[];
   errors: { pooled: number; off: number; cold: number };
+  /** The pool's own count of requests that took a warm process, and of those that found none. */
+  hits: number;
+  misses: number;
   firstError?: string;
 }
 
-async function warmRss(base: string): Promise<number | undefined> {
-  const body = (await (await fetch(`${base}/health/detailed`)).json()) as {
-    components?: { cli_pool?: { warm?: number; rssBytes?: number } };
-  };
-  const pool = body.components?.cli_pool;
-  return pool?.warm ? pool.rssBytes : undefined;
+interface PoolView {
+  warm?: number;
+  rssBytes?: number;
+  hits?: number;
+  misses?: number;
+}
+
+async function poolView(base: string): Promise<PoolView> {
+  const body = (await (await fetch(`${base}/health/detailed`)).json()) as { components?: { cli_pool?: PoolView } };
+  return body.components?.cli_pool ?? {};
 }
 
 /** One proxy with the given pool size: `requests` streamed chats, each after `gapMs`; `between` runs after each. */
 async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: PoolRaw, between?: () => Promise<void>) {
-  const env = { ...cli.env, CLI_POOL_SIZE: String(poolSize) };
+  // Each request is a new conversation whose process stays live for a follow-up. Under the default CLI_LIVE_MAX (4)
+  // those fill the cap after three requests, and the pool then yields by design (it never ends a live conversation
+  // for a warm process: docs/tool-mode.md "Caps", cli_pool.skippedForCap): the row would measure the cap, not the pool.
+  const env = { ...cli.env, CLI_POOL_SIZE: String(poolSize), CLI_LIVE_MAX: String(cli.requests + 2) };
   const proxy = await startProxyProcess({ ...b.proxyOptions, cliPath: cli.path, home: cli.home, env });
   const agent = new Agent({ keepAlive: true });
   const times: number[] = [];
@@ -56,8 +66,8 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
     await ttftOnce(spec, agent);
     for (let i = 0; i < cli.requests; i++) {
       await sleep(cli.gapMs);
-      const rss = poolSize > 0 ? await warmRss(proxy.url) : undefined;
-      if (rss) raw.idleRss.push(rss);
+      const view = poolSize > 0 ? await poolView(proxy.url) : {};
+      if (view.warm && view.rssBytes) raw.idleRss.push(view.rssBytes);
       const ttft = await ttftOnce(spec, agent);
       if (typeof ttft === 'number') times.push(ttft);
       else {
@@ -65,6 +75,11 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
         raw.firstError ??= `${cli.label}, pool ${poolSize}: ${ttft}`;
       }
       await between?.();
+    }
+    if (poolSize > 0) {
+      const { hits = 0, misses = 0 } = await poolView(proxy.url);
+      // The first, uncounted chat is always a miss: it teaches the pool what to keep warm.
+      Object.assign(raw, { hits, misses: Math.max(0, misses - 1) });
     }
   } finally {
     agent.destroy();
@@ -74,7 +89,15 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
 }
 
 async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<PoolRaw> {
-  const raw: PoolRaw = { coldMs: [], pooledMs: [], offMs: [], idleRss: [], errors: { pooled: 0, off: 0, cold: 0 } };
+  const raw: PoolRaw = {
+    coldMs: [],
+    pooledMs: [],
+    offMs: [],
+    idleRss: [],
+    errors: { pooled: 0, off: 0, cold: 0 },
+    hits: 0,
+    misses: 0,
+  };
   const cliEnv = cliAloneEnv(cli.home, cli.env);
   const cold = async () => {
     await sleep(cli.gapMs);
@@ -95,6 +118,8 @@ async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<
     on('TTFT p50', 'ms', pooled.p50, cold2.p50),
     on('TTFT max', 'ms', pooled.max, cold2.max),
     on('RSS of one idle warm CLI', 'MB', rss, 'n/a (not kept)', false),
+    on('requests that took a warm process', 'count', raw.hits, 'n/a', false),
+    on('requests that found none', 'count', raw.misses, 'n/a', false),
     on('errors', 'count', raw.errors.pooled, raw.errors.cold, false),
     offRow('TTFT p50', 'ms', off.p50, cold2.p50),
     offRow('errors', 'count', raw.errors.off, raw.errors.cold, false),

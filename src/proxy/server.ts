@@ -211,14 +211,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   for (const middleware of chain) app.use(middleware);
   app.use(fallthrough(router));
   app.use(router.routes());
-  const ollamaApp =
-    config.ollamaPort === undefined
-      ? undefined
-      : createOllamaApp(
-          services,
-          { cli: components.cli, direct: components.direct, catalog: components.catalog },
-          chain,
-        );
+  const ollamaApp = config.ollamaPort === undefined ? undefined : createOllamaApp(services, components, chain);
   let ollamaServer: Server | undefined;
   let ollamaStatus: OllamaListenerStatus = { state: 'off' };
 
