@@ -2,6 +2,7 @@
 // processes (docs/tool-mode.md "Caps"). Elsewhere /proc is absent and every list is empty.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { defaultProfile } from '../../src/proxy/profile.js';
 
 /** Every process below pid: the children of each of its threads (a child belongs to the thread that forked it). */
 export function descendants(pid: number): number[] {
@@ -47,4 +48,22 @@ export function parentOf(pid: number): number | undefined {
 export function cliProcesses(root: number, isCli: (pid: number) => boolean): number[] {
   const cli = descendants(root).filter(isCli);
   return cli.filter((p) => !cli.includes(parentOf(p) ?? -1));
+}
+
+/** The arguments of the health probe's runs of the CLI (docs/http.md "Health"), joined by spaces. */
+const probeArgs = new Set([defaultProfile.cli.versionArgs, defaultProfile.cli.authStatusArgs].map((a) => a.join(' ')));
+
+/**
+ * Whether pid is one of the health probe's runs of the CLI (`--version`, `auth status`): it holds no conversation and
+ * CLI_LIVE_MAX does not bound it (docs/tool-mode.md "Caps"). Undefined while its arguments cannot be read (gone, or
+ * an exiting process, whose command line is empty).
+ */
+export function probeRun(pid: number): boolean | undefined {
+  let argv: string[] = [];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    // gone
+  }
+  return argv.length > 1 ? probeArgs.has(argv.slice(1).join(' ')) : undefined;
 }

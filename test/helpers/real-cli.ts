@@ -12,7 +12,7 @@ import type { Settings } from '../../src/proxy/config.js';
 import { defaultProfile } from '../../src/proxy/profile.js';
 import { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import { writeCliCredentials } from '../simulator/index.js';
-import { cliProcesses } from './proc-tree.js';
+import { cliProcesses, probeRun } from './proc-tree.js';
 import { startProxy, type TestProxy } from './proxy.js';
 
 const cached = fileURLToPath(
@@ -72,9 +72,12 @@ function isRealCli(pid: number): boolean {
   }
 }
 
-/** The real CLI processes of this test process (the proxy runs in it); a CLI's own children are not counted. */
+/**
+ * The real CLI processes of this test process (the proxy runs in it); a CLI's own children and the health probe's
+ * runs (`--version`, `auth status`: outside CLI_LIVE_MAX, docs/tool-mode.md "Caps") are not counted.
+ */
 export function realCliPids(): number[] {
-  return cliProcesses(process.pid, isRealCli);
+  return cliProcesses(process.pid, isRealCli).filter((pid) => probeRun(pid) !== true);
 }
 
 /** Ends a real-CLI bed: the proxy first (it ends the CLIs), then the ledger, the simulator and the temporary HOME. */
