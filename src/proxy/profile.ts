@@ -46,6 +46,16 @@ interface ModelDeprecation {
 export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof reasoningEfforts)[number];
 
+/** What the provider's prompt cache allows in one request (docs/direct-mode.md "The prompt cache"). */
+export interface PromptCacheRules {
+  /** Most `cache_control` marks one request may carry, a top-level (automatic) one included; more is a 400. */
+  maxBreakpoints: number;
+  /** From a mark, the cache is looked up at that block and this many blocks in all before it. */
+  lookbackBlocks: number;
+  /** Content block types that may not carry a mark (and an empty text block never may). */
+  unmarkableTypes: string[];
+}
+
 export interface Profile {
   /** Display name of the provider, used in messages. */
   providerName: string;
@@ -89,6 +99,8 @@ export interface Profile {
      * SDKs: an hour per 128,000 tokens). Nothing arrives until such an answer is whole, so it is asked for only when
      * max_tokens times this fits UPSTREAM_FIRST_BYTE_TIMEOUT_MS: that deadline holds on every route. */
     nonStreamingMsPerToken: number;
+    /** The provider's prompt-cache rules that direct mode's marks keep (docs/direct-mode.md "The prompt cache"). */
+    promptCache: PromptCacheRules;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -181,6 +193,7 @@ export const defaultProfile: Profile = {
     minThinkingBudget: 1024,
     nonStreamingMaxTokens: 8192,
     nonStreamingMsPerToken: 3_600_000 / 128_000,
+    promptCache: { maxBreakpoints: 4, lookbackBlocks: 20, unmarkableTypes: ['thinking', 'redacted_thinking'] },
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),

@@ -1,6 +1,7 @@
 // Direct mode's part of a chat (docs/direct-mode.md): the provider API answers, through DirectBackend. The request
 // is fitted to the model it names (models/fit-request.ts, docs/models.md); the model prefix-mapped; the credential
-// the client's auth calls for, and its feature flags.
+// the client's auth calls for, and its feature flags; and the prompt-cache marks its conversation needs
+// (cache-marks.ts, the setting DIRECT_PROMPT_CACHE).
 
 import type { Backend } from '../backend.js';
 
@@ -15,6 +16,8 @@ import type { Services } from '../../services.js';
 import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
 
 import { chatOf, type Chat, type Mode } from '../mode.js';
+
+import { withCacheMarks } from './cache-marks.js';
 
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
@@ -43,7 +46,8 @@ function listed(catalog: ModelCatalog, id: string): ResolvedModel | undefined {
 }
 
 export function directMode(backend: Backend, catalog: ModelCatalog, services: Services): Mode {
-  const { profile } = services;
+  const { profile, config } = services;
+  const cacheTtl = config.directPromptCache === 'off' ? undefined : config.directPromptCache === '1h' ? '1h' : '5m';
   return {
     name: 'direct',
     backend,
@@ -64,6 +68,7 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
       // A listed model is resolved once, above; any other name goes with only the neutral prefix mapped.
       parsed.request.model = model?.providerId ?? catalog.providerModel(requestedModel);
       parsed.warnings.push(...fitted.warnings);
+      if (cacheTtl) parsed.request = withCacheMarks(parsed.request, cacheTtl, profile.api.promptCache);
       return {
         ...chatOf(parsed, answer, [...new Set([...parsed.ignored, ...fitted.ignored])]),
         requestedModel,
