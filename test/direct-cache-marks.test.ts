@@ -150,10 +150,10 @@ describe('prompt-cache marks on a translated request', () => {
     };
     const sent = withCacheMarks(req, '5m', rules);
     expect(refusalOf(sent as never)).toBeUndefined();
-    const last = sent.messages[2].content as Array<Record<string, unknown>>;
+    const last = sent.messages[2].content as unknown as Array<Record<string, unknown>>;
     expect(last[0].cache_control).toEqual({ type: 'ephemeral' });
     expect(last[1].cache_control).toBeUndefined();
-    expect((sent.messages[1].content as Array<Record<string, unknown>>)[0].cache_control).toBeUndefined();
+    expect((sent.messages[1].content as unknown as Array<Record<string, unknown>>)[0].cache_control).toBeUndefined();
   });
 });
 

@@ -9,63 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { Client } from './helpers/responses-socket-client.js';
 import { startToolBed, waitFor, type ToolBed } from './helpers/tool-proxy.js';
 import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
 import type { UsageRecord } from '../src/proxy/usage/types.js';
 
 const model = 'assistant-sonnet-4-20250514';
-const beta = { 'openai-beta': 'responses_websockets=2026-02-06' };
-type Frame = { type: string; status?: number; error?: { code?: string }; response?: { id: string; output: unknown[] } };
-
-/** A socket with a queue of received frames. */
-class Client {
-  readonly frames: Frame[] = [];
-  private waiters: Array<() => void> = [];
-  closeCode: number | undefined;
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.frames.push(JSON.parse(String(data)) as Frame);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.on('close', (code) => {
-      this.closeCode = code;
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  static open(url: string, headers: Record<string, string> = {}): Promise<Client> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url.replace(/^http/, 'ws'), { headers: { ...beta, ...headers } });
-      const client = new Client(ws);
-      ws.once('open', () => resolve(client));
-      ws.once('unexpected-response', (_req, res) =>
-        reject(Object.assign(new Error('refused'), { status: res.statusCode })),
-      );
-      ws.once('error', reject);
-    });
-  }
-
-  /** Sends one response.create and reads frames until the response ends (completed, failed, an error frame). */
-  async create(body: Record<string, unknown>): Promise<Frame[]> {
-    const start = this.frames.length;
-    this.ws.send(JSON.stringify({ type: 'response.create', model, ...body }));
-    for (;;) {
-      const got = this.frames.slice(start);
-      const last = got.at(-1);
-      if (last && ['response.completed', 'response.incomplete', 'response.failed', 'error'].includes(last.type))
-        return got.filter((f) => f.type !== 'keepalive');
-      if (this.closeCode !== undefined) throw new Error(`closed with ${this.closeCode}`);
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
-
 const refusal = (url: string, headers: Record<string, string>) =>
   Client.open(url, headers).then(
     (c) => {

@@ -10,16 +10,35 @@
 import { invalidField } from '../errors.js';
 import type { NativeContentBlock, NativeImageBlock, NativeMessageParam, NativeRole } from './native.js';
 
+/** A text block of the system prompt, with the client's cache mark when it sent one. */
+type SystemBlock = { type: 'text'; text: string; cache_control?: unknown };
+
 export class ConversationBuilder {
   readonly messages: NativeMessageParam[] = [];
   private readonly system: string[] = [];
+  /** The client's cache marks on system texts, by the index of the text they end. */
+  private readonly systemMarks = new Map<number, unknown>();
 
   /** @param warnings where a left-out message is reported (the format's own list, in its order). */
   constructor(private readonly warnings: string[] = []) {}
 
-  /** A system text; an empty one carries nothing and is left out. */
-  addSystem(text: string | null | undefined): void {
-    if (text) this.system.push(text);
+  /** A system text; an empty one carries nothing and is left out. `mark`: the client's cache mark on it. */
+  addSystem(text: string | null | undefined, mark?: unknown): void {
+    if (!text) return;
+    this.system.push(text);
+    if (mark !== undefined) this.systemMarks.set(this.system.length - 1, mark);
+  }
+
+  /**
+   * The native `system`: as systemText, or, when the client marked a system text for the cache, one text block per
+   * system text so that each mark stays where the client put it (docs/direct-mode.md "The prompt cache").
+   */
+  systemPrompt(): string | SystemBlock[] | undefined {
+    if (this.systemMarks.size === 0) return this.systemText();
+    return this.system.map((text, i) => {
+      const mark = this.systemMarks.get(i);
+      return mark === undefined ? { type: 'text', text } : { type: 'text', text, cache_control: mark };
+    });
   }
 
   /** The native `system`: the system texts in order, joined by a blank line; undefined when there are none. */
@@ -72,6 +91,21 @@ export function textOf(content: string | ReadonlyArray<{ type: string; text?: st
 /** A text as native blocks: none for an empty text, which the provider refuses and which carries nothing. */
 export function textBlocks(text: string | null | undefined): NativeContentBlock[] {
   return text ? [{ type: 'text', text }] : [];
+}
+
+/**
+ * A client's cache mark on a content part (`cache_control`, the convention several gateways accept for the
+ * compatible format), when it is an object; the provider checks the rest of it (docs/direct-mode.md).
+ */
+export function cacheMarkOf(part: object): unknown {
+  const mark = (part as { cache_control?: unknown }).cache_control;
+  return typeof mark === 'object' && mark !== null && !Array.isArray(mark) ? mark : undefined;
+}
+
+/** A block with the client's mark of `part` on it, when it has one. */
+export function markedLike<B extends NativeContentBlock>(block: B, part: object): B {
+  const mark = cacheMarkOf(part);
+  return mark === undefined ? block : { ...block, cache_control: mark };
 }
 
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s;

@@ -27,6 +27,7 @@ interface NativeToolUseBlock {
   id: string;
   name: string;
   input: unknown;
+  cache_control?: unknown;
 }
 
 export interface NativeToolResultBlock {
@@ -34,6 +35,7 @@ export interface NativeToolResultBlock {
   tool_use_id: string;
   content?: string | Array<NativeTextBlock | NativeImageBlock>;
   is_error?: boolean;
+  cache_control?: unknown;
 }
 
 /** Extended-thinking blocks are allowed to pass through (a client replays them in later turns). */

@@ -4,21 +4,25 @@
 // - system and developer messages, wherever they stand, become the one native `system` (joined by blank lines);
 // - `tool` messages become user tool_result blocks, so adjacent ones end up in one user message;
 // - consecutive messages of the same native role are merged, because the native format wants them alternating;
+// - a client's cache marks (`cache_control` on a user, tool, system or developer part) stay on the block the part
+//   becomes, so direct mode counts them and adds its own only within the provider's limit (modes/direct/cache-marks.ts);
 // - assistant tool_calls become tool_use blocks with their JSON arguments parsed (invalid JSON is the client's
 //   error: 400 on that field).
 
 import type { CompatMessage } from './schema.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRole } from '../native.js';
 import {
+  cacheMarkOf,
   ConversationBuilder,
   imageBlockOfUrl,
+  markedLike,
   parseToolArguments,
   textBlocks,
   textOf,
 } from '../conversation-builder.js';
 
 interface NativeConversation {
-  system?: string;
+  system?: ReturnType<ConversationBuilder['systemPrompt']>;
   messages: NativeMessageParam[];
   warnings: string[];
 }
@@ -31,9 +35,10 @@ function blocksOf(message: CompatMessage, i: number): { role: NativeRole; blocks
     case 'user': {
       if (typeof message.content === 'string') return { role: 'user', blocks: textBlocks(message.content) };
       const blocks = message.content.flatMap((part, j): NativeContentBlock[] =>
-        part.type === 'text'
+        (part.type === 'text'
           ? textBlocks(part.text)
-          : [imageBlockOfUrl(part.image_url.url, `messages.${i}.content.${j}.image_url.url`)],
+          : [imageBlockOfUrl(part.image_url.url, `messages.${i}.content.${j}.image_url.url`)]
+        ).map((block) => markedLike(block, part)),
       );
       return { role: 'user', blocks };
     }
@@ -53,11 +58,15 @@ function blocksOf(message: CompatMessage, i: number): { role: NativeRole; blocks
       }));
       return { role: 'assistant', blocks: [...textBlocks(text), ...calls] };
     }
-    case 'tool':
-      return {
-        role: 'user',
-        blocks: [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: textOf(message.content) }],
+    case 'tool': {
+      const result: NativeContentBlock = {
+        type: 'tool_result',
+        tool_use_id: message.tool_call_id,
+        content: textOf(message.content),
       };
+      const marked = typeof message.content === 'string' ? undefined : message.content.findLast(cacheMarkOf);
+      return { role: 'user', blocks: [marked ? markedLike(result, marked) : result] };
+    }
     default:
       // system and developer are taken out before this point
       return { role: 'user', blocks: [] };
@@ -69,11 +78,12 @@ export function compatMessagesToNative(messages: CompatMessage[]): NativeConvers
   const conversation = new ConversationBuilder(warnings);
   messages.forEach((message, i) => {
     if (message.role === 'system' || message.role === 'developer') {
-      conversation.addSystem(textOf(message.content));
+      const marked = typeof message.content === 'string' ? undefined : message.content.findLast(cacheMarkOf);
+      conversation.addSystem(textOf(message.content), marked && cacheMarkOf(marked));
       return;
     }
     const { role, blocks } = blocksOf(message, i);
     conversation.pushOrWarn(role, blocks, `messages.${i} (${message.role})`);
   });
-  return { system: conversation.systemText(), messages: conversation.nonEmptyMessages(), warnings };
+  return { system: conversation.systemPrompt(), messages: conversation.nonEmptyMessages(), warnings };
 }
