@@ -4,7 +4,7 @@
 
 export type Framing = 'length' | 'chunked';
 export type BenchConfig = ReturnType<typeof loadBenchConfig>;
-export const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'k'];
+export const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'x', 'k'];
 
 function num(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -9,6 +9,7 @@ import type { StreamRunResult } from './stream-probe.js';
 import type { PoolRaw } from './workload-pool.js';
 import type { BillingRaw } from './workload-billing.js';
 import type { LiveCapRaw } from './workload-live-cap.js';
+import type { DirectCacheRaw } from './workload-direct-cache.js';
 import type { Aggregate } from './workload-requests.js';
 
 type PerTarget<T> = Record<'proxy' | 'direct' | 'nginx' | 'node', T | string>;
@@ -112,7 +113,13 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     const measured = `${mb(soak.rssStart)} → ${mb(soak.rssHalf)} (half) → ${mb(soak.rssEnd)} MB: second half ${signed(growth2)} %`;
     goals.push(g(soakGoal, measured, growth2 < 10));
   } else goals.push(unmet(soakGoal, 'not measured'));
-  return [...goals, ...poolGoals(raw), ...billingGoals(raw), liveCapGoal(raw.k as LiveCapRaw | string | undefined)];
+  return [
+    ...goals,
+    ...poolGoals(raw),
+    ...billingGoals(raw),
+    liveCapGoal(raw.k as LiveCapRaw | string | undefined),
+    ...directCacheGoals(raw),
+  ];
 }
 
 /**
@@ -201,4 +208,39 @@ function liveCapGoal(k: LiveCapRaw | string | undefined): Goal {
   const measured = `peak ${k.peakCli} of ${k.liveMax} (${k.endCli} at the end); RSS peak ${mb(k.peakRssBytes)} MB, end ${mb(k.endRssBytes)} MB`;
   // Above the cap is a miss whatever else happened; at or under it counts only when every request was answered.
   return g(goal, measured, k.peakCli > k.liveMax ? false : k.answers.errors === 0 ? true : undefined);
+}
+
+/**
+ * Direct mode's cache marks (workload x): each translated route's conversation with marks ≤ 0.35× the same without
+ * at 8 turns and ≤ 0.2× at 30 (weighted input tokens); a translated request's CPU with marks within 5 % of without.
+ */
+function directCacheGoals(raw: Record<string, unknown>): Goal[] {
+  const x = raw.x as DirectCacheRaw | undefined;
+  if (!x) return [unmet('direct mode with cache marks: ≤ 0.35× at 8 turns, ≤ 0.2× at 30, CPU within 5 %', undefined)];
+  const out: Goal[] = [];
+  for (const [turns, limit] of [
+    [8, 0.35],
+    [30, 0.2],
+  ] as const) {
+    const found = Object.entries(x.conversations).filter(([name]) => name.endsWith(`, ${turns} turns`));
+    const ratios = found.map(([name, r]) => [name.replace(`, ${turns} turns`, ''), sum(r.on) / sum(r.off)] as const);
+    const measured = ratios.map(([name, v]) => `${name} ${v.toFixed(2)}×`).join('; ');
+    const goal = `direct mode, ${turns}-turn conversation on every translated route ≤ ${limit}× unmarked (weighted input tokens)`;
+    out.push(
+      ratios.length
+        ? g(
+            goal,
+            measured,
+            ratios.every(([, v]) => v <= limit),
+          )
+        : unmet(goal, undefined),
+    );
+  }
+  const cpuGoal = "direct mode, a translated request's CPU with cache marks within 5 % of without";
+  if (!x.cpu) out.push(unmet(cpuGoal, undefined));
+  else {
+    const r = x.cpu.on / x.cpu.off;
+    out.push(g(cpuGoal, `${x.cpu.on.toFixed(0)} vs ${x.cpu.off.toFixed(0)} µs: ${r.toFixed(2)}×`, r <= 1.05));
+  }
+  return out;
 }

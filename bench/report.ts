@@ -10,7 +10,7 @@ import { join } from 'node:path';
  */
 export type Target = 'proxy' | 'direct' | 'nginx' | 'node' | 'ccr';
 export const targets: Target[] = ['proxy', 'direct', 'nginx', 'node', 'ccr'];
-type Unit = 'ms' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
+type Unit = 'ms' | 'µs' | 'req/s' | 'MB' | '%' | 'count' | 'tokens';
 /** A number, or a note such as "n/a (route not implemented)". */
 export type Cell = number | string;
 

@@ -22,7 +22,7 @@ const model = 'assistant-sonnet-4-6';
 const system = Array.from({ length: 320 }, (_, i) => `Rule ${i}: keep the change small and tested.`).join('\n');
 const turnText = (i: number) =>
   `Turn ${i}. ` + Array.from({ length: 60 }, (_, k) => `note${i}_${k} about the design`).join(', ');
-const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = Array.from({ length: 8 }, (_, i) => ({
+const tools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = Array.from({ length: 8 }, (_, i) => ({
   type: 'function',
   function: {
     name: `tool_${i}`,

@@ -89,7 +89,8 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
       expect(upstream.headers['anthropic-beta']).toContain('oauth-2025-04-20');
       expect(upstream.json).toMatchObject({
         model: 'claude-sonnet-4-20250514',
-        system: 'Be brief.',
+        // The system prompt as a block, to carry direct mode's cache mark (docs/direct-mode.md "The prompt cache").
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
         max_tokens: sentMaxTokens,
         tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
       });

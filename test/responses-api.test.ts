@@ -80,7 +80,8 @@ describe('direct mode: POST /api/v1/responses', () => {
     expect(upstream.headers.authorization).toBe(`Bearer ${fileToken}`);
     expect(upstream.json).toMatchObject({
       model: 'claude-sonnet-4-20250514',
-      system: 'Be brief.',
+      // A one-off: only the system prompt carries direct mode's cache mark (docs/direct-mode.md "The prompt cache").
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       max_tokens: 200,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }] }],
     });
@@ -113,7 +114,9 @@ describe('direct mode: POST /api/v1/responses', () => {
     expect(done.response.output).toMatchObject([
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi from the simulator!' }] },
     ]);
-    expect((sim.requests('/v1/messages')[0].json as { system?: string }).system).toBe('Be brief.');
+    expect((sim.requests('/v1/messages')[0].json as { system?: unknown }).system).toEqual([
+      { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+    ]);
   });
 
   it('round-trips a function-tool loop, whole and streamed', async () => {

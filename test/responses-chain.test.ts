@@ -69,14 +69,20 @@ describe('direct mode: previous_response_id on /api/v1/responses', () => {
     );
     expect(third.previous_response_id).toBe(second.id);
     const text = (t: string) => ({ role: 'user', content: [{ type: 'text', text: t }] });
+    // The newest turn carries direct mode's cache mark (docs/direct-mode.md "The prompt cache"); the stored history
+    // does not keep it.
+    const newest = (t: string) => ({
+      role: 'user',
+      content: [{ type: 'text', text: t, cache_control: { type: 'ephemeral' } }],
+    });
     const answer = { role: 'assistant', content: [{ type: 'text', text: first.output_text }] };
-    expect(upstreamMessages()[1]).toEqual([text('Hello?'), answer, text('And then?')]);
+    expect(upstreamMessages()[1]).toEqual([text('Hello?'), answer, newest('And then?')]);
     expect(upstreamMessages()[2]).toEqual([
       text('Hello?'),
       answer,
       text('And then?'),
       { role: 'assistant', content: [{ type: 'text', text: second.output_text }] },
-      text('Last one.'),
+      newest('Last one.'),
     ]);
   });
 

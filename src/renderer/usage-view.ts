@@ -2,6 +2,7 @@
 // (tiles, two uPlot bar charts and a table), the quota windows as bars with the reset countdown and an
 // elapsed-time marker, and CSV export. Data from ControlApi's usage methods (the ledger, docs/usage.md).
 
+import { cacheReadShare } from '../shared/cache-share.js';
 import type { ControlApi, SummaryBy, UsageSummary } from '../proxy/control-api.js';
 import { byId, el, setText } from './dom.js';
 import { formatMs } from './format.js';
@@ -147,6 +148,17 @@ export class UsagePanel {
           fill.style.width = `${pct}%`;
           bar.append(fill);
           li.append(bar);
+          // How much of this client's input the provider's cache served: the figure that tells a cheap client from a
+          // dear one (docs/usage.md "Reads from the cache").
+          const read = cacheReadShare(r.tokens);
+          if (read !== null) {
+            const readPct = Math.round(read * 1000) / 10;
+            const note = el('p', `${readPct} % of its input read from the cache`, 'quota-note cache-read');
+            note.dataset.tone = readPct >= 50 ? 'ok' : 'low';
+            note.title =
+              'Cache reads cost a tenth of plain input; a low figure over a long session means it pays its history again each turn';
+            li.append(note);
+          }
           return li;
         }),
     );

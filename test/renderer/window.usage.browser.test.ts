@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UsageLedger } from '../../src/proxy/usage/ledger.js';
 import { rangeStart } from '../../src/renderer/usage-view.js';
+import { cacheReadShare } from '../../src/shared/cache-share.js';
+import { currentSpan } from '../../src/shared/pace.js';
 import {
   chromiumPath,
   haveChromium,
@@ -177,6 +179,21 @@ describe.skipIf(!haveChromium)('usage tab', () => {
     const clients = await page.$$eval('#window-clients li .name', (els) => els.map((e) => e.textContent));
     expect(clients).toEqual(expect.arrayContaining(['curl', 'openai-js']));
     expect(await text('#window-clients-title')).toBe('This 5-hour window by client');
+    // Each client's share of its input read from the cache, as the ledger sums it over the same window.
+    const span = currentSpan(ledger.quotaWindows(), 'five_hour', 5 * 3600, Date.now());
+    const expectedReads = Object.fromEntries(
+      ledger.summary(span.from, Date.now(), 'client').rows.map((r) => {
+        const read = cacheReadShare(r.tokens);
+        return [r.key, read === null ? null : `${Math.round(read * 1000) / 10} % of its input read from the cache`];
+      }),
+    );
+    const shownReads = await page.$$eval('#window-clients li', (lis) =>
+      lis.map((li) => [li.querySelector('.name')?.textContent, li.querySelector('.cache-read')?.textContent ?? null]),
+    );
+    expect(Object.fromEntries(shownReads)).toEqual(
+      Object.fromEntries(shownReads.map(([name]) => [name, expectedReads[name!]])),
+    );
+    expect(shownReads.some(([, read]) => typeof read === 'string' && !read.startsWith('0 %'))).toBe(true);
     expect(await layoutProblems(page)).toEqual([]);
     await screenshot(page, 'window-usage-lanes-pace-1280x800-light');
     for (const [width, height, colorScheme] of [

@@ -20,6 +20,7 @@ import {
   type UsageRecord,
 } from '../usage/types.js';
 import { currentSpan, paceOf, windowSeconds } from '../../shared/pace.js';
+import { cacheReadShare } from '../../shared/cache-share.js';
 import type { QuotaNames } from '../profile.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
 
@@ -212,6 +213,7 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
           cache_write: r.tokens.cacheWrite,
         },
         unreported_tokens: r.unreportedTokens,
+        cache_read_share: cacheReadShare(r.tokens),
         ttft_p50_ms: r.ttftP50Ms,
         ttft_p95_ms: r.ttftP95Ms,
       });
@@ -222,7 +224,9 @@ export function registerUsage(router: ProxyRouter, services: Services, ledger: U
         from: span.from,
         to: span.to,
         window_known: span.source !== null,
-        clients: ledger.clientShares(span.from, span.to),
+        clients: ledger
+          .clientShares(span.from, span.to)
+          .map(({ cacheReadShare: share, ...c }) => ({ ...c, cache_read_share: share })),
       };
       ctx.body = {
         from: s.from,

@@ -271,7 +271,6 @@ export const settingTable = {
   directPromptCache: {
     group: 'upstream',
     env: 'DIRECT_PROMPT_CACHE',
-    flag: '--direct-prompt-cache',
     type: z.enum(['on', '1h', 'off']).default('on'),
     help: "direct mode's prompt-cache marks on translated chats: on (5-minute lifetime), 1h, or off",
     docs: "direct mode's prompt-cache marks on the compatible, Responses and Ollama chats ([direct-mode.md](direct-mode.md#the-prompt-cache)): `on` (a 5-minute lifetime; a write costs 1.25× plain input, a read 0.1×), `1h` (for clients that pause longer than 5 minutes between turns; a write costs 2×), `off` (only the client's own marks). The native `/api/v1/messages` route always sends the client's request as it is",

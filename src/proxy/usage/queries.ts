@@ -2,6 +2,7 @@
 // percentiles computed in SQL (window functions, so no table is pulled into memory), and rows by time range for
 // the CSV export. Functions of a database handle; the ledger flushes its queue before calling them.
 
+import { cacheReadShare } from '../../shared/cache-share.js';
 import type { SQLInputValue } from 'node:sqlite';
 import type { Db } from './open-db.js';
 import type { ModeName } from '../../shared/modes.js';
@@ -262,6 +263,10 @@ export function* rowsBetween(db: Db, from: number, to: number, chunk = 500): Gen
 const tokenSum =
   'coalesce(input_tokens, 0) + coalesce(output_tokens, 0) + coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0)';
 
+/** The prompt's parts of a group of rows: plain input (pi), cache reads (cr), cache writes (cw). */
+const cacheSums =
+  'coalesce(sum(input_tokens), 0) AS pi, coalesce(sum(cache_read_tokens), 0) AS cr, coalesce(sum(cache_write_tokens), 0) AS cw';
+
 /** Requests billed to extra usage that started at or after `since` (ms). */
 export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
   const row = db
@@ -280,9 +285,9 @@ export function extraUsageSince(db: Db, since: number): ExtraUsageUse {
 export function clientShares(db: Db, from: number, to: number): ClientShare[] {
   const rows = db
     .prepare(
-      `SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`,
+      `SELECT coalesce(client, 'unknown') AS c, count(*) AS n, coalesce(sum(${tokenSum}), 0) AS t, ${cacheSums} FROM requests WHERE started_at >= ? AND started_at <= ? AND mode IS NOT NULL GROUP BY c`,
     )
-    .all(from, to) as Array<{ c: string; n: number; t: number }>;
+    .all(from, to) as Array<{ c: string; n: number; t: number; pi: number; cr: number; cw: number }>;
   const tokens = rows.reduce((a, r) => a + r.t, 0);
   const requests = rows.reduce((a, r) => a + r.n, 0);
   return rows
@@ -291,6 +296,7 @@ export function clientShares(db: Db, from: number, to: number): ClientShare[] {
       requests: r.n,
       tokens: r.t,
       share: tokens > 0 ? r.t / tokens : requests > 0 ? r.n / requests : 0,
+      cacheReadShare: cacheReadShare({ input: r.pi, cacheRead: r.cr, cacheWrite: r.cw }),
     }))
     .map((r) => ({ ...r, share: Math.round(r.share * 10_000) / 10_000 }))
     .sort((a, b) => b.tokens - a.tokens || b.requests - a.requests || a.client.localeCompare(b.client));

@@ -113,6 +113,10 @@ export interface ClientShare {
   tokens: number;
   /** This client's share of the span's tokens (0-1); of its requests when no tokens were reported at all. */
   share: number;
+  /** The share of this client's input read from the provider's prompt cache (0-1): cache reads over input, cache
+   * writes and cache reads together; null when it reported no input. The one figure that tells a cheap client from a
+   * dear one (docs/usage.md "Reads from the cache"). */
+  cacheReadShare: number | null;
 }
 
 /** Requests billed to extra usage since a time. */

@@ -1,0 +1,213 @@
+// (x) Direct mode's translated routes from the provider's cache (docs/direct-mode.md "The prompt cache"): the same
+// conversation through each translated route with the proxy's cache marks (DIRECT_PROMPT_CACHE=on, proxy col.) and
+// without them (off, direct col.), billed by the simulator as the provider bills (weighted tokens, bench/bill.ts);
+// an agent loop of parallel tool calls; a one-off request; and a translated request's CPU in the proxy, marks on and
+// off, interleaved in one run.
+
+import { freePort } from '../test/helpers/free-port.js';
+import { freshSimulator, sum, userTurn } from './bill.js';
+import { nativeHeaders, neutralModel, type Bench } from './context.js';
+import { cpuSeconds } from './procfs.js';
+import { pair, rowsOf, type Metric } from './report.js';
+import { startProxyProcess, type ProxyProcess } from './servers.js';
+import type { BillEntry } from './simulator-process.js';
+
+const system = Array.from({ length: 320 }, (_, i) => `Rule ${i}: keep the change small and tested.`).join('\n');
+const tool = (i: number) => ({
+  type: 'function',
+  function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: { type: 'object', properties: {} } },
+});
+const tools = Array.from({ length: 8 }, (_, i) => tool(i));
+const asResponsesTool = (t: ReturnType<typeof tool>) => ({ type: 'function', ...t.function });
+
+type Turn = (base: string, ollama: string, history: unknown[], i: number, previous?: string) => Promise<string>;
+
+async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers: nativeHeaders, body: JSON.stringify(body) });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
+  return json;
+}
+
+/** Each translated route's turn: sends the conversation so far and the new user turn, returns the answer's id. */
+const routes: Array<[string, Turn]> = [
+  [
+    'chat completions',
+    async (base, _o, history, i) => {
+      history.push({ role: 'user', content: userTurn(i) });
+      const r = await post(`${base}/api/v1/chat/completions`, {
+        model: neutralModel,
+        messages: [{ role: 'system', content: system }, ...history],
+        tools,
+      });
+      history.push((r.choices as Array<{ message: unknown }>)[0].message);
+      return String(r.id);
+    },
+  ],
+  [
+    'Responses, the whole input each turn',
+    async (base, _o, history, i) => {
+      history.push({ role: 'user', content: userTurn(i) });
+      const r = await post(`${base}/api/v1/responses`, {
+        model: neutralModel,
+        instructions: system,
+        input: history,
+        tools: tools.map(asResponsesTool),
+        store: false,
+      });
+      history.push({ role: 'assistant', content: String(r.output_text ?? 'ok') });
+      return String(r.id);
+    },
+  ],
+  [
+    'Responses, chained by previous_response_id',
+    async (base, _o, _h, i, previous) =>
+      String(
+        (
+          await post(`${base}/api/v1/responses`, {
+            model: neutralModel,
+            instructions: system,
+            input: userTurn(i),
+            tools: tools.map(asResponsesTool),
+            ...(previous ? { previous_response_id: previous } : {}),
+          })
+        ).id,
+      ),
+  ],
+  [
+    'Ollama /api/chat',
+    async (_b, ollama, history, i) => {
+      history.push({ role: 'user', content: userTurn(i) });
+      const r = await post(`${ollama}/api/chat`, {
+        model: neutralModel,
+        stream: false,
+        messages: [{ role: 'system', content: system }, ...history],
+      });
+      history.push(r.message);
+      return String(r.created_at);
+    },
+  ],
+];
+
+/** The agent loop's step: 12 parallel tool calls and their results added each time, through chat completions. */
+const agentStep: Turn = async (base, _o, history, step) => {
+  if (history.length === 0) history.push({ role: 'user', content: userTurn(0) });
+  await post(`${base}/api/v1/chat/completions`, {
+    model: neutralModel,
+    messages: [{ role: 'system', content: system }, ...history],
+    tools,
+  });
+  const calls = Array.from({ length: 12 }, (_, k) => ({
+    id: `c${step}_${k}`,
+    type: 'function',
+    function: { name: `tool_${k % 8}`, arguments: '{}' },
+  }));
+  history.push({ role: 'assistant', content: null, tool_calls: calls });
+  for (const c of calls) history.push({ role: 'tool', tool_call_id: c.id, content: `output of ${c.id} `.repeat(40) });
+  return '';
+};
+
+interface Hop {
+  proxy: ProxyProcess;
+  ollama: string;
+}
+
+async function startHop(b: Bench, cache: 'on' | 'off'): Promise<Hop> {
+  const port = await freePort();
+  const env = { ...b.proxyOptions.env, DIRECT_PROMPT_CACHE: cache, OLLAMA_PORT: String(port), OLLAMA_MODE: 'direct' };
+  return { proxy: await startProxyProcess({ ...b.proxyOptions, env }), ollama: `http://127.0.0.1:${port}` };
+}
+
+/** One conversation of `turns` through a hop, on a fresh cache; its bill. */
+async function billOf(b: Bench, hop: Hop, turn: Turn, turns: number): Promise<BillEntry[]> {
+  await freshSimulator(b);
+  const history: unknown[] = [];
+  let previous: string | undefined;
+  for (let i = 0; i < turns; i++) previous = await turn(hop.proxy.url, hop.ollama, history, i, previous);
+  return b.sim.takeBill();
+}
+
+const readLate = (bill: BillEntry[]) => {
+  const late = bill.slice(2);
+  const read = late.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
+  const all = late.reduce(
+    (n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens,
+    0,
+  );
+  return all ? (read / all) * 100 : NaN;
+};
+const bills: Array<Metric<BillEntry[]>> = [
+  ['weighted input tokens', 'tokens', sum],
+  ['prompt read from the cache, requests 3 on', '%', readLate, false],
+];
+
+/** CPU of the proxy per translated request (8 turns of history, 8 tools), marks on and off, in interleaved rounds. */
+async function cpuPerRequest(b: Bench, hops: Record<'on' | 'off', Hop>, rounds: number, n: number) {
+  const history: unknown[] = [];
+  for (let i = 0; i < 8; i++)
+    history.push({ role: 'user', content: userTurn(i) }, { role: 'assistant', content: 'ok' });
+  const body = { model: neutralModel, messages: [{ role: 'system', content: system }, ...history], tools };
+  const spent = { on: 0, off: 0 };
+  for (let r = 0; r < rounds; r++)
+    for (const k of ['on', 'off'] as const) {
+      const before = cpuSeconds(hops[k].proxy.pid);
+      for (let i = 0; i < n; i++) await post(`${hops[k].proxy.url}/api/v1/chat/completions`, body);
+      spent[k] += cpuSeconds(hops[k].proxy.pid) - before;
+    }
+  return { on: (spent.on / (rounds * n)) * 1e6, off: (spent.off / (rounds * n)) * 1e6 };
+}
+
+/** What (x) keeps for the goals: each route's bills by turns, marks on and off, and the CPU per request. */
+export interface DirectCacheRaw {
+  conversations: Record<string, Record<'on' | 'off', BillEntry[]>>;
+  cpu?: Record<'on' | 'off', number>;
+}
+
+export async function runDirectCacheWorkload(b: Bench): Promise<void> {
+  const hops = { on: await startHop(b, 'on'), off: await startHop(b, 'off') };
+  const raw: DirectCacheRaw & Record<string, unknown> = { conversations: {} };
+  const wl = (what: string) => `(x) direct mode, ${what}: cache marks on (proxy col.) vs off (direct col.)`;
+  try {
+    for (const turns of [8, 30])
+      for (const [name, turn] of routes) {
+        b.log(`(x) ${name}, ${turns} turns`);
+        const got = { on: await billOf(b, hops.on, turn, turns), off: await billOf(b, hops.off, turn, turns) };
+        raw.conversations[`${name}, ${turns} turns`] = got;
+        b.rows.push(...rowsOf(wl(`${name}, ${turns}-turn conversation`), pair(got.on, got.off), bills));
+      }
+    b.log('(x) agent loop, 12 parallel tool calls a step');
+    const agent = { on: await billOf(b, hops.on, agentStep, 8), off: await billOf(b, hops.off, agentStep, 8) };
+    b.rows.push(...rowsOf(wl('agent loop of 8 steps, 12 parallel tool calls each'), pair(agent.on, agent.off), bills));
+    b.log('(x) one-off requests');
+    const oneOff: Turn = async (base, _o, _h, i) => {
+      await post(`${base}/api/v1/chat/completions`, {
+        model: neutralModel,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: `Question ${i}: say hello.` },
+        ],
+      });
+      return '';
+    };
+    const once = { on: await billOf(b, hops.on, oneOff, 1), off: await billOf(b, hops.off, oneOff, 1) };
+    const twice = { on: await billOf(b, hops.on, oneOff, 2), off: await billOf(b, hops.off, oneOff, 2) };
+    b.rows.push(
+      ...rowsOf(wl('one-off request (a system prompt, one question, no tools)'), pair(once.on, once.off), [bills[0]]),
+      ...rowsOf(wl('two one-off requests of one client (the same system prompt)'), pair(twice.on, twice.off), [
+        bills[0],
+      ]),
+    );
+    b.log('(x) CPU per translated request');
+    const cpu = await cpuPerRequest(b, hops, 5, b.cfg.quick ? 40 : 200);
+    b.rows.push(
+      ...rowsOf(wl('CPU of one translated request (8 turns, 8 tools)'), pair(cpu.on, cpu.off), [
+        ['proxy CPU per request', 'µs', (x) => x],
+      ]),
+    );
+    Object.assign(raw, { agent, once, twice, cpu });
+  } finally {
+    await hops.on.proxy.stop();
+    await hops.off.proxy.stop();
+  }
+  b.raw.x = raw;
+}
