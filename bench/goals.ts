@@ -240,7 +240,8 @@ function directCacheGoals(raw: Record<string, unknown>): Goal[] {
   if (!x.cpu) out.push(unmet(cpuGoal, undefined));
   else {
     const r = x.cpu.on / x.cpu.off;
-    out.push(g(cpuGoal, `${x.cpu.on.toFixed(0)} vs ${x.cpu.off.toFixed(0)} µs: ${r.toFixed(2)}×`, r <= 1.05));
+    const step = `; the marking step alone ${x.cpu.step.toFixed(1)} µs (${((x.cpu.step / x.cpu.off) * 100).toFixed(2)} % of the request)`;
+    out.push(g(cpuGoal, `${x.cpu.on.toFixed(0)} vs ${x.cpu.off.toFixed(0)} µs: ${r.toFixed(2)}×${step}`, r <= 1.05));
   }
   return out;
 }

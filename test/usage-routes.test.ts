@@ -123,6 +123,7 @@ describe('GET /usage/*', () => {
         errors: 0,
         tokens: { input: 20, output: 40, cache_read: 0, cache_write: 0 },
         unreported_tokens: 0,
+        cache_read_share: 0,
         ttft_p50_ms: 10,
         ttft_p95_ms: 30,
       },
@@ -132,11 +133,36 @@ describe('GET /usage/*', () => {
         errors: 1,
         tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
         unreported_tokens: 1,
+        cache_read_share: null,
         ttft_p50_ms: null,
         ttft_p95_ms: null,
       },
     ]);
     expect(s.total).toMatchObject({ requests: 3, errors: 1 });
+  });
+
+  it("tells each client's share of its prompt read from the cache, by client and in the 5-hour window", async () => {
+    const { url, ledger } = await start();
+    const now = Date.now();
+    // A client whose turns read their history (900 of 1,000 prompt tokens), and one that pays it again.
+    ledger.record(
+      rec({ startedAt: now, client: 'opencode', tokens: { input: 20, output: 5, cacheRead: 900, cacheWrite: 80 } }),
+    );
+    ledger.record(
+      rec({ startedAt: now, client: 'curl', tokens: { input: 1000, output: 5, cacheRead: 0, cacheWrite: 0 } }),
+    );
+    ledger.flush();
+    const s = await json(await get(`${url}/usage/summary?by=client`));
+    const rows = Object.fromEntries(
+      (s.rows as Array<{ key: string; cache_read_share: number }>).map((r) => [r.key, r]),
+    );
+    expect(rows.opencode.cache_read_share).toBe(0.9);
+    expect(rows.curl.cache_read_share).toBe(0);
+    const window = s.five_hour_clients as { clients: Array<{ client: string; cache_read_share: number | null }> };
+    expect(Object.fromEntries(window.clients.map((c) => [c.client, c.cache_read_share]))).toEqual({
+      opencode: 0.9,
+      curl: 0,
+    });
   });
 
   it('shows quota windows with times in Unix seconds', async () => {
