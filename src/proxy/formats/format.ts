@@ -28,7 +28,17 @@ export interface ParseContext {
 /** Native request fields a mode may be unable to honour, by the client field each came from. */
 export type ClientNames = Partial<
   Record<
-    NativeSamplingField | 'thinking' | 'parallel_tool_calls' | 'max_tokens' | 'format' | 'strict' | 'tool_choice',
+    | NativeSamplingField
+    | 'thinking'
+    | 'parallel_tool_calls'
+    | 'max_tokens'
+    | 'format'
+    | 'strict'
+    | 'tool_choice'
+    // Where the structured-output schema and a tool's schema are, for the 400 of one that is not valid JSON Schema
+    // (formats/check-schemas.ts); a tool's with `tools.` before the tool's index.
+    | 'schema'
+    | 'toolSchema',
     string
   >
 >;

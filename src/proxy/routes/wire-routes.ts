@@ -3,6 +3,7 @@
 // format's, once) -> the mode's additions (its Mode's prepare, modes/) -> the one answer path over the mode's backend
 // (answer-chat.ts). No list of routes or modes lives here.
 
+import { checkSchemas } from '../formats/check-schemas.js';
 import { listenerOf, routeTable, type Listener } from '../route-table.js';
 import type { Services } from '../services.js';
 import type { ProxyContext } from '../http/types.js';
@@ -53,6 +54,8 @@ export function registerWireRoutes(
       const body = step ? step.body : ctx.state.body;
       mode.refuse?.(body, format);
       const parsed = format.parse(body, { api });
+      // A schema that is not JSON Schema is the client's 400 before any process or provider call (every mode).
+      checkSchemas(parsed.request, parsed.clientNames);
       step?.options(parsed.answer);
       const chat = await mode.prepare(ctx, parsed, answer);
       await answerChat(ctx, services, mode.backend, step ? step.chat(chat) : chat);

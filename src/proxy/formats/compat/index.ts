@@ -31,6 +31,8 @@ export const compatFormat: WireFormat<CompatAnswerOptions> = {
         thinking: 'reasoning_effort',
         max_tokens: parsed.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
         format: 'response_format',
+        schema: 'response_format.json_schema.schema',
+        toolSchema: parsed.functions != null ? 'functions.parameters' : 'tools.function.parameters',
         strict: 'tools.function.strict',
         tool_choice: 'tool_choice',
       },

@@ -37,6 +37,8 @@ const clientNames: ClientNames = {
   thinking: 'think',
   max_tokens: 'options.num_predict',
   format: 'format',
+  schema: 'format',
+  toolSchema: 'tools.function.parameters',
 };
 
 function wireRequestOf(kind: OllamaAnswerKind, parsed: OllamaToNativeResult): WireRequest<OllamaAnswerOptions> {

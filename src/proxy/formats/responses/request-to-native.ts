@@ -302,6 +302,8 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
     parallel_tool_calls: 'parallel_tool_calls',
     max_tokens: 'max_output_tokens',
     format: 'text.format',
+    schema: 'text.format.schema',
+    toolSchema: 'tools.parameters',
     strict: 'tools.strict',
     tool_choice: 'tool_choice',
   };
