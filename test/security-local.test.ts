@@ -555,4 +555,34 @@ describe('the CLI command line', () => {
       expect(r.systemPromptFileMode).toBe('600');
     }
   });
+
+  it("never carries a client's JSON schema: it reaches the CLI on stdin, in the control request its SDK sends", async () => {
+    const fake = await makeFakeCli();
+    cleanups.push(() => fake.cleanup());
+    const dataDir = mkdtempSync(join(tmpdir(), 'security-argv-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, dataDir }));
+    const schema = {
+      type: 'object',
+      properties: { discount: { type: 'string', description: 'the ACME code PURPLE-OTTER-4471', enum: ['TEAL-FOX'] } },
+    };
+    const res = await raw(proxy.port, {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'assistant-sonnet-4-20250514',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'hi' }],
+        output_config: { format: { type: 'json_schema', schema } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const chats = (await fake.records()).filter((r) => r.jsonSchema !== null);
+    expect(chats.length).toBeGreaterThan(0);
+    for (const r of chats) {
+      expect(r.argv.join(' ')).not.toMatch(/PURPLE-OTTER|TEAL-FOX|discount/);
+      expect(JSON.parse(r.jsonSchema!)).toEqual(schema);
+    }
+  });
 });

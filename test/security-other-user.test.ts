@@ -1,6 +1,7 @@
 // Another local user against the owner's proxy (docs/security.md "The owner's key and the access key"): a child run
 // as `nobody` (setpriv) on the same machine, with no key, asks for the owner's usage, detailed health and key file,
-// and spreads requests over the loopback range to escape the rate limit. Runs where the test runs as root with
+// and spreads requests over the loopback range to escape the rate limit; and reads every process's command line while
+// a structured-output chat runs in tool mode, looking for the client's schema. Runs where the test runs as root with
 // setpriv available (a CI container); skipped with the reason elsewhere.
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,6 +15,8 @@ import { validateSettings } from '../src/proxy/config.js';
 import { createLogger } from '../src/proxy/logger.js';
 import { createProxy } from '../src/proxy/server.js';
 import { UsageLedger } from '../src/proxy/usage/ledger.js';
+import { makeFakeCli } from './fixtures/fake-cli.js';
+import { startProxy } from './helpers/proxy.js';
 
 /** The machine's own node for the child: the project's may sit where nobody cannot enter. */
 const nodeBin = existsSync('/usr/bin/node') ? '/usr/bin/node' : process.execPath;
@@ -137,5 +140,48 @@ describe.skipIf(reason !== undefined)("another local user (nobody) against the o
     // One budget of 20 for the whole range (the owner's request above drew on it too); before, each address had 20.
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(20);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe.skipIf(reason !== undefined)("another local user (nobody) reading the CLI's command line", () => {
+  it("finds no word of a client's JSON schema in any process's command line while its chat runs", async () => {
+    // The conversation is kept live after its answer (CLI_LIVE_MAX), so its CLI child is there while nobody looks.
+    const fake = await makeFakeCli({ reply: 'Paris' });
+    const dataDir = await mkdtemp(join(tmpdir(), 'other-user-argv-'));
+    const proxy = await startProxy({ modes: ['tool'], cliPath: fake.path, dataDir, cliLiveMax: 2 });
+    try {
+      const schema = {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'internal code PURPLE-OTTER-4471' } },
+      };
+      const chat = await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'assistant-sonnet-4-20250514',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'hi' }],
+          output_config: { format: { type: 'json_schema', schema } },
+        }),
+      });
+      expect(chat.status).toBe(200);
+      expect((await fake.records()).some((r) => r.jsonSchema !== null)).toBe(true);
+      const seen = await asNobody(`
+        const { readdirSync, readFileSync } = await import('node:fs');
+        const lines = [];
+        for (const pid of readdirSync('/proc').filter((p) => /^\\d+$/.test(p))) {
+          try { lines.push(readFileSync('/proc/' + pid + '/cmdline', 'utf8').split('\\0').join(' ')); } catch {}
+        }
+        return lines;
+      `);
+      // The wrapper execs node on fake-cli.mjs, with the proxy's flags after it: that is the CLI child's command line.
+      const cli = (seen as string[]).filter((l) => l.includes('fake-cli.mjs') && l.includes('--model'));
+      expect(cli.length).toBeGreaterThan(0);
+      for (const line of seen as string[]) expect(line).not.toMatch(/PURPLE-OTTER|internal code/);
+    } finally {
+      await proxy.close();
+      await fake.cleanup();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

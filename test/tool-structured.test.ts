@@ -1,4 +1,4 @@
-// Tool mode's JSON schemas and effort through the proxy with the fake CLI, which runs --json-schema as the real CLI
+// Tool mode's JSON schemas and effort through the proxy with the fake CLI, which runs a schema as the real CLI
 // does (test/fixtures/fake-cli-structured.mjs, from the recordings): docs/tool-mode.md "Structured output",
 // "Thinking". The schema and the effort reach the CLI as flags, the validated object is the answer's text whole or
 // streamed, the CLI's own tool call never shows, and both are part of the spawn key (live conversations, warm pool).
@@ -44,7 +44,7 @@ describe('a JSON schema in tool mode', () => {
     expect(body.content[0].type).toBe('text');
     expect(JSON.parse(body.content[0].text)).toEqual(object);
     expect(body.stop_reason).toBe('end_turn');
-    expect(flagOf((await chats(bed)).at(-1)!, '--json-schema')).toBe(JSON.stringify(schema));
+    expect((await chats(bed)).at(-1)!.jsonSchema).toBe(JSON.stringify(schema));
   });
 
   it('streams it as text deltas, with no tool call and no input_json delta', async () => {
@@ -160,7 +160,7 @@ describe("a JSON schema beside the client's own tools", () => {
       // One process for the whole loop, started with the schema.
       const records = await chats(b);
       expect(records).toHaveLength(1);
-      expect(flagOf(records[0], '--json-schema')).toBe(JSON.stringify(citySchema));
+      expect(records[0].jsonSchema).toBe(JSON.stringify(citySchema));
     } finally {
       await b.close();
     }
@@ -253,7 +253,7 @@ describe('schema and effort in the spawn key', () => {
       // The pool's own count says the warm process was handed over; every chat run with that schema had it as a flag.
       expect((await pool()).hits).toBe(1);
       const withSchemaB = (await chats(b)).filter(
-        (r) => flagOf(r, '--json-schema') === JSON.stringify({ ...schema, required: ['city'] }),
+        (r) => r.jsonSchema === JSON.stringify({ ...schema, required: ['city'] }),
       );
       expect(withSchemaB).toHaveLength(2);
     } finally {

@@ -94,8 +94,11 @@ export interface CliProfile {
   /**
    * A JSON schema the answer must match (docs/tool-mode.md "Structured output"): the CLI offers the model a tool of
    * that schema, validates its call and prints the object in the result line (modes/tool/translate/cli-events.ts).
+   * It reaches the CLI on stdin, as the first line a process reads: a control request of this subtype whose field
+   * `schemaField` holds the schema (what the CLI's own SDK sends), never as a flag, which every local user could read
+   * in /proc/<pid>/cmdline (docs/security.md).
    */
-  jsonSchemaFlag: string;
+  schemaRequest: { type: string; subtype: string; schemaField: string };
   /** The name of that tool: its calls are the CLI's own, never shown to the client. */
   structuredOutputTool: string;
   /** Sent as the system prompt when a client sends none, instead of the CLI's 27.7 KB default (docs/tool-mode.md). */
@@ -193,7 +196,7 @@ export const defaultCliProfile: CliProfile = {
   },
   maxThinkingTokensEnv: 'MAX_THINKING_TOKENS',
   effortFlag: '--effort',
-  jsonSchemaFlag: '--json-schema',
+  schemaRequest: { type: 'control_request', subtype: 'initialize', schemaField: 'jsonSchema' },
   structuredOutputTool: 'StructuredOutput',
   defaultSystemPrompt: 'You are a helpful assistant.',
   maxRetriesEnv: 'CLAUDE_CODE_MAX_RETRIES',

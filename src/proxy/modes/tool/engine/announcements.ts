@@ -81,7 +81,7 @@ export class Announcements {
         cwd: this.opts.cwd,
         env,
         extendEnv: false,
-        input: line('.') + line('.'),
+        input: (spec.initLine ?? '') + line('.') + line('.'),
         reject: false,
         timeout: probeTimeoutMs,
         windowsHide: true,

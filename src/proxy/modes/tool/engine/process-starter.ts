@@ -132,6 +132,8 @@ export class ProcessStarter {
         retryAfter: 5,
       });
     }
+    // The JSON schema, if any, is the first line the process reads: on stdin, never in its argv (docs/security.md).
+    if (spec.initLine !== undefined) child.stdin?.write(spec.initLine);
     const modelAt = spec.args.indexOf(profile.cli.modelFlag);
     return new CliConversation(child, {
       key,

@@ -45,7 +45,12 @@ export function planRequest(
     error = err;
   }
   const spawn = full ?? make({ ...req, messages: [{ role: 'user', content: '.' }] });
-  const spec: ProcessSpec = { args: spawn.args, env: spawn.env, systemPrompt: spawn.systemPrompt };
+  const spec: ProcessSpec = {
+    args: spawn.args,
+    env: spawn.env,
+    systemPrompt: spawn.systemPrompt,
+    ...(spawn.initLine !== undefined ? { initLine: spawn.initLine } : {}),
+  };
   const plan: RequestPlan = {
     spec,
     key: keyOf(spec),

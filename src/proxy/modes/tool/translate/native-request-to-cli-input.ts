@@ -34,7 +34,7 @@ import { invalidField } from '../../../errors.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRequest } from '../../../formats/native.js';
 import type { Profile } from '../../../profile.js';
 import { hasBlock, messagesToCliTranscript, resumable } from './native-messages-to-cli-transcript.js';
-import { thinkingBudget, thinkingFlags } from './native-thinking-to-cli.js';
+import { schemaLine, thinkingBudget, thinkingFlags } from './native-thinking-to-cli.js';
 import { cliToolName } from './native-tools-to-mcp.js';
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay clearly below it. */
@@ -66,6 +66,11 @@ export interface CliInput {
   stdin: string;
   /** The earlier turns as the CLI's session transcript (JSONL), for a file given with profile.cli.resumeFlag. */
   transcript?: string;
+  /**
+   * The stdin line a process reads before its first turn: the request's JSON schema (native-thinking-to-cli.ts
+   * schemaLine), spawn-time like a flag, so part of the spawn key.
+   */
+  initLine?: string;
   /** The newest user message alone as a line, for a live conversation it continues; undefined after a prefill. */
   turn?: string;
   /**
@@ -187,9 +192,10 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   const { cli } = options.profile;
   checkCliModelArgument(req.model);
   // The model was resolved once by the route (modes/tool/prepare.ts): a provider id, or one of the CLI's own aliases.
-  // The effort and the JSON schema are flags, so part of the spawn key (modes/tool/engine/spec.ts): a live conversation
-  // or a warm process is taken only by a request that asks for the same.
+  // The effort is a flag and the JSON schema a first stdin line, both part of the spawn key (modes/tool/engine/spec.ts):
+  // a live conversation or a warm process is taken only by a request that asks for the same.
   const args = [...cli.printArgs, cli.modelFlag, req.model, ...thinkingFlags(req, options.profile)];
+  const initLine = schemaLine(req, options.profile);
   const system = systemText(req.system);
   if (system !== undefined) {
     // The same limits as when the prompt was an argument (a prompt re-sent on every turn should stay small); a NUL
@@ -249,5 +255,13 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
     env[cli.isolation.nonEssentialTrafficEnv] = '1';
     env[cli.isolation.noAutoMemoryEnv] = '1';
   }
-  return { args, systemPrompt: system ?? cli.defaultSystemPrompt, stdin, transcript, turn, env };
+  return {
+    args,
+    systemPrompt: system ?? cli.defaultSystemPrompt,
+    stdin,
+    transcript,
+    turn,
+    env,
+    ...(initLine ? { initLine } : {}),
+  };
 }

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProxyError } from '../../../errors.js';
 import type { NativeRequest } from '../../../formats/native.js';
 import { createProfile } from '../../../profile.js';
 import { nativeRequestToCliInput } from './native-request-to-cli-input.js';
-import { cliEffort, maxSchemaChars, thinkingBudget, thinkingFlags } from './native-thinking-to-cli.js';
+import { cliEffort, schemaLine, thinkingBudget, thinkingFlags } from './native-thinking-to-cli.js';
 
 const profile = createProfile();
 const budgets = profile.api.thinkingBudgets;
@@ -51,30 +50,21 @@ describe('cliEffort', () => {
   });
 });
 
-describe('thinkingFlags', () => {
-  it('gives the effort and the schema as the CLI flags, the schema as compact JSON', () => {
-    const flags = thinkingFlags(
-      req({ output_config: { effort: 'high', format: { type: 'json_schema', schema } } }),
-      profile,
-    );
-    expect(flags).toEqual(['--effort', 'high', '--json-schema', JSON.stringify(schema)]);
+describe('thinkingFlags and schemaLine', () => {
+  it('gives the effort as a flag and the schema as the first stdin line, an initialize control request', () => {
+    const asked = req({ output_config: { effort: 'high', format: { type: 'json_schema', schema } } });
+    expect(thinkingFlags(asked, profile)).toEqual(['--effort', 'high']);
+    expect(JSON.parse(schemaLine(asked, profile)!)).toEqual({
+      type: 'control_request',
+      request_id: 'schema',
+      request: { subtype: 'initialize', jsonSchema: schema },
+    });
+    expect(schemaLine(asked, profile)!.endsWith('\n')).toBe(true);
     expect(thinkingFlags(req({}), profile)).toEqual([]);
+    expect(schemaLine(req({}), profile)).toBeUndefined();
   });
 
-  it('refuses a schema longer than one command-line argument may be, naming the field', () => {
-    const big = { type: 'object', description: 'x'.repeat(maxSchemaChars) };
-    const refused = (() => {
-      try {
-        thinkingFlags(req({ output_config: { format: { type: 'json_schema', schema: big } } }), profile);
-      } catch (err) {
-        return err;
-      }
-    })();
-    expect(refused).toBeInstanceOf(ProxyError);
-    expect(refused).toMatchObject({ status: 400, field: 'output_config.format.schema' });
-  });
-
-  it('puts both in the CLI input right after the model, so they are part of the spawn key', () => {
+  it('puts the effort after the model and the schema in initLine, never in the arguments: both in the spawn key', () => {
     const input = nativeRequestToCliInput(
       {
         model: 'm',
@@ -86,14 +76,9 @@ describe('thinkingFlags', () => {
       { profile },
     );
     const at = input.args.indexOf('--model');
-    expect(input.args.slice(at, at + 6)).toEqual([
-      '--model',
-      'm',
-      '--effort',
-      'low',
-      '--json-schema',
-      JSON.stringify(schema),
-    ]);
+    expect(input.args.slice(at, at + 4)).toEqual(['--model', 'm', '--effort', 'low']);
+    expect(input.args.join(' ')).not.toContain('city');
+    expect(input.initLine).toContain(JSON.stringify(schema));
     expect(input.env.MAX_THINKING_TOKENS).toBe('3999');
   });
 });

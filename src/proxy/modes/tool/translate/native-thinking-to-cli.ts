@@ -9,17 +9,16 @@
 // - so a budget goes as both: the budget, and the effort level whose profile budget it reaches
 //   (profile.api.thinkingBudgets, the table reasoning_effort becomes a budget by), and a client's `low` arrives as
 //   `low` on either kind of model.
-// - `--json-schema` offers the model a tool of that schema, validates its call and prints the object in the result
-//   line (cli-events-to-native-events.ts makes it the answer's text).
-
-import { invalidField } from '../../../errors.js';
+// - a JSON schema offers the model a tool of that schema; the CLI validates its call and prints the object in the
+//   result line (cli-events-to-native-events.ts makes it the answer's text). It goes on stdin, in the control request
+//   the CLI's SDK sends first (profile.cli.schemaRequest), not as `--json-schema`: a command line is readable by every
+//   local user, and a schema holds the client's own words. The real CLI 2.1.330 does the same with it either way
+//   (offers the tool, validates, asks again on a miss), recorded against the simulator (docs/tool-mode.md
+//   "Structured output").
 
 import type { NativeRequest } from '../../../formats/native.js';
 import type { Profile } from '../../../profile.js';
 import type { NativeEffort } from '../../../profile-models.js';
-
-/** A schema is one command-line argument: Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN). */
-export const maxSchemaChars = 100_000;
 
 type ThinkingFields = Pick<NativeRequest, 'thinking' | 'max_tokens' | 'output_config'>;
 
@@ -53,20 +52,17 @@ export function cliEffort(req: ThinkingFields, budgets: Profile['api']['thinking
   return budgetLevels.reduce<NativeEffort>((level, l) => (budget >= budgets[l] ? l : level), 'low');
 }
 
-/** The flags of the effort and the JSON schema (none when the request asks for neither). */
+/** The flag of the effort (none when the request asks for none). */
 export function thinkingFlags(req: ThinkingFields, profile: Profile): string[] {
-  const flags: string[] = [];
   const effort = cliEffort(req, profile.api.thinkingBudgets);
-  if (effort) flags.push(profile.cli.effortFlag, effort);
+  return effort ? [profile.cli.effortFlag, effort] : [];
+}
+
+/** The stdin line that gives the CLI the request's JSON schema before its first turn; undefined without one. */
+export function schemaLine(req: ThinkingFields, profile: Profile): string | undefined {
   const format = req.output_config?.format;
-  if (format) {
-    const schema = JSON.stringify(format.schema);
-    if (schema.length > maxSchemaChars)
-      throw invalidField(
-        'output_config.format.schema',
-        `must be at most ${maxSchemaChars} characters as JSON in tool mode (it is passed to the CLI on its command line)`,
-      );
-    flags.push(profile.cli.jsonSchemaFlag, schema);
-  }
-  return flags;
+  if (!format) return undefined;
+  const { type, subtype, schemaField } = profile.cli.schemaRequest;
+  const request = { subtype, [schemaField]: format.schema };
+  return `${JSON.stringify({ type, request_id: 'schema', request })}\n`;
 }
