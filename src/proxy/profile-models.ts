@@ -163,7 +163,8 @@ export const fallbackModels: ModelInfo[] = [
     remark: 'legacy',
     contextLength: 200_000,
     maxTokens: 8192,
-    capabilities: noThinking,
+    // PDF input came with the October 2024 release of this model, not the June one.
+    capabilities: { ...noThinking, pdfInput: false },
   },
   {
     id: 'assistant-3-5-haiku-20241022',

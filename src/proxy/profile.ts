@@ -56,6 +56,16 @@ export interface PromptCacheRules {
   unmarkableTypes: string[];
 }
 
+/** The documents the provider reads (docs/interface.md "Documents"). */
+export interface DocumentRules {
+  pdfMediaType: string;
+  textMediaType: string;
+  /** The provider's limit on one request's size, which bounds its documents together. */
+  maxRequestBytes: number;
+  /** Pages of one PDF the provider reads (stated in the docs; the provider checks it). */
+  maxPdfPages: number;
+}
+
 export interface Profile {
   /** Display name of the provider, used in messages. */
   providerName: string;
@@ -101,6 +111,7 @@ export interface Profile {
     nonStreamingMsPerToken: number;
     /** The provider's prompt-cache rules that direct mode's marks keep (docs/direct-mode.md "The prompt cache"). */
     promptCache: PromptCacheRules;
+    documents: DocumentRules;
   };
   credentials: {
     /** The CLI's OAuth credential file. */
@@ -194,6 +205,12 @@ export const defaultProfile: Profile = {
     nonStreamingMaxTokens: 8192,
     nonStreamingMsPerToken: 3_600_000 / 128_000,
     promptCache: { maxBreakpoints: 4, lookbackBlocks: 20, unmarkableTypes: ['thinking', 'redacted_thinking'] },
+    documents: {
+      pdfMediaType: 'application/pdf',
+      textMediaType: 'text/plain',
+      maxRequestBytes: 32 * 2 ** 20,
+      maxPdfPages: 100,
+    },
   },
   credentials: {
     path: join(home, '.claude', '.credentials.json'),

@@ -16,6 +16,8 @@ export interface SimModel {
   sampling: 'all' | 'one' | 'none';
   thinkingOff: boolean;
   forcedToolUse: boolean;
+  /** False for a model that reads no PDF (a document with a base64 or URL source); absent: it reads them. */
+  pdfInput?: boolean;
 }
 
 const all: Effort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
@@ -64,7 +66,8 @@ export const simModels: Record<string, SimModel> = {
   'claude-sonnet-4-20250514': budget(64_000, false, 'all'),
   'claude-3-7-sonnet-20250219': budget(64_000, false, 'all'),
   'claude-3-5-sonnet-20241022': plain,
-  'claude-3-5-sonnet-20240620': plain,
+  // PDF input came with the October 2024 release of 3.5 Sonnet, not the June one.
+  'claude-3-5-sonnet-20240620': { ...plain, pdfInput: false },
   'claude-3-5-haiku-20241022': plain,
 };
 
@@ -85,7 +88,7 @@ export function capabilitiesOf(m: SimModel): Record<string, unknown> {
     batch: yes,
     citations: yes,
     image_input: yes,
-    pdf_input: yes,
+    pdf_input: m.pdfInput === false ? no : yes,
     structured_outputs: m.structuredOutputs ? yes : no,
     context_management: m.thinking.length > 0 ? yes : no,
     thinking: {
@@ -103,6 +106,18 @@ export function capabilitiesOf(m: SimModel): Record<string, unknown> {
 }
 
 const set = (v: unknown) => v !== undefined && v !== null;
+
+/** Where the request's first PDF document is (`messages.0.content.1`), or undefined when it has none. */
+function pdfAt(body: Record<string, unknown>): string | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : [];
+  for (const [i, m] of messages.entries()) {
+    if (!Array.isArray(m.content)) continue;
+    for (const [j, b] of (m.content as Array<{ type?: unknown; source?: { type?: unknown } }>).entries())
+      if (b.type === 'document' && (b.source?.type === 'base64' || b.source?.type === 'url'))
+        return `messages.${i}.content.${j}`;
+  }
+  return undefined;
+}
 
 /** The provider's refusal of a request by the rules of its model, in its own words; undefined when it may go on. */
 export function modelRuleRefusal(body: Record<string, unknown>): string | undefined {
@@ -131,6 +146,10 @@ export function modelRuleRefusal(body: Record<string, unknown>): string | undefi
     if (!m.structuredOutputs) return `output_config.format: structured outputs are not supported for ${model}`;
     if (config.format?.type !== 'json_schema' || typeof config.format.schema !== 'object' || !config.format.schema)
       return "output_config.format: Input should be {type: 'json_schema', schema: object}";
+  }
+  if (m.pdfInput === false) {
+    const at = pdfAt(body);
+    if (at) return `${at}: PDF input is not supported for ${model}`;
   }
   const tools = Array.isArray(body.tools) ? (body.tools as Array<{ strict?: unknown }>) : [];
   if (!m.structuredOutputs && tools.some((t) => t.strict === true))

@@ -1,5 +1,5 @@
-// What the provider refuses before it answers, as its documentation (extended thinking, prompt caching) states, in its
-// own words and shape: HTTP 400, `invalid_request_error`. The simulator checks these so that a proxy which passes on a
+// What the provider refuses before it answers, as its documentation (extended thinking, prompt caching, PDF support)
+// states, in its own words and shape: HTTP 400, `invalid_request_error`. The simulator checks these so that a proxy which passes on a
 // request the provider would refuse is caught in tests, not by users. Returns the message of the first refusal, or
 // undefined when the request may go on.
 
@@ -70,7 +70,24 @@ function cacheRefusal(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** A document the provider cannot read: a base64 source that is not a PDF, a text source that is not plain text. */
+function documentRefusal(body: Record<string, unknown>): string | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : [];
+  for (const [i, m] of messages.entries()) {
+    if (!Array.isArray(m.content)) continue;
+    for (const [j, b] of (m.content as Array<{ type?: unknown; source?: Record<string, unknown> }>).entries()) {
+      if (b.type !== 'document') continue;
+      const at = `messages.${i}.content.${j}.document.source`;
+      if (b.source?.type === 'base64' && b.source.media_type !== 'application/pdf')
+        return `${at}.base64.media_type: Input should be 'application/pdf'`;
+      if (b.source?.type === 'text' && b.source.media_type !== 'text/plain')
+        return `${at}.text.media_type: Input should be 'text/plain'`;
+    }
+  }
+  return undefined;
+}
+
 /** The provider's refusal of a native Messages request, or undefined. Checked after the body's basic shape. */
 export function refusalOf(body: Record<string, unknown>): string | undefined {
-  return samplingRefusal(body) ?? thinkingRefusal(body) ?? cacheRefusal(body);
+  return samplingRefusal(body) ?? thinkingRefusal(body) ?? cacheRefusal(body) ?? documentRefusal(body);
 }

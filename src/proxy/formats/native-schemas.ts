@@ -16,6 +16,22 @@ const imageSource = z.discriminatedUnion('type', [
 
 const imageBlock = z.looseObject({ type: z.literal('image'), source: imageSource, cache_control: cacheControl });
 
+const documentSource = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+  z.looseObject({ type: z.literal('url'), url: z.string() }),
+  z.looseObject({ type: z.literal('text'), media_type: z.string(), data: z.string() }),
+]);
+
+/** A document (docs/interface.md "Documents"); what its source may hold is checked by formats/documents.ts. */
+const documentBlock = z.looseObject({
+  type: z.literal('document'),
+  source: documentSource,
+  title: z.string().nullish(),
+  context: z.string().nullish(),
+  citations: z.looseObject({ enabled: z.boolean() }).optional(),
+  cache_control: cacheControl,
+});
+
 const toolUseBlock = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string(),
@@ -40,6 +56,7 @@ const redactedThinkingBlock = z.looseObject({ type: z.literal('redacted_thinking
 const nativeContentBlockSchema = z.discriminatedUnion('type', [
   textBlock,
   imageBlock,
+  documentBlock,
   toolUseBlock,
   toolResultBlock,
   thinkingBlock,

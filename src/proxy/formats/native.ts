@@ -22,6 +22,21 @@ export interface NativeImageBlock {
   cache_control?: unknown;
 }
 
+/** A document the provider reads (docs/interface.md "Documents"): a PDF as base64 or a URL, or plain text. */
+export type NativeDocumentSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'text'; media_type: string; data: string };
+
+export interface NativeDocumentBlock {
+  type: 'document';
+  source: NativeDocumentSource;
+  title?: string | null;
+  context?: string | null;
+  citations?: { enabled: boolean };
+  cache_control?: unknown;
+}
+
 interface NativeToolUseBlock {
   type: 'tool_use';
   id: string;
@@ -53,6 +68,7 @@ interface NativeRedactedThinkingBlock {
 export type NativeContentBlock =
   | NativeTextBlock
   | NativeImageBlock
+  | NativeDocumentBlock
   | NativeToolUseBlock
   | NativeToolResultBlock
   | NativeThinkingBlock

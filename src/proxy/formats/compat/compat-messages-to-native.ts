@@ -2,6 +2,7 @@
 // (PEERS.md: a peer that sent only the last user message lost the system prompt, the history and the images).
 // Rules, each because of how the native format differs (the shared ones in formats/conversation-builder.ts):
 // - system and developer messages, wherever they stand, become the one native `system` (joined by blank lines);
+// - a `file` part becomes a native document (formats/documents.ts);
 // - `tool` messages become user tool_result blocks, so adjacent ones end up in one user message;
 // - consecutive messages of the same native role are merged, because the native format wants them alternating;
 // - a client's cache marks (`cache_control` on a user, tool, system or developer part) stay on the block the part
@@ -9,7 +10,10 @@
 // - assistant tool_calls become tool_use blocks with their JSON arguments parsed (invalid JSON is the client's
 //   error: 400 on that field).
 
+import { invalidField } from '../../errors.js';
 import type { CompatMessage } from './schema.js';
+import type { DocumentRules } from '../../profile.js';
+import { documentOfDataUrl, fileIdRefused } from '../documents.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRole } from '../native.js';
 import {
   cacheMarkOf,
@@ -30,14 +34,31 @@ interface NativeConversation {
 /** A tool call's arguments must be a JSON object (the native tool_use input is one). */
 const argumentRules = { invalidJson: 'must be valid JSON', notAnObject: 'must be a JSON object' };
 
-function blocksOf(message: CompatMessage, i: number): { role: NativeRole; blocks: NativeContentBlock[] } {
+/** A `file` part -> a document: its data URL read, a file id refused (no files API). */
+function documentOf(
+  file: { filename?: string | null; file_data?: string | null; file_id?: string | null },
+  field: string,
+  rules: DocumentRules,
+): NativeContentBlock {
+  if (file.file_data) return documentOfDataUrl(file.file_data, `${field}.file_data`, rules, file.filename);
+  if (file.file_id) fileIdRefused(`${field}.file_id`);
+  throw invalidField(`${field}.file_data`, 'is required: the file as a data URL (data:application/pdf;base64,...)');
+}
+
+function blocksOf(
+  message: CompatMessage,
+  i: number,
+  rules: DocumentRules,
+): { role: NativeRole; blocks: NativeContentBlock[] } {
   switch (message.role) {
     case 'user': {
       if (typeof message.content === 'string') return { role: 'user', blocks: textBlocks(message.content) };
       const blocks = message.content.flatMap((part, j): NativeContentBlock[] =>
         (part.type === 'text'
           ? textBlocks(part.text)
-          : [imageBlockOfUrl(part.image_url.url, `messages.${i}.content.${j}.image_url.url`)]
+          : part.type === 'file'
+            ? [documentOf(part.file, `messages.${i}.content.${j}.file`, rules)]
+            : [imageBlockOfUrl(part.image_url.url, `messages.${i}.content.${j}.image_url.url`)]
         ).map((block) => markedLike(block, part)),
       );
       return { role: 'user', blocks };
@@ -73,7 +94,7 @@ function blocksOf(message: CompatMessage, i: number): { role: NativeRole; blocks
   }
 }
 
-export function compatMessagesToNative(messages: CompatMessage[]): NativeConversation {
+export function compatMessagesToNative(messages: CompatMessage[], rules: DocumentRules): NativeConversation {
   const warnings: string[] = [];
   const conversation = new ConversationBuilder(warnings);
   messages.forEach((message, i) => {
@@ -82,7 +103,7 @@ export function compatMessagesToNative(messages: CompatMessage[]): NativeConvers
       conversation.addSystem(textOf(message.content), marked && cacheMarkOf(marked));
       return;
     }
-    const { role, blocks } = blocksOf(message, i);
+    const { role, blocks } = blocksOf(message, i, rules);
     conversation.pushOrWarn(role, blocks, `messages.${i} (${message.role})`);
   });
   return { system: conversation.systemPrompt(), messages: conversation.nonEmptyMessages(), warnings };

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../errors.js';
 import { compatChatRequestSchema, type CompatChatRequest } from './schema.js';
 import { compatRequestToNative } from './compat-request-to-native.js';
+import { defaultProfile } from '../../profile.js';
 
-const options = { defaultMaxTokens: 4096 };
+const options = { defaultMaxTokens: 4096, documents: defaultProfile.api.documents };
 const body = (extra: Record<string, unknown>): CompatChatRequest =>
   compatChatRequestSchema.parse({
     model: 'assistant-sonnet-4-20250514',

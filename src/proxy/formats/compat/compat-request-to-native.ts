@@ -3,6 +3,7 @@
 // `ignored`. Only a request we cannot express at all (bad tool-call JSON, an unusable image URL) is a 400.
 
 import type { CompatChatRequest } from './schema.js';
+import type { DocumentRules } from '../../profile.js';
 import type { NativeMessagesRequest, NativeTool, NativeToolChoice } from '../native.js';
 import { compatMessagesToNative } from './compat-messages-to-native.js';
 import {
@@ -20,6 +21,8 @@ interface CompatRequestToNativeOptions {
   /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one; direct
    * mode sets the model's own: models/fit-request.ts). */
   defaultMaxTokens: number;
+  /** What a `file` part may hold (profile.api.documents). */
+  documents: DocumentRules;
 }
 
 interface CompatRequestToNativeResult {
@@ -76,7 +79,7 @@ export function compatRequestToNative(
 ): CompatRequestToNativeResult {
   const warnings: string[] = [];
   const ignored: string[] = [];
-  const conversation = compatMessagesToNative(body.messages);
+  const conversation = compatMessagesToNative(body.messages, options.documents);
   warnings.push(...conversation.warnings);
 
   const request: NativeMessagesRequest = {

@@ -19,7 +19,10 @@ export const compatFormat: WireFormat<CompatAnswerOptions> = {
     const parsed: CompatChatRequest = validate(compatChatRequestSchema, body);
     // reasoning_effort and response_format arrive as intent (adaptive thinking with an effort, output_config.format);
     // the mode fits them to the model (docs/models.md).
-    const { request, warnings, ignored } = compatRequestToNative(parsed, { defaultMaxTokens: api.defaultMaxTokens });
+    const { request, warnings, ignored } = compatRequestToNative(parsed, {
+      defaultMaxTokens: api.defaultMaxTokens,
+      documents: api.documents,
+    });
     const { stream, ...native } = request;
     return {
       request: native,

@@ -13,6 +13,15 @@ const imageUrlPart = z.looseObject({
   type: z.literal('image_url'),
   image_url: z.looseObject({ url: z.string().min(1, 'must not be empty'), detail: z.string().nullish() }),
 });
+/** A file (the openai SDK and the AI SDK send a PDF this way): its data as a data URL, or an uploaded file's id. */
+const filePart = z.looseObject({
+  type: z.literal('file'),
+  file: z.looseObject({
+    filename: z.string().nullish(),
+    file_data: z.string().nullish(),
+    file_id: z.string().nullish(),
+  }),
+});
 /** Assistant messages replayed by clients may carry refusal parts. */
 const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 
@@ -32,7 +41,7 @@ const developerMessage = z.looseObject({
 });
 const userMessage = z.looseObject({
   role: z.literal('user'),
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imageUrlPart]))]),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imageUrlPart, filePart]))]),
   name: z.string().nullish(),
 });
 const assistantMessage = z.looseObject({

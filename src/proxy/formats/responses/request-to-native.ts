@@ -14,6 +14,8 @@
 // - previous_response_id is resolved before this parse (routes/response-chain.ts): the input it gets is already
 //   the chain's items plus the new ones (docs/responses-store.md).
 
+import type { DocumentRules } from '../../profile.js';
+import { documentOfDataUrl, documentOfUrl, fileIdRefused } from '../documents.js';
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../validate.js';
@@ -98,8 +100,24 @@ function textOfParts(parts: ResponsesContentPart[] | string): string {
     .join('');
 }
 
-/** User-side content parts -> native blocks; files have no native equivalent here and are a 400. */
-function contentBlocks(parts: ResponsesContentPart[] | string, field: string): NativeContentBlock[] {
+/** An input_file part -> a document: its data as a data URL, or a PDF's URL; an uploaded file's id is refused. */
+function documentOfPart(
+  part: { file_data?: string | null; file_url?: string | null; file_id?: string | null; filename?: string | null },
+  field: string,
+  rules: DocumentRules,
+): NativeContentBlock {
+  if (part.file_data) return documentOfDataUrl(part.file_data, `${field}.file_data`, rules, part.filename);
+  if (part.file_url) return documentOfUrl(part.file_url, `${field}.file_url`, part.filename);
+  if (part.file_id) fileIdRefused(`${field}.file_id`);
+  throw invalidField(`${field}.file_data`, 'or file_url is required: the file as a data URL, or a PDF by its URL');
+}
+
+/** User-side content parts -> native blocks: text, images, and files as documents (formats/documents.ts). */
+function contentBlocks(
+  parts: ResponsesContentPart[] | string,
+  field: string,
+  rules: DocumentRules,
+): NativeContentBlock[] {
   if (typeof parts === 'string') return textBlocks(parts);
   const out: NativeContentBlock[] = [];
   parts.forEach((part, i) => {
@@ -107,7 +125,7 @@ function contentBlocks(parts: ResponsesContentPart[] | string, field: string): N
       if (!part.image_url) throw invalidField(`${field}.${i}.image_url`, 'is required (file ids are not supported)');
       out.push(imageBlockOfUrl(part.image_url, `${field}.${i}.image_url`));
     } else if (part.type === 'input_file') {
-      throw invalidField(`${field}.${i}.type`, 'input_file is not supported; send the file as text or an image');
+      out.push(documentOfPart(part, `${field}.${i}`, rules));
     } else {
       out.push(...textBlocks(part.type === 'refusal' ? part.refusal : part.text));
     }
@@ -123,6 +141,7 @@ function inputOf(
   conversation: ConversationBuilder,
   ignored: string[],
   warnings: string[],
+  rules: DocumentRules,
 ): void {
   if (typeof input === 'string') {
     conversation.push('user', [{ type: 'text', text: input }]);
@@ -140,7 +159,7 @@ function inputOf(
         } else if (item.role === 'assistant') {
           conversation.push('assistant', textBlocks(textOfParts(item.content)));
         } else {
-          conversation.push('user', contentBlocks(item.content, `${field}.content`));
+          conversation.push('user', contentBlocks(item.content, `${field}.content`, rules));
         }
         return;
       }
@@ -169,7 +188,7 @@ function inputOf(
         const content =
           typeof item.output === 'string'
             ? item.output
-            : (contentBlocks(item.output, `${field}.output`) as NativeToolResultBlock['content']);
+            : (contentBlocks(item.output, `${field}.output`, rules) as NativeToolResultBlock['content']);
         conversation.push('user', [{ type: 'tool_result', tool_use_id: item.call_id, content }]);
         return;
       }
@@ -258,7 +277,7 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
   const ignored: string[] = [];
   const conversation = new ConversationBuilder();
   conversation.addSystem(body.instructions);
-  inputOf(body.input, conversation, ignored, warnings);
+  inputOf(body.input, conversation, ignored, warnings, context.api.documents);
 
   const system = conversation.systemText();
   const request: NativeRequest = {

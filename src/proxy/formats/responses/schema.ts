@@ -17,7 +17,13 @@ const image = z.looseObject({
   file_id: z.string().nullish(),
   detail: z.string().nullish(),
 });
-const file = z.looseObject({ type: z.literal('input_file') });
+const file = z.looseObject({
+  type: z.literal('input_file'),
+  file_data: z.string().nullish(),
+  file_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  filename: z.string().nullish(),
+});
 
 const responsesContentPart = z.discriminatedUnion('type', [text, refusal, image, file]);
 export type ResponsesContentPart = z.output<typeof responsesContentPart>;

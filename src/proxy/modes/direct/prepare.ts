@@ -19,6 +19,8 @@ import { chatOf, type Chat, type Mode } from '../mode.js';
 
 import { withCacheMarks } from './cache-marks.js';
 
+import { checkDocuments } from '../../formats/documents.js';
+
 /** The provider expects a key in x-api-key; a compatible-format client can only send it as a bearer token. */
 function asProviderKey(auth: ClientAuth): ClientAuth {
   return auth.kind === 'api-key'
@@ -64,6 +66,12 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
           maxTokensDefaulted: parsed.maxTokensDefaulted === true,
           api: profile.api,
         },
+      );
+      // Documents the provider or the model cannot read are a 400 here, before the provider is called.
+      checkDocuments(
+        parsed.request,
+        { id: model?.id ?? requestedModel, readsPdf: model?.info?.capabilities?.pdfInput },
+        profile.api.documents,
       );
       // A listed model is resolved once, above; any other name goes with only the neutral prefix mapped.
       parsed.request.model = model?.providerId ?? catalog.providerModel(requestedModel);

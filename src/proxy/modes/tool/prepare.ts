@@ -12,6 +12,7 @@ import type { Profile } from '../../profile.js';
 import type { ListedCatalog } from '../../models/live-catalog.js';
 import { providerRunToolIndex } from './translate/native-tools-to-mcp.js';
 import { chatOf, type Mode } from '../mode.js';
+import { checkDocuments } from '../../formats/documents.js';
 
 /**
  * Tools the provider runs itself (web search, code execution, a computer...) cannot be offered through the CLI,
@@ -48,6 +49,12 @@ export function toolMode(backend: Backend, catalog: ListedCatalog, profile: Prof
       const effort = fitEffortLevel(request, factsOf(profile, resolved.id, resolved.info), clientNames);
       ignored.push(...effort.ignored.filter((name) => !ignored.includes(name)));
       parsed.warnings.push(...effort.warnings);
+      // Documents the provider or the model cannot read are a 400 before any CLI starts (formats/documents.ts).
+      checkDocuments(
+        request,
+        { id: resolved.id, readsPdf: resolved.info?.capabilities?.pdfInput },
+        profile.api.documents,
+      );
       // RFC 9111's Warning (299: a persistent warning) names the replacement of a deprecated model.
       if (resolved.deprecation) ctx.set('Warning', `299 - "${resolved.deprecation}"`);
       request.model = resolved.cliModel;

@@ -50,6 +50,8 @@ function userBlockForm(block: NativeContentBlock): unknown {
       return ['text', block.text];
     case 'image':
       return ['image', block.source];
+    case 'document':
+      return ['document', block.source, block.title ?? null, block.context ?? null];
     case 'tool_result': {
       const content =
         typeof block.content === 'string' ? [{ type: 'text', text: block.content }] : (block.content ?? []);

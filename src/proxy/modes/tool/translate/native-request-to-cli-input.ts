@@ -102,6 +102,12 @@ function blockText(block: NativeContentBlock, field: string): string | undefined
     }
     case 'image':
       return imageRefused(field);
+    case 'document':
+      throw invalidField(
+        field,
+        'a document cannot be passed to the assistant CLI as text',
+        `Invalid request: ${field}: a document in this turn cannot be passed to the assistant CLI as text; send it in the newest user message, or use direct mode`,
+      );
     default:
       // thinking and redacted_thinking: left out (see above)
       return undefined;
@@ -136,13 +142,18 @@ export function cliUserMessageLine(prompt: string | NativeContentBlock[]): strin
 
 /**
  * A user message as the CLI's next turn: its text (blocks joined as `messageText` joins them), or, when it holds
- * images, its text and image blocks in order (the CLI passes them on as they are). Throws for an image in a tool
- * result, which the text of a turn cannot carry.
+ * images or documents, its text, image and document blocks in order (the CLI passes them on to the provider as they
+ * are, title, context and citations included: recorded, test/fixtures/cli-recordings/document-upstream.json).
+ * Throws for an image in a tool result, which the text of a turn cannot carry.
  */
 export function cliUserTurnLine(message: NativeMessageParam, i: number): string {
-  if (typeof message.content !== 'string' && hasBlock(message, 'image')) {
+  if (typeof message.content !== 'string' && (hasBlock(message, 'image') || hasBlock(message, 'document'))) {
     const blocks = message.content.flatMap((b, j): NativeContentBlock[] => {
       if (b.type === 'image') return [{ type: 'image', source: b.source }];
+      if (b.type === 'document') {
+        const { cache_control: _mark, ...document } = b;
+        return [document];
+      }
       const text = blockText(b, `messages.${i}.content.${j}`);
       return text === undefined || text === '' ? [] : [{ type: 'text', text }];
     });
@@ -235,7 +246,8 @@ export function nativeRequestToCliInput(req: NativeRequest, options: CliInputOpt
   let stdin: string;
   let transcript: string | undefined;
   if (turn !== undefined && (last === 0 || (cli.resumeFlag !== '' && resumable(req)))) {
-    if (!hasBlock(req.messages[last], 'image') && messageText(req.messages[last], last).trim() === '')
+    const carries = hasBlock(req.messages[last], 'image') || hasBlock(req.messages[last], 'document');
+    if (!carries && messageText(req.messages[last], last).trim() === '')
       throw invalidField('messages', 'must contain some text for the assistant CLI to answer');
     // The CLI knows the client's tools by their MCP names; a live process's history holds those names too.
     const toolName = (name: string) => cliToolName(cli.clientTools, name);
