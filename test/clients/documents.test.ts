@@ -25,7 +25,12 @@ beforeEach(() => bed.sim.reset());
 const pdfBytes = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
 const pdf = pdfBytes.toString('base64');
 const dataUrl = `data:application/pdf;base64,${pdf}`;
-type Doc = { type: string; source: { type: string; media_type?: string; data?: string }; title?: string };
+type Doc = {
+  type: string;
+  source: { type: string; media_type?: string; data?: string };
+  title?: string;
+  citations?: unknown;
+};
 
 /** The document blocks the fake CLI read on its stdin since `before` records. */
 async function documentsTheCliGot(before: number): Promise<Doc[]> {
@@ -217,5 +222,52 @@ describe('what the provider cannot read is a 400 before any call', () => {
         title: 'notes.txt',
       },
     ]);
+  });
+});
+
+describe('citations reach a format with a place for them', () => {
+  const notes = `data:text/plain;base64,${Buffer.from('The launch moved to March.').toString('base64')}`;
+  const input: OpenAI.Responses.ResponseInput = [
+    {
+      role: 'user',
+      content: [
+        { type: 'input_file', filename: 'notes.txt', file_data: notes },
+        { type: 'input_text', text: 'When is the launch?' },
+      ],
+    },
+  ];
+  const openai = () => new OpenAI({ apiKey: 'dummy', baseURL: `${bed.url}/api/v1`, maxRetries: 0 });
+  const cited = {
+    type: 'file_citation',
+    file_id: 'document_0',
+    filename: 'notes.txt',
+    index: 0,
+    quote: 'The launch moved to March.',
+  };
+
+  it('Responses: the provider is asked to cite, and its citations are annotations, whole and streamed', async () => {
+    const whole = await openai().responses.create({ model, input });
+    expect(documentsTheProviderGot()[0]).toMatchObject({ citations: { enabled: true } });
+    const part = (whole.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0];
+    expect(part).toMatchObject({ type: 'output_text', annotations: [cited] });
+
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await openai().responses.create({ model, input, stream: true })) events.push(event);
+    const added = events.filter((e) => e.type === 'response.output_text.annotation.added');
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ annotation_index: 0, annotation: cited });
+    const done = events.find((e) => e.type === 'response.completed') as OpenAI.Responses.ResponseCompletedEvent;
+    expect((done.response.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({
+      annotations: [cited],
+    });
+  });
+
+  it('Responses with a JSON format: no citations asked, which the provider does not combine with one', async () => {
+    await openai().responses.create({
+      model,
+      input,
+      text: { format: { type: 'json_schema', name: 'a', schema: { type: 'object', properties: {} } } },
+    });
+    expect(documentsTheProviderGot()[0].citations).toBeUndefined();
   });
 });

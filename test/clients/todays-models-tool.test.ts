@@ -1,7 +1,7 @@
 // Client matrix, tool mode: the same clients as todays-models.test.ts (direct mode), answered through the fake CLI,
-// which runs --json-schema as the real CLI 2.1.330 does (test/fixtures/fake-cli-structured.mjs). Each client's own
-// structured-output helper must parse the CLI's validated object, and the schema and effort must reach the CLI as its
-// own flags (docs/tool-mode.md "Structured output", "Thinking"; docs/models.md).
+// which runs a JSON schema as the real CLI 2.1.330 does (test/fixtures/fake-cli-structured.mjs). Each client's own
+// structured-output helper must parse the CLI's validated object, and the schema (on the CLI's stdin) and the effort
+// (a flag) must reach the CLI (docs/tool-mode.md "Structured output", "Thinking"; docs/models.md).
 
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, Output } from 'ai';
@@ -36,10 +36,10 @@ const flagOf = (rec: FakeCliRecord, flag: string) => {
   const at = rec.argv.indexOf(flag);
   return at < 0 ? undefined : rec.argv[at + 1];
 };
-/** The schema the CLI was given, parsed; undefined when none. */
+/** The schema the CLI was given (on its stdin, in its initialize request), parsed; undefined when none. */
 async function cliSchema(): Promise<Record<string, unknown> | undefined> {
-  const flag = flagOf(await lastChat(), '--json-schema');
-  return flag === undefined ? undefined : (JSON.parse(flag) as Record<string, unknown>);
+  const given = (await lastChat()).jsonSchema;
+  return given === null ? undefined : (JSON.parse(given) as Record<string, unknown>);
 }
 const objectSchema = expect.objectContaining({ type: 'object', properties: expect.any(Object) });
 

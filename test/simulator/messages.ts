@@ -164,10 +164,15 @@ function streamSteps(id: string, model: string, plan: ReplyPlan, billed: CacheUs
   plan.blocks.forEach((block, index) => {
     const start =
       block.type === 'text'
-        ? { type: 'text', text: '' }
+        ? { type: 'text', text: '', ...(block.citations ? { citations: [] } : {}) }
         : { type: 'tool_use', id: block.id, name: block.name, input: {} };
     steps.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
     if (index === 0 && ping) steps.push({ event: 'ping', data: { type: 'ping' } });
+    // A cited block's citations come before its text, one citations_delta each.
+    for (const citation of block.type === 'text' ? (block.citations ?? []) : []) {
+      const delta = { type: 'citations_delta', citation };
+      steps.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta }, delta: true });
+    }
     for (const piece of block.pieces) {
       const delta =
         block.type === 'text' ? { type: 'text_delta', text: piece } : { type: 'input_json_delta', partial_json: piece };

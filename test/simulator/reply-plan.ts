@@ -12,7 +12,39 @@ import { sampleOfSchema } from './schema-sample.js';
 import type { SimulatorKnobs } from './types.js';
 
 export type PlannedBlock =
-  { type: 'text'; pieces: string[] } | { type: 'tool_use'; id: string; name: string; input: unknown; pieces: string[] };
+  | { type: 'text'; pieces: string[]; citations?: unknown[] }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; pieces: string[] };
+
+/**
+ * The citations of an answer to a request whose documents ask for them (`citations: {enabled: true}`), as the
+ * provider gives them: one per such document, of the document's first words (a text document's characters, a PDF's
+ * first page). None when no document asks.
+ */
+function citationsOf(messages: unknown[]): unknown[] {
+  const documents = messages.flatMap((m) => {
+    const content = (m as { content?: unknown }).content;
+    return Array.isArray(content)
+      ? (content as Array<Record<string, unknown>>).filter((b) => b.type === 'document')
+      : [];
+  });
+  return documents.flatMap((d, documentIndex): unknown[] => {
+    if ((d.citations as { enabled?: unknown } | undefined)?.enabled !== true) return [];
+    const source = (d.source ?? {}) as { type?: unknown; data?: unknown };
+    const title = typeof d.title === 'string' ? d.title : null;
+    if (source.type === 'text' && typeof source.data === 'string') {
+      const cited = source.data.slice(0, 40);
+      const at = {
+        document_index: documentIndex,
+        document_title: title,
+        start_char_index: 0,
+        end_char_index: cited.length,
+      };
+      return [{ type: 'char_location', cited_text: cited, ...at }];
+    }
+    const page = { document_index: documentIndex, document_title: title, start_page_number: 1, end_page_number: 2 };
+    return [{ type: 'page_location', cited_text: 'the first page', ...page }];
+  });
+}
 
 export interface ReplyPlan {
   blocks: PlannedBlock[];
@@ -142,14 +174,16 @@ export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, 
     stopReason = 'max_tokens';
     stopSequence = null;
   }
-  return { blocks: [{ type: 'text', pieces }], stopReason, stopSequence, inputTokens, outputTokens: pieces.length };
+  const citations = citationsOf(messages);
+  const block: PlannedBlock = { type: 'text', pieces, ...(citations.length > 0 ? { citations } : {}) };
+  return { blocks: [block], stopReason, stopSequence, inputTokens, outputTokens: pieces.length };
 }
 
 /** The whole content array of a planned reply, as a non-streaming answer carries it. */
 export function planContent(plan: ReplyPlan): unknown[] {
   return plan.blocks.map((b) =>
     b.type === 'text'
-      ? { type: 'text', text: b.pieces.join('') }
+      ? { type: 'text', text: b.pieces.join(''), ...(b.citations ? { citations: b.citations } : {}) }
       : { type: 'tool_use', id: b.id, name: b.name, input: b.input },
   );
 }

@@ -48,6 +48,8 @@ export function stepNativeMessage(event: NativeStreamEvent, state: NativeMessage
       const block = state.blocks[event.index];
       const delta = event.delta;
       if (delta.type === 'text_delta' && block?.type === 'text') block.text += delta.text;
+      else if (delta.type === 'citations_delta' && block?.type === 'text')
+        block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
       else if (delta.type === 'input_json_delta' && block?.type === 'tool_use') {
         state.json.set(event.index, (state.json.get(event.index) ?? '') + delta.partial_json);
       } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') block.thinking += delta.thinking;

@@ -188,7 +188,9 @@ export type NativeContentDelta =
   | { type: 'text_delta'; text: string }
   | { type: 'input_json_delta'; partial_json: string }
   | { type: 'thinking_delta'; thinking: string }
-  | { type: 'signature_delta'; signature: string };
+  | { type: 'signature_delta'; signature: string }
+  /** A citation of the text block being streamed (documents with citations enabled, docs/interface.md "Documents"). */
+  | { type: 'citations_delta'; citation: unknown };
 
 interface NativeContentBlockDeltaEvent {
   type: 'content_block_delta';

@@ -22,6 +22,7 @@ import { overUsage } from '../map-usage.js';
 import type { AnswerMeta } from '../format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
 import {
+  annotationOf,
   baseResponse,
   itemId,
   responsesErrorCode,
@@ -39,6 +40,8 @@ interface OpenBlock {
   text: string;
   signature?: string;
   call?: { id: string; name: string; input: unknown };
+  /** A text block's citations as annotations, in the order they came. */
+  annotations?: unknown[];
 }
 
 interface ResponseStreamState {
@@ -182,6 +185,20 @@ function delta(
     open.text += d.text;
     return [emit(state, 'response.output_text.delta', { ...at, content_index: 0, delta: d.text, logprobs: [] })];
   }
+  if (d.type === 'citations_delta' && open.kind === 'text') {
+    // The provider sends a block's citations before its text: each points at where the block's text starts.
+    const annotation = annotationOf(d.citation, open.text.length, 0);
+    if (!annotation) return [];
+    open.annotations = [...(open.annotations ?? []), annotation];
+    return [
+      emit(state, 'response.output_text.annotation.added', {
+        ...at,
+        content_index: 0,
+        annotation_index: open.annotations.length - 1,
+        annotation,
+      }),
+    ];
+  }
   if (d.type === 'thinking_delta' && open.kind === 'thinking') {
     open.text += d.thinking;
     return [emit(state, 'response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: d.thinking })];
@@ -221,7 +238,7 @@ function stopBlock(state: ResponseStreamState, index: number): SseEvent[] {
   let item: ResponsesOutputItem;
   if (open.kind === 'skip') return [];
   if (open.kind === 'text') {
-    const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
+    const part = { type: 'output_text' as const, text: open.text, annotations: open.annotations ?? [], logprobs: [] };
     item = { type: 'message', id: open.id, status: 'completed', role: 'assistant', content: [part] };
     out.push(
       emit(state, 'response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] }),

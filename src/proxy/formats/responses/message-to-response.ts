@@ -6,7 +6,7 @@
 import type { NativeMessage } from '../native.js';
 import type { AnswerMeta } from '../format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
-import { baseResponse, itemId, responsesUsage, statusOf, toolCallItem } from './response-parts.js';
+import { annotationsOf, baseResponse, itemId, responsesUsage, statusOf, toolCallItem } from './response-parts.js';
 import type { ResponsesOutputItem, ResponsesResponse } from './schema.js';
 
 export function nativeMessageToResponse(
@@ -30,15 +30,26 @@ export function nativeMessageToResponse(
       reasoned = true;
     } else if (block.type === 'text') {
       const last = output.at(-1);
-      // Adjacent text blocks are one message, as the compatible format joins them.
-      if (last?.type === 'message') last.content[0].text += block.text;
-      else
+      // Adjacent text blocks are one message, as the compatible format joins them; a block's citations are
+      // annotations at the offset where its text starts.
+      if (last?.type === 'message') {
+        const part = last.content[0];
+        part.annotations.push(...annotationsOf(block.citations, part.text.length, block.text.length));
+        part.text += block.text;
+      } else
         output.push({
           type: 'message',
           id: itemId('msg'),
           status: 'completed',
           role: 'assistant',
-          content: [{ type: 'output_text', text: block.text, annotations: [], logprobs: [] }],
+          content: [
+            {
+              type: 'output_text',
+              text: block.text,
+              annotations: annotationsOf(block.citations, 0, block.text.length),
+              logprobs: [],
+            },
+          ],
         });
     } else if (block.type === 'tool_use') {
       output.push(toolCallItem(block, options, itemId(options.customTools.has(block.name) ? 'ctc' : 'fc')));

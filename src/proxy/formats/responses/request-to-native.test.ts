@@ -268,7 +268,15 @@ describe('responsesRequestToNative', () => {
     [{ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens', 'must be a positive integer'],
     [
       { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] },
-      'input.0.content.0.type',
+      'input.0.content.0.file_id',
+      'refers to an uploaded file, and this proxy has no files API: send the file itself (file_data as a data URL)',
+    ],
+    [
+      {
+        model: 'm',
+        input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'data:text/csv;base64,YQ==' }] }],
+      },
+      'input.0.content.0.file_data',
       undefined,
     ],
   ])('refuses %j with a 400 naming %s', (body, field, issue) => {

@@ -112,6 +112,13 @@ function documentOfPart(
   throw invalidField(`${field}.file_data`, 'or file_url is required: the file as a data URL, or a PDF by its URL');
 }
 
+/** Citations turned on for every document of the request (each came from an input_file). */
+function citeDocuments(request: NativeRequest): void {
+  for (const message of request.messages)
+    if (typeof message.content !== 'string')
+      for (const block of message.content) if (block.type === 'document') block.citations = { enabled: true };
+}
+
 /** User-side content parts -> native blocks: text, images, and files as documents (formats/documents.ts). */
 function contentBlocks(
   parts: ResponsesContentPart[] | string,
@@ -289,6 +296,9 @@ export function responsesRequestToNative(raw: unknown, context: ParseContext): W
   // JSON output and the reasoning effort arrive as intent; the mode fits them to the model (docs/models.md).
   const format = body.text?.format;
   if (format && format.type !== 'text') addOutputConfig(request, { format: outputFormatOf(format) });
+  // The answer cites the files it read, as annotations (response-parts.ts annotationOf), where the format has a place
+  // for them; not beside a JSON format, which the provider does not combine with citations.
+  else citeDocuments(request);
   applyTemperature(request, body.temperature, 'temperature', warnings);
   if (body.top_p != null) request.top_p = body.top_p;
 

@@ -29,6 +29,39 @@ export function responsesUsage(usage: NativeUsage, reasoned: boolean): Responses
   };
 }
 
+/**
+ * A native citation -> a Responses annotation at `index` (the offset in the output text where the cited text
+ * starts): a document's as a `file_citation` (the document's title as its file name, its place in the request as its
+ * id, since no file was uploaded), a web result's as a `url_citation`; the cited text is kept in `quote`. Undefined for
+ * a citation of a kind it does not know.
+ */
+export function annotationOf(citation: unknown, index: number, length: number): Record<string, unknown> | undefined {
+  if (typeof citation !== 'object' || citation === null) return undefined;
+  const c = citation as Record<string, unknown>;
+  const quote = typeof c.cited_text === 'string' ? { quote: c.cited_text } : {};
+  if (typeof c.url === 'string')
+    return {
+      type: 'url_citation',
+      url: c.url,
+      title: c.title ?? null,
+      start_index: index,
+      end_index: index + length,
+      ...quote,
+    };
+  if (typeof c.document_index !== 'number') return undefined;
+  const filename = typeof c.document_title === 'string' ? c.document_title : `document ${c.document_index + 1}`;
+  return { type: 'file_citation', file_id: `document_${c.document_index}`, filename, index, ...quote };
+}
+
+/** A text block's citations as annotations at `index`. */
+export function annotationsOf(citations: unknown, index: number, length: number): Array<Record<string, unknown>> {
+  if (!Array.isArray(citations)) return [];
+  return citations.flatMap((c: unknown) => {
+    const annotation = annotationOf(c, index, length);
+    return annotation ? [annotation] : [];
+  });
+}
+
 /** A stop reason -> the response's status and why it is incomplete (the reasons clients act on). */
 export function statusOf(stop: NativeStopReason | null): {
   status: ResponsesStatus;
