@@ -80,3 +80,28 @@ describe('native SDK models.retrieve', () => {
     expect(ids).toHaveLength(14);
   });
 });
+
+describe("the list's objects say what each model takes, as health and the window do", () => {
+  it("carries capabilities in the provider's shape, max_tokens and the input window, on every list", async () => {
+    for (const path of ['/v1/models', '/api/v1/models']) {
+      const list = (await (await fetch(`${proxy.url}${path}`)).json()) as {
+        data: Array<{ id: string; max_tokens?: number; max_input_tokens?: number; capabilities?: Record<string, any> }>;
+      };
+      const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
+      expect(byId['assistant-sonnet-4-6']).toMatchObject({
+        max_input_tokens: expect.any(Number),
+        max_tokens: expect.any(Number),
+        capabilities: {
+          thinking: { supported: true, types: { adaptive: { supported: true }, enabled: { supported: true } } },
+          structured_outputs: { supported: true },
+          image_input: { supported: true },
+          pdf_input: { supported: true },
+        },
+      });
+      // The June 2024 model reads no PDF, which a client can learn before it sends one.
+      expect(byId['assistant-3-5-sonnet-20240620'].capabilities?.pdf_input).toEqual({ supported: false });
+      expect(byId['assistant-3-5-sonnet-20240620'].capabilities?.thinking.supported).toBe(false);
+      expect(list.data.every((m) => m.capabilities !== undefined)).toBe(true);
+    }
+  });
+});

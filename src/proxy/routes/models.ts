@@ -9,7 +9,9 @@
 //
 // A model object carries the fields of both formats (docs/clients.md "Model ids"): the compatible ones (id, object,
 // created, owned_by), read by OpenAI-format SDKs, and the native ones (type, display_name, created_at), read by the
-// native SDK's models.retrieve; plus context_length when the catalog knows it. The names do not collide.
+// native SDK's models.retrieve; plus, when the catalog knows them, context_length (and max_input_tokens), max_tokens and
+// the capabilities in the provider's own shape (thinking, effort, structured_outputs, image_input, pdf_input), as
+// health and the window show them. The names do not collide.
 
 import type { ProxyContext } from '../http/types.js';
 
@@ -18,7 +20,7 @@ import type { ListedCatalog } from '../models/live-catalog.js';
 import type { Profile } from '../profile.js';
 import type { Services } from '../services.js';
 
-import { modelsSourceHeader } from '../upstream/provider-models.js';
+import { modelsSourceHeader, providerCapabilities } from '../upstream/provider-models.js';
 
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import type { ModelInfo } from '../profile-models.js';
@@ -31,8 +33,13 @@ interface ModelObject {
   type: 'model';
   display_name: string;
   created_at: string;
-  /** The input context window in tokens, when known. */
+  /** The input context window in tokens, when known (and under the provider's own name, max_input_tokens). */
   context_length?: number;
+  max_input_tokens?: number;
+  /** The largest max_tokens the model takes, when known. */
+  max_tokens?: number;
+  /** What the model takes, in the provider's shape ({supported} per feature), when known. */
+  capabilities?: Record<string, unknown>;
 }
 
 export function modelObject(profile: Profile, model: ModelInfo): ModelObject {
@@ -44,7 +51,9 @@ export function modelObject(profile: Profile, model: ModelInfo): ModelObject {
     type: 'model',
     display_name: model.id,
     created_at: new Date(model.created * 1000).toISOString(),
-    ...(model.contextLength ? { context_length: model.contextLength } : {}),
+    ...(model.contextLength ? { context_length: model.contextLength, max_input_tokens: model.contextLength } : {}),
+    ...(model.maxTokens ? { max_tokens: model.maxTokens } : {}),
+    ...(model.capabilities ? { capabilities: providerCapabilities(model.capabilities) } : {}),
   };
 }
 

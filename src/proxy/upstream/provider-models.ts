@@ -63,6 +63,27 @@ export function capabilitiesOf(raw: unknown): ModelCapabilities | undefined {
   };
 }
 
+/**
+ * Ours -> the provider's capabilities object, the inverse of capabilitiesOf: what the model lists show clients, in
+ * the shape the provider's own list has (docs/clients.md "Model ids").
+ */
+export function providerCapabilities(c: ModelCapabilities): Record<string, unknown> {
+  const flag = (supported: boolean) => ({ supported });
+  return {
+    thinking: {
+      supported: c.thinking.length > 0,
+      types: { adaptive: flag(c.thinking.includes('adaptive')), enabled: flag(c.thinking.includes('enabled')) },
+    },
+    effort: {
+      supported: c.efforts.length > 0,
+      ...Object.fromEntries(nativeEfforts.map((e) => [e, flag(c.efforts.includes(e))])),
+    },
+    structured_outputs: flag(c.structuredOutputs),
+    image_input: flag(c.imageInput),
+    pdf_input: flag(c.pdfInput),
+  };
+}
+
 /** Longest wait for the provider's list before answering the profile's (clients ask it at start-up). */
 const listTimeoutMs = 10_000;
 
