@@ -136,6 +136,26 @@ describe('billing lanes in direct mode', () => {
     expect(metrics).toMatch(/assistant_proxy_billing_refusals_total\{reason="extra_usage_off",mode="direct"\} 2/);
   });
 
+  it('records a refusal that arrives in the stream, after the headers, on every streamed route', async () => {
+    sim.knobs.streamFault = 'error';
+    sim.knobs.jsonChunks = 4;
+    sim.knobs.streamError = { type: 'invalid_request_error', message: billingRefusalText.extra_usage_off };
+    for (const [path, body] of [
+      ['/api/v1/chat/completions', compat],
+      ['/api/v1/responses', { model: compat.model, input: 'hi' }],
+      ['/api/v1/messages', native],
+    ] as const) {
+      const res = await post(path, { ...body, stream: true });
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toContain('extra usage');
+      expect(await last(), path).toMatchObject({
+        route: path,
+        refusal: 'extra_usage_off',
+        billing_lane: 'extra_usage',
+      });
+    }
+  });
+
   it('explains the CLI-only login refusal', async () => {
     sim.knobs.billingRefusal = { reason: 'cli_only_credential', when: 'third-party' };
     const res = await post('/api/v1/chat/completions', compat);

@@ -236,7 +236,11 @@ export async function applyFault(
       await resetConnection(state, res);
       return;
     case 'error':
-      writeSse(res, 'error', streamErrorBody);
+      writeSse(
+        res,
+        'error',
+        state.knobs.streamError ? { type: 'error', error: state.knobs.streamError } : streamErrorBody,
+      );
       res.end();
       return;
     case 'stall':

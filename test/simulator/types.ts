@@ -113,6 +113,8 @@ export interface SimulatorKnobs {
   toolPreamble?: string;
   failWith?: FailWith;
   streamFault?: StreamFault;
+  /** The error event a streamFault of `error` sends; unset: the provider's overloaded error. */
+  streamError?: { type: string; message: string };
   /** Refresh tokens the CLI token endpoint accepts; unset: any non-empty one. */
   validRefreshTokens?: TokenSet;
   /** Remove a refresh token from validRefreshTokens once used (the real endpoint rotates them). */

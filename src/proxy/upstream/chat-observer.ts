@@ -100,6 +100,10 @@ export class ChatObserver implements BillingFacts {
       case 'message_stop':
         this.sawStop = true;
         break;
+      case 'error':
+        // A refusal after the headers (an error event in the stream) is the row's refusal as one before them is.
+        this.errorBody(objectOf((event as { error?: unknown }).error));
+        break;
     }
   }
 
@@ -185,7 +189,7 @@ export class ChatObserver implements BillingFacts {
     }
   }
 
-  /** A forwarded error answer (passed on as the provider wrote it): a billing refusal is still counted as one. */
+  /** An error the provider sent, forwarded as it wrote it or in a stream: a billing refusal is counted as one. */
   private errorBody(error: Json | undefined): void {
     const refusal =
       typeof error?.message === 'string' ? billingRefusalOf(error.message, this.opts.quota?.refusals) : null;
@@ -197,7 +201,7 @@ export class ChatObserver implements BillingFacts {
     // Only the events that carry facts are parsed: a content delta is known by its name, its text is not read.
     if (name === 'content_block_delta') this.firstToken();
     else if (name === 'message_stop') this.sawStop = true;
-    else if (name === 'message_start' || name === 'message_delta') {
+    else if (name === 'message_start' || name === 'message_delta' || name === 'error') {
       const data = parse(msg.data);
       if (data) this.native(data as { type: string });
     }
