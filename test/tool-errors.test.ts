@@ -81,11 +81,15 @@ describe('failures before the answer starts keep their HTTP status', () => {
     ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
-  it('an unusable working directory is a 500 naming CLI_WORKDIR', async () => {
-    const b = await start({}, { cliWorkDir: '/dev/null/cli-workdir' });
+  it('an unusable working directory is a 500 naming CLI_WORKDIR, its path in the log alone', async () => {
+    const b = await start({}, { cliWorkDir: '/dev/null/owner-private-workdir' });
     const res = await postJson(`${b.url}/compat/v1/chat/completions`, chat);
     expect(res.status).toBe(500);
-    expect(((await res.json()) as CompatError).error.message).toMatch(/CLI_WORKDIR/);
+    const message = ((await res.json()) as CompatError).error.message;
+    expect(message).toMatch(/CLI_WORKDIR/);
+    // Any local caller gets this answer; the path (under the owner's home, in real life) is for the owner's log.
+    expect(message).not.toContain('owner-private-workdir');
+    expect(b.proxy.logText()).toContain('CLI_WORKDIR: /dev/null/owner-private-workdir');
     expect(await b.cli.chatRecords()).toEqual([]);
   });
 

@@ -54,6 +54,11 @@ interface ProxyErrorOptions {
   refusal?: BillingRefusal;
   /** A code of the provider's own that clients act on (previous_response_not_found), instead of the kind's. */
   code?: string;
+  /**
+   * What only the owner may read (a path under the owner's home): written to the proxy's log with the error, never
+   * in the answer, which any local caller may receive (docs/security.md).
+   */
+  ownerDetail?: string;
   cause?: unknown;
 }
 
@@ -72,6 +77,7 @@ export class ProxyError extends Error {
   readonly retryable: boolean;
   readonly refusal?: BillingRefusal;
   readonly code?: string;
+  readonly ownerDetail?: string;
   /** ProxyError messages are written for clients; they are always exposed. */
   readonly expose = true;
 
@@ -87,6 +93,7 @@ export class ProxyError extends Error {
     this.retryable = options.retryable ?? retryableStatus(this.status);
     this.refusal = options.refusal;
     this.code = options.code;
+    this.ownerDetail = options.ownerDetail;
   }
 }
 

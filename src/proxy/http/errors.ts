@@ -64,6 +64,8 @@ export function errorRenderer(logger: Logger, familyShapes: Readonly<Record<Fami
       const shape = ctx.state.errorShape ?? familyShapes[ctx.state.family];
       ctx.state.errorType = shape.typeName(err);
       if (err.refusal) ctx.state.billingRefusal = err.refusal;
+      if (err.ownerDetail !== undefined)
+        logger.error({ requestId: ctx.state.requestId, detail: err.ownerDetail }, redactSecrets(err.message));
       if (err.status < 500) {
         // The request log's line says what was wrong, as the client's error body does (docs/http.md).
         ctx.state.errorField = err.field;

@@ -197,10 +197,11 @@ export class ProcessStarter {
       if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      // The path lies under the owner's home, and any local caller may get this answer: it goes to the log alone.
       throw new ProxyError(
         'internal',
-        `Cannot use ${dir} as the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create`,
-        { retryable: false },
+        `Cannot use the assistant CLI's working directory (${code}); set CLI_WORKDIR to a directory the proxy may create (the proxy's log names the path)`,
+        { retryable: false, ownerDetail: `CLI_WORKDIR: ${dir}` },
       );
     }
     this.workDirReady = true;

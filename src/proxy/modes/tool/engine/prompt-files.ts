@@ -100,8 +100,10 @@ export class PromptFiles {
 /** A file the proxy must write under the data directory could not be: the user's setting is the cause. */
 export function fileError(what: string, dataDir: string, err: unknown): ProxyError {
   const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  // The path lies under the owner's home, and any local caller may get this answer: it goes to the log alone.
   return new ProxyError(
     'internal',
-    `Cannot write ${what} under ${dataDir} (${code}); set DATA_DIR to a directory the proxy may create`,
+    `Cannot write ${what} in the data directory (${code}); set DATA_DIR to a directory the proxy may create (the proxy's log names the path)`,
+    { ownerDetail: `${what}: ${dataDir}` },
   );
 }
