@@ -358,6 +358,14 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(await page.textContent(`${row('assistant-sonnet-4-6')} .note`)).toBe(
       '200K context · 64K out · adaptive or budget thinking (low–max) · JSON schema',
     );
+    // Every item's lines sit the same distance apart, however tall its row is (a long neighbour used to spread them).
+    const gaps = await page.$$eval('#model-list li', (lis) =>
+      lis.flatMap((li) => {
+        const lines = [...li.querySelectorAll('code, .note, .deprecated')].map((e) => e.getBoundingClientRect());
+        return lines.slice(1).map((r, i) => Math.round(r.top - lines[i].bottom));
+      }),
+    );
+    expect(Math.max(...gaps) - Math.min(...gaps)).toBeLessThanOrEqual(4);
     await screenshot(page, 'window-connect-models-1280x800-light');
     expect(await page.textContent('#model-catalog')).toMatch(
       /^From the provider's model list, read \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
