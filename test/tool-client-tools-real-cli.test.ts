@@ -280,4 +280,46 @@ describe.skipIf(!present)("the client's own tools through the real assistant CLI
     expect(after.length).toBeGreaterThan(0);
     expect(after.map((b) => b.max_tokens)).toEqual(after.map(() => 4000));
   }, 60_000);
+
+  it("a JSON schema beside the client's own tools: their call is handed out first, the object after the results", async () => {
+    const city = {
+      type: 'object',
+      properties: { city: { type: 'string' }, temp: { type: 'number' } },
+      required: ['city', 'temp'],
+    };
+    Object.assign(sim.knobs, {
+      toolCalls: 1,
+      toolName: 'get_weather',
+      finalTool: { name: 'StructuredOutput', input: { city: 'Paris', temp: 21 } },
+    });
+    const client = new OpenAI({ baseURL: `${proxy.url}/compat/v1`, apiKey: 'dummy', maxRetries: 0 });
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'city', schema: city } };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris, as JSON?' }];
+    const first = await client.chat.completions.create({ model, messages, tools, response_format });
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const [call] = first.choices[0].message.tool_calls ?? [];
+    expect(call.type === 'function' && call.function.name).toBe('get_weather');
+    // The provider was offered both: the client's tool and the CLI's structured-output tool.
+    expect(
+      chatCalls()[0]
+        .tools?.map((t) => t.name)
+        .sort(),
+    ).toEqual(['StructuredOutput', 'mcp__c__get_weather']);
+
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'sunny, 21 C' });
+    const second = await client.chat.completions.create({ model, messages, tools, response_format });
+    expect(second.choices[0].finish_reason).toBe('stop');
+    expect(JSON.parse(second.choices[0].message.content ?? '')).toEqual({ city: 'Paris', temp: 21 });
+    expect(second.choices[0].message.tool_calls ?? []).toEqual([]);
+  }, 60_000);
 });

@@ -96,6 +96,7 @@ export function splitJson(json: string): string[] {
 
 interface ToolResultLike {
   type: 'tool_result';
+  tool_use_id?: unknown;
   content?: unknown;
 }
 
@@ -136,8 +137,9 @@ export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, 
     // Several calls in one turn (knobs.toolCalls), each naming the next tool of the request in turn.
     for (let i = 0; i < Math.max(1, knobs.toolCalls ?? 1); i++) {
       const tool =
-        (knobs.toolName !== undefined ? tools.find((t) => t.name === knobs.toolName) : undefined) ??
-        tools[i % tools.length];
+        (knobs.toolName !== undefined
+          ? tools.find((t) => t.name === knobs.toolName || String(t.name).endsWith(`__${knobs.toolName}`))
+          : undefined) ?? tools[i % tools.length];
       const name = typeof tool.name === 'string' ? tool.name : 'tool';
       const pieces = splitJson(JSON.stringify(knobs.toolInput));
       blocks.push({ type: 'tool_use', id: nextToolId(), name, input: knobs.toolInput, pieces });
@@ -146,6 +148,37 @@ export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, 
     return { blocks, stopReason: 'tool_use', stopSequence: null, inputTokens, outputTokens };
   }
 
+  const final = knobs.finalTool && tools.find((t) => t.name === knobs.finalTool?.name);
+  if (final && toolResults.length > 0 && knobs.finalTool) {
+    // The other calls' results are back (not the final tool's own): the model calls the final tool.
+    const finalIds = new Set(
+      messages.flatMap((m) => {
+        const content = (m as { content?: unknown }).content;
+        return Array.isArray(content)
+          ? (content as Array<{ type?: unknown; name?: unknown; id?: unknown }>)
+              .filter((b) => b.type === 'tool_use' && b.name === knobs.finalTool?.name)
+              .map((b) => b.id)
+          : [];
+      }),
+    );
+    if (!toolResults.some((r) => finalIds.has(r.tool_use_id))) {
+      const input = knobs.finalTool.input;
+      const block: PlannedBlock = {
+        type: 'tool_use',
+        id: nextToolId(),
+        name: knobs.finalTool.name,
+        input,
+        pieces: splitJson(JSON.stringify(input)),
+      };
+      return {
+        blocks: [block],
+        stopReason: 'tool_use',
+        stopSequence: null,
+        inputTokens,
+        outputTokens: block.pieces.length,
+      };
+    }
+  }
   let text = toolResults.length > 0 ? `The tool said: ${toolResults.map(toolResultText).join(' | ')}` : knobs.replyText;
   // Structured output (output_config.format): the answer is JSON that matches the schema, as constrained decoding
   // guarantees.

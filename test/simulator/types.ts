@@ -111,6 +111,12 @@ export interface SimulatorKnobs {
   toolCalls?: number;
   /** Text block sent before the tool_use block; unset: the tool_use block comes alone. */
   toolPreamble?: string;
+  /**
+   * The tool a model calls once the results of its other calls are back, when the request offers it (by name, or by
+   * a name the CLI's MCP prefix `mcp__<server>__` is put before): a structured-output tool after the client's own
+   * tools, say. Its own result back is answered with text. Unset: results are answered with text.
+   */
+  finalTool?: { name: string; input: unknown };
   failWith?: FailWith;
   streamFault?: StreamFault;
   /** The error event a streamFault of `error` sends; unset: the provider's overloaded error. */
