@@ -8,27 +8,21 @@
 import { execa } from 'execa';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startSimulator, writeCliCredentials } from '../test/simulator/index.js';
+import { recordingBed } from './recording-bed.js';
 
 const outDir = process.argv[2] ?? '.';
 const calls = Number(process.argv[3] ?? '1');
 const holdMs = Number(process.argv[4] ?? '1000');
-const cli = process.env.REAL_ASSISTANT_CLI;
-if (!cli) throw new Error('set REAL_ASSISTANT_CLI');
 
-const sim = await startSimulator({ knobs: { toolInput: { city: 'Paris' }, toolCalls: calls, replyText: 'unused' } });
-const home = await mkdtemp(join(tmpdir(), 'rec-mcp-'));
-await mkdir(join(home, '.claude'), { recursive: true });
-await writeCliCredentials(join(home, '.claude'), {
-  accessToken: 'sk-ant-oat01-rec',
-  refreshToken: 'sk-ant-ort01-rec',
-  expiresAt: Date.now() + 3_600_000,
+const { cli, sim, home } = await recordingBed('mcp', {
+  toolInput: { city: 'Paris' },
+  toolCalls: calls,
+  replyText: 'unused',
 });
 
 const mcpLog: unknown[] = [];

@@ -6,23 +6,17 @@
 // output_config, temperature, and the tools offered). Nothing reaches a real provider.
 
 import { execa } from 'execa';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSimulator, writeCliCredentials } from '../test/simulator/index.js';
+import { recordingBed } from './recording-bed.js';
 
 const outDir = process.argv[2] ?? '.';
-const cli = process.env.REAL_ASSISTANT_CLI;
-if (!cli) throw new Error('set REAL_ASSISTANT_CLI');
 
 const answer = { city: 'Paris', temp: 21 };
-const sim = await startSimulator({ knobs: { toolInput: answer, toolName: 'StructuredOutput', replyText: 'Sunny.' } });
-const home = await mkdtemp(join(tmpdir(), 'rec-structured-'));
-await mkdir(join(home, '.claude'), { recursive: true });
-await writeCliCredentials(join(home, '.claude'), {
-  accessToken: 'sk-ant-oat01-rec',
-  refreshToken: 'sk-ant-ort01-rec',
-  expiresAt: Date.now() + 3_600_000,
+const { cli, sim, home } = await recordingBed('structured', {
+  toolInput: answer,
+  toolName: 'StructuredOutput',
+  replyText: 'Sunny.',
 });
 
 const schema = {
@@ -36,7 +30,7 @@ const unmet = { type: 'object', properties: { city: { type: 'number' } }, requir
 async function run(model: string, flags: string[], env: Record<string, string>) {
   sim.reset();
   const child = await execa(
-    cli!,
+    cli,
     [
       ...['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'],
       ...['--include-partial-messages', '--model', model, '--tools', '', '--setting-sources', ''],

@@ -6,15 +6,13 @@
 // of the previous request's prompt; the usage each client sees must be what the provider billed. The native route
 // stays the client's own request: its four marks pass as sent.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { startDirectBed } from './helpers/direct-bed.js';
+import type { TestProxy } from './helpers/proxy.js';
 import { Client } from './helpers/responses-socket-client.js';
-import { startSimulator, writeCliCredentials, type CacheUsage, type Simulator } from './simulator/index.js';
+import { startSimulator, type CacheUsage, type Simulator } from './simulator/index.js';
 import type { UsageRecord } from '../src/proxy/usage/types.js';
 
 const model = 'assistant-sonnet-4-6';
@@ -33,34 +31,23 @@ const tools: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = Array.from({
 
 let sim: Simulator;
 let proxy: TestProxy;
-let dir: string;
+let bed: Awaited<ReturnType<typeof startDirectBed>>;
 const rows: UsageRecord[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator();
-  dir = await mkdtemp(join(tmpdir(), 'direct-cache-'));
-  const credentialsPath = await writeCliCredentials(dir, {
-    accessToken: 'sk-ant-oat01-cache-file-abcdef123456',
-    refreshToken: 'sk-ant-ort01-x-abcdef123456',
-    expiresAt: Date.now() + 3_600_000,
-  });
-  proxy = await startProxy(
-    {
-      apiBaseUrl: sim.url,
-      credentialsPath,
-      oauthTokenUrl: sim.cliTokenUrl,
-      modes: ['direct'],
-      ollamaPort: 0,
-      ollamaMode: 'direct',
-    },
+  bed = await startDirectBed(
+    sim,
+    'direct-cache',
+    { ollamaPort: 0, ollamaMode: 'direct' },
     { usage: { record: (row) => rows.push(row), upstreamHeaders: () => {}, cliRateLimit: () => {} } },
   );
+  proxy = bed.proxy;
 });
 
 afterAll(async () => {
-  await proxy?.close();
+  await bed?.close();
   await sim?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
@@ -293,13 +280,8 @@ describe('what the proxy leaves as the client sent it', () => {
   });
 
   it('sends no marks of its own when DIRECT_PROMPT_CACHE is off', async () => {
-    const off = await startProxy({
-      apiBaseUrl: sim.url,
-      credentialsPath: join(dir, '.credentials.json'),
-      oauthTokenUrl: sim.cliTokenUrl,
-      modes: ['direct'],
-      directPromptCache: 'off',
-    });
+    const offBed = await startDirectBed(sim, 'direct-cache-off', { directPromptCache: 'off' });
+    const off = offBed.proxy;
     try {
       const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
       for (let i = 0; i < 3; i++) {
@@ -312,7 +294,7 @@ describe('what the proxy leaves as the client sent it', () => {
         messages.push({ role: 'assistant', content: answer.choices[0].message.content ?? '' });
       }
     } finally {
-      await off.close();
+      await offBed.close();
     }
     expect(sim.requests('/v1/messages').every((r) => !JSON.stringify(r.json).includes('cache_control'))).toBe(true);
     expect(bills().every((b) => b.cache_read_input_tokens === 0)).toBe(true);

@@ -3,13 +3,11 @@
 // used to, exit at once, and answer a 502 blaming the server), in direct mode the provider is not called, and the
 // ledger records the request as the client's error. Every format's structured-output field and a tool's schema.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startProxy, type TestProxy } from './helpers/proxy.js';
+import { startDirectBed } from './helpers/direct-bed.js';
+import type { TestProxy } from './helpers/proxy.js';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';
-import { startSimulator, writeCliCredentials, type Simulator } from './simulator/index.js';
+import { startSimulator, type Simulator } from './simulator/index.js';
 import type { UsageRecord, UsageSink } from '../src/proxy/usage/types.js';
 
 const model = 'assistant-sonnet-4-20250514';
@@ -110,31 +108,15 @@ describe('tool mode: a bad schema starts no CLI', () => {
 describe('direct mode: a bad schema never reaches the provider', () => {
   let sim: Simulator;
   let proxy: TestProxy;
-  let dir: string;
+  let bed: Awaited<ReturnType<typeof startDirectBed>>;
   beforeAll(async () => {
     sim = await startSimulator();
-    dir = await mkdtemp(join(tmpdir(), 'schema-checks-'));
-    const credentialsPath = await writeCliCredentials(dir, {
-      accessToken: 'sk-ant-oat01-schema-file-abcdef123456',
-      refreshToken: 'sk-ant-ort01-x-abcdef123456',
-      expiresAt: Date.now() + 3_600_000,
-    });
-    proxy = await startProxy(
-      {
-        apiBaseUrl: sim.url,
-        credentialsPath,
-        oauthTokenUrl: sim.cliTokenUrl,
-        modes: ['direct'],
-        ollamaPort: 0,
-        ollamaMode: 'direct',
-      },
-      { usage },
-    );
+    bed = await startDirectBed(sim, 'schema-checks', { ollamaPort: 0, ollamaMode: 'direct' }, { usage });
+    proxy = bed.proxy;
   });
   afterAll(async () => {
-    await proxy?.close();
+    await bed?.close();
     await sim?.close();
-    await rm(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
     sim.reset();
