@@ -9,7 +9,7 @@ import { withCacheMarks } from '../src/proxy/modes/direct/cache-marks.js';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { NativeRequest } from '../src/proxy/formats/native.js';
 import { freePort } from '../test/helpers/free-port.js';
-import { freshSimulator, sum, userTurn } from './bill.js';
+import { freshSimulator, readShare, sum, userTurn } from './bill.js';
 import { nativeHeaders, neutralModel, type Bench } from './context.js';
 import { cpuSeconds } from './procfs.js';
 import { pair, rowsOf, type Metric } from './report.js';
@@ -131,18 +131,9 @@ async function billOf(b: Bench, hop: Hop, turn: Turn, turns: number): Promise<Bi
   return b.sim.takeBill();
 }
 
-const readLate = (bill: BillEntry[]) => {
-  const late = bill.slice(2);
-  const read = late.reduce((n, e) => n + e.usage.cache_read_input_tokens, 0);
-  const all = late.reduce(
-    (n, e) => n + e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens,
-    0,
-  );
-  return all ? (read / all) * 100 : NaN;
-};
 const bills: Array<Metric<BillEntry[]>> = [
   ['weighted input tokens', 'tokens', sum],
-  ['prompt read from the cache, requests 3 on', '%', readLate, false],
+  ['prompt read from the cache, requests 3 on', '%', (bill) => readShare(bill.slice(2)), false],
 ];
 
 /** CPU of the proxy per translated request (8 turns of history, 8 tools), marks on and off, in interleaved rounds. */
