@@ -2,6 +2,8 @@
 // Defaults give the full run; BENCH_QUICK=1 shrinks every duration and count to a smoke run (the second value of
 // each `q(full, quick)`). Any single figure can still be overridden by its own variable.
 
+import { readFileSync } from 'node:fs';
+
 export type Framing = 'length' | 'chunked';
 export type BenchConfig = ReturnType<typeof loadBenchConfig>;
 export const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'x', 'k'];
@@ -79,7 +81,19 @@ export function loadBenchConfig(resultsDir: string) {
     /** Workloads where claude-code-router is a column; BENCH_CCR=none (0, off) does not start it at all. */
     ccrWorkloads: ['none', '0', 'off'].includes(ccr.join(',')) ? [] : ccr,
     only: list('BENCH_ONLY', allWorkloads.join(','), () => true, ''),
-    proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS || '').split(/\s+/).filter(Boolean),
+    // The proxy runs with the node flags `npm run serve` gives it, unless BENCH_PROXY_NODE_ARGS says otherwise.
+    proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS ?? serveNodeFlags()).split(/\s+/).filter(Boolean),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,
   };
+}
+
+/** The node flags of package.json's `serve` script (`node --flag scripts/serve.mjs`): what users run the proxy with. */
+function serveNodeFlags(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return pkg.scripts.serve
+    .split(/\s+/)
+    .filter((word) => word.startsWith('--'))
+    .join(' ');
 }

@@ -8,12 +8,11 @@ import { performance } from 'node:perf_hooks';
 import { withCacheMarks } from '../src/proxy/modes/direct/cache-marks.js';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { NativeRequest } from '../src/proxy/formats/native.js';
-import { freePort } from '../test/helpers/free-port.js';
 import { freshSimulator, readShare, sum, userTurn } from './bill.js';
 import { nativeHeaders, neutralModel, type Bench } from './context.js';
 import { cpuSeconds } from './procfs.js';
 import { pair, rowsOf, type Metric } from './report.js';
-import { startProxyProcess, type ProxyProcess } from './servers.js';
+import { freePort, startProxyProcess, type ProxyProcess } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 
 const system = Array.from({ length: 320 }, (_, i) => `Rule ${i}: keep the change small and tested.`).join('\n');
