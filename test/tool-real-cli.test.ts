@@ -143,6 +143,34 @@ describe.skipIf(!present)('tool mode with the real assistant CLI', () => {
     );
   }, 120_000);
 
+  it("passes a Responses client's file on as a document, and the provider's citation back as an annotation", async () => {
+    const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'dummy' });
+    const notes = `data:text/plain;base64,${Buffer.from('The launch moved to March.').toString('base64')}`;
+    const input: OpenAI.Responses.ResponseInput = [
+      {
+        role: 'user',
+        content: [
+          { type: 'input_file', filename: 'notes.txt', file_data: notes },
+          { type: 'input_text', text: 'When is the launch?' },
+        ],
+      },
+    ];
+    const cited = { type: 'file_citation', filename: 'notes.txt', quote: 'The launch moved to March.' };
+    const whole = await client.responses.create({ model: 'assistant-sonnet-4-6', input });
+    const sent = sim.requests('/v1/messages').at(-1)!.json as { messages: { content: unknown }[] };
+    expect(sent.messages.at(-1)!.content).toContainEqual(
+      expect.objectContaining({ type: 'document', title: 'notes.txt', citations: { enabled: true } }),
+    );
+    const part = (whole.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0];
+    expect(part).toMatchObject({ annotations: [expect.objectContaining(cited)] });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await client.responses.create({ model: 'assistant-sonnet-4-6', input, stream: true }))
+      events.push(e);
+    expect(events.find((e) => e.type === 'response.output_text.annotation.added')).toMatchObject({
+      annotation: expect.objectContaining(cited),
+    });
+  }, 120_000);
+
   it('shows the subscription windows the provider reported through the CLI (rate_limit_event) in the usage limits', async () => {
     const reset5h = Math.floor(Date.now() / 1000) + 2 * 3600;
     sim.knobs.quotaHeaders = {

@@ -185,6 +185,11 @@ describe('what the provider cannot read is a 400 before any call', () => {
       'the provider reads only PDF',
     ],
     ['an uploaded file by id', withPart({ type: 'file', file: { file_id: 'file-abc123' } }), 'no files API'],
+    [
+      'a text data URL with broken percent-encoding',
+      withPart({ type: 'file', file: { file_data: 'data:text/plain,%E0%A4%A' } }),
+      'percent-encoding is broken',
+    ],
   ])('%s, in both modes', async (_name, body, says) => {
     const before = (await bed.cli.records()).length;
     for (const base of ['/compat/v1', '/api/v1']) {

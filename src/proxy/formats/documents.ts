@@ -35,7 +35,12 @@ export function documentOfDataUrl(
     return { type: 'document', source: { type: 'base64', media_type: rules.pdfMediaType, data: payload }, ...named };
   }
   if (mediaType.toLowerCase() === rules.textMediaType) {
-    const text = base64 ? Buffer.from(payload, 'base64').toString('utf8') : decodeURIComponent(payload);
+    let text: string;
+    try {
+      text = base64 ? Buffer.from(payload, 'base64').toString('utf8') : decodeURIComponent(payload);
+    } catch {
+      throw invalidField(field, 'is a text data URL whose percent-encoding is broken');
+    }
     return { type: 'document', source: { type: 'text', media_type: rules.textMediaType, data: text }, ...named };
   }
   throw invalidField(field, `has the type ${mediaType.slice(0, 80)}: ${instead(rules)}`);

@@ -20,6 +20,7 @@ const documentSource = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
   z.looseObject({ type: z.literal('url'), url: z.string() }),
   z.looseObject({ type: z.literal('text'), media_type: z.string(), data: z.string() }),
+  z.looseObject({ type: z.literal('content'), content: z.union([z.string(), z.array(z.unknown())]) }),
 ]);
 
 /** A document (docs/interface.md "Documents"); what its source may hold is checked by formats/documents.ts. */

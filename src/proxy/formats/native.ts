@@ -22,11 +22,14 @@ export interface NativeImageBlock {
   cache_control?: unknown;
 }
 
-/** A document the provider reads (docs/interface.md "Documents"): a PDF as base64 or a URL, or plain text. */
+/** A document the provider reads (docs/interface.md "Documents"): a PDF as base64 or a URL, plain text, or content
+ * blocks. */
 export type NativeDocumentSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string }
-  | { type: 'text'; media_type: string; data: string };
+  | { type: 'text'; media_type: string; data: string }
+  /** Custom content: text blocks the provider cites one by one. */
+  | { type: 'content'; content: string | unknown[] };
 
 export interface NativeDocumentBlock {
   type: 'document';

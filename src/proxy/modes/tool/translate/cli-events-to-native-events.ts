@@ -133,12 +133,16 @@ function deltaOf(delta: {
   thinking?: string;
   signature?: string;
   partial_json?: string;
+  citation?: unknown;
 }): NativeContentDelta | undefined {
   if (delta.type === 'text_delta' && delta.text !== undefined) return { type: 'text_delta', text: delta.text };
   if (delta.type === 'thinking_delta' && delta.thinking !== undefined)
     return { type: 'thinking_delta', thinking: delta.thinking };
   if (delta.type === 'signature_delta' && delta.signature !== undefined)
     return { type: 'signature_delta', signature: delta.signature };
+  // A cited block's citations, which the CLI streams as the provider sends them (documents with citations enabled).
+  if (delta.type === 'citations_delta' && delta.citation !== undefined)
+    return { type: 'citations_delta', citation: delta.citation };
   // Only reaches a client for a block kept above (a client tool's input, as the model writes it).
   if (delta.type === 'input_json_delta' && delta.partial_json !== undefined)
     return { type: 'input_json_delta', partial_json: delta.partial_json };
