@@ -528,13 +528,13 @@ describe('headers', () => {
 });
 
 describe('the CLI command line', () => {
-  it("never carries a client's system prompt (every local user can read /proc/<pid>/cmdline); it goes in an owner-only file", async () => {
+  /** A tool-mode proxy over the fake CLI, and one native chat with `extra` in its body; the fake's records. */
+  async function chatWith(extra: Record<string, unknown>) {
     const fake = await makeFakeCli();
     cleanups.push(() => fake.cleanup());
     const dataDir = mkdtempSync(join(tmpdir(), 'security-argv-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, dataDir }));
-    const secretPrompt = 'You are the billing bot of ACME; internal discount code PURPLE-OTTER-4471.';
     const res = await raw(proxy.port, {
       method: 'POST',
       path: '/v1/messages',
@@ -542,12 +542,18 @@ describe('the CLI command line', () => {
       body: JSON.stringify({
         model: 'assistant-sonnet-4-20250514',
         max_tokens: 64,
-        system: secretPrompt,
         messages: [{ role: 'user', content: 'hi' }],
+        ...extra,
       }),
     });
     expect(res.status).toBe(200);
-    const chats = (await fake.records()).filter((r) => !r.argv.includes('--version') && !r.argv.includes('auth'));
+    return fake.records();
+  }
+
+  it("never carries a client's system prompt (every local user can read /proc/<pid>/cmdline); it goes in an owner-only file", async () => {
+    const secretPrompt = 'You are the billing bot of ACME; internal discount code PURPLE-OTTER-4471.';
+    const records = await chatWith({ system: secretPrompt });
+    const chats = records.filter((r) => !r.argv.includes('--version') && !r.argv.includes('auth'));
     expect(chats.length).toBeGreaterThan(0);
     for (const r of chats) {
       expect(r.argv.join(' ')).not.toContain('PURPLE-OTTER');
@@ -557,28 +563,12 @@ describe('the CLI command line', () => {
   });
 
   it("never carries a client's JSON schema: it reaches the CLI on stdin, in the control request its SDK sends", async () => {
-    const fake = await makeFakeCli();
-    cleanups.push(() => fake.cleanup());
-    const dataDir = mkdtempSync(join(tmpdir(), 'security-argv-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const proxy = await started(startProxy({ modes: ['tool'], cliPath: fake.path, dataDir }));
     const schema = {
       type: 'object',
       properties: { discount: { type: 'string', description: 'the ACME code PURPLE-OTTER-4471', enum: ['TEAL-FOX'] } },
     };
-    const res = await raw(proxy.port, {
-      method: 'POST',
-      path: '/v1/messages',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'assistant-sonnet-4-20250514',
-        max_tokens: 64,
-        messages: [{ role: 'user', content: 'hi' }],
-        output_config: { format: { type: 'json_schema', schema } },
-      }),
-    });
-    expect(res.status).toBe(200);
-    const chats = (await fake.records()).filter((r) => r.jsonSchema !== null);
+    const records = await chatWith({ output_config: { format: { type: 'json_schema', schema } } });
+    const chats = records.filter((r) => r.jsonSchema !== null);
     expect(chats.length).toBeGreaterThan(0);
     for (const r of chats) {
       expect(r.argv.join(' ')).not.toMatch(/PURPLE-OTTER|TEAL-FOX|discount/);
