@@ -19,7 +19,7 @@ const instead = (rules: DocumentRules) =>
  * A file given as a data URL (`data:application/pdf;base64,...`) -> a document: a PDF as base64, plain text as a
  * text source (the provider reads text documents only as text, not base64). `title`: the client's file name.
  */
-export function documentOfDataUrl(
+function documentOfDataUrl(
   url: string,
   field: string,
   rules: DocumentRules,
@@ -47,17 +47,37 @@ export function documentOfDataUrl(
 }
 
 /** A PDF by its http(s) URL, which the provider fetches itself. */
-export function documentOfUrl(url: string, field: string, title?: string | null): NativeDocumentBlock {
+function documentOfUrl(url: string, field: string, title?: string | null): NativeDocumentBlock {
   if (!/^https?:\/\//i.test(url)) throw invalidField(field, 'must be an http(s) URL of a PDF');
   return { type: 'document', source: { type: 'url', url }, ...(title ? { title } : {}) };
 }
 
 /** A file by id: refused, saying that this proxy has no files API. */
-export function fileIdRefused(field: string): never {
+function fileIdRefused(field: string): never {
   throw invalidField(
     field,
     'refers to an uploaded file, and this proxy has no files API: send the file itself (file_data as a data URL)',
   );
+}
+
+/** A file part as the OpenAI-style formats send it (a compatible `file`, a Responses `input_file`). */
+interface FilePart {
+  filename?: string | null;
+  file_data?: string | null;
+  /** Responses only: a PDF by its URL. */
+  file_url?: string | null;
+  file_id?: string | null;
+}
+
+/**
+ * A file part -> a document: its data URL read, a URL fetched by the provider (where the format has `file_url`), a
+ * file id refused (no files API). `field` names the part.
+ */
+export function documentOfFile(file: FilePart, field: string, rules: DocumentRules): NativeDocumentBlock {
+  if (file.file_data) return documentOfDataUrl(file.file_data, `${field}.file_data`, rules, file.filename);
+  if (file.file_url) return documentOfUrl(file.file_url, `${field}.file_url`, file.filename);
+  if (file.file_id) fileIdRefused(`${field}.file_id`);
+  throw invalidField(`${field}.file_data`, 'is required: the file as a data URL (data:application/pdf;base64,...)');
 }
 
 /** The model a request names, as far as documents go: `readsPdf` undefined for a model the catalog does not know

@@ -10,10 +10,9 @@
 // - assistant tool_calls become tool_use blocks with their JSON arguments parsed (invalid JSON is the client's
 //   error: 400 on that field).
 
-import { invalidField } from '../../errors.js';
 import type { CompatMessage } from './schema.js';
 import type { DocumentRules } from '../../profile.js';
-import { documentOfDataUrl, fileIdRefused } from '../documents.js';
+import { documentOfFile } from '../documents.js';
 import type { NativeContentBlock, NativeMessageParam, NativeRole } from '../native.js';
 import {
   cacheMarkOf,
@@ -34,17 +33,6 @@ interface NativeConversation {
 /** A tool call's arguments must be a JSON object (the native tool_use input is one). */
 const argumentRules = { invalidJson: 'must be valid JSON', notAnObject: 'must be a JSON object' };
 
-/** A `file` part -> a document: its data URL read, a file id refused (no files API). */
-function documentOf(
-  file: { filename?: string | null; file_data?: string | null; file_id?: string | null },
-  field: string,
-  rules: DocumentRules,
-): NativeContentBlock {
-  if (file.file_data) return documentOfDataUrl(file.file_data, `${field}.file_data`, rules, file.filename);
-  if (file.file_id) fileIdRefused(`${field}.file_id`);
-  throw invalidField(`${field}.file_data`, 'is required: the file as a data URL (data:application/pdf;base64,...)');
-}
-
 function blocksOf(
   message: CompatMessage,
   i: number,
@@ -57,7 +45,7 @@ function blocksOf(
         (part.type === 'text'
           ? textBlocks(part.text)
           : part.type === 'file'
-            ? [documentOf(part.file, `messages.${i}.content.${j}.file`, rules)]
+            ? [documentOfFile({ ...part.file, file_url: undefined }, `messages.${i}.content.${j}.file`, rules)]
             : [imageBlockOfUrl(part.image_url.url, `messages.${i}.content.${j}.image_url.url`)]
         ).map((block) => markedLike(block, part)),
       );

@@ -15,7 +15,7 @@
 //   the chain's items plus the new ones (docs/responses-store.md).
 
 import type { DocumentRules } from '../../profile.js';
-import { documentOfDataUrl, documentOfUrl, fileIdRefused } from '../documents.js';
+import { documentOfFile } from '../documents.js';
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../validate.js';
@@ -100,18 +100,6 @@ function textOfParts(parts: ResponsesContentPart[] | string): string {
     .join('');
 }
 
-/** An input_file part -> a document: its data as a data URL, or a PDF's URL; an uploaded file's id is refused. */
-function documentOfPart(
-  part: { file_data?: string | null; file_url?: string | null; file_id?: string | null; filename?: string | null },
-  field: string,
-  rules: DocumentRules,
-): NativeContentBlock {
-  if (part.file_data) return documentOfDataUrl(part.file_data, `${field}.file_data`, rules, part.filename);
-  if (part.file_url) return documentOfUrl(part.file_url, `${field}.file_url`, part.filename);
-  if (part.file_id) fileIdRefused(`${field}.file_id`);
-  throw invalidField(`${field}.file_data`, 'or file_url is required: the file as a data URL, or a PDF by its URL');
-}
-
 /** Citations turned on for every document of the request (each came from an input_file). */
 function citeDocuments(request: NativeRequest): void {
   for (const message of request.messages)
@@ -132,7 +120,7 @@ function contentBlocks(
       if (!part.image_url) throw invalidField(`${field}.${i}.image_url`, 'is required (file ids are not supported)');
       out.push(imageBlockOfUrl(part.image_url, `${field}.${i}.image_url`));
     } else if (part.type === 'input_file') {
-      out.push(documentOfPart(part, `${field}.${i}`, rules));
+      out.push(documentOfFile(part, `${field}.${i}`, rules));
     } else {
       out.push(...textBlocks(part.type === 'refusal' ? part.refusal : part.text));
     }
