@@ -156,12 +156,17 @@ export class ConnectPanel {
       if (modes.some((m) => m.mode === chosen)) modeSelect.value = chosen;
     }
     const mode = modeSelect.value as SnippetMode;
+    const model = snippetModel(this.status.models, this.status.defaultModel);
+    // The catalog's window and largest answer for the model, for the clients that must be told (Codex).
+    const details = this.status.modelDetails?.find((m) => m.id === model);
     this.snippets = clientSnippets({
       baseUrl: clientBase(this.status),
       apiKey,
-      model: snippetModel(this.status.models, this.status.defaultModel),
+      model,
       sdk: this.status.sdk,
       mode,
+      contextLength: details?.contextLength,
+      maxTokens: details?.maxTokens,
     });
     const select = byId<HTMLSelectElement>('snippet-select');
     if (select.options.length !== this.snippets.length) {

@@ -123,10 +123,12 @@ describe('client snippets', () => {
         },
       },
     });
+    // No window given (the catalog does not know it): the keys are left out, and the snippet says so.
     expect(s.codex.text).toBe(
       [
         'model = "assistant-sonnet-4-20250514"',
         'model_provider = "assistant-proxy"',
+        '# The model list gives no context window for this model: Codex assumes 272_000 tokens',
         '',
         '[model_providers.assistant-proxy]',
         'name = "Assistant Proxy"',
@@ -135,6 +137,52 @@ describe('client snippets', () => {
         'supports_websockets = true',
       ].join('\n'),
     );
+  });
+
+  it("tells Codex the model's context window from the catalog, and compacts at 90 % of it less the answer's room", () => {
+    // 200K window, 64K largest answer: the proxy's 32,000 for an answer that thinks is what an answer takes.
+    expect(byId({ ...base, contextLength: 200_000, maxTokens: 64_000 }).codex.text).toBe(
+      [
+        'model = "assistant-sonnet-4-20250514"',
+        'model_provider = "assistant-proxy"',
+        "# The model's context window; compact at 90% of it less 32_000 for the answer",
+        'model_context_window = 200_000',
+        'model_auto_compact_token_limit = 148_000',
+        '',
+        '[model_providers.assistant-proxy]',
+        'name = "Assistant Proxy"',
+        'base_url = "http://127.0.0.1:8000/compat/v1"',
+        'wire_api = "responses"',
+        'supports_websockets = true',
+      ].join('\n'),
+    );
+    // A model whose largest answer is below 32,000 reserves only that; no largest answer known: 32,000.
+    expect(byId({ ...base, contextLength: 200_000, maxTokens: 8192 }).codex.text).toContain(
+      [
+        "# The model's context window; compact at 90% of it less 8_192 for the answer",
+        'model_context_window = 200_000',
+        'model_auto_compact_token_limit = 171_808',
+        '',
+      ].join('\n'),
+    );
+    expect(byId({ ...base, contextLength: 200_000 }).codex.text).toContain(
+      'model_auto_compact_token_limit = 148_000\n',
+    );
+    // A window past Codex's cap for a model it has no metadata for: the snippet says where Codex compacts instead.
+    expect(byId({ ...base, contextLength: 1_000_000, maxTokens: 128_000 }).codex.text).toContain(
+      [
+        "# The model's context window; compact at 90% of it less 32_000 for the answer",
+        'model_context_window = 1_000_000',
+        'model_auto_compact_token_limit = 868_000',
+        '# Codex caps the window of a model it has no metadata for at 272_000: it compacts at 244_800',
+        '',
+        '[model_providers.assistant-proxy]',
+      ].join('\n'),
+    );
+    // The other snippets do not change with the window.
+    const plain = byId();
+    const told = byId({ ...base, contextLength: 200_000, maxTokens: 64_000 });
+    for (const id of Object.keys(plain).filter((id) => id !== 'codex')) expect(told[id].text).toBe(plain[id].text);
   });
 
   it('points every snippet at direct mode when asked: /api/v1 for OpenAI format and AI-SDK native, /api for the native SDK', () => {

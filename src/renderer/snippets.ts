@@ -14,6 +14,11 @@ export interface SnippetInput {
   sdk: ControlStatus['sdk'];
   /** Which mode the client is pointed at: tool (the user's CLI) or direct (the provider's API). */
   mode: SnippetMode;
+  /** The model's context window in tokens, as the live catalog gives it (ControlStatus.modelDetails); absent when the
+   * catalog does not know it. */
+  contextLength?: number;
+  /** The model's largest max_tokens, as the catalog gives it. */
+  maxTokens?: number;
 }
 
 export type SnippetMode = 'tool' | 'direct';
@@ -28,8 +33,46 @@ export interface Snippet {
 
 export const dummyKey = 'dummy';
 
+/** Tokens as TOML writes them readably: 200000 -> 200_000. */
+const tomlInt = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, '_');
+
+/** The window Codex 0.171 gives a model it has no metadata for (every id the proxy serves), and the most it lets
+ * model_context_window raise it to (measured: docs/clients.md "Codex"). */
+const codexFallbackWindow = 272_000;
+
+/** The output limit the proxy gives an answer that thinks when the client sets none, as Codex sets none (docs/models.md
+ * "What the proxy does with each field": 32,000, lowered to the model's largest max_tokens). */
+const thinkingAnswerTokens = 32_000;
+
+/**
+ * Codex's context lines (docs/clients.md "Codex"): the model's window from the catalog, and where it compacts. Codex
+ * compacts when the tokens of the last exchange pass model_auto_compact_token_limit (by itself, 90 % of the window);
+ * the next request adds the turn's new items, and the window holds the prompt and the answer together (thinking
+ * counts against the answer: docs/models.md). A prompt over the window is the provider's refusal, which Codex takes as
+ * context_length_exceeded and ends the turn without compacting. So the limit is 90 % of the window less the most an
+ * answer takes, the other 10 % left for the new items. Without the window the keys are left out and a comment says so:
+ * Codex then assumes 272,000 tokens, more than most models here have.
+ */
+function codexContextLines(contextLength: number | undefined, maxTokens: number | undefined): string[] {
+  if (!contextLength) return ['# The model list gives no context window for this model: Codex assumes 272_000 tokens'];
+  const answer = Math.min(thinkingAnswerTokens, maxTokens ?? thinkingAnswerTokens);
+  const limit = Math.max(Math.floor(contextLength * 0.9) - answer, Math.floor(contextLength / 2));
+  const lines = [
+    `# The model's context window; compact at 90% of it less ${tomlInt(answer)} for the answer`,
+    `model_context_window = ${tomlInt(contextLength)}`,
+    `model_auto_compact_token_limit = ${tomlInt(limit)}`,
+  ];
+  if (contextLength > codexFallbackWindow) {
+    const capped = Math.min(limit, Math.floor(codexFallbackWindow * 0.9));
+    lines.push(
+      `# Codex caps the window of a model it has no metadata for at ${tomlInt(codexFallbackWindow)}: it compacts at ${tomlInt(capped)}`,
+    );
+  }
+  return lines;
+}
+
 export function clientSnippets(input: SnippetInput): Snippet[] {
-  const { baseUrl, apiKey, model, sdk, mode } = input;
+  const { baseUrl, apiKey, model, sdk, mode, contextLength, maxTokens } = input;
   // Each SDK appends its own path (docs/clients.md, "Which base URL"): an OpenAI-format client /chat/completions, the
   // native SDK /v1/messages, an AI-SDK native provider /messages.
   const compat = mode === 'tool' ? `${baseUrl}/compat/v1` : `${baseUrl}/api/v1`;
@@ -192,10 +235,11 @@ export function clientSnippets(input: SnippetInput): Snippet[] {
       hint: 'save as ~/.codex/config.toml, then codex (or codex exec "…")',
       // Codex speaks only the Responses API: wire_api "responses" on the compatible base, which serves /responses,
       // over its WebSocket when the provider says it can (docs/responses-socket.md): later turns then send only
-      // their new items.
+      // their new items. It knows no model id of ours, so the context window comes from the catalog.
       text: [
         `model = "${model}"`,
         'model_provider = "assistant-proxy"',
+        ...codexContextLines(contextLength, maxTokens),
         '',
         '[model_providers.assistant-proxy]',
         'name = "Assistant Proxy"',
