@@ -392,6 +392,11 @@ describe.skipIf(!haveChromium)('desktop window in Chromium against a real proxy'
     expect(await page.textContent('#snippet-hint')).toContain('OpenAI Compatible');
     await page.click('#copy-snippet');
     await expect.poll(() => h.copied.at(-1)).toContain(`-b http://127.0.0.1:${port}/api/v1`);
+    // Codex is told the model's window from the live catalog (the simulator's 1M), and where it compacts.
+    await page.selectOption('#snippet-select', 'codex');
+    expect(await page.textContent('#snippet-text')).toContain(
+      'model_context_window = 1_000_000\nmodel_auto_compact_token_limit = 868_000\n',
+    );
     for (const size of [
       { width: 800, height: 600 },
       { width: 1280, height: 800 },

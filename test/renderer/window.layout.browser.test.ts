@@ -82,6 +82,12 @@ describe.skipIf(!haveChromium)('window layout, themes and accessibility', () => 
               const violations = await axeViolations(page);
               expect(violations, `${tab}: ${violations.join('; ')}`).toEqual([]);
               await screenshot(page, `window-${tab}-${size.width}x${size.height}-${theme}`);
+              if (tab === 'connect') {
+                // The longest snippet, with its comment lines (the Codex config.toml).
+                await page.selectOption('#snippet-select', 'codex');
+                expect(await layoutProblems(page), 'connect codex').toEqual([]);
+                await screenshot(page, `window-connect-codex-${size.width}x${size.height}-${theme}`);
+              }
             }
           } finally {
             await page.context().close();
