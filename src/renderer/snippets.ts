@@ -37,7 +37,7 @@ export const dummyKey = 'dummy';
 const tomlInt = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, '_');
 
 /** The window Codex 0.171 gives a model it has no metadata for (every id the proxy serves), and the most it lets
- * model_context_window raise it to (measured: docs/clients.md "Codex"). */
+ * model_context_window raise it to (measured: docs/clients.md "Codex's context window"). */
 const codexFallbackWindow = 272_000;
 
 /** The output limit the proxy gives an answer that thinks when the client sets none, as Codex sets none (docs/models.md
@@ -45,13 +45,13 @@ const codexFallbackWindow = 272_000;
 const thinkingAnswerTokens = 32_000;
 
 /**
- * Codex's context lines (docs/clients.md "Codex"): the model's window from the catalog, and where it compacts. Codex
- * compacts when the tokens of the last exchange pass model_auto_compact_token_limit (by itself, 90 % of the window);
- * the next request adds the turn's new items, and the window holds the prompt and the answer together (thinking
- * counts against the answer: docs/models.md). A prompt over the window is the provider's refusal, which Codex takes as
- * context_length_exceeded and ends the turn without compacting. So the limit is 90 % of the window less the most an
- * answer takes, the other 10 % left for the new items. Without the window the keys are left out and a comment says so:
- * Codex then assumes 272,000 tokens, more than most models here have.
+ * Codex's context lines (docs/clients.md "Codex's context window"): the model's window from the catalog, and where it
+ * compacts. Codex compacts when the tokens of the last exchange pass model_auto_compact_token_limit (by itself, 90 % of
+ * the window); the next request adds the turn's new items, and the window holds the prompt and the answer together
+ * (thinking counts against the answer: docs/models.md). A prompt over the window is the provider's refusal, which Codex
+ * takes as context_length_exceeded and ends the turn without compacting. So the limit is 90 % of the window less the
+ * most an answer takes, the other 10 % left for the new items. Without the window the keys are left out and a comment
+ * says so: Codex then assumes 272,000 tokens, more than most models here have.
  */
 function codexContextLines(contextLength: number | undefined, maxTokens: number | undefined): string[] {
   if (!contextLength) return ['# The model list gives no context window for this model: Codex assumes 272_000 tokens'];
