@@ -11,6 +11,7 @@
 // None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it; the
 // catalog reads its cache file here and the provider's list once the proxy listens (startCatalog).
 
+import { compactionSeal, loadCompactionKey } from './compaction/seal.js';
 import { join } from 'node:path';
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './modes/tool/engine/cli-backend.js';
@@ -60,6 +61,7 @@ export function buildComponents(services: Services): Components {
     }),
     sockets: new WeakMap(),
     now: deps.now,
+    seal: compactionSeal(loadCompactionKey(config.dataDir)),
   };
   const provider = new ProviderClient(services);
   // Built before the rest: an alias of an unknown model is a bad setting (ConfigError) before anything else is made.

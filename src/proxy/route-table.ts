@@ -78,6 +78,10 @@ const rows: Row[] = [
   ['POST', '/compat/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/v1/responses', 'compat', 'tool', { format: 'responses' }],
   ['POST', '/cc/v1/responses', 'compat', 'tool', { format: 'responses' }],
+  // The compact endpoint of each Responses base URL (docs/compaction.md).
+  ['POST', '/compat/v1/responses/compact', 'compat', 'tool', { format: 'responses-compact' }],
+  ['POST', '/v1/responses/compact', 'compat', 'tool', { format: 'responses-compact' }],
+  ['POST', '/cc/v1/responses/compact', 'compat', 'tool', { format: 'responses-compact' }],
   // Kept responses (docs/responses-store.md), read and removed by id; and the WebSocket handshake of each Responses
   // base URL (responses-socket/): its responses are rows of their own, the handshake is not.
   ['GET', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
@@ -96,6 +100,7 @@ const rows: Row[] = [
   ['POST', '/api/messages/count_tokens', 'native', 'direct'],
   ['POST', '/api/v1/chat/completions', 'compat', 'direct', { format: 'compat' }],
   ['POST', '/api/v1/responses', 'compat', 'direct', { format: 'responses' }],
+  ['POST', '/api/v1/responses/compact', 'compat', 'direct', { format: 'responses-compact' }],
   ['GET', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
   ['DELETE', '/api/v1/responses/:id', 'compat', 'direct', { ledger: false }],
   ['GET', '/api/v1/responses', 'compat', 'direct', { ledger: false }],

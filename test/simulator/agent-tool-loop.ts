@@ -12,7 +12,15 @@
 //
 // Pure: a function of the request body and the knobs, like planReply.
 
-import { countWords, requestTexts, splitJson, splitText, type PlannedBlock, type ReplyPlan } from './reply-plan.js';
+import {
+  countWords,
+  requestTexts,
+  splitJson,
+  splitText,
+  summaryResultsLabel,
+  type PlannedBlock,
+  type ReplyPlan,
+} from './reply-plan.js';
 import type { SimulatorKnobs } from './types.js';
 
 interface Schema {
@@ -158,6 +166,26 @@ function resultText(content: unknown): string {
   return '';
 }
 
+/** What the tools returned, as a summary of the simulator's own in the history says (reply-plan.ts summaryOf). */
+function rememberedResult(messages: unknown[]): string | undefined {
+  const texts = (messages as Array<{ role?: unknown; content?: unknown }>)
+    .filter((m) => m?.role === 'user')
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : Array.isArray(m.content) ? m.content : []))
+    .map((b) =>
+      typeof b === 'string' ? b : typeof (b as Block)?.text === 'string' ? ((b as Block).text as string) : '',
+    );
+  for (const text of texts) {
+    const at = text.indexOf(summaryResultsLabel);
+    // The summary's list ends its text block (the proxy may close it with a tag of its own on the next line).
+    if (at >= 0)
+      return text
+        .slice(at + summaryResultsLabel.length)
+        .split('\n')[0]
+        .trim();
+  }
+  return undefined;
+}
+
 function toolUse(id: string, name: string, input: Record<string, unknown>): PlannedBlock {
   return { type: 'tool_use', id, name, input, pieces: splitJson(JSON.stringify(input)) };
 }
@@ -187,6 +215,14 @@ export function planAgentToolLoop(
   const readUse = uses.find(
     (u) => typeof u.name === 'string' && read !== undefined && normalise(u.name) === normalise(read.name),
   );
+  // After a compaction the read is gone from the history, but the summary (the simulator's own: reply-plan.ts) still
+  // says what it returned: a model answers from it rather than reading again.
+  const remembered = readUse ? undefined : rememberedResult(messages);
+  if (!readUse && remembered !== undefined)
+    return plan(
+      [{ type: 'text', pieces: splitText(`${loop.answerPrefix ?? 'The file says:'} ${remembered}`) }],
+      'end_turn',
+    );
   if (!readUse) {
     if (!read)
       return plan(

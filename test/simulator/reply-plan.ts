@@ -122,7 +122,61 @@ function toolResultText(result: ToolResultLike): string {
   return '';
 }
 
+/** The text blocks of a message (its string content as one). */
+function textsOf(message: unknown): string[] {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b) => {
+    const block = b as { type?: unknown; text?: unknown; content?: unknown };
+    return block.type === 'text' && typeof block.text === 'string' ? [block.text] : [];
+  });
+}
+
+/**
+ * A model asked to summarise the conversation (the last user turn says so: a compaction's request) writes the
+ * summary and calls no tool: it quotes what the user said and what the tools returned, so a test can see that a
+ * later request still knows them. Undefined when the request asks for something else.
+ */
+function summaryOf(messages: unknown[]): string | undefined {
+  const last = messages.at(-1) as { role?: unknown } | undefined;
+  if (last?.role !== 'user') return undefined;
+  const ask = textsOf(last).at(-1) ?? '';
+  if (!/\bwrite\b[^.\n]*\bsummar/i.test(ask) || !/conversation/i.test(ask)) return undefined;
+  const users = messages.filter((m) => (m as { role?: unknown }).role === 'user');
+  const brief = (t: string) => t.trim().replace(/\s+/g, ' ').slice(0, 300);
+  const said = users.flatMap(textsOf).filter((t) => t !== ask && t.trim() !== '');
+  const returned = users
+    .flatMap((m) => {
+      const content = (m as { content?: unknown }).content;
+      return Array.isArray(content) ? (content as ToolResultLike[]).filter((b) => b?.type === 'tool_result') : [];
+    })
+    .map(toolResultText)
+    // A history given as text (tool mode's transcript of earlier turns) shows its results as `[tool result for …]`.
+    .concat(
+      users.flatMap(textsOf).flatMap((t) => [...t.matchAll(/\[tool result for [^:\]]+: ([^\]]*)\]/g)].map((m) => m[1])),
+    )
+    .filter((t) => t.trim() !== '');
+  const results = returned.length > 0 ? ` ${summaryResultsLabel} ${returned.map(brief).join(' | ')}` : '';
+  return `Summary of the conversation so far. The user said: ${said.map(brief).join(' | ')}.${results}`;
+}
+
+/** How the simulator's own summary lists what the tools returned (agent-tool-loop.ts reads it back). */
+export const summaryResultsLabel = 'The tools returned:';
+
 export function planReply(body: Record<string, unknown>, knobs: SimulatorKnobs, nextToolId: () => string): ReplyPlan {
+  const summary = summaryOf(Array.isArray(body.messages) ? body.messages : []);
+  if (summary !== undefined) {
+    const pieces = splitText(summary, knobs.chunkCount);
+    const inputTokens = requestTexts(body).reduce((n, t) => n + countWords(t), 0);
+    return {
+      blocks: [{ type: 'text', pieces }],
+      stopReason: 'end_turn',
+      stopSequence: null,
+      inputTokens,
+      outputTokens: pieces.length,
+    };
+  }
   // A coding agent's own tool loop (agent-tool-loop.ts), when the agentToolLoop knob asks for one.
   const agentLoop = planAgentToolLoop(body, knobs, nextToolId);
   if (agentLoop) return agentLoop;

@@ -135,6 +135,7 @@ const bodies: Record<string, unknown> = {
   messages: { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
   compat: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
   responses: { model: 'm', input: 'hi' },
+  'responses-compact': { model: 'm', input: 'hi' },
   'ollama-chat': { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
   'ollama-generate': { model: 'm', prompt: 'hi' },
 };
@@ -179,7 +180,7 @@ describe('every error shape, byte for byte', () => {
       }
       for (const [formatName, format] of wireFormats) {
         const parsed = format.parse(bodies[formatName], { api: defaultProfile.api });
-        if (formatName === 'responses') (parsed.answer as { id?: string }).id = 'resp_pin';
+        if (formatName.startsWith('responses')) (parsed.answer as { id?: string }).id = 'resp_pin';
         const writer = format.answer(meta, parsed.answer).stream();
         const state = stateOf(format.errorShape.family);
         const events = failAfterHeaders(err, state, writer.errors, quiet());

@@ -110,6 +110,10 @@ export interface WireFormat<A = unknown> {
   /** Its requests may name an earlier response and its answers are kept (the Responses API's
    * previous_response_id): routes/response-chain.ts runs before parse and around the answer. */
   readonly chains?: boolean;
+  /** Its requests may hold compaction items, and ask for a compaction (docs/compaction.md): `on-trigger` when the
+   * input ends with a compaction_trigger, `always` on the compact endpoint. routes/response-compaction.ts runs
+   * after the chain step, before parse. */
+  readonly compacts?: 'on-trigger' | 'always';
   /** The tool types that are the client's own in this format, and the direct-mode path that serves the others (the
    * tools the provider runs itself): for a mode that cannot offer those (tool mode refuses them, modes/tool/). */
   readonly clientTools?: { types: readonly string[]; directPath: string };

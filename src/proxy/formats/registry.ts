@@ -5,7 +5,7 @@ import { compatFormat } from './compat/index.js';
 import { messagesFormat } from './messages/index.js';
 import { nativeChatFormat } from './native-chat/index.js';
 import { ollamaChatFormat, ollamaGenerateFormat } from './ollama/index.js';
-import { responsesFormat } from './responses/index.js';
+import { responsesCompactFormat, responsesFormat } from './responses/index.js';
 import type { WireFormat } from './format.js';
 
 const all = [
@@ -13,6 +13,7 @@ const all = [
   messagesFormat,
   compatFormat,
   responsesFormat,
+  responsesCompactFormat,
   ollamaChatFormat,
   ollamaGenerateFormat,
 ] as const;

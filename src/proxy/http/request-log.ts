@@ -166,6 +166,7 @@ export function requestLog(
             tokensPartial: partial,
             billingLane: billingLaneOf(s),
             laneCarried: s.billingLaneCarried === true,
+            purpose: s.purpose ?? null,
             refusal: s.billingRefusal ?? null,
             ttftMs: record.ttftMs ?? null,
             durationMs,

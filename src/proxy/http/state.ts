@@ -33,6 +33,9 @@ export interface ProxyState {
   billingLane?: BillingLane;
   /** The lane was carried from the CLI process's last report, not reported for this request (docs/usage.md "Lanes"). */
   billingLaneCarried?: boolean;
+  /** Why the request was made, when it was not for an answer: `compaction`, a conversation's summary
+   * (docs/compaction.md); the ledger row's purpose. */
+  purpose?: 'compaction';
   /** The provider's billing refusal this request met (set where the error is rendered, from ProxyError.refusal). */
   billingRefusal?: BillingRefusal;
   /** The usage so far is what the start of the answer reported: its output count was a placeholder, not a count. */

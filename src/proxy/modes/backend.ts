@@ -44,4 +44,10 @@ export interface Backend {
    * may be too long to wait for in one piece).
    */
   message?(req: NativeRequest, signal: AbortSignal, context?: BackendContext): Promise<NativeMessage> | undefined;
+  /**
+   * Optional: the conversation whose last answer was the response `previous` was replaced by a summary
+   * (docs/compaction.md): a backend that keeps conversations alive between requests (tool mode's CLI processes)
+   * ends the one that answered it. True when one was ended.
+   */
+  release?(previous: string): boolean;
 }

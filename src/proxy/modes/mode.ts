@@ -49,6 +49,9 @@ type AnswerOf<A> = (meta: AnswerMeta, options: A) => AnswerWriter;
 export interface Mode {
   readonly name: ChatMode;
   readonly backend: Backend;
+  /** A compaction's summary request keeps the conversation's tools (direct mode: the provider then reads the whole
+   * prefix from its cache) rather than offering none (tool mode: a plain chat). compaction/summary-request.ts. */
+  readonly summaryKeepsTools: boolean;
   /** What the mode refuses of a raw body before the format's parse reads it (tool mode: provider-run tools). */
   refuse?(body: unknown, format: WireFormat<unknown>): void;
   /** The one parse of the body made into the chat this mode answers. */

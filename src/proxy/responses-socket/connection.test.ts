@@ -1,4 +1,6 @@
 import type { RequestListener } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { compactionSeal } from '../compaction/seal.js';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ async function socketOver(dispatch: RequestListener, keepAliveMs: number) {
     store: new ResponseStore({ dir: join(dir, 'responses'), maxAgeMs: 60_000, maxBytes: 1 << 20 }),
     sockets: new WeakMap(),
     now: Date.now,
+    seal: compactionSeal(randomBytes(32)),
   };
   wss.on('connection', (ws) => {
     new ResponsesSocket(ws, {

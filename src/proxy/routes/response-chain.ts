@@ -22,6 +22,7 @@ import { chainOf, chainedInput, storedResponseOf } from '../formats/responses/ch
 import type { ResponsesAnswerOptions } from '../formats/responses/request-to-native.js';
 import type { AnswerWriter } from '../formats/format.js';
 import type { Chat } from '../modes/mode.js';
+import type { CompactionSeal } from '../compaction/seal.js';
 
 /** What every chained route shares in one proxy: the store, and the requests a socket sends (their scope). */
 export interface ResponseChains {
@@ -29,6 +30,8 @@ export interface ResponseChains {
   /** The connection's own responses of each request a socket sent (responses-socket/). */
   sockets: WeakMap<IncomingMessage, ConnectionResponses>;
   now: () => number;
+  /** Seals and opens the compaction items of these chains (compaction/seal.ts). */
+  seal: CompactionSeal;
 }
 
 /** What the chain step gives one request. */

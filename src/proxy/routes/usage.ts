@@ -118,6 +118,7 @@ function recordToWire(r: UsageRecord, bodies?: CapturedBodies) {
     refusal: r.refusal ?? null,
     tokens_partial: r.tokensPartial === true,
     lane_carried: r.laneCarried === true,
+    purpose: r.purpose ?? null,
     ...(bodies ? { captured: bodies } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { chatModes, type ModeParts } from '../modes/index.js';
 import { answerChat } from './answer-chat.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import { chainRequest, type ResponseChains } from './response-chain.js';
+import { compactionStep } from './response-compaction.js';
 
 interface WireParts extends ModeParts {
   /** The kept responses, for a format that chains (routes/response-chain.ts); absent on the Ollama listener. */
@@ -51,14 +52,24 @@ export function registerWireRoutes(
     const chains = format.chains ? parts.chains : undefined;
     const handler = async (ctx: ProxyContext): Promise<void> => {
       const step = chains && (await chainRequest(ctx, chains));
-      const body = step ? step.body : ctx.state.body;
+      const chained = step ? step.body : ctx.state.body;
+      // Compaction items open, and a compaction asked for is noted, before the parse (response-compaction.ts).
+      const compaction =
+        chains && format.compacts
+          ? compactionStep(ctx, chained, format, mode, chains.seal, services.deps.now)
+          : undefined;
+      const body = compaction ? compaction.body : chained;
       mode.refuse?.(body, format);
       const parsed = format.parse(body, { api });
       // A schema that is not JSON Schema is the client's 400 before any process or provider call (every mode).
       checkSchemas(parsed.request, parsed.clientNames);
       step?.options(parsed.answer);
+      compaction?.apply(parsed);
       const chat = await mode.prepare(ctx, parsed, answer);
-      await answerChat(ctx, services, mode.backend, step ? step.chat(chat) : chat);
+      const linked = step ? step.chat(chat) : chat;
+      // A summary is no turn of the conversation: no live process is tied to it or continued for it.
+      if (ctx.state.purpose === 'compaction') delete linked.link;
+      await answerChat(ctx, services, mode.backend, linked);
     };
     addRoute(router, services, { ...chosen, method: decl.method, path: decl.path, json: true, errorShape, handler });
   }

@@ -28,6 +28,7 @@ const csvColumns = [
   'refusal',
   'tokens_partial',
   'lane_carried',
+  'purpose',
 ] as const;
 
 function csvCell(value: string | number | boolean | null): string {
@@ -65,6 +66,7 @@ export function csvLine(r: UsageRecord): string {
     r.refusal ?? null,
     r.tokensPartial === true,
     r.laneCarried === true,
+    r.purpose ?? null,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }

@@ -281,13 +281,13 @@ describe('UsageLedger reads', () => {
     for await (const line of l.exportCsv(Date.UTC(2026, 10, 20), Date.UTC(2026, 10, 21))) lines.push(line);
     expect(lines).toHaveLength(3);
     expect(lines[0]).toBe(
-      'started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial,lane_carried\r\n',
+      'started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial,lane_carried,purpose\r\n',
     );
     expect(lines[1]).toBe(
-      '2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250,plan,,false,false\r\n',
+      '2026-11-20T09:00:00.000Z,c0,direct,POST,/api/v1/messages,true,assistant-sonnet-4,assistant-sonnet-4,anthropic-js,200,ok,,,7,,,100,250,plan,,false,false,\r\n',
     );
     expect(lines[2]).toBe(
-      '2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250,,,false,false\r\n',
+      '2026-11-20T10:00:00.000Z,c1,direct,POST,"/v1/""odd"",path",true,"\'@sum\nline",assistant-sonnet-4,"\'=HYPERLINK(""x"")",200,ok,,10,5,,,100,250,,,false,false,\r\n',
     );
   });
 
@@ -546,6 +546,8 @@ describe('UsageLedger on a database written by the better-sqlite3 build', () => 
       // Added by the migration to schema 3: a lane is carried only when a later proxy says so.
       laneCarried: false,
       refusal: null,
+      // Added by the migration to schema 4: older rows are answers, not compactions.
+      purpose: null,
     });
     expect(rows[1]).toMatchObject({
       requestId: 'req_fixture_4',

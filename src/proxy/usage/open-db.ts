@@ -24,7 +24,7 @@ function sqlite(): typeof import('node:sqlite') {
   return mod;
 }
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Each entry migrates from version (index) to version (index + 1). Never edit a shipped entry; append. */
 const migrations: string[] = [
@@ -71,6 +71,9 @@ const migrations: string[] = [
   // 2 -> 3: the lane was carried from the CLI process's last report, not reported for this request (docs/usage.md
   // "Lanes"). A column with a default: SQLite adds it without rewriting the table, and older rows read as reported.
   `ALTER TABLE requests ADD COLUMN lane_carried INTEGER NOT NULL DEFAULT 0;`,
+  // 3 -> 4: why a request was made when not for an answer: 'compaction', a conversation's summary (docs/usage.md,
+  // docs/compaction.md). Older rows read as answers.
+  `ALTER TABLE requests ADD COLUMN purpose TEXT;`,
 ];
 
 interface OpenedDb {

@@ -44,12 +44,13 @@ interface RequestRow {
   refusal: string | null;
   tokens_partial: number;
   lane_carried: number;
+  purpose: string | null;
 }
 
 export const insertSql = `INSERT INTO requests (request_id, started_at, mode, route, method, streamed, model_requested, model_served,
   client, status, outcome, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, ttft_ms, duration_ms,
-  billing_lane, refusal, tokens_partial, lane_carried)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  billing_lane, refusal, tokens_partial, lane_carried, purpose)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 function count(n: number | null | undefined): number | null {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : null;
@@ -84,6 +85,7 @@ export function insertParams(r: UsageRecord): SQLInputValue[] {
     r.refusal ?? null,
     r.tokensPartial ? 1 : 0,
     r.billingLane && r.laneCarried ? 1 : 0,
+    r.purpose ?? null,
   ];
 }
 
@@ -110,6 +112,7 @@ export function toRecord(row: RequestRow): UsageRecord {
     tokensPartial: row.tokens_partial === 1,
     billingLane: (row.billing_lane as BillingLane | null) ?? null,
     laneCarried: row.lane_carried === 1,
+    purpose: row.purpose === 'compaction' ? 'compaction' : null,
     refusal: (row.refusal as BillingRefusal | null) ?? null,
     ttftMs: row.ttft_ms,
     durationMs: row.duration_ms,

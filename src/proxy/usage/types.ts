@@ -66,6 +66,9 @@ export interface UsageRecord {
    * "Lanes").
    */
   laneCarried?: boolean;
+  /** Why the request was made when it was not for an answer: `compaction`, a conversation's summary
+   * (docs/compaction.md); null for an answer. */
+  purpose?: 'compaction' | null;
   /** The provider's billing refusal this request met, if any. (The three fields above are optional for records
    * written by older code; a record read back from the ledger always has them.) */
   refusal?: BillingRefusal | null;

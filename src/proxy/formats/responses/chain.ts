@@ -6,7 +6,9 @@
 // - new items that repeat the chain (an item id or a tool call id it already holds: a whole-history resend mixed
 //   with an id) are refused, never answered from a doubled history;
 // - a tool output whose call is neither in the chain nor among the new items is refused, as the provider does:
-//   the model would be answered about a call it never made.
+//   the model would be answered about a call it never made;
+// - a response whose output is a compaction item cuts the chain there: what came before is its summary's
+//   (chainItems).
 
 import { ProxyError, invalidField } from '../../errors.js';
 import type { ResponseLookup, StoredResponse } from '../../responses-store/store.js';
@@ -52,12 +54,32 @@ function field(item: unknown, name: string): string | undefined {
 const callTypes = new Set(['function_call', 'custom_tool_call']);
 const outputTypes = new Set(['function_call_output', 'custom_tool_call_output']);
 
+const isCompaction = (item: unknown) => field(item, 'type') === 'compaction';
+const keptRoles = new Set(['user', 'system', 'developer']);
+/** A message the client wrote (a user message or an instruction): what a compaction keeps besides its summary. */
+const isClientMessage = (item: unknown) =>
+  (field(item, 'type') ?? 'message') === 'message' && keptRoles.has(field(item, 'role') ?? '');
+
+/**
+ * The chain's items, oldest first. A response whose output holds a compaction item (docs/compaction.md) replaced
+ * the conversation before it: from there on, the chain is the client's own messages of before, then that output.
+ */
+function chainItems(chain: StoredResponse[]): unknown[] {
+  let items: unknown[] = [];
+  for (const r of chain) {
+    const at = r.output.findIndex(isCompaction);
+    if (at < 0) items.push(...r.input, ...r.output);
+    else items = [...[...items, ...r.input].filter(isClientMessage), ...r.output.slice(at)];
+  }
+  return items;
+}
+
 /**
  * The whole input of a chained request: the chain's items, then the new ones. Refuses new items that contradict
  * the chain (see the file's head).
  */
 export function chainedInput(chain: StoredResponse[], newInput: unknown): unknown[] {
-  const earlier = chain.flatMap((r) => [...r.input, ...r.output]);
+  const earlier = chainItems(chain);
   const ids = new Set<string>();
   const calls = new Set<string>();
   for (const item of earlier) {

@@ -4,7 +4,8 @@
 // act on; after headers, response.failed.
 
 import { randomHex } from '../../http/request-id.js';
-import type { WireFormat } from '../format.js';
+import type { AnswerWriter, WireFormat } from '../format.js';
+import { compactionWriter } from './compaction-answer.js';
 import {
   createResponseStreamState,
   failResponseStream,
@@ -19,10 +20,11 @@ export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
   name: 'responses',
   errorShape: compatErrorShape,
   chains: true,
+  compacts: 'on-trigger',
   parse: responsesRequestToNative,
   answer(meta, options) {
     const id = options.id ?? `resp_${randomHex()}`;
-    return {
+    const writer: AnswerWriter = {
       whole: (message) => nativeMessageToResponse(message, id, meta, options),
       stream() {
         const state = createResponseStreamState(id, meta, options);
@@ -35,5 +37,18 @@ export const responsesFormat: WireFormat<ResponsesAnswerOptions> = {
         };
       },
     };
+    // A compaction answers with its sealed summary instead (docs/compaction.md).
+    return options.compaction ? compactionWriter(writer, options.compaction) : writer;
   },
+};
+
+/**
+ * The compact endpoint (POST …/responses/compact, the openai SDK's responses.compact()): a Responses request whose
+ * answer is always a compaction (docs/compaction.md), given whole, as the `response.compaction` object.
+ */
+export const responsesCompactFormat: WireFormat<ResponsesAnswerOptions> = {
+  ...responsesFormat,
+  name: 'responses-compact',
+  compacts: 'always',
+  parse: (body, context) => ({ ...responsesRequestToNative(body, context), stream: false }),
 };

@@ -16,6 +16,7 @@
 
 import type { DocumentRules } from '../../profile.js';
 import { documentOfFile } from '../documents.js';
+import type { CompactionAnswer } from './compaction-answer.js';
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../validate.js';
@@ -62,6 +63,9 @@ export interface ResponsesAnswerOptions {
   id?: string;
   previousResponseId?: string | null;
   store?: boolean;
+  /** Set by the compaction step (routes/response-compaction.ts): answer with one compaction item instead of the
+   * model's output (compaction-answer.ts). */
+  compaction?: CompactionAnswer;
 }
 
 /** Fields read here; any other key a client sends is named in `ignored`. */

@@ -10,7 +10,7 @@ import type { AnswerMeta } from '../format.js';
 import type { ResponsesAnswerOptions } from './request-to-native.js';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesStatus, ResponsesUsage } from './schema.js';
 
-export const itemId = (prefix: 'msg' | 'rs' | 'fc' | 'ctc'): string => `${prefix}_${randomHex()}`;
+export const itemId = (prefix: 'msg' | 'rs' | 'fc' | 'ctc' | 'cmp'): string => `${prefix}_${randomHex()}`;
 
 /**
  * Native usage -> Responses usage. The provider counts cache reads and writes apart from input_tokens; the

@@ -158,6 +158,12 @@ export type ResponsesOutputItem =
       arguments: string;
     }
   | {
+      /** Stands for the conversation it replaced (docs/compaction.md): sealed, opaque to the client. */
+      type: 'compaction';
+      id: string;
+      encrypted_content: string;
+    }
+  | {
       type: 'custom_tool_call';
       id: string;
       status: 'in_progress' | 'completed';

@@ -52,6 +52,7 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
   const cacheTtl = config.directPromptCache === 'off' ? undefined : config.directPromptCache === '1h' ? '1h' : '5m';
   return {
     name: 'direct',
+    summaryKeepsTools: true,
     backend,
     prepare(ctx, parsed, answer) {
       const upstream = directUpstream(ctx, services);

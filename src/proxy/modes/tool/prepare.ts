@@ -34,6 +34,7 @@ function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiP
 export function toolMode(backend: Backend, catalog: ListedCatalog, profile: Profile): Mode {
   return {
     name: 'tool',
+    summaryKeepsTools: false,
     backend,
     refuse(body, format) {
       if (format.clientTools) refuseProviderTools(body, format.clientTools.types, format.clientTools.directPath);

@@ -22,6 +22,11 @@ export class CliBackend implements Backend {
     return this.engine.stream(req, signal, context);
   }
 
+  /** Ends the live process that answered `previous`, whose history a compaction replaced (docs/compaction.md). */
+  release(previous: string): boolean {
+    return this.engine.release(previous);
+  }
+
   /**
    * How the per-conversation MCP servers' sockets are counted in the proxy's connection cap (server.ts): each socket
    * asks, and is refused when the answer is false; otherwise the returned function is called when it closes.

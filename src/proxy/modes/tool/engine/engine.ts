@@ -141,6 +141,11 @@ export class CliEngine {
     return runTurn(this.host, turn, plainTurns(this.can, plan, link));
   }
 
+  /** The conversation that answered `previous` was compacted (Backend.release). */
+  release(previous: string): boolean {
+    return this.registry.release(previous);
+  }
+
   /** How the MCP servers' sockets count in the proxy's connection cap (server.ts); false refuses one. */
   admitSockets(admit: () => (() => void) | false): void {
     this.socketAdmission = admit;

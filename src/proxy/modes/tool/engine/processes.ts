@@ -161,6 +161,18 @@ export class CliProcesses<C extends RegisteredProcess> {
       }
   }
 
+  /**
+   * The conversation that answered the response `previous` was replaced by a summary (docs/compaction.md "Tool
+   * mode"): its process, idle or waiting for tool results, ends now instead of holding memory and a slot of the cap
+   * until its lifetime ends. A busy one is left to end its turn. True when one was ended.
+   */
+  release(previous: string): boolean {
+    const c = this.byResponse.get(previous);
+    if (!c || !c.alive || (c.state !== 'idle' && c.state !== 'waiting-for-tools')) return false;
+    this.endOne(c);
+    return true;
+  }
+
   /** The live process in `state` under `key` that answered the response `previous`, if any. */
   private chained(previous: string | undefined, state: ConversationState, key: string): C | undefined {
     const c = previous === undefined ? undefined : this.byResponse.get(previous);
