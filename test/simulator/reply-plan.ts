@@ -158,7 +158,12 @@ function summaryOf(messages: unknown[]): string | undefined {
     )
     .filter((t) => t.trim() !== '');
   const results = returned.length > 0 ? ` ${summaryResultsLabel} ${returned.map(brief).join(' | ')}` : '';
-  return `Summary of the conversation so far. The user said: ${said.map(brief).join(' | ')}.${results}`;
+  const answered = messages
+    .filter((m) => (m as { role?: unknown }).role === 'assistant')
+    .flatMap(textsOf)
+    .filter((t) => t.trim() !== '');
+  const replies = answered.length > 0 ? ` The assistant said: ${answered.map(brief).join(' | ')}.` : '';
+  return `Summary of the conversation so far. The user said: ${said.map(brief).join(' | ')}.${replies}${results}`;
 }
 
 /** How the simulator's own summary lists what the tools returned (agent-tool-loop.ts reads it back). */
