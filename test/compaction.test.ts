@@ -162,6 +162,32 @@ for (const mode of ['direct', 'tool'] as const) {
       expect(sent).not.toContain(tailOf(code));
     }, 120_000);
 
+    it('a long conversation, compacted, sends a fraction of its tokens on the next turn', async () => {
+      const turns: OpenAI.Responses.ResponseInput = Array.from({ length: 30 }, (_, i) => [
+        {
+          role: 'user' as const,
+          content: `Step ${i}: ` + Array.from({ length: 80 }, (_, k) => `w${i}_${k}`).join(' '),
+        },
+        {
+          role: 'assistant' as const,
+          content: `Done step ${i}. ` + Array.from({ length: 120 }, (_, k) => `r${i}_${k}`).join(' '),
+        },
+      ]).flat();
+      const next = { role: 'user' as const, content: 'Go on with the next step.' };
+      const whole = await client().responses.create({ model, input: [...turns, next] });
+      const compacted = await client().responses.compact({ model, input: turns });
+      const after = await client().responses.create({
+        model,
+        input: [...(compacted.output as OpenAI.Responses.ResponseInputItem[]), next],
+      });
+      // The simulator bills a word a token; the compacted turn keeps the user's words and the summary only.
+      const ratio = after.usage!.input_tokens / whole.usage!.input_tokens;
+      expect(ratio).toBeLessThan(0.75);
+      console.log(
+        `${mode} mode: the next turn sent ${after.usage!.input_tokens} input tokens compacted, ${whole.usage!.input_tokens} without (${ratio.toFixed(2)}x); the compaction itself ${compacted.usage.input_tokens} in, ${compacted.usage.output_tokens} out`,
+      );
+    }, 120_000);
+
     it('refuses a forged compaction item, and one sealed with another key, before any provider call', async () => {
       const other = compactionSeal(randomBytes(32)).seal({ summary: 'made elsewhere', model, created: 0 });
       for (const encrypted_content of [
@@ -206,6 +232,48 @@ for (const mode of ['direct', 'tool'] as const) {
     }, 120_000);
   });
 }
+
+describe('what Codex sent, recorded (test/fixtures/codex-compaction/)', () => {
+  type Sent = { model: string; input: Array<{ type?: string; encrypted_content?: string }> };
+  const recorded = async () =>
+    (
+      JSON.parse(await readFile(join(root, 'test/fixtures/codex-compaction/direct-http.json'), 'utf8')) as {
+        messages: Sent[];
+      }
+    ).messages.map((m) => ({ ...m, model }));
+
+  it('its compaction_trigger request is answered with exactly one compaction item, streamed', async () => {
+    sim.knobs.answerTools = true;
+    const trigger = (await recorded()).find((m) => m.input.at(-1)?.type === 'compaction_trigger')!;
+    const res = await fetch(`${proxy.url}/api/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...trigger, transport: undefined }),
+    });
+    expect(res.status).toBe(200);
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; item?: { type: string } });
+    expect(events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item?.type)).toEqual([
+      'compaction',
+    ]);
+    expect(events.at(-1)?.type).toBe('response.completed');
+  });
+
+  it('its next request, holding the recording run’s item, is refused here: another proxy sealed it', async () => {
+    const next = (await recorded()).find((m) => m.input.some((i) => i.type === 'compaction'))!;
+    const at = next.input.findIndex((i) => i.type === 'compaction');
+    const res = await fetch(`${proxy.url}/api/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...next, transport: undefined }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { param: string } }).error.param).toBe(`input.${at}.encrypted_content`);
+    expect(sim.requests('/v1/messages')).toHaveLength(0);
+  });
+});
 
 it('keeps the compaction key owner-only in the data directory', async () => {
   const { mode } = await import('node:fs').then((fs) => fs.statSync(join(home, 'proxy-data', 'compaction-key')));

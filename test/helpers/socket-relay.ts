@@ -29,6 +29,8 @@ export interface SocketRelay {
   onEvent?: (type: string) => void;
   hold(): void;
   release(): void;
+  /** Answers every WebSocket upgrade with a 404, as a server without the socket does: the client falls back to HTTP. */
+  refuseUpgrades: boolean;
   /** Closes every relayed socket with `code`. */
   dropSockets(code: number): void;
   close(): Promise<void>;
@@ -67,6 +69,10 @@ export async function startSocketRelay(target: string): Promise<SocketRelay> {
   });
   server.on('upgrade', (req, socket, head) => {
     relay.upgrades.push(req.headers);
+    if (relay.refuseUpgrades) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
     void gate.then(() => {
       const upstream = new WebSocket(`${relay.target.replace(/^http/, 'ws')}${req.url}`, {
         headers: relayHeaders(req.headers),
@@ -109,6 +115,7 @@ export async function startSocketRelay(target: string): Promise<SocketRelay> {
     turns: [],
     events: [],
     target,
+    refuseUpgrades: false,
     hold() {
       gate = new Promise((r) => (open = r));
     },

@@ -144,7 +144,9 @@ function summaryOf(messages: unknown[]): string | undefined {
   const ask = textsOf(last).at(-1) ?? '';
   if (!/\bwrite\b[^.\n]*\bsummar/i.test(ask) || !/conversation/i.test(ask)) return undefined;
   const users = messages.filter((m) => (m as { role?: unknown }).role === 'user');
+  // A summary is short whatever it stands for: the last few of each kind, each cut short.
   const brief = (t: string) => t.trim().replace(/\s+/g, ' ').slice(0, 300);
+  const recent = 6;
   const said = users.flatMap(textsOf).filter((t) => t !== ask && t.trim() !== '');
   const returned = users
     .flatMap((m) => {
@@ -157,13 +159,15 @@ function summaryOf(messages: unknown[]): string | undefined {
       users.flatMap(textsOf).flatMap((t) => [...t.matchAll(/\[tool result for [^:\]]+: ([^\]]*)\]/g)].map((m) => m[1])),
     )
     .filter((t) => t.trim() !== '');
-  const results = returned.length > 0 ? ` ${summaryResultsLabel} ${returned.map(brief).join(' | ')}` : '';
+  const results =
+    returned.length > 0 ? ` ${summaryResultsLabel} ${returned.slice(-recent).map(brief).join(' | ')}` : '';
   const answered = messages
     .filter((m) => (m as { role?: unknown }).role === 'assistant')
     .flatMap(textsOf)
     .filter((t) => t.trim() !== '');
-  const replies = answered.length > 0 ? ` The assistant said: ${answered.map(brief).join(' | ')}.` : '';
-  return `Summary of the conversation so far. The user said: ${said.map(brief).join(' | ')}.${replies}${results}`;
+  const replies = answered.length > 0 ? ` The assistant said: ${answered.slice(-recent).map(brief).join(' | ')}.` : '';
+  const user = said.slice(-recent).map(brief).join(' | ');
+  return `Summary of the conversation so far. The user said: ${user}.${replies}${results}`;
 }
 
 /** How the simulator's own summary lists what the tools returned (agent-tool-loop.ts reads it back). */
