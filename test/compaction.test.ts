@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compactionSeal } from '../src/proxy/compaction/seal.js';
+import type { Settings } from '../src/proxy/config.js';
 import type { UsageRecord } from '../src/proxy/usage/types.js';
 import { realCliEnv } from './helpers/real-cli.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
@@ -31,9 +32,10 @@ let proxy: TestProxy;
 let home: string;
 const rows: UsageRecord[] = [];
 
-async function start(): Promise<TestProxy> {
+async function start(extra: Settings = {}): Promise<TestProxy> {
   return startProxy(
     {
+      ...extra,
       modes: haveRealCli ? ['tool', 'direct'] : ['direct'],
       apiBaseUrl: sim.url,
       credentialsPath: join(home, '.claude', '.credentials.json'),
@@ -232,6 +234,37 @@ for (const mode of ['direct', 'tool'] as const) {
     }, 120_000);
   });
 }
+
+describe.skipIf(!haveRealCli)('tool mode’s live conversations', () => {
+  it('a compaction ends the process waiting for the tool results it replaced, and keeps none for its summary', async () => {
+    const live = await start({ cliLiveMax: 4, port: 0 });
+    try {
+      const client = new OpenAI({ apiKey: 'dummy', baseURL: `${live.url}/compat/v1`, maxRetries: 0 });
+      sim.knobs.answerTools = true;
+      const tools: OpenAI.Responses.FunctionTool[] = [
+        { type: 'function', name: 'read_file', parameters: { type: 'object', properties: {} }, strict: false },
+      ];
+      const first = await client.responses.create({ model, tools, input: 'Read the notes.' });
+      const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+      expect(call).toBeDefined();
+      expect(live.proxy.cliLive().waitingForTools).toBe(1);
+      const compacted = await client.responses.create({
+        model,
+        tools,
+        previous_response_id: first.id,
+        input: [
+          { type: 'function_call_output', call_id: call.call_id, output: 'The notes say hello.' },
+          { type: 'compaction_trigger' } as unknown as OpenAI.Responses.ResponseInputItem,
+        ],
+      });
+      expect(compacted.output.map((o) => o.type)).toEqual(['compaction']);
+      const after = live.proxy.cliLive();
+      expect(after.waitingForTools + after.idle + after.busy).toBe(0);
+    } finally {
+      await live.close();
+    }
+  }, 120_000);
+});
 
 describe('what Codex sent, recorded (test/fixtures/codex-compaction/)', () => {
   type Sent = { model: string; input: Array<{ type?: string; encrypted_content?: string }> };

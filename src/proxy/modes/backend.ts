@@ -32,6 +32,9 @@ export interface BackendContext {
    * continues the process that answered `previous` without comparing the history, and ties this answer's
    * process to `id`. */
   link?: { id: string; previous?: string };
+  /** No later request continues this conversation (a compaction's summary, docs/compaction.md): a backend that keeps
+   * conversations alive ends this one with its answer. */
+  once?: boolean;
 }
 
 export interface Backend {

@@ -41,6 +41,8 @@ export interface Chat {
   asksNothing?: boolean;
   /** A response that chains by id (routes/response-chain.ts), handed to the backend. */
   link?: BackendContext['link'];
+  /** Nothing continues this conversation (a compaction's summary): BackendContext.once. */
+  once?: boolean;
 }
 
 /** A format's answer writer, bound to the format. */

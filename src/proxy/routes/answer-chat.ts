@@ -88,6 +88,7 @@ export async function answerChat(ctx: ProxyContext, services: Services, backend:
     billing: observer,
     whole: !chat.stream,
     ...(chat.link ? { link: chat.link } : {}),
+    ...(chat.once ? { once: true } : {}),
   };
   const created = Math.floor(services.deps.now() / 1000);
   // The format's writer is made once the served model is known (the whole message, or the stream's first event:

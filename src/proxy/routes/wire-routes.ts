@@ -67,8 +67,11 @@ export function registerWireRoutes(
       compaction?.apply(parsed);
       const chat = await mode.prepare(ctx, parsed, answer);
       const linked = step ? step.chat(chat) : chat;
-      // A summary is no turn of the conversation: no live process is tied to it or continued for it.
-      if (ctx.state.purpose === 'compaction') delete linked.link;
+      // A summary is no turn of the conversation: no live process is tied to it, continued for it, or kept after it.
+      if (ctx.state.purpose === 'compaction') {
+        delete linked.link;
+        linked.once = true;
+      }
       await answerChat(ctx, services, mode.backend, linked);
     };
     addRoute(router, services, { ...chosen, method: decl.method, path: decl.path, json: true, errorShape, handler });

@@ -14,14 +14,8 @@ import type { SseEvent } from '../../http/sse.js';
 import type { NativeMessage } from '../native.js';
 import type { AnswerWriter, StreamWriter } from '../format.js';
 import { itemId } from './response-parts.js';
-import type { ResponsesOutputItem, ResponsesResponse } from './schema.js';
+import type { CompactionAnswer, ResponsesOutputItem, ResponsesResponse } from './schema.js';
 
-export interface CompactionAnswer {
-  /** Seals the summary the model wrote (compaction/seal.ts), as the item's encrypted_content. */
-  seal(summary: string, model: string): string;
-  /** The compact endpoint (POST …/responses/compact): its answer is the user messages, then the item. */
-  endpoint?: { userMessages: unknown[] };
-}
 
 /** The summary an answer's output holds: its messages' text, without tool calls a model may have made anyway. */
 function summaryOf(output: ResponsesOutputItem[]): string {

@@ -16,7 +16,6 @@
 
 import type { DocumentRules } from '../../profile.js';
 import { documentOfFile } from '../documents.js';
-import type { CompactionAnswer } from './compaction-answer.js';
 import type { ZodType } from 'zod';
 import { invalidField } from '../../errors.js';
 import { fieldOfPath, issueText, validate } from '../validate.js';
@@ -48,6 +47,7 @@ import {
   responsesMessageItem,
   responsesReasoningItem,
   responsesRequestSchema,
+  type CompactionAnswer,
   type ResponsesContentPart,
   type ResponsesRequest,
 } from './schema.js';

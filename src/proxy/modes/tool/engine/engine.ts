@@ -138,7 +138,9 @@ export class CliEngine {
     const options = { profile, builtInTools: this.starter.builtInTools(), userSetup: config.cliUserSetup };
     const make = (r: NativeRequest) => nativeRequestToCliInput(r, options);
     const plan = planRequest(req, make, keyOf, (p) => p.turn !== undefined && this.can.canContinue(p, link));
-    return runTurn(this.host, turn, plainTurns(this.can, plan, link));
+    // A conversation nothing continues (a compaction's summary) ends with its answer instead of resting idle.
+    const can = context.once ? Object.create(this.can, { keep: { value: () => false } }) : this.can;
+    return runTurn(this.host, turn, plainTurns(can as TurnCapabilities, plan, link));
   }
 
   /** The conversation that answered `previous` was compacted (Backend.release). */
