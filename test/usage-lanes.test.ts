@@ -255,7 +255,13 @@ describe('billing lanes in direct mode', () => {
     expect(bad.status).toBe(400);
     const csv = await (await fetch(`${proxy.url}/usage/export.csv`, { headers: proxy.owner })).text();
     const [header, ...rows] = csv.trim().split('\r\n');
-    expect(header.split(',').slice(-5)).toEqual(['billing_lane', 'refusal', 'tokens_partial', 'lane_carried', 'purpose']);
+    expect(header.split(',').slice(-5)).toEqual([
+      'billing_lane',
+      'refusal',
+      'tokens_partial',
+      'lane_carried',
+      'purpose',
+    ]);
     expect(rows.some((r) => r.endsWith(',extra_usage,extra_usage_off,false,false,'))).toBe(true);
   });
 });

@@ -16,7 +16,6 @@ import type { AnswerWriter, StreamWriter } from '../format.js';
 import { itemId } from './response-parts.js';
 import type { CompactionAnswer, ResponsesOutputItem, ResponsesResponse } from './schema.js';
 
-
 /** The summary an answer's output holds: its messages' text, without tool calls a model may have made anyway. */
 function summaryOf(output: ResponsesOutputItem[]): string {
   return output
