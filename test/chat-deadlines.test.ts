@@ -22,6 +22,7 @@ const bodies: Record<string, (maxTokens: number) => Record<string, unknown>> = {
   messages: (n) => ({ model, messages, max_tokens: n }),
   compat: (n) => ({ model, messages, max_tokens: n }),
   responses: (n) => ({ model, input: 'Say hello', max_output_tokens: n }),
+  'responses-compact': (n) => ({ model, input: 'Say hello', max_output_tokens: n }),
   'ollama-chat': (n) => ({ model, messages, options: { num_predict: n } }),
   'ollama-generate': (n) => ({ model, prompt: 'Say hello', options: { num_predict: n } }),
 };

@@ -23,8 +23,8 @@ const row: UsageRecord = {
 describe('usage CSV', () => {
   it('one header line and one line per request; unreported values are empty cells', () => {
     expect(usageCsv([row])).toBe(
-      'started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial,lane_carried\r\n' +
-        '2026-11-22T10:00:00.000Z,req_1,tool,POST,/v1/messages,true,assistant-sonnet-4-20250514,assistant-sonnet-4-20250514,curl,200,ok,,12,40,,0,350,1200,,,false,false\r\n',
+      'started_at,request_id,mode,method,route,streamed,model_requested,model_served,client,status,outcome,error_type,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,ttft_ms,duration_ms,billing_lane,refusal,tokens_partial,lane_carried,purpose\r\n' +
+        '2026-11-22T10:00:00.000Z,req_1,tool,POST,/v1/messages,true,assistant-sonnet-4-20250514,assistant-sonnet-4-20250514,curl,200,ok,,12,40,,0,350,1200,,,false,false,\r\n',
     );
   });
 
