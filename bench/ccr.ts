@@ -72,7 +72,9 @@ export async function startCcr(
     join(home, '.claude-code-router', 'config.json'),
     JSON.stringify(ccrConfig(simulatorUrl, port), null, 2),
   );
-  const args = ['--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
+  // BENCH_CCR_NODE_ARGS: node flags for ccr, as BENCH_HOP_NODE_ARGS for the Node hop (a profiler, a preload).
+  const nodeArgs = (process.env.BENCH_CCR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [...nodeArgs, '--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
   log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')}`);
   const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NODE_ENV: 'production' };
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 200);
