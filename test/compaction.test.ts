@@ -198,6 +198,21 @@ for (const mode of ['direct', 'tool'] as const) {
       );
     }, 120_000);
 
+    it('names context_management as not honoured, and refuses one of the wrong shape', async () => {
+      const post = (context_management: unknown) =>
+        fetch(`${proxy.url}${bases[mode]}/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model, input: 'Hi', context_management }),
+        });
+      const ok = await post([{ type: 'compaction', compact_threshold: 100_000 }]);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('x-proxy-ignored-params')).toContain('context_management');
+      const bad = await post([{ type: 'summary' }]);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('context_management.0.type');
+    }, 60_000);
+
     it('refuses a forged compaction item, and one sealed with another key, before any provider call', async () => {
       const other = compactionSeal(randomBytes(32)).seal({ summary: 'made elsewhere', model, created: 0 });
       for (const encrypted_content of [

@@ -51,13 +51,13 @@ describe('reading a request’s compaction items', () => {
     expect(empty.field).toBe('input.0.encrypted_content');
   });
 
-  it('reads context_management’s threshold and takes the field off the body', () => {
+  it('reads context_management’s threshold and leaves the field for the parse to name as not honoured', () => {
     const read = readCompactionInput(
       { model: 'm', input: 'hi', context_management: [{ type: 'compaction', compact_threshold: 150_000 }] },
       seal,
     );
     expect(read.threshold).toBe(150_000);
-    expect(read.body).not.toHaveProperty('context_management');
+    expect(read.body).toHaveProperty('context_management');
     const err = refusal(() =>
       readCompactionInput({ model: 'm', input: 'hi', context_management: [{ type: 'x' }] }, seal),
     );

@@ -6,7 +6,8 @@
 //   never read as text;
 // - a `compaction_trigger` item asks for a compaction instead of an answer (Codex's remote compaction); it must be the
 //   last item, as the Responses API says;
-// - `context_management: [{type: "compaction", compact_threshold}]` is read and taken off the body.
+// - `context_management: [{type: "compaction", compact_threshold}]` is checked and read; the parse names it as not
+//   honoured.
 // The user messages of the input, as the client sent them, are what a compaction keeps besides its summary (the
 // compact endpoint's output: "all user messages, followed by a single compaction item").
 
@@ -17,7 +18,7 @@ type Item = Record<string, unknown>;
 
 /** What the compaction step found in one request. */
 export interface CompactionInput {
-  /** The body the format parses: compaction items opened into summaries, the trigger and context_management gone. */
+  /** The body the format parses: compaction items opened into summaries, the trigger gone. */
   body: unknown;
   /** The request ended with a compaction_trigger: answer with one compaction item. */
   trigger: boolean;
@@ -69,8 +70,10 @@ function thresholdOf(value: unknown): number | undefined {
 
 export function readCompactionInput(raw: unknown, seal: CompactionSeal): CompactionInput {
   if (!isObject(raw)) return { body: raw, trigger: false, userMessages: [] };
-  const { context_management, ...rest } = raw;
-  const threshold = thresholdOf(context_management);
+  // Checked, and left on the body: the proxy does not compact by itself yet, so the parse names the field among
+  // those not honoured (X-Proxy-Ignored-Params) rather than dropping it without a word (docs/compaction.md).
+  const rest = raw;
+  const threshold = thresholdOf(raw.context_management);
   const input = rest.input;
   const userMessages: Item[] = [];
   if (!Array.isArray(input)) {
