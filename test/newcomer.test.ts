@@ -47,7 +47,10 @@ function serve(env: Record<string, string>) {
   });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // The exit code, or the signal that ended the process (a failure then names it, rather than reading "null").
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
   return { child, exited, err: () => stderr };
 }
 
