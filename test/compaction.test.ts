@@ -95,6 +95,15 @@ function conversation(code: string): OpenAI.Responses.ResponseInput {
 for (const mode of ['direct', 'tool'] as const) {
   describe.skipIf(mode === 'tool' && !haveRealCli)(`${mode} mode`, () => {
     const client = () => new OpenAI({ apiKey: 'dummy', baseURL: `${proxy.url}${bases[mode]}`, maxRetries: 0 });
+    /** The question after a compaction, the compacted items before it. */
+    const askAfter = (compacted: OpenAI.Responses.CompactedResponse) =>
+      client().responses.create({
+        model,
+        input: [
+          ...(compacted.output as OpenAI.Responses.ResponseInputItem[]),
+          { role: 'user', content: 'What was it?' },
+        ],
+      });
 
     it('responses.compact() gives the user messages and one sealed item; a follow-up still knows the conversation', async () => {
       const code = `CODE-${randomBytes(4).toString('hex')}`;
@@ -110,13 +119,7 @@ for (const mode of ['direct', 'tool'] as const) {
       expect(summaryRow).toMatchObject({ purpose: 'compaction', outcome: 'ok', mode });
 
       sim.reset();
-      const follow = await client().responses.create({
-        model,
-        input: [
-          ...(compacted.output as OpenAI.Responses.ResponseInputItem[]),
-          { role: 'user', content: 'What was it?' },
-        ],
-      });
+      const follow = await askAfter(compacted);
       expect(follow.status).toBe('completed');
       // The code word reached the model only through the summary: the assistant's reply itself is gone.
       const sent = upstreamTexts().join('\n');
@@ -245,13 +248,7 @@ for (const mode of ['direct', 'tool'] as const) {
       await proxy.close();
       proxy = await start();
       sim.reset();
-      const follow = await client().responses.create({
-        model,
-        input: [
-          ...(compacted.output as OpenAI.Responses.ResponseInputItem[]),
-          { role: 'user', content: 'What was it?' },
-        ],
-      });
+      const follow = await askAfter(compacted);
       expect(follow.status).toBe('completed');
       expect(upstreamTexts().join('\n')).toContain(code);
     }, 120_000);
