@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { compactionSeal } from '../src/proxy/compaction/seal.js';
+import { compactionSeal } from '../src/proxy/responses/compaction/seal.js';
 import type { Settings } from '../src/proxy/config.js';
 import type { UsageRecord } from '../src/proxy/usage/types.js';
 import { realCliEnv } from './helpers/real-cli.js';

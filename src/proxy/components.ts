@@ -11,7 +11,7 @@
 // None of them does any I/O until a request needs it, so a proxy with a mode switched off opens nothing for it; the
 // catalog reads its cache file here and the provider's list once the proxy listens (startCatalog).
 
-import { compactionSeal, loadCompactionKey } from './compaction/seal.js';
+import { compactionSeal, loadCompactionKey } from './responses/compaction/seal.js';
 import { join } from 'node:path';
 import { createRespapiCredential } from './auth/respapi-credentials.js';
 import { CliBackend } from './modes/tool/engine/cli-backend.js';
@@ -26,8 +26,8 @@ import { ProviderClient } from './upstream/provider-client.js';
 import { fetchProviderModels } from './upstream/provider-models.js';
 import { RespapiClient } from './modes/respapi/respapi-client.js';
 import type { RespapiParts } from './modes/respapi/routes.js';
-import { ResponseStore } from './responses-store/store.js';
-import type { ResponseChains } from './routes/response-chain.js';
+import { ResponseStore } from './responses/store.js';
+import type { ResponseChains } from './responses/chain-step.js';
 
 interface Components {
   cli: CliBackend;

@@ -83,7 +83,7 @@ const rows: Row[] = [
   ['POST', '/v1/responses/compact', 'compat', 'tool', { format: 'responses-compact' }],
   ['POST', '/cc/v1/responses/compact', 'compat', 'tool', { format: 'responses-compact' }],
   // Kept responses (docs/responses-store.md), read and removed by id; and the WebSocket handshake of each Responses
-  // base URL (responses-socket/): its responses are rows of their own, the handshake is not.
+  // base URL (responses/socket/): its responses are rows of their own, the handshake is not.
   ['GET', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['DELETE', '/compat/v1/responses/:id', 'compat', 'tool', { ledger: false }],
   ['GET', '/v1/responses/:id', 'compat', 'tool', { ledger: false }],

@@ -52,8 +52,8 @@ import { registerRoot } from './routes/root.js';
 import { registerRespapi } from './modes/respapi/routes.js';
 import { registerTool } from './modes/tool/routes.js';
 import { registerWireRoutes } from './routes/wire-routes.js';
-import { registerStoredResponses } from './routes/stored-responses.js';
-import { responsesSockets } from './responses-socket/upgrade.js';
+import { registerStoredResponses } from './responses/stored-routes.js';
+import { responsesSockets } from './responses/socket/upgrade.js';
 import { registerUsage, type UsageQueries } from './routes/usage.js';
 import { defaultDeps, serviceVersion, type ProxyDeps, type Services } from './services.js';
 import { noopUsageSink } from './usage/index.js';
@@ -177,7 +177,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     chains: components.chains,
   });
   registerStoredResponses(router, services, components.chains);
-  // The Responses WebSocket (responses-socket/): its handshake routes now, its upgrade handler once listening.
+  // The Responses WebSocket (responses/socket/): its handshake routes now, its upgrade handler once listening.
   const responseSockets = responsesSockets(router, services, components.chains);
   registerRespapi(router, services, components.respapi);
   if (ledger) {

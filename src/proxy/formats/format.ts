@@ -108,10 +108,10 @@ export interface WireFormat<A = unknown> {
    * limit, an unknown path). */
   readonly errorShape: StreamErrorShape;
   /** Its requests may name an earlier response and its answers are kept (the Responses API's
-   * previous_response_id): routes/response-chain.ts runs before parse and around the answer. */
+   * previous_response_id): responses/chain-step.ts runs before parse and around the answer. */
   readonly chains?: boolean;
   /** Its requests may hold compaction items, and ask for a compaction (docs/compaction.md): `on-trigger` when the
-   * input ends with a compaction_trigger, `always` on the compact endpoint. routes/response-compaction.ts runs
+   * input ends with a compaction_trigger, `always` on the compact endpoint. responses/compaction-step.ts runs
    * after the chain step, before parse. */
   readonly compacts?: 'on-trigger' | 'always';
   /** The tool types that are the client's own in this format, and the direct-mode path that serves the others (the

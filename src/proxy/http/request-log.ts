@@ -99,7 +99,7 @@ export function requestLog(
     inFlight.add(abort);
     let done = false;
     // 'finish' is the answer handed over whole; writableFinished says the same for a real socket, but not for a
-    // request a Responses socket dispatches in-process (responses-socket/connection.ts), which has no socket.
+    // request a Responses socket dispatches in-process (responses/socket/connection.ts), which has no socket.
     let sawFinish = false;
     const finish = () => {
       if (done) return;

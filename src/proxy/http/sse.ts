@@ -37,7 +37,7 @@ export function sendSse(
     for await (const ev of events) yield encodeSse(ev);
   }
   const body = Readable.from(encode(), { objectMode: false });
-  // A request a Responses socket dispatches in-process has no TCP socket (responses-socket/connection.ts).
+  // A request a Responses socket dispatches in-process has no TCP socket (responses/socket/connection.ts).
   ctx.req.socket.setNoDelay?.(true);
   ctx.body = body;
 }

@@ -39,7 +39,7 @@ export interface Chat {
   upstream?: Pick<BackendContext, 'auth' | 'headers'>;
   /** The request asks nothing (formats/format.ts WireRequest.asksNothing): no backend call. */
   asksNothing?: boolean;
-  /** A response that chains by id (routes/response-chain.ts), handed to the backend. */
+  /** A response that chains by id (responses/chain-step.ts), handed to the backend. */
   link?: BackendContext['link'];
   /** Nothing continues this conversation (a compaction's summary): BackendContext.once. */
   once?: boolean;
@@ -52,7 +52,7 @@ export interface Mode {
   readonly name: ChatMode;
   readonly backend: Backend;
   /** A compaction's summary request keeps the conversation's tools (direct mode: the provider then reads the whole
-   * prefix from its cache) rather than offering none (tool mode: a plain chat). compaction/summary-request.ts. */
+   * prefix from its cache) rather than offering none (tool mode: a plain chat). responses/compaction/summary-request.ts. */
   readonly summaryKeepsTools: boolean;
   /** What the mode refuses of a raw body before the format's parse reads it (tool mode: provider-run tools). */
   refuse?(body: unknown, format: WireFormat<unknown>): void;

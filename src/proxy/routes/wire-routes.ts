@@ -11,11 +11,11 @@ import { wireFormats } from '../formats/registry.js';
 import { chatModes, type ModeParts } from '../modes/index.js';
 import { answerChat } from './answer-chat.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
-import { chainRequest, type ResponseChains } from './response-chain.js';
-import { compactionStep } from './response-compaction.js';
+import { chainRequest, type ResponseChains } from '../responses/chain-step.js';
+import { compactionStep } from '../responses/compaction-step.js';
 
 interface WireParts extends ModeParts {
-  /** The kept responses, for a format that chains (routes/response-chain.ts); absent on the Ollama listener. */
+  /** The kept responses, for a format that chains (responses/chain-step.ts); absent on the Ollama listener. */
   chains?: ResponseChains;
 }
 
@@ -53,7 +53,7 @@ export function registerWireRoutes(
     const handler = async (ctx: ProxyContext): Promise<void> => {
       const step = chains && (await chainRequest(ctx, chains));
       const chained = step ? step.body : ctx.state.body;
-      // Compaction items open, and a compaction asked for is noted, before the parse (response-compaction.ts).
+      // Compaction items open, and a compaction asked for is noted, before the parse (responses/compaction-step.ts).
       const compaction =
         chains && format.compacts
           ? compactionStep(ctx, chained, format, mode, chains.seal, services.deps.now)

@@ -11,7 +11,7 @@
 //   part of the description (a lossy conversion: warned), and its calls come back as custom_tool_call items;
 // - tools the assistant cannot serve (web_search, namespace, tool_search, ...) and input items it has no
 //   equivalent for are left out and named in X-Proxy-Ignored-Params: Codex always sends some, and exits on a 4xx;
-// - previous_response_id is resolved before this parse (routes/response-chain.ts): the input it gets is already
+// - previous_response_id is resolved before this parse (responses/chain-step.ts): the input it gets is already
 //   the chain's items plus the new ones (docs/responses-store.md).
 
 import type { DocumentRules } from '../../profile.js';
@@ -58,12 +58,12 @@ export interface ResponsesAnswerOptions {
   parallelToolCalls: boolean;
   toolChoice: unknown;
   tools: unknown[];
-  /** Set by the chain step (routes/response-chain.ts): the response's id, known before the backend is called, and
+  /** Set by the chain step (responses/chain-step.ts): the response's id, known before the backend is called, and
    * what the response echoes of the chain. */
   id?: string;
   previousResponseId?: string | null;
   store?: boolean;
-  /** Set by the compaction step (routes/response-compaction.ts): answer with one compaction item instead of the
+  /** Set by the compaction step (responses/compaction-step.ts): answer with one compaction item instead of the
    * model's output (compaction-answer.ts). */
   compaction?: CompactionAnswer;
 }

@@ -203,7 +203,7 @@ export interface ResponsesResponse {
 
 /** How a compaction is answered (compaction-answer.ts), set on the answer options by the compaction step. */
 export interface CompactionAnswer {
-  /** Seals the summary the model wrote (compaction/seal.ts), as the item's encrypted_content. */
+  /** Seals the summary the model wrote (responses/compaction/seal.ts), as the item's encrypted_content. */
   seal(summary: string, model: string): string;
   /** The compact endpoint (POST …/responses/compact): its answer is the user messages, then the item. */
   endpoint?: { userMessages: unknown[] };

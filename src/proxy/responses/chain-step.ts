@@ -3,7 +3,7 @@
 // answer:
 //   before   the response's id is made (unguessable, known before the backend is called, so tool mode can tie the
 //            CLI process that answers to it); a named response's chain is read (the socket's own responses first)
-//            and the request's input becomes the chain's items plus the new ones (formats/responses/chain.ts)
+//            and the request's input becomes the chain's items plus the new ones (responses/chain.ts)
 //   after    a completed or incomplete answer is kept: in the store unless the request said `store: false`, and on a
 //            socket in the connection's own memory whatever it said (Codex sends store:false and chains on its
 //            socket)
@@ -17,20 +17,20 @@ import {
   type ResponseLookup,
   type ResponseStore,
   type StoredResponse,
-} from '../responses-store/store.js';
-import { chainOf, chainedInput, storedResponseOf } from '../formats/responses/chain.js';
+} from './store.js';
+import { chainOf, chainedInput, storedResponseOf } from './chain.js';
 import type { ResponsesAnswerOptions } from '../formats/responses/request-to-native.js';
 import type { AnswerWriter } from '../formats/format.js';
 import type { Chat } from '../modes/mode.js';
-import type { CompactionSeal } from '../compaction/seal.js';
+import type { CompactionSeal } from './compaction/seal.js';
 
 /** What every chained route shares in one proxy: the store, and the requests a socket sends (their scope). */
 export interface ResponseChains {
   store: ResponseStore;
-  /** The connection's own responses of each request a socket sent (responses-socket/). */
+  /** The connection's own responses of each request a socket sent (responses/socket/). */
   sockets: WeakMap<IncomingMessage, ConnectionResponses>;
   now: () => number;
-  /** Seals and opens the compaction items of these chains (compaction/seal.ts). */
+  /** Seals and opens the compaction items of these chains (responses/compaction/seal.ts). */
   seal: CompactionSeal;
 }
 

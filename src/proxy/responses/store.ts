@@ -1,6 +1,6 @@
 // The kept Responses (docs/responses-store.md): what `previous_response_id` names, and what GET and DELETE
 // /responses/{id} read. The Responses API keeps a response unless the request says `store: false`; a chained
-// request's input is the earlier responses' input and output plus its new items (formats/responses/chain.ts).
+// request's input is the earlier responses' input and output plus its new items (responses/chain.ts).
 // Rules, each for a reason:
 // - one owner-only file per response (0600 in a 0700 directory, `<dataDir>/responses/`): a response is a
 //   conversation, and the id is all another local process would need to read it back, so ids are 192 random bits;

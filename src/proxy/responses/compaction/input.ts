@@ -1,5 +1,5 @@
 // A Responses request's compaction items, read before the format's parse (docs/compaction.md). Runs after the chain
-// step (routes/response-chain.ts), on the whole input:
+// step (responses/chain-step.ts), on the whole input:
 // - a `compaction` item (sealed by this proxy: seal.ts) stands for the conversation it replaced: it becomes one user
 //   message holding the summary, where it stands. One that does not open (forged, altered, sealed on another machine
 //   or before the key changed) is the client's 400 naming the item, with the way out: a new session. Never dropped,
@@ -11,7 +11,7 @@
 // The user messages of the input, as the client sent them, are what a compaction keeps besides its summary (the
 // compact endpoint's output: "all user messages, followed by a single compaction item").
 
-import { invalidField, ProxyError } from '../errors.js';
+import { invalidField, ProxyError } from '../../errors.js';
 import type { CompactionSeal } from './seal.js';
 
 type Item = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ProxyError } from '../errors.js';
+import { ProxyError } from '../../errors.js';
 import { readCompactionInput } from './input.js';
 import { compactionSeal } from './seal.js';
 import { summaryInstruction, summaryRequest } from './summary-request.js';

@@ -20,10 +20,10 @@ import type { IncomingHttpHeaders, RequestListener } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import inject from 'light-my-request';
 import type { WebSocket } from 'ws';
-import { ConnectionResponses, newResponseId } from '../responses-store/store.js';
-import type { ResponseChains } from '../routes/response-chain.js';
-import { storedResponseOf } from '../formats/responses/chain.js';
-import { baseResponse } from '../formats/responses/response-parts.js';
+import { ConnectionResponses, newResponseId } from '../store.js';
+import type { ResponseChains } from '../chain-step.js';
+import { storedResponseOf } from '../chain.js';
+import { baseResponse } from '../../formats/responses/response-parts.js';
 
 interface SocketOptions {
   /** The app's request listener (the main listener's middleware chain and routes). */

@@ -7,7 +7,7 @@ import type { ProxyContext } from '../http/types.js';
 import { routeTable } from '../route-table.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
-import type { ResponseChains } from './response-chain.js';
+import type { ResponseChains } from './chain-step.js';
 
 function notFound(id: string): ProxyError {
   return new ProxyError('not_found', `Response with id '${id.slice(0, 80)}' not found.`, { field: 'id' });

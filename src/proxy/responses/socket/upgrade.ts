@@ -10,12 +10,12 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server }
 import type { Duplex } from 'node:stream';
 import inject from 'light-my-request';
 import { WebSocketServer } from 'ws';
-import { ProxyError } from '../errors.js';
-import type { ProxyContext } from '../http/types.js';
-import { routeTable } from '../route-table.js';
-import type { ResponseChains } from '../routes/response-chain.js';
-import { addRoute, type ProxyRouter } from '../http/add-route.js';
-import type { Services } from '../services.js';
+import { ProxyError } from '../../errors.js';
+import type { ProxyContext } from '../../http/types.js';
+import { routeTable } from '../../route-table.js';
+import type { ResponseChains } from '../chain-step.js';
+import { addRoute, type ProxyRouter } from '../../http/add-route.js';
+import type { Services } from '../../services.js';
 import { ResponsesSocket } from './connection.js';
 
 /** A text frame goes out when a response has been silent this long (Codex's idle timer counts text frames). */

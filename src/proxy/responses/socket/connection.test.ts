@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { ResponseStore } from '../responses-store/store.js';
+import { ResponseStore } from '../store.js';
 import { ResponsesSocket } from './connection.js';
 
 const cleanup: Array<() => void> = [];

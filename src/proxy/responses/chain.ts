@@ -10,8 +10,8 @@
 // - a response whose output is a compaction item cuts the chain there: what came before is its summary's
 //   (chainItems).
 
-import { ProxyError, invalidField } from '../../errors.js';
-import type { ResponseLookup, StoredResponse } from '../../responses-store/store.js';
+import { ProxyError, invalidField } from '../errors.js';
+import type { ResponseLookup, StoredResponse } from './store.js';
 
 /** The longest chain walked: a loop or a runaway chain ends here. */
 const maxChain = 10_000;

@@ -10,7 +10,7 @@
 //   a forced tool choice becomes `auto`, since a forced call cannot be a summary;
 // - offer no tools (`tool_choice: none`, tool mode): the CLI then runs it as a plain chat, from a fresh start.
 
-import type { NativeContentBlock, NativeRequest } from '../formats/native.js';
+import type { NativeContentBlock, NativeRequest } from '../../formats/native.js';
 
 /** What the summary must keep: what an agent needs to go on without the conversation it stands for. */
 export const summaryInstruction = [
