@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 
 export type Framing = 'length' | 'chunked';
 export type BenchConfig = ReturnType<typeof loadBenchConfig>;
-export const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'x', 'k'];
+export const allWorkloads = ['a', 'b', 'c', 'd', 'e', 'f', 'l', 'p', 's', 'w', 'x', 'o', 'k'];
 
 function num(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -17,6 +17,7 @@ import { markdownReport, targets, writeReport } from './report.js';
 import { buildProxy, repoRoot, startNodeHop, startProxyProcess, startSimulatorProcess } from './servers.js';
 import { writeBenchCredentials } from './servers.js';
 import { runBillingWorkload } from './workload-billing.js';
+import { runSocketWorkload } from './workload-socket.js';
 import { runDirectCacheWorkload } from './workload-direct-cache.js';
 import { runLiveCapWorkload } from './workload-live-cap.js';
 import { runPoolWorkload } from './workload-pool.js';
@@ -58,6 +59,7 @@ const workloads: Array<[string, (b: Bench) => Promise<void>]> = [
   ['s', runStartup], // start-up of the built JavaScript and of the sources
   ['w', runBillingWorkload], // the provider's bill (prompt cache) and follow-up turns
   ['x', runDirectCacheWorkload], // direct mode's translated routes from the cache, marks on and off
+  ['o', runSocketWorkload], // a Responses turn's CPU on the socket and over HTTP
   ['k', runLiveCapWorkload], // CLI_LIVE_MAX with idle chats and pending tool calls, real CLI
 ];
 

@@ -37,7 +37,7 @@ interface Components {
   respapi: RespapiParts;
   /** Reads the provider's model list now and daily, when a mode that uses it (tool, direct) is on. */
   startCatalog(): void;
-  /** The kept Responses and the sockets' own (docs/responses-store.md). */
+  /** The kept Responses (docs/responses-store.md). */
   chains: ResponseChains;
   /** The components' own figures for /health/detailed; without the owner's key, no path (docs/security.md). */
   health(view: HealthView): Record<string, unknown>;
@@ -59,7 +59,6 @@ export function buildComponents(services: Services): Components {
       now: deps.now,
       warn: (fields, message) => logger.warn(fields, message),
     }),
-    sockets: new WeakMap(),
     now: deps.now,
     seal: compactionSeal(loadCompactionKey(config.dataDir)),
   };

@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import type { Config } from './config.js';
 import { isLoopbackHost } from '../shared/endpoints.js';
 import type { ModeName } from '../shared/modes.js';
@@ -25,6 +26,7 @@ import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { errorRenderer } from './http/errors.js';
+import { exchangeOf } from './http/exchange.js';
 import { familyErrorShapes } from './formats/error-shapes.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
@@ -44,7 +46,7 @@ import type { SessionRegistry } from './modes/respapi/session-registry.js';
 import type { CliPoolSnapshot } from './modes/tool/engine/warm-pool.js';
 import type { LiveConversationsSnapshot } from './modes/tool/engine/processes.js';
 import { createOllamaApp, type OllamaListenerStatus } from './routes/ollama.js';
-import type { ProxyMiddleware } from './http/types.js';
+import type { ProxyContext, ProxyMiddleware } from './http/types.js';
 import { registerDirect } from './modes/direct/routes.js';
 import { registerHealth } from './routes/health.js';
 import { registerModels } from './routes/models.js';
@@ -178,7 +180,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   });
   registerStoredResponses(router, services, components.chains);
   // The Responses WebSocket (responses/socket/): its handshake routes now, its upgrade handler once listening.
-  const responseSockets = responsesSockets(router, services, components.chains);
+  const responseSockets = responsesSockets(router, services, components.chains.store);
   registerRespapi(router, services, components.respapi);
   if (ledger) {
     registerUsage(router, services, ledger satisfies UsageQueries);
@@ -208,9 +210,11 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     }),
     rateLimit(config.rateLimitPerMinute, config.rateLimitBurst, deps.now, () => metrics.rateLimited(deps.now())),
   ];
-  for (const middleware of chain) app.use(middleware);
-  app.use(fallthrough(router));
-  app.use(router.routes());
+  // The main listener's pipeline: the chain, then its routes. An HTTP request runs it through Koa; a request that
+  // comes on a Responses socket runs the same function through http/exchange.ts.
+  const pipeline = compose<ProxyContext>([...chain, fallthrough(router), router.routes() as ProxyMiddleware]);
+  app.use(pipeline);
+  const exchange = exchangeOf(app, pipeline);
   const ollamaApp = config.ollamaPort === undefined ? undefined : createOllamaApp(services, components, chain);
   let ollamaServer: Server | undefined;
   let ollamaStatus: OllamaListenerStatus = { state: 'off' };
@@ -226,7 +230,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
     // keepAliveTimeout, is closed, so held sockets are reclaimed; the connection caps bound how many there are.
     const s = makeServer(app);
     admitToolSockets(s);
-    responseSockets.attach(s, app.callback());
+    responseSockets.attach(s, exchange);
     await bind(s, config.port, { flag: '--port', env: 'PORT' });
     server = s;
     const addr = s.address() as AddressInfo;

@@ -25,7 +25,6 @@ export function sendNdjson(
   async function* encode() {
     for await (const ev of events) yield encodeNdjson(ev);
   }
-  // A request a Responses socket dispatches in-process has no TCP socket (responses/socket/connection.ts).
-  ctx.req.socket.setNoDelay?.(true);
+  ctx.req.socket.setNoDelay(true);
   ctx.body = Readable.from(encode(), { objectMode: false });
 }

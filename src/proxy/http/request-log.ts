@@ -98,14 +98,12 @@ export function requestLog(
     ctx.state = Object.assign(new RequestState(abort, startedAt), ctx.state) as unknown as ProxyState;
     inFlight.add(abort);
     let done = false;
-    // 'finish' is the answer handed over whole; writableFinished says the same for a real socket, but not for a
-    // request a Responses socket dispatches in-process (responses/socket/connection.ts), which has no socket.
-    let sawFinish = false;
     const finish = () => {
       if (done) return;
       done = true;
       inFlight.delete(abort);
-      const clientGone = !sawFinish && !ctx.res.writableFinished;
+      // The answer was handed over whole, or the connection (or another transport, http/exchange.ts) went first.
+      const clientGone = !ctx.res.writableFinished;
       if (clientGone) abort.abort(new Error('client disconnected'));
       const durationMs = now() - startedAt;
       const status = clientGone && !ctx.headerSent ? 499 : ctx.status;
@@ -230,10 +228,7 @@ export function requestLog(
     };
     // `on`, not `once`: finish() runs once anyway (done), and once() wraps each listener in a new closure.
     ctx.res.on('close', finish);
-    ctx.res.on('finish', () => {
-      sawFinish = true;
-      finish();
-    });
+    ctx.res.on('finish', finish);
     return next();
   };
 }

@@ -33,11 +33,12 @@ export function sendSse(
   ctx.set('connection', 'keep-alive');
   ctx.set('x-accel-buffering', 'no');
   for (const name in extraHeaders) ctx.set(name, extraHeaders[name]);
+  // A request that came on a socket takes the events themselves (http/exchange.ts): no text to parse back.
+  if (ctx.state.relay) return ctx.state.relay.relay(events);
   async function* encode() {
     for await (const ev of events) yield encodeSse(ev);
   }
   const body = Readable.from(encode(), { objectMode: false });
-  // A request a Responses socket dispatches in-process has no TCP socket (responses/socket/connection.ts).
-  ctx.req.socket.setNoDelay?.(true);
+  ctx.req.socket.setNoDelay(true);
   ctx.body = body;
 }

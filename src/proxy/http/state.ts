@@ -7,6 +7,14 @@ import type { RequestAbort } from './request-abort.js';
 import type { RouteMode } from '../route-table.js';
 import type { BillingLane, BillingRefusal, Outcome } from '../usage/types.js';
 
+/**
+ * A transport that takes a streamed answer's events as they are (a Responses socket's frames, http/exchange.ts), in
+ * place of the SSE text an HTTP answer is written as (http/sse.ts). The events are http/sse.ts's SseEvent.
+ */
+export interface EventRelay {
+  relay(events: AsyncIterable<{ event?: string; data: unknown }>): void;
+}
+
 export interface ProxyState {
   requestId: string;
   family: Family;
@@ -60,6 +68,13 @@ export interface ProxyState {
   offLedger?: boolean;
   /** A guard's refusal: the level of its log line, so a page's flood of them is one warn line a minute (refusal-log.ts). */
   refusal?: RefusalLogLevel;
+  /** Set when the request came by another transport (http/exchange.ts): its streamed answer's events go there. */
+  relay?: EventRelay;
+  /** A WebSocket handshake the main listener's upgrade event passed in (responses/socket/upgrade.ts). */
+  upgrade?: true;
+  /** The connection's own responses, for a request that came on a Responses socket (responses/store.ts
+   * ConnectionResponses: set by responses/socket/connection.ts, read by responses/chain-step.ts). */
+  socketResponses?: object;
   /** The client presented the proxy access key as its API key; it must not be forwarded upstream. */
   accessKeyPresented?: boolean;
 }

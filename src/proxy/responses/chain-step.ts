@@ -8,7 +8,6 @@
 //            socket in the connection's own memory whatever it said (Codex sends store:false and chains on its
 //            socket)
 
-import type { IncomingMessage } from 'node:http';
 import type { ProxyContext } from '../http/types.js';
 import type { SseEvent } from '../http/sse.js';
 import {
@@ -24,11 +23,9 @@ import type { AnswerWriter } from '../formats/format.js';
 import type { Chat } from '../modes/mode.js';
 import type { CompactionSeal } from './compaction/seal.js';
 
-/** What every chained route shares in one proxy: the store, and the requests a socket sends (their scope). */
+/** What every chained route shares in one proxy. */
 export interface ResponseChains {
   store: ResponseStore;
-  /** The connection's own responses of each request a socket sent (responses/socket/). */
-  sockets: WeakMap<IncomingMessage, ConnectionResponses>;
   now: () => number;
   /** Seals and opens the compaction items of these chains (responses/compaction/seal.ts). */
   seal: CompactionSeal;
@@ -51,7 +48,8 @@ type Body = Record<string, unknown>;
 export async function chainRequest(ctx: ProxyContext, chains: ResponseChains): Promise<ChainedRequest> {
   const raw = ctx.state.body;
   const body: Body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Body) : {};
-  const connection = chains.sockets.get(ctx.req);
+  // A request that came on a Responses socket reads and keeps the connection's own responses (socket/connection.ts).
+  const connection = ctx.state.socketResponses as ConnectionResponses | undefined;
   const lookup: ResponseLookup = connection ?? chains.store;
   const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
   const id = newResponseId();

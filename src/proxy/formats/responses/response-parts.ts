@@ -130,3 +130,35 @@ export function toolCallItem(
     arguments: JSON.stringify(block.input ?? {}),
   };
 }
+
+/**
+ * Codex's prewarm (`generate: false`, docs/responses-socket.md): a response with no output and no usage, as the
+ * events a stream of it would carry (`response.created`, `response.completed`), and the completed response to keep.
+ */
+export function prewarmAnswer(
+  id: string,
+  body: Record<string, unknown>,
+  created: number,
+): { events: Array<{ type: string; sequence_number: number; response: ResponsesResponse }>; done: ResponsesResponse } {
+  const response = baseResponse(
+    id,
+    { model: String(body.model ?? ''), created },
+    {
+      customTools: new Set(),
+      parallelToolCalls: body.parallel_tool_calls !== false,
+      toolChoice: body.tool_choice ?? 'auto',
+      tools: Array.isArray(body.tools) ? body.tools : [],
+      previousResponseId: typeof body.previous_response_id === 'string' ? body.previous_response_id : null,
+      store: body.store !== false,
+    },
+  );
+  const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, total_tokens: 0 };
+  const done: ResponsesResponse = { ...response, status: 'completed', usage };
+  return {
+    events: [
+      { type: 'response.created', sequence_number: 0, response },
+      { type: 'response.completed', sequence_number: 1, response: done },
+    ],
+    done,
+  };
+}

@@ -1,12 +1,10 @@
-import type { RequestListener } from 'node:http';
-import { randomBytes } from 'node:crypto';
-import { compactionSeal } from '../compaction/seal.js';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { Exchange } from '../../http/exchange.js';
 import { ResponseStore } from '../store.js';
 import { ResponsesSocket } from './connection.js';
 
@@ -15,21 +13,16 @@ afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });
 
-/** A socket served by ResponsesSocket over `dispatch`, and the frames its client receives. */
-async function socketOver(dispatch: RequestListener, keepAliveMs: number) {
+/** A socket served by ResponsesSocket over `exchange`, and the frames its client receives. */
+async function socketOver(exchange: Exchange, keepAliveMs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'socket-'));
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => wss.once('listening', r));
-  const chains = {
-    store: new ResponseStore({ dir: join(dir, 'responses'), maxAgeMs: 60_000, maxBytes: 1 << 20 }),
-    sockets: new WeakMap(),
-    now: Date.now,
-    seal: compactionSeal(randomBytes(32)),
-  };
+  const store = new ResponseStore({ dir: join(dir, 'responses'), maxAgeMs: 60_000, maxBytes: 1 << 20 });
   wss.on('connection', (ws) => {
     new ResponsesSocket(ws, {
-      dispatch,
-      chains,
+      exchange,
+      store,
       path: '/v1/responses',
       headers: { host: 'localhost' },
       remoteAddress: '127.0.0.1',
@@ -56,11 +49,11 @@ const until = async (check: () => boolean) => {
 
 describe('ResponsesSocket', () => {
   it('sends keep-alive text frames while the answer is silent, then the events as they come', async () => {
-    const { client, frames } = await socketOver((_req, res) => {
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end('event: response.completed\ndata: {"type":"response.completed","response":{"id":"r","output":[]}}\n\n');
-      }, 200);
+    const { client, frames } = await socketOver(async (_request, sink) => {
+      await new Promise((r) => setTimeout(r, 200));
+      const data = { type: 'response.completed', response: { id: 'r', output: [] } };
+      sink?.({ event: data.type, data });
+      return { status: 200, headers: {}, body: undefined, streamed: true };
     }, 40);
     client.send(JSON.stringify({ type: 'response.create', model: 'm', input: 'x' }));
     expect(await until(() => frames.at(-1)?.type === 'response.completed')).toBe(true);
@@ -71,9 +64,9 @@ describe('ResponsesSocket', () => {
 
   it('ignores response.processed and refuses other messages with a 400 error frame', async () => {
     let dispatched = 0;
-    const { client, frames } = await socketOver((_req, res) => {
+    const { client, frames } = await socketOver(async () => {
       dispatched++;
-      res.end();
+      return { status: 200, headers: {}, body: undefined, streamed: true };
     }, 1000);
     client.send(JSON.stringify({ type: 'response.processed', response_id: 'r' }));
     client.send(JSON.stringify({ type: 'session.update' }));

@@ -2,9 +2,10 @@
 // Responses base URL. Each `response.create` message is the Responses request body flattened beside its `type`;
 // its answer is the same events as the HTTP stream, one text frame each, and the next message may follow on the
 // same connection. Rules, each for a reason:
-// - every response is dispatched through the proxy's own middleware chain as a POST to the socket's path (the
-//   request id, the log line, the guards, the rate limit, the body limits, the route's mode and the one answer
-//   path): it is one ledger row with its own lane, and is refused exactly as over HTTP;
+// - every response enters the main listener's own pipeline as a POST to the socket's path (http/exchange.ts: the
+//   request id, the log line, the guards, the rate limit, the body limits, the route's mode, the chain and the one
+//   answer path), with no HTTP request written: it is one ledger row with its own lane, is refused exactly as over
+//   HTTP, and its answer's events come back as events, each sent as one text frame;
 // - a refused response is one `error` frame carrying the HTTP status and the error body Codex reads
 //   (`{"type": "error", "status", "error", "headers"}`); the connection stays open for the next message;
 // - the prewarm (`generate: false`, before the first real turn) is answered `response.created` then
@@ -16,19 +17,17 @@
 // - the client going (close or error) aborts the open response (the CLI child or upstream request is freed by the
 //   usual abort path, and the response is still recorded); the proxy going closes with 1001.
 
-import type { IncomingHttpHeaders, RequestListener } from 'node:http';
-import { createParser } from 'eventsource-parser';
-import inject from 'light-my-request';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { WebSocket } from 'ws';
-import { ConnectionResponses, newResponseId } from '../store.js';
-import type { ResponseChains } from '../chain-step.js';
+import type { Exchange } from '../../http/exchange.js';
+import { ConnectionResponses, newResponseId, type ResponseStore } from '../store.js';
 import { storedResponseOf } from '../chain.js';
-import { baseResponse } from '../../formats/responses/response-parts.js';
+import { prewarmAnswer } from '../../formats/responses/response-parts.js';
 
 interface SocketOptions {
-  /** The app's request listener (the main listener's middleware chain and routes). */
-  dispatch: RequestListener;
-  chains: ResponseChains;
+  /** The main listener's pipeline, for each response (http/exchange.ts). */
+  exchange: Exchange;
+  store: ResponseStore;
   /** The path the socket was opened on: every response is a POST to it. */
   path: string;
   /** The handshake's headers, passed on to each response (the access key, the client's name, its auth). */
@@ -38,7 +37,10 @@ interface SocketOptions {
   now: () => number;
 }
 
-/** Headers of the handshake that describe the upgrade itself, not the requests sent on the socket. */
+/**
+ * Headers of the handshake that describe the upgrade itself, not the requests sent on the socket; and its request
+ * id, since every response is a request of its own.
+ */
 const handshakeOnly = new Set([
   'connection',
   'upgrade',
@@ -48,13 +50,14 @@ const handshakeOnly = new Set([
   'sec-websocket-version',
   'sec-websocket-extensions',
   'sec-websocket-protocol',
+  'x-request-id',
 ]);
 
 type Message = Record<string, unknown>;
 
 export class ResponsesSocket {
   private readonly own: ConnectionResponses;
-  private readonly headers: Record<string, string | string[]>;
+  private readonly headers: IncomingHttpHeaders;
   private queue: Promise<void> = Promise.resolve();
   private open: AbortController | undefined;
   private lastSent = 0;
@@ -64,7 +67,7 @@ export class ResponsesSocket {
     private readonly ws: WebSocket,
     private readonly opts: SocketOptions,
   ) {
-    this.own = new ConnectionResponses(opts.chains.store);
+    this.own = new ConnectionResponses(opts.store);
     this.headers = {};
     for (const [name, value] of Object.entries(opts.headers))
       if (value !== undefined && !handshakeOnly.has(name)) this.headers[name] = value;
@@ -83,14 +86,14 @@ export class ResponsesSocket {
     if (!this.open) this.ws.close(1001, 'the proxy is shutting down');
   }
 
-  private send(text: string): void {
+  private send(value: unknown): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(text);
+    this.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
     this.lastSent = this.opts.now();
   }
 
   private sendError(status: number, error: unknown, headers: Record<string, string> = {}): void {
-    this.send(JSON.stringify({ type: 'error', status, error, headers }));
+    this.send({ type: 'error', status, error, headers });
   }
 
   private async receive(data: unknown, isBinary: boolean): Promise<void> {
@@ -122,29 +125,14 @@ export class ResponsesSocket {
 
   /** Codex's prewarm: a response with no output, kept so that the first real turn chains to it. */
   private prewarm(body: Message): void {
-    const id = newResponseId();
+    const now = this.opts.now();
+    const { events, done } = prewarmAnswer(newResponseId(), body, Math.floor(now / 1000));
     const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : null;
-    const response = baseResponse(
-      id,
-      { model: String(body.model ?? ''), created: Math.floor(this.opts.now() / 1000) },
-      {
-        customTools: new Set(),
-        parallelToolCalls: body.parallel_tool_calls !== false,
-        toolChoice: body.tool_choice ?? 'auto',
-        tools: Array.isArray(body.tools) ? body.tools : [],
-        previousResponseId: previous,
-        store: body.store !== false,
-      },
-    );
-    let sequence = 0;
-    this.send(JSON.stringify({ type: 'response.created', sequence_number: sequence++, response }));
-    const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, total_tokens: 0 };
-    const done = { ...response, status: 'completed', usage };
-    this.own.put(storedResponseOf(done, previous, body.input, this.opts.now()));
-    this.send(JSON.stringify({ type: 'response.completed', sequence_number: sequence, response: done }));
+    this.own.put(storedResponseOf(done as unknown as Record<string, unknown>, previous, body.input, now));
+    for (const event of events) this.send(event);
   }
 
-  /** One response through the middleware chain, its events relayed as text frames. */
+  /** One response through the main listener's pipeline, its events sent as text frames. */
   private async respond(body: Message): Promise<void> {
     const abort = new AbortController();
     this.open = abort;
@@ -155,54 +143,45 @@ export class ResponsesSocket {
       },
       Math.max(10, Math.floor(this.opts.keepAliveMs / 2)),
     );
-    const { chains, dispatch } = this.opts;
     try {
-      const res = await inject(
-        (req, res) => {
-          chains.sockets.set(req, this.own);
-          // The client going ends the answer as a closed connection would: the request log sees it gone and fires
-          // the request's signal, which ends the CLI child or the upstream request.
-          abort.signal.addEventListener('abort', () => res.destroy(), { once: true });
-          dispatch(req, res);
-        },
+      const answer = await this.opts.exchange(
         {
           method: 'POST',
-          url: this.opts.path,
+          path: this.opts.path,
           headers: this.headers,
-          payload: JSON.stringify({ ...body, stream: true }),
           remoteAddress: this.opts.remoteAddress,
+          body: Buffer.from(JSON.stringify({ ...body, stream: true })),
+          state: { socketResponses: this.own },
           signal: abort.signal,
-          payloadAsStream: true,
-          // The options are this module's own; checking them on every response cost about a millisecond.
-          validate: false,
         },
+        (event) => this.send(event.data),
       );
-      const stream = res.stream();
-      if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-        let text = '';
-        for await (const chunk of stream) text += String(chunk);
-        let error: unknown = { message: text.slice(0, 2000) };
-        try {
-          const parsed = JSON.parse(text) as { error?: unknown };
-          error = parsed.error ?? parsed;
-        } catch {
-          // not JSON: its text is the message
-        }
-        const retryAfter = res.headers['retry-after'];
-        this.sendError(res.statusCode, error, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
-        return;
+      if (!answer.streamed && !abort.signal.aborted) {
+        const retryAfter = answer.headers['retry-after'];
+        this.sendError(
+          answer.status,
+          errorOf(answer.body),
+          retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+        );
       }
-      const parser = createParser({ onEvent: (event) => this.send(event.data) });
-      // A character split across two chunks is joined before it is parsed.
-      const decoder = new TextDecoder();
-      for await (const chunk of stream) parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-    } catch (err) {
-      // The client went away mid-response: the abort already reached the chat; nothing is left to tell.
-      if (!abort.signal.aborted)
-        this.sendError(500, { type: 'server_error', code: 'internal_server_error', message: (err as Error).message });
     } finally {
       clearInterval(keepAlive);
       this.open = undefined;
     }
   }
+}
+
+/** The error object of a refused response's body, as its route family's shape wrote it. */
+function errorOf(body: unknown): unknown {
+  let value = body;
+  if (Buffer.isBuffer(value) || typeof value === 'string') {
+    const text = String(value);
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { message: text.slice(0, 2000) };
+    }
+  }
+  if (typeof value === 'object' && value !== null && 'error' in value) return (value as { error: unknown }).error;
+  return value ?? { message: 'the response ended without an answer' };
 }

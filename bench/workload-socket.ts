@@ -1,0 +1,83 @@
+// (o) A Responses turn on the WebSocket against the same turn over HTTP (docs/responses-socket.md): the proxy's CPU
+// per streamed turn in direct mode, one proxy, the two ways interleaved round by round in one run. Each turn is the
+// same request (8 earlier turns, 8 tools, `store: false`), so the figures differ only by the transport.
+
+import WebSocket from 'ws';
+import { userTurn } from './bill.js';
+import { nativeHeaders, neutralModel, type Bench } from './context.js';
+import { cpuSeconds } from './procfs.js';
+import { pair, rowsOf } from './report.js';
+import { startProxyProcess } from './servers.js';
+
+const tools = Array.from({ length: 8 }, (_, i) => ({
+  type: 'function',
+  name: `tool_${i}`,
+  description: `Tool ${i}`,
+  parameters: { type: 'object', properties: {} },
+}));
+const input = Array.from({ length: 8 }, (_, i) => [
+  { role: 'user', content: userTurn(i) },
+  { role: 'assistant', content: 'ok' },
+]).flat();
+const body = { model: neutralModel, instructions: 'Be brief.', input, tools, store: false };
+
+/** One streamed turn over HTTP, read to its end. */
+async function overHttp(url: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: nativeHeaders,
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('response.completed')) throw new Error(`HTTP turn: ${res.status}`);
+}
+
+/** One turn on an open socket, until its last event. */
+function onSocket(ws: WebSocket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const type = (JSON.parse(String(data)) as { type: string }).type;
+      if (type === 'keepalive') return;
+      if (type === 'error' || type === 'response.failed') reject(new Error(`socket turn: ${String(data)}`));
+      else if (type !== 'response.completed') return;
+      ws.off('message', onMessage);
+      resolve();
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ type: 'response.create', ...body }));
+  });
+}
+
+export async function runSocketWorkload(b: Bench): Promise<void> {
+  const proxy = await startProxyProcess(b.proxyOptions);
+  const url = `${proxy.url}/api/v1/responses`;
+  const ws = new WebSocket(url.replace(/^http/, 'ws'), { headers: nativeHeaders });
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const rounds = 10;
+    const n = b.cfg.quick ? 10 : 50;
+    const spent = { socket: 0, http: 0 };
+    for (let i = 0; i < 5; i++) await Promise.all([onSocket(ws), overHttp(url)]); // warm both paths
+    b.log('(o) CPU of a Responses turn, socket and HTTP');
+    // The order alternates round by round, so that neither way always runs first (warmer, or after the other's GC).
+    for (let r = 0; r < rounds; r++)
+      for (const way of r % 2 === 0 ? (['socket', 'http'] as const) : (['http', 'socket'] as const)) {
+        const before = cpuSeconds(proxy.pid);
+        for (let i = 0; i < n; i++) await (way === 'socket' ? onSocket(ws) : overHttp(url));
+        spent[way] += cpuSeconds(proxy.pid) - before;
+      }
+    const perTurn = (s: number) => (s / (rounds * n)) * 1e6;
+    const cpu = { socket: perTurn(spent.socket), http: perTurn(spent.http) };
+    b.rows.push(
+      ...rowsOf(
+        '(o) a streamed Responses turn in direct mode (8 turns, 8 tools): on the socket (proxy col.) vs over HTTP (direct col.)',
+        pair(cpu.socket, cpu.http),
+        [['proxy CPU per turn', 'µs', (x) => x]],
+      ),
+    );
+    b.raw.o = cpu;
+  } finally {
+    ws.close();
+    await proxy.stop();
+  }
+}
