@@ -26,7 +26,7 @@ import { attachConnectionCaps } from './http/connection-caps.js';
 import { cors } from './http/cors.js';
 import { crossSiteGuard } from './http/cross-site-guard.js';
 import { errorRenderer } from './http/errors.js';
-import { exchangeOf } from './http/exchange.js';
+import { Exchange } from './http/exchange.js';
 import { familyErrorShapes } from './formats/error-shapes.js';
 import { fallthrough } from './http/fallthrough.js';
 import { hostGuard } from './http/host-guard.js';
@@ -214,7 +214,7 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   // comes on a Responses socket runs the same function through http/exchange.ts.
   const pipeline = compose<ProxyContext>([...chain, fallthrough(router), router.routes() as ProxyMiddleware]);
   app.use(pipeline);
-  const exchange = exchangeOf(app, pipeline);
+  const exchange = new Exchange(app, pipeline);
   const ollamaApp = config.ollamaPort === undefined ? undefined : createOllamaApp(services, components, chain);
   let ollamaServer: Server | undefined;
   let ollamaStatus: OllamaListenerStatus = { state: 'off' };

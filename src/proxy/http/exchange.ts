@@ -43,9 +43,6 @@ export interface ExchangeAnswer {
   streamed: boolean;
 }
 
-/** Runs one request of another transport through the pipeline; a streamed answer's events go to `sink`. */
-export type Exchange = (request: ExchangeRequest, sink?: (event: SseEvent) => void) => Promise<ExchangeAnswer>;
-
 /** The request side of a context: the message's bytes as the body stream, with a request's head. */
 class FrameRequest extends Readable {
   readonly httpVersionMajor = 1;
@@ -135,11 +132,17 @@ class FrameResponse extends EventEmitter {
 }
 
 /** The exchange of one listener: its app (which makes the context) and its pipeline (chain and routes). */
-export function exchangeOf(app: Koa<ProxyState>, pipeline: ProxyMiddleware): Exchange {
-  return async (request, sink) => {
+export class Exchange {
+  constructor(
+    private readonly app: Koa<ProxyState>,
+    private readonly pipeline: ProxyMiddleware,
+  ) {}
+
+  /** Runs one request of another transport through the pipeline; a streamed answer's events go to `sink`. */
+  async run(request: ExchangeRequest, sink?: (event: SseEvent) => void): Promise<ExchangeAnswer> {
     const req = new FrameRequest(request);
     const res = new FrameResponse();
-    const ctx = app.createContext(req as unknown as IncomingMessage, res as unknown as ServerResponse);
+    const ctx = this.app.createContext(req as unknown as IncomingMessage, res as unknown as ServerResponse);
     let pumping: Promise<void> | undefined;
     const relay: EventRelay = {
       relay(events) {
@@ -152,20 +155,24 @@ export function exchangeOf(app: Koa<ProxyState>, pipeline: ProxyMiddleware): Exc
     request.signal?.addEventListener('abort', gone, { once: true });
     try {
       // The error renderer is in the chain: what reaches here is a bug of the chain itself, answered as a 500.
-      await pipeline(ctx, async () => {}).catch((err: Error) => {
+      await this.pipeline(ctx, async () => {}).catch((err: Error) => {
         ctx.status = 500;
         ctx.body = { error: { type: 'server_error', message: err.message } };
       });
       if (pumping) await pumping;
-      const status = ctx.status;
-      const answer = { status, headers: res.getHeaders(), body: pumping ? undefined : ctx.body, streamed: !!pumping };
+      const answer = {
+        status: ctx.status,
+        headers: res.getHeaders(),
+        body: pumping ? undefined : ctx.body,
+        streamed: !!pumping,
+      };
       if (!request.signal?.aborted) res.finish();
       return answer;
     } finally {
       request.signal?.removeEventListener('abort', gone);
       res.drop();
     }
-  };
+  }
 }
 
 /**

@@ -14,7 +14,8 @@ afterEach(() => {
 });
 
 /** A socket served by ResponsesSocket over `exchange`, and the frames its client receives. */
-async function socketOver(exchange: Exchange, keepAliveMs: number) {
+async function socketOver(run: Exchange['run'], keepAliveMs: number) {
+  const exchange = { run } as Exchange;
   const dir = mkdtempSync(join(tmpdir(), 'socket-'));
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => wss.once('listening', r));

@@ -144,7 +144,7 @@ export class ResponsesSocket {
       Math.max(10, Math.floor(this.opts.keepAliveMs / 2)),
     );
     try {
-      const answer = await this.opts.exchange(
+      const answer = await this.opts.exchange.run(
         {
           method: 'POST',
           path: this.opts.path,

@@ -80,7 +80,7 @@ function attachResponsesSocket(
   const open = new Set<ResponsesSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const handshake = exchange({
+    const handshake = exchange.run({
       method: 'GET',
       path: req.url ?? '/',
       headers: req.headers,
