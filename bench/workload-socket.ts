@@ -1,12 +1,13 @@
 // (o) A Responses turn on the WebSocket against the same turn over HTTP (docs/responses-socket.md): the proxy's CPU
-// per streamed turn in direct mode, one proxy, the two ways interleaved round by round in one run. Each turn is the
-// same request (8 earlier turns, 8 tools, `store: false`), so the figures differ only by the transport.
+// per streamed turn in direct mode, one proxy, the ways interleaved round by round in one run: a socket that offers
+// permessage-deflate (as Codex's does), one that does not, and HTTP. Each turn is the same request (8 earlier turns,
+// 8 tools, `store: false`), so the figures differ only by the transport.
 
 import WebSocket from 'ws';
 import { userTurn } from './bill.js';
 import { nativeHeaders, neutralModel, type Bench } from './context.js';
 import { cpuSeconds } from './procfs.js';
-import { pair, rowsOf } from './report.js';
+import { pair, rowsOf, type Metric } from './report.js';
 import { startProxyProcess } from './servers.js';
 
 const tools = Array.from({ length: 8 }, (_, i) => ({
@@ -51,33 +52,43 @@ function onSocket(ws: WebSocket): Promise<void> {
 export async function runSocketWorkload(b: Bench): Promise<void> {
   const proxy = await startProxyProcess(b.proxyOptions);
   const url = `${proxy.url}/api/v1/responses`;
-  const ws = new WebSocket(url.replace(/^http/, 'ws'), { headers: nativeHeaders });
+  const open = (perMessageDeflate: boolean) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(url.replace(/^http/, 'ws'), { headers: nativeHeaders, perMessageDeflate });
+      ws.once('open', () => resolve(ws)).once('error', reject);
+    });
+  const sockets = { deflate: await open(true), plain: await open(false) };
   try {
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const rounds = 10;
-    const n = b.cfg.quick ? 10 : 50;
-    const spent = { socket: 0, http: 0 };
-    for (let i = 0; i < 5; i++) await Promise.all([onSocket(ws), overHttp(url)]); // warm both paths
+    const ways = {
+      deflate: () => onSocket(sockets.deflate),
+      plain: () => onSocket(sockets.plain),
+      http: () => overHttp(url),
+    };
+    const order = Object.keys(ways) as Array<keyof typeof ways>;
+    const rounds = 12;
+    const n = b.cfg.quick ? 10 : 40;
+    const spent = { deflate: 0, plain: 0, http: 0 };
+    for (let i = 0; i < 5; i++) for (const way of order) await ways[way](); // warm every path
     b.log('(o) CPU of a Responses turn, socket and HTTP');
-    // The order alternates round by round, so that neither way always runs first (warmer, or after the other's GC).
+    // The order turns round by round, so that no way always runs first (warmer, or after another's GC).
     for (let r = 0; r < rounds; r++)
-      for (const way of r % 2 === 0 ? (['socket', 'http'] as const) : (['http', 'socket'] as const)) {
+      for (const way of [...order.slice(r % 3), ...order.slice(0, r % 3)]) {
         const before = cpuSeconds(proxy.pid);
-        for (let i = 0; i < n; i++) await (way === 'socket' ? onSocket(ws) : overHttp(url));
+        for (let i = 0; i < n; i++) await ways[way]();
         spent[way] += cpuSeconds(proxy.pid) - before;
       }
     const perTurn = (s: number) => (s / (rounds * n)) * 1e6;
-    const cpu = { socket: perTurn(spent.socket), http: perTurn(spent.http) };
+    const cpu = { deflate: perTurn(spent.deflate), plain: perTurn(spent.plain), http: perTurn(spent.http) };
+    const wl = (socket: string) =>
+      `(o) a streamed Responses turn in direct mode (8 turns, 8 tools): on a socket ${socket} (proxy col.) vs over HTTP (direct col.)`;
+    const metric: Metric<number> = ['proxy CPU per turn', 'µs', (x) => x];
     b.rows.push(
-      ...rowsOf(
-        '(o) a streamed Responses turn in direct mode (8 turns, 8 tools): on the socket (proxy col.) vs over HTTP (direct col.)',
-        pair(cpu.socket, cpu.http),
-        [['proxy CPU per turn', 'µs', (x) => x]],
-      ),
+      ...rowsOf(wl('with permessage-deflate, as Codex opens it'), pair(cpu.deflate, cpu.http), [metric]),
+      ...rowsOf(wl('without compression'), pair(cpu.plain, cpu.http), [metric]),
     );
     b.raw.o = cpu;
   } finally {
-    ws.close();
+    for (const ws of Object.values(sockets)) ws.close();
     await proxy.stop();
   }
 }

@@ -55,6 +55,8 @@ describe('direct mode: the socket on /api/v1/responses', () => {
 
   it('answers the prewarm without a provider call, then chains turns on the socket with store:false', async () => {
     const client = await Client.open(`${proxy.url}/api/v1/responses`);
+    // The client offered permessage-deflate (ws does by default, as Codex does); a local socket is answered without.
+    expect(client.ws.extensions).toBe('');
     const input = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello?' }] }];
     const warm = await client.create({ input, store: false, stream: true, generate: false });
     expect(warm.map((f) => f.type)).toEqual(['response.created', 'response.completed']);

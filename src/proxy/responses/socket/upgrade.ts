@@ -75,8 +75,9 @@ function attachResponsesSocket(
   store: ResponseStore,
   opts: { keepAliveMs?: number; now: () => number; maxPayload: number },
 ): { shutdown(): void } {
-  // Codex offers permessage-deflate; its events are JSON text, which compresses well.
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: opts.maxPayload });
+  // Codex offers permessage-deflate, and is answered without it: its client is on this machine, where compressing
+  // every frame saves nothing and doubled the proxy's CPU per turn (docs/responses-socket.md "Frames").
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: opts.maxPayload });
   const open = new Set<ResponsesSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
