@@ -1,4 +1,4 @@
-// Every CLI run the proxy starts gets the children's environment (child-env.ts): the server's health probe and
+// Every CLI run the proxy starts gets the children's environment (health/cli-env.ts): the server's health probe and
 // diagnose's probe runs (`--version`, `auth status`) alike, without the proxy's own PROXY_ACCESS_KEY, also when no
 // child environment is given (docs/tool-mode.md, docs/security.md). Diagnose used to hand the CLI the whole
 // environment, key included.

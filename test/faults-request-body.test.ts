@@ -136,7 +136,7 @@ describe('a body sent a byte at a time', () => {
   });
 
   // A route that never reads the body (an unknown path) answers at once; what is still to come is drained by
-  // node:http, whose requestTimeout (server.ts: a second past the body deadline) closes the connection.
+  // node:http, whose requestTimeout (listen/listeners.ts: a second past the body deadline) closes the connection.
   it('on a path that does not read bodies, the connection is closed within the body deadline', async () => {
     const r = await drip(bed.proxy.port, '/no/such/path', body, 50, 5_000);
     expect(r.answer).toMatch(/^HTTP\/1\.1 404 /);
@@ -146,7 +146,7 @@ describe('a body sent a byte at a time', () => {
 
 describe('request heads node:http answers before the proxy sees them', () => {
   // node:http answers an Expect other than 100-continue itself with a bare 417 (no body), unless the server
-  // handles 'checkExpectation' (server.ts). RFC 9110 §10.1.1 allows the 417, but it should be in the family shape.
+  // handles 'checkExpectation' (listen/listeners.ts). RFC 9110 §10.1.1 allows the 417, but it should be in the family shape.
   it('an unknown Expect value gets a family-shaped answer', async () => {
     const answer = await sendRaw(bed.proxy.url, { method: 'GET', path: '/v1/models', headers: { expect: 'x-fancy' } });
     expect(answer.status).not.toBe(0);

@@ -422,7 +422,7 @@ describe('connections', () => {
   });
 
   it('closes a connection that never sends its request head (held sockets are reclaimed)', async () => {
-    // bodyTimeoutMs bounds the receive deadlines (server.ts): 500 ms here, so the head deadline is 1.5 s.
+    // bodyTimeoutMs bounds the receive deadlines (listen/listeners.ts): 500 ms here, so the head deadline is 1.5 s.
     const proxy = await started(startProxy({ modes: ['tool'], bodyTimeoutMs: 500 }));
     const [idle] = await openIdle(proxy.port, 1);
     let answer = '';

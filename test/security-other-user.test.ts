@@ -77,7 +77,7 @@ describe.skipIf(reason !== undefined)("another local user (nobody) against the o
     // The temporary folder itself is 0700: let nobody walk into it, as into a home directory of mode 0755.
     await chmod(dir, 0o755);
     const dataDir = join(dir, 'data');
-    // The owner's key as `npm run serve` makes it (compose.ts), and the proxy taking it.
+    // The owner's key as `npm run serve` makes it (start-up.ts), and the proxy taking it.
     const owner = loadOwnerKey(dataDir);
     keyFile = owner.path;
     const config = validateSettings({

@@ -38,7 +38,7 @@ import { createLogger } from ${JSON.stringify(join(root, 'src/proxy/logger.ts'))
 import { createProfile } from ${JSON.stringify(join(root, 'src/proxy/profile.ts'))};
 const profile = createProfile({});
 const config = validateSettings({ cliPath: ${JSON.stringify(cli.path)}, cliWorkDir: ${JSON.stringify(join(base, 'work'))}, dataDir: ${JSON.stringify(join(base, 'data'))}, cliPoolSize: 0, cliLiveMax: 4 }, profile);
-const backend = new CliBackend({ config, profile, logger: createLogger('silent'), findCli: () => ({ path: ${JSON.stringify(cli.path)}, searched: [] }), childEnv: ${JSON.stringify(childEnv)} });
+const backend = new CliBackend({ config, profile, logger: createLogger('silent'), findCli: () => ({ path: ${JSON.stringify(cli.path)}, searched: [] }), cliEnv: ${JSON.stringify(childEnv)} });
 for await (const _ of backend.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal)) void _;
 `,
       );

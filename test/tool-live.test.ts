@@ -540,7 +540,7 @@ async function backendBed(prefix: string, poolSize: number) {
     profile,
     logger: logger.child({ requestId: 'req-test' }),
     findCli: () => ({ path: cli.path, searched: [] }),
-    childEnv,
+    cliEnv: childEnv,
   });
   return {
     cli,

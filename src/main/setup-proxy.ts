@@ -1,9 +1,9 @@
-// The app's first steps on ready (src/main/start-app.ts), composed like the headless proxy (src/proxy/compose.ts):
+// The app's first steps on ready (src/main/start-app.ts), composed like the headless proxy (src/proxy/start-up.ts):
 // the provider profile, the settings in electron-store, the usage ledger with its lane alerts, and the proxy's
 // controller, started. docs/desktop.md describes them.
 
 import { join } from 'node:path';
-import { loadProfile, openUsageLedger, ownerKeyFor } from '../proxy/compose.js';
+import { loadProfile, openUsageLedger, ownerKeyFor } from '../proxy/start-up.js';
 import { validateSettings, type Settings } from '../proxy/config.js';
 import type { ControlStatus } from '../proxy/control-api.js';
 import { ProxyController } from '../proxy/controller.js';

@@ -1,4 +1,4 @@
-// The desktop app, composed like the headless proxy (src/proxy/compose.ts: the profile with ASSISTANT_PROFILE_FILE,
+// The desktop app, composed like the headless proxy (src/proxy/start-up.ts: the profile with ASSISTANT_PROFILE_FILE,
 // the usage ledger with the profile's quota names) plus what only a desktop has: settings in electron-store, a
 // window, a tray, IPC, login checks, "Open at login". Electron and everything else that touches the world come in
 // as arguments (app-host.ts; max-mapper/menubar's habit, STYLE.md habit 9): index.ts passes the real `electron`, the
@@ -7,7 +7,7 @@
 // setup-ipc.ts, setup-watches.ts, and the quit sequence below. docs/desktop.md describes the steps.
 
 import { join, resolve } from 'node:path';
-import { dataDirDefaults } from '../proxy/compose.js';
+import { dataDirDefaults } from '../proxy/start-up.js';
 import type { ProxyController } from '../proxy/controller.js';
 import { createLogger, LogTap } from '../proxy/logger.js';
 import type { UsageLedger } from '../proxy/usage/ledger.js';

@@ -14,13 +14,14 @@ import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, usage, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { CliSnapshot } from './health/cli-probe.js';
-import { loadProfile, openUsageLedger, ownerKeyFor } from './compose.js';
+import { loadProfile, openUsageLedger, ownerKeyFor } from './start-up.js';
 import type { OwnerKey } from './auth/owner-key.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
 import type { Profile } from './profile.js';
 import { baseUrls, formatBaseUrls } from './routes/root.js';
-import type { OllamaListenerStatus } from './routes/ollama.js';
-import { createProxy, PortInUseError } from './server.js';
+import { PortInUseError } from './listen/bind.js';
+import type { OllamaListenerStatus } from './listen/listeners.js';
+import { createProxy } from './server.js';
 import { logNotice, watchLaneAlerts } from './usage/alert-watch.js';
 
 const name = 'assistant-proxy';

@@ -1,6 +1,9 @@
-// The composition root of one proxy instance's chat machinery (docs/architecture.md): every long-lived object the
-// routes use is built here, once, and handed to the route registrars, which only route. Nothing is a module-level
-// registry: two proxies in one process (tests, a restart on a port change) share nothing.
+// The long-lived parts of one proxy instance (docs/architecture.md): every object the routes use that lives longer
+// than a request is built here, once, by the composition root (server.ts), which hands them to the route registrars;
+// the registrars only route. Nothing is a module-level registry: two proxies in one process (tests, a restart on a
+// port change) share nothing. This is also the one face of tool mode's engine for the rest of the proxy: what the
+// composition root needs of it (the file-tools rule of the access key, the MCP servers' room in the connection cap,
+// the figures the window shows) is asked here, never of modes/tool/ directly.
 //   cli        CliBackend: the CLI children, their slots, the warm pool and the live conversations (tool mode)
 //   provider   ProviderClient: the keep-alive pool to the provider API and the CLI's OAuth login (direct mode, and
 //              tool mode's token counts)
@@ -28,6 +31,11 @@ import { RespapiClient } from './modes/respapi/respapi-client.js';
 import type { RespapiParts } from './modes/respapi/routes.js';
 import { ResponseStore } from './responses/store.js';
 import type { ResponseChains } from './responses/chain-step.js';
+import type { CliPoolSnapshot } from './modes/tool/engine/warm-pool.js';
+import type { LiveConversationsSnapshot } from './modes/tool/engine/processes.js';
+
+/** The warm CLI pool's and the live conversations' figures (/health/detailed, the desktop window). */
+export type { CliPoolSnapshot, LiveConversationsSnapshot };
 
 interface Components {
   cli: CliBackend;
@@ -35,6 +43,12 @@ interface Components {
   direct: DirectBackend;
   catalog: LiveModelCatalog;
   respapi: RespapiParts;
+  /** A tool-mode chat needs the owner's key: tool mode is on and CLI_ALLOWED_TOOLS offers the CLI tools on the
+   * owner's files (http/access-key.ts, docs/security.md). */
+  fileToolsNeedKey: boolean;
+  /** Sockets the parts open themselves (tool mode's per-conversation MCP servers) ask the main listener for room in
+   * its connection cap (listen/listeners.ts): refused on false, else the function returned is called when they close. */
+  admitSockets(admit: () => (() => void) | false): void;
   /** Reads the provider's model list now and daily, when a mode that uses it (tool, direct) is on. */
   startCatalog(): void;
   /** The kept Responses (docs/responses-store.md). */
@@ -77,8 +91,7 @@ export function buildComponents(services: Services): Components {
     config,
     profile,
     logger,
-    childEnv: deps.childEnv,
-    envPath: deps.envPath,
+    cliEnv: services.cliEnv,
     usage: services.usage,
     findCli: () =>
       findCli({
@@ -119,6 +132,8 @@ export function buildComponents(services: Services): Components {
     catalog,
     respapi,
     chains,
+    fileToolsNeedKey: services.modeOn('tool') && cli.offersFileTools(),
+    admitSockets: (admit) => cli.admitSockets(admit),
     startCatalog: () => {
       if (deps.readModelsAtStart !== false && (services.modeOn('tool') || services.modeOn('direct'))) catalog.start();
     },

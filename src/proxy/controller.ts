@@ -4,8 +4,7 @@
 
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
-import type { CliPoolSnapshot } from './modes/tool/engine/warm-pool.js';
-import type { LiveConversationsSnapshot } from './modes/tool/engine/processes.js';
+import type { CliPoolSnapshot, LiveConversationsSnapshot } from './components.js';
 import { ConfigError, validateSettings, type Config, type Settings } from './config.js';
 import type { ControlStatus, SettingsResult } from './control-api.js';
 import { formatUptime } from './health/health-record.js';
@@ -13,7 +12,8 @@ import { createLogger, type Logger } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
 import type { SessionView } from './modes/respapi/session-registry.js';
-import { createProxy, PortInUseError, type ProxyServer } from './server.js';
+import { PortInUseError } from './listen/bind.js';
+import { createProxy, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
 import { createModelCatalog } from './models/model-catalog.js';
 import type { UsageLedger } from './usage/ledger.js';
@@ -21,7 +21,7 @@ import type { UsageSink } from './usage/types.js';
 
 interface ControllerOptions {
   settings: Settings;
-  /** Settings beneath `settings` that are never persisted: the desktop app's data directory (compose.ts). */
+  /** Settings beneath `settings` that are never persisted: the desktop app's data directory (start-up.ts). */
   defaults?: Settings;
   profile?: Profile;
   logger?: Logger;
@@ -29,7 +29,7 @@ interface ControllerOptions {
   /** The usage ledger every proxy this controller starts records into (docs/usage.md); the caller opens and closes
    * it, since it outlives a restart (a port change). */
   usage?: UsageSink | UsageLedger;
-  /** The owner's key (compose.ts ownerKeyFor) every proxy this controller starts takes, unless PROXY_ACCESS_KEY is set. */
+  /** The owner's key (start-up.ts ownerKeyFor) every proxy this controller starts takes, unless PROXY_ACCESS_KEY is set. */
   ownerKey?: string;
   /** Persists settings after a successful change (the app's electron-store). */
   persist?: (settings: Settings) => void | Promise<void>;

@@ -112,7 +112,7 @@ const rows: Row[] = [
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
   // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
-  // /ollama (routes/ollama.ts adds it to each path), so its routes have their own rows, labels and ledger route
+  // /ollama (ollama/app.ts adds it to each path), so its routes have their own rows, labels and ledger route
   // beside the main listener's same paths. Every one of its requests is in the ledger: they are all a client's
   // traffic. Its /v1 is the compatible format, as Ollama's own is. The chats' mode is OLLAMA_MODE's (tool unless it
   // says direct; http/add-route.ts takes the registrar's mode for these rows).
@@ -210,7 +210,7 @@ export function familyOf(path: string): Family {
 
 export type Listener = 'main' | 'ollama';
 
-/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (routes/ollama.ts). */
+/** Which listener serves a declared route: the Ollama listener's are under its internal prefix (ollama/app.ts). */
 export function listenerOf(path: string): Listener {
   return path === '/ollama' || path.startsWith('/ollama/') ? 'ollama' : 'main';
 }

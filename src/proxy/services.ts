@@ -1,15 +1,18 @@
-// What the routes of one proxy instance share; built once by server.ts and never changed after (the long-lived
-// objects a mode needs come from components.ts). Everything that touches the world comes in through `deps`
-// (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a module-level singleton.
+// What the routes of one proxy instance share, built once by createServices for the composition root (server.ts) and
+// never changed after (the long-lived objects a mode needs come from components.ts). Everything that touches the
+// world comes in through `deps` (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a
+// module-level singleton. The CLI probe is made here for the proxy and for diagnose alike (cliProbe).
 
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import type { Config } from './config.js';
 import type { ModeName } from '../shared/modes.js';
-import type { CliProbe, RunCommand } from './health/cli-probe.js';
+import { cliEnv } from './health/cli-env.js';
+import { CliProbe, type RunCommand } from './health/cli-probe.js';
 import type { Logger } from './logger.js';
-import type { ProxyMetrics } from './metrics.js';
+import { ProxyMetrics } from './metrics.js';
 import type { Profile } from './profile.js';
+import { noopUsageSink } from './usage/index.js';
 import type { UsageSink } from './usage/types.js';
 
 export interface ProxyDeps {
@@ -31,12 +34,65 @@ export interface Services {
   logger: Logger;
   metrics: ProxyMetrics;
   probe: CliProbe;
+  /** The environment every CLI the proxy starts gets (chat children, the warm pool, the probe): the user's own
+   * (`deps.childEnv`), PATH fixed for a GUI launch, without the proxy's own secrets (health/cli-env.ts). */
+  cliEnv: NodeJS.ProcessEnv;
   deps: ProxyDeps;
   version: string;
   startedAt: number;
   modeOn(mode: ModeName): boolean;
   /** Where every request in ledger scope is recorded when it ends (docs/usage.md); a no-op sink without a ledger. */
   readonly usage: UsageSink;
+}
+
+interface ServicesOptions {
+  config: Config;
+  profile: Profile;
+  logger: Logger;
+  deps?: Partial<ProxyDeps>;
+  /** Where requests are recorded; absent: nothing is (a no-op sink). */
+  usage?: UsageSink;
+}
+
+export function createServices(options: ServicesOptions): Services {
+  const { config, profile, logger } = options;
+  const deps = defaultDeps(options.deps);
+  const env = cliEnv(deps.childEnv, deps.envPath);
+  return {
+    config,
+    profile,
+    logger,
+    metrics: new ProxyMetrics(deps.now),
+    probe: cliProbe(config, profile, deps, env),
+    cliEnv: env,
+    deps,
+    version: serviceVersion(),
+    startedAt: deps.now(),
+    modeOn: (mode: ModeName) => config.modes.includes(mode),
+    usage: options.usage ?? noopUsageSink,
+  };
+}
+
+/**
+ * The CLI probe, of a proxy and of diagnose alike: where the CLI is, its version and its login, run with the
+ * children's environment (`env`, by default the one `deps` make), so it sees the login they see and never the
+ * proxy's own secrets.
+ */
+export function cliProbe(
+  config: Pick<Config, 'cliPath' | 'credentialsPath'>,
+  profile: Profile,
+  deps: ProxyDeps,
+  env: NodeJS.ProcessEnv = cliEnv(deps.childEnv, deps.envPath),
+): CliProbe {
+  return new CliProbe({
+    profile,
+    cliPath: config.cliPath,
+    credentialsPath: config.credentialsPath,
+    run: deps.run,
+    now: deps.now,
+    envPath: deps.envPath,
+    env,
+  });
 }
 
 /**

@@ -7,13 +7,11 @@
 // included), otherwise a temporary proxy with the same settings on 127.0.0.1 and an OS-chosen port, closed
 // afterwards. Either way a pass means a client's request would work, through the whole pipeline.
 
-import { cliChildEnv } from '../modes/tool/child-env.js';
 import { ConfigError, type Config } from '../config.js';
-import { CliProbe } from '../health/cli-probe.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createProfile, type Profile } from '../profile.js';
 import { createProxy } from '../server.js';
-import { defaultDeps, serviceVersion, type ProxyDeps } from '../services.js';
+import { cliProbe, defaultDeps, serviceVersion, type ProxyDeps } from '../services.js';
 import {
   cliCheck,
   directModelsCheck,
@@ -67,17 +65,8 @@ export async function diagnose(config: Config, opts: DiagnoseOptions = {}): Prom
   let cliOk = false;
   let loggedIn = false;
   if (toolModes(config)) {
-    // The children's environment, as the server's own probe and the chat children get it: never PROXY_ACCESS_KEY.
-    const probeEnv = cliChildEnv(deps.childEnv ?? process.env, deps.envPath);
-    const probe = new CliProbe({
-      profile,
-      cliPath: config.cliPath,
-      credentialsPath: config.credentialsPath,
-      run: deps.run,
-      now,
-      envPath: deps.envPath,
-      env: probeEnv,
-    });
+    // The proxy's own probe (services.ts): the children's environment, never PROXY_ACCESS_KEY.
+    const probe = cliProbe(config, profile, deps);
     const snap = await probe.refresh().catch(() => probe.snapshot());
     const mode = on('tool') ? 'tool' : 'direct';
     const cli = await timed('cli', mode, 'Assistant CLI found', async () => cliCheck(snap, profile), now);

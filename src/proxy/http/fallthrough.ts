@@ -26,7 +26,7 @@ export function fallthrough(router: Router): ProxyMiddleware {
         { headers: { allow } },
       );
     }
-    // The path as the client sent it (a listener may route under an internal prefix: routes/ollama.ts).
+    // The path as the client sent it (a listener may route under an internal prefix: ollama/app.ts).
     throw new ProxyError(
       'not_found',
       `Unknown endpoint ${ctx.method} ${ctx.originalUrl.split('?')[0]}. See README for the endpoints this proxy serves.`,

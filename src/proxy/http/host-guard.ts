@@ -128,8 +128,8 @@ export function hostGuard(
   /** Why the request is refused, and its source for the log (the refused name; malformed values share one). */
   function check(ctx: Parameters<ProxyMiddleware>[0]): { error: ProxyError; source: string } | undefined {
     const header = hostHeaderOf(ctx.req.rawHeaders);
-    // RFC 9110 §7.2: an HTTP/1.1 request names its host. node would answer this itself, bare (server.ts turns that
-    // off so the answer has our headers and body); on every interface, like duplicates.
+    // RFC 9110 §7.2: an HTTP/1.1 request names its host. node would answer this itself, bare (listen/listeners.ts
+    // turns that off so the answer has our headers and body); on every interface, like duplicates.
     if (header === '' && ctx.req.httpVersionMajor === 1 && ctx.req.httpVersionMinor === 1) {
       return {
         source: 'missing Host header',

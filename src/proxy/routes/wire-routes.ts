@@ -28,7 +28,7 @@ export function registerWireRoutes(
   const { api } = services.profile;
   const modes = chatModes(services, parts);
   for (const decl of routeTable) {
-    // Each listener registers its own rows (the Ollama listener's: routes/ollama.ts).
+    // Each listener registers its own rows (the Ollama listener's: ollama/routes.ts).
     if (listenerOf(decl.path) !== listener) continue;
     const format = decl.format === undefined ? undefined : wireFormats.get(decl.format);
     // Rows without a format (token counts, forwarding, lists) are registered by their route family's file.

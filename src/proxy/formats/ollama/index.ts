@@ -1,5 +1,5 @@
 // The Ollama API's chat and generate as client wire formats on the contract (formats/format.ts), served by the
-// Ollama listener (docs/ollama.md, routes/ollama.ts) on /api/chat and /api/generate, in the mode OLLAMA_MODE
+// Ollama listener (docs/ollama.md, ollama/) on /api/chat and /api/generate, in the mode OLLAMA_MODE
 // names (route-table.ts rows with modeBySetting). Errors are Ollama's `{"error": "..."}` before headers and one
 // such line after (error-shape.ts); streams are NDJSON, not SSE.
 

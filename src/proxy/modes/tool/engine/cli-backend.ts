@@ -10,11 +10,12 @@ import type { CliPoolSnapshot } from './warm-pool.js';
 import { CliEngine } from './engine.js';
 import type { LiveConversationsSnapshot } from './processes.js';
 import type { CliBackendOptions } from './options.js';
+import { offersFileTools } from '../translate/tool-rules-to-cli-permissions.js';
 
 export class CliBackend implements Backend {
   private readonly engine: CliEngine;
 
-  constructor(opts: CliBackendOptions) {
+  constructor(private readonly opts: CliBackendOptions) {
     this.engine = new CliEngine(opts);
   }
 
@@ -28,8 +29,18 @@ export class CliBackend implements Backend {
   }
 
   /**
-   * How the per-conversation MCP servers' sockets are counted in the proxy's connection cap (server.ts): each socket
-   * asks, and is refused when the answer is false; otherwise the returned function is called when it closes.
+   * Whether the owner's tool rules (CLI_ALLOWED_TOOLS) offer the CLI a tool on the owner's files: a file tool, or a
+   * shell when CLI_UNCONFINED_SHELL allows one. A chat then needs the owner's key (docs/security.md).
+   */
+  offersFileTools(): boolean {
+    const { profile, config } = this.opts;
+    return offersFileTools(profile, config.cliAllowedTools, config.cliUnconfinedShell);
+  }
+
+  /**
+   * How the per-conversation MCP servers' sockets are counted in the main listener's connection cap
+   * (listen/listeners.ts): each socket asks, and is refused when the answer is false; otherwise the returned function
+   * is called when it closes.
    */
   admitSockets(admit: () => (() => void) | false): void {
     this.engine.admitSockets(admit);

@@ -40,7 +40,7 @@ async function start(settings: Settings = {}, knobs: FakeCliKnobs = {}): Promise
     profile,
     logger: createLogger('silent'),
     findCli: () => ({ path: fake.path, searched: [] }),
-    childEnv,
+    cliEnv: childEnv,
   });
   return backend;
 }

@@ -148,7 +148,7 @@ export class CliEngine {
     return this.registry.release(previous);
   }
 
-  /** How the MCP servers' sockets count in the proxy's connection cap (server.ts); false refuses one. */
+  /** How the MCP servers' sockets count in the main listener's connection cap (listen/listeners.ts); false refuses one. */
   admitSockets(admit: () => (() => void) | false): void {
     this.socketAdmission = admit;
   }

@@ -33,10 +33,9 @@ export interface CliBackendOptions {
   logger: Logger;
   /** Where the CLI is, looked up per chat so a CLI installed while the proxy runs is found. */
   findCli: () => FindResult;
-  /** The user's environment for the child (default process.env). */
-  childEnv?: NodeJS.ProcessEnv;
-  /** A fixed PATH (a GUI-launched app passes its login shell's). */
-  envPath?: string;
+  /** The environment every child starts from (Services.cliEnv: the user's, PATH fixed for a GUI launch, without the
+   * proxy's own secrets, health/cli-env.ts); tool mode adds its own settings to it. */
+  cliEnv: NodeJS.ProcessEnv;
   /** Receives the CLI's rate_limit_event lines (the quota windows, docs/usage.md). */
   usage?: Pick<UsageSink, 'cliRateLimit'>;
 }

@@ -34,7 +34,7 @@ async function make(settings: Settings = {}, found = true): Promise<ProcessStart
     profile,
     logger: createLogger('silent'),
     findCli: () => ({ path: found ? fake.path : undefined, searched: [] }),
-    childEnv,
+    cliEnv: childEnv,
   });
   return starter;
 }

@@ -12,7 +12,6 @@ import { execa, type ResultPromise } from 'execa';
 import { ProxyError } from '../../../errors.js';
 import type { CliInputOptions } from '../translate/native-request-to-cli-input.js';
 import { toolRulesToCliPermissions, type CliPermissions } from '../translate/tool-rules-to-cli-permissions.js';
-import { cliChildEnv } from '../child-env.js';
 import { withAnnouncements } from '../translate/native-messages-to-cli-transcript.js';
 import { Announcements } from './announcements.js';
 import { CliConversation } from './cli-conversation.js';
@@ -74,7 +73,7 @@ export class ProcessStarter {
   }
 
   childEnv(): NodeJS.ProcessEnv {
-    const env = cliChildEnv(this.opts.childEnv ?? process.env, this.opts.envPath);
+    const env = { ...this.opts.cliEnv };
     // The CLI retries failed provider calls for minutes by default (fixtures/cli-recordings/README.md).
     env[this.opts.profile.cli.maxRetriesEnv] = String(this.opts.config.cliMaxRetries);
     return env;

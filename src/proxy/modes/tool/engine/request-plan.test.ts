@@ -72,7 +72,7 @@ beforeEach(async () => {
     profile,
     logger: createLogger('silent'),
     findCli: () => ({ path: cli.path, searched: [] }),
-    childEnv,
+    cliEnv: childEnv,
   });
 });
 

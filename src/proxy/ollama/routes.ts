@@ -1,11 +1,5 @@
-// The Ollama listener (docs/ollama.md): a second port, off unless OLLAMA_PORT is set, serving the Ollama API for the
-// editors and plugins that speak only it. It is the same proxy: the same bind address, access key, host and
-// cross-site guards, rate limit (one budget per client across both ports), request log, metrics and ledger; only
-// its routes differ. Each request's path gets the internal prefix /ollama before anything reads it, so its routes
-// have rows of their own in the one route table (route-table.ts) beside the main listener's same paths
-// (/v1/models, /v1/chat/completions), their own labels in metrics and the ledger, and the `ollama` error family.
-//
-// Its routes, declared in route-table.ts under the internal prefix /ollama that the listener adds to each path:
+// The Ollama API's routes (docs/ollama.md), on the Ollama listener's own router (app.ts), declared in route-table.ts
+// under the internal prefix /ollama that the listener adds to each path:
 //   GET  /                      "Ollama is running" (what clients and people probe first)
 //   GET  /api/version           a version at or above what clients require (Copilot: 0.6.4)
 //   GET  /api/tags, /api/ps     the model catalog; POST /api/show one model: capabilities and context length
@@ -15,19 +9,15 @@
 //   server", in Ollama's error shape
 // Errors are Ollama's `{"error": "..."}` (the family `ollama`); those of /v1 are the compatible shape.
 
-import Koa from 'koa';
-import Router from '@koa/router';
 import type { Backend } from '../modes/backend.js';
-import { fallthrough } from '../http/fallthrough.js';
-import type { ProxyState } from '../http/state.js';
 import { ProxyError } from '../errors.js';
 import { validate } from '../formats/validate.js';
-import type { ProxyContext, ProxyMiddleware } from '../http/types.js';
+import type { ProxyContext } from '../http/types.js';
 import type { ListedCatalog } from '../models/live-catalog.js';
 import type { Services } from '../services.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
-import { modelList, modelObject } from './models.js';
-import { registerWireRoutes } from './wire-routes.js';
+import { modelList, modelObject } from '../routes/models.js';
+import { registerWireRoutes } from '../routes/wire-routes.js';
 import {
   contextLengthOf,
   ollamaPs,
@@ -130,42 +120,4 @@ export function registerOllama(router: ProxyRouter, services: Services, parts: O
     ctx.body = modelObject(profile, catalog.resolve(modelOfOllamaName(String(ctx.params.id))).info);
   });
   // Its chat completions are the compatible format's row, registered with the others above.
-}
-
-/** The prefix the listener's routes are declared under (route-table.ts). */
-const ollamaPrefix = '/ollama';
-
-/** Routes the request under the listener's prefix; the client's own path stays in ctx.originalUrl. */
-function ollamaMount(): ProxyMiddleware {
-  return (ctx, next) => {
-    ctx.path = ctx.path === '/' ? ollamaPrefix : `${ollamaPrefix}${ctx.path}`;
-    return next();
-  };
-}
-
-/** What the port is doing, for the start-up summary, health and the window. */
-export type OllamaListenerStatus =
-  | { state: 'off' }
-  | { state: 'listening'; port: number; url: string }
-  | { state: 'port-in-use'; port: number; message: string }
-  | { state: 'failed'; port: number; message: string };
-
-/**
- * The listener's Koa app: the prefix first, then the main listener's own middleware chain (`chain`, the same
- * function objects, so the rate limit's windows are shared), then its routes.
- */
-export function createOllamaApp(
-  services: Services,
-  parts: OllamaParts,
-  chain: readonly ProxyMiddleware[],
-): Koa<ProxyState> {
-  const app = new Koa<ProxyState>({ proxy: false });
-  app.silent = true;
-  const router = new Router<ProxyState>();
-  registerOllama(router, services, parts);
-  app.use(ollamaMount());
-  for (const middleware of chain) app.use(middleware);
-  app.use(fallthrough(router));
-  app.use(router.routes());
-  return app;
 }

@@ -1,7 +1,8 @@
-// What the headless proxy (cli.ts) and the desktop app (src/main/start-app.ts) both build before they serve, in
-// one place so the two cannot drift: the provider profile with the user's overrides (ASSISTANT_PROFILE_FILE,
-// docs/configuration.md), and the usage ledger opened with that profile's quota header names (docs/usage.md).
-// The desktop app adds its data directory, the app's user-data folder, beneath the user's own settings.
+// What the two ways in, the headless proxy (cli.ts) and the desktop app (src/main/start-app.ts), both prepare at
+// start-up before they call createProxy (server.ts, the composition root), in one place so the two cannot drift: the
+// provider profile with the user's overrides (ASSISTANT_PROFILE_FILE, docs/configuration.md), the usage ledger opened
+// with that profile's quota header names (docs/usage.md), and the owner's key of the data directory. The desktop app
+// adds its data directory, the app's user-data folder, beneath the user's own settings.
 
 import { loadOwnerKey, type OwnerKey } from './auth/owner-key.js';
 import { ConfigError, type Config, type Settings } from './config.js';

@@ -6,7 +6,7 @@
 // - open connections per client address: counted here, the extra one closed on arrival.
 // Either way one warn line says which cap was reached (then at most one line per interval with the number closed
 // meanwhile, so a flood cannot flood the log), and assistant_proxy_refused_connections_total counts them. Held sockets
-// are reclaimed by the server's timeouts (server.ts): headersTimeout for a connection that never finishes its request
+// are reclaimed by the server's timeouts (listeners.ts): headersTimeout for a connection that never finishes its request
 // head, keepAliveTimeout for an idle kept-alive one; a stream being answered is never cut.
 //
 // On loopback every local client has the same address, so the per-client cap cannot tell a hostile local process from
