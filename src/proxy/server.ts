@@ -1,4 +1,4 @@
-// createProxy composes the middleware and routes of one proxy instance (DESIGN.md). It has no module state:
+// createProxy composes the middleware and routes of one proxy instance (docs/architecture.md). It has no module state:
 // tests start several on OS-chosen ports in one process (the one process-wide list is redact.ts's literal
 // secrets, on purpose: see there). Order of the middleware matters:
 //   request id -> request log/metrics (+ abort signal) -> error renderer -> host guard -> cross-site guard -> CORS

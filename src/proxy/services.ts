@@ -1,6 +1,7 @@
 // What the routes of one proxy instance share; built once by server.ts and never changed after (the long-lived
 // objects a mode needs come from components.ts). Everything that touches the world comes in through `deps`
-// (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a module-level singleton.
+// (docs/principles.md "Injected dependencies"), so tests can swap a piece that cannot run here; nothing is a
+// module-level singleton.
 
 import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
