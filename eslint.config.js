@@ -16,8 +16,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // DESIGN.md: the window is a web page that knows only ControlApi: no Node modules, no electron. Its unit tests
-    // beside it run in Node and may check the page's code against the proxy's (the settings schema).
+    // docs/architecture.md "Layers, and the one rule between them": the window is a web page that knows only
+    // ControlApi: no Node modules, no electron. Its unit tests beside it run in Node and may check the page's code
+    // against the proxy's (the settings schema).
     files: ['src/renderer/**/*.ts'],
     ignores: ['src/renderer/**/*.test.ts'],
     rules: {
@@ -39,7 +40,8 @@ export default tseslint.config(
     },
   },
   {
-    // DESIGN.md: src/proxy is plain Node; it never imports electron, src/main or src/renderer.
+    // docs/architecture.md "Layers, and the one rule between them": src/proxy is plain Node; it never imports electron,
+    // src/main or src/renderer.
     files: ['src/proxy/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['electron', 'electron/*', '**/main/**', '**/renderer/**'] }],

@@ -52,7 +52,7 @@ export async function runCli(
     is_error?: boolean;
     event?: { type?: string; delta?: { type?: string; text?: string } };
   };
-  // readline is a tested line decoder with its own flush (STYLE.md habit 5).
+  // readline is a tested line decoder with its own flush (docs/principles.md "Reading streams").
   createInterface({ input: child.stdout }).on('line', (line) => {
     let parsed: Line;
     try {

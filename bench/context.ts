@@ -83,8 +83,8 @@ export function baseOf(b: Bench, t: Target): string {
 }
 
 /**
- * A dummy key: direct mode replaces it with the OAuth bearer from the credential file (DESIGN.md); the simulator
- * accepts any key when reached directly.
+ * A dummy key: direct mode replaces it with the OAuth bearer from the credential file
+ * (docs/direct-mode.md "Authentication"); the simulator accepts any key when reached directly.
  */
 export const nativeHeaders = {
   'content-type': 'application/json',
@@ -109,7 +109,7 @@ export const nativeSpec = (b: Bench, t: Target, stream: boolean, path = '/api/v1
     ? nativeRequest(b.proxy.url, path, neutralModel, stream)
     : nativeRequest(baseOf(b, t), '/v1/messages', providerModel, stream);
 
-/** Compatible-format chat request through the proxy's translation route (SPEC.md §2.2). */
+/** A compatible chat request through the proxy's translation route (docs/interface.md "Compatible chat request"). */
 export const compatSpec = (b: Bench, stream: boolean): RequestSpec => ({
   ...nativeRequest(b.proxy.url, '/api/v1/chat/completions', neutralModel, stream),
   headers: { 'content-type': 'application/json', authorization: 'Bearer bench-dummy-key' },

@@ -104,7 +104,8 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: o.logLevel,
-    // The bench drives one client IP far beyond SPEC.md §8's default 60/min; limiting is not what is measured.
+    // The bench drives one client IP far beyond the default 60/min (docs/interface.md "Limits"); limiting is not what
+    // is measured.
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_BURST: '1000000',
     ASSISTANT_API_BASE_URL: o.simulator.url,

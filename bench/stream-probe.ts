@@ -1,7 +1,8 @@
 // Streams read with plain node:http, so that nothing between the socket and the clock buffers: time to first byte
 // (response headers), the arrival time of every content delta, and whether two deltas came in one socket read
 // (the sign of a buffering hop: a proxy that forwards each chunk as it comes delivers one delta per read at this
-// pacing). Events are parsed with eventsource-parser (STYLE.md habit 5), never by splitting on '\n'.
+// pacing). Events are parsed with eventsource-parser (docs/principles.md "Reading streams"), never by splitting on
+// '\n'.
 
 import { Agent, request } from 'node:http';
 import { createParser } from 'eventsource-parser';

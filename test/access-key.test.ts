@@ -1,6 +1,6 @@
 // Beyond loopback, /health/detailed needs the access key like every other path: it holds the logged-in account's
 // e-mail, the CLI's path (the user's home directory) and the response-API session ids. Only the basic /health
-// stays open for load balancers (SPEC.md §4 note 8, docs/http.md).
+// stays open for load balancers (docs/interface.md "Health record", docs/http.md).
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type TestProxy } from './helpers/proxy.js';

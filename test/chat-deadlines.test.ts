@@ -40,8 +40,8 @@ const chatRows = (mode: 'tool' | 'direct') =>
     .filter((r) => r.mode === mode && r.format !== undefined)
     .map((r) => ({ path: r.path, format: r.format!, family: r.family }));
 
-/** The error body's type or code, read in the row's family shape (SPEC.md §7), or the text of a format's own
- * `{"error": text}` shape (formats/format.ts ErrorShape). */
+/** The error body's type or code, read in the row's family shape (docs/interface.md "Errors"), or the text of a
+ * format's own `{"error": text}` shape (formats/format.ts ErrorShape). */
 function errorName(family: string, body: Record<string, unknown>): string {
   if (typeof body.error === 'string') return body.error;
   const error = body.error as { type?: string; code?: string };

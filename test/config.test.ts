@@ -31,7 +31,7 @@ describe('configuration', () => {
     expect(loadConfig({ argv: ['--port=9004'], env }).config.port).toBe(9004);
   });
 
-  it('reads every DESIGN.md variable from the environment', () => {
+  it('reads the variables of docs/configuration.md "Settings" from the environment', () => {
     const values = readEnv({
       ASSISTANT_CLI_PATH: '/opt/cli',
       ASSISTANT_API_BASE_URL: 'http://127.0.0.1:1',

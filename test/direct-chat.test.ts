@@ -284,7 +284,7 @@ describe('POST /api/v1/chat/completions with the OpenAI SDK', () => {
     });
     const text = await res.text();
     expect(text).toContain('"code":"service_unavailable"');
-    // The error chunk comes last before the sentinel, as in tool mode (SPEC.md §6).
+    // The error chunk comes last before the sentinel, as in tool mode (docs/interface.md "Streams").
     expect(text.trim().endsWith('data: [DONE]')).toBe(true);
     expect(text.indexOf('service_unavailable')).toBeLessThan(text.indexOf('[DONE]'));
   });

@@ -1,6 +1,7 @@
-// The CLI credential in direct mode (SPEC.md §5): refreshed before it expires through the token URL, once however
-// many requests wait, written back atomically with its other fields and permissions; a refresh failure is a 401
-// with the remedy that leaves the file as it was; a token the provider refuses is refreshed once and retried.
+// The CLI credential in direct mode (docs/interface.md "Authentication"): refreshed before it expires through the token
+// URL, once however many requests wait, written back atomically with its other fields and permissions; a refresh
+// failure is a 401 with the remedy that leaves the file as it was; a token the provider refuses is refreshed once and
+// retried.
 
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,7 @@ describe('direct mode credential refresh', () => {
     expect(sim.requests('/v1/messages')).toHaveLength(0);
     expect((await readFile(path)).equals(before)).toBe(true);
 
-    // The compatible route says the same in its own shape (SPEC.md §7.1).
+    // The compatible route says the same in its own shape (docs/interface.md "Compatible errors").
     const compat = await post(
       p,
       '/api/v1/chat/completions',

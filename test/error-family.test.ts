@@ -1,6 +1,6 @@
 // The error family of a path (route-table.ts) is matched case-insensitively, like the router (so POST /V1/messages
-// is served): such a request gets its format's error shape (SPEC.md §7.1/§7.2), which the official SDKs read, never
-// the general §7.3 one.
+// is served): such a request gets its format's error shape (docs/interface.md "Compatible errors", "Native errors"),
+// which the official SDKs read, never the general one.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type TestProxy } from './helpers/proxy.js';

@@ -1,5 +1,5 @@
-// The one error renderer (STYLE.md habit 8): our own bug is a 500 in the family's shape without its stack or
-// message, logged with the stack; an error after headers were sent cannot change the status.
+// The one error renderer (docs/principles.md "One error hierarchy"): our own bug is a 500 in the family's shape without
+// its stack or message, logged with the stack; an error after headers were sent cannot change the status.
 
 import { Writable } from 'node:stream';
 import Koa from 'koa';

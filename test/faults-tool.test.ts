@@ -3,7 +3,7 @@
 // hang that ignores SIGTERM, garbage lines between the real ones, an exit without output, the provider's 529
 // through the CLI, and a slow drip of tokens. Each ends in a clear error in the route's shape (or, for garbage
 // and a drip, in the normal answer), with no CLI child left running and the proxy still serving
-// (docs/reliability.md "Fault injection"). A CLI failure is a 500 by SPEC.md §7.3 ("Server or CLI error"), so a
+// (docs/reliability.md "Fault injection"). A CLI failure may be a 500 (docs/interface.md "General errors"), so a
 // 500 is accepted here only when its message names the CLI.
 
 import { chmod, writeFile } from 'node:fs/promises';
@@ -42,7 +42,7 @@ function post(url: string, path: string, payload: unknown): Promise<RawAnswer> {
   );
 }
 
-/** A clear error; a 500 only when it says the CLI failed (SPEC.md §7.3). */
+/** A clear error; a 500 only when it says the CLI failed (docs/interface.md "General errors"). */
 function cliErrorProblem(path: string, answer: RawAnswer): string | undefined {
   // 502: the CLI ended without its answer (an upstream failed); 500: a setting of ours the CLI could not use.
   if (answer.status === 500 || answer.status === 502) {

@@ -1,5 +1,6 @@
-// Health (SPEC.md §2.8, §3, §7.4) against a real CLI probe: no CLI, the fake CLI logged in and out, and a CLI
-// whose version command hangs. Health answers from a cached probe and never waits on a process.
+// Health (docs/interface.md "Health record", "Health states", "Health errors") against a real CLI probe: no CLI, the
+// fake CLI logged in and out, and a CLI whose version command hangs. Health answers from a cached probe and never waits
+// on a process.
 
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // The HTTP plumbing every mode stands on: request ids, JSON-only bodies, size limits, 404/405, error shapes
-// per route family (SPEC.md §7), host guard, CORS, rate limit (§8), access key, metrics.
+// per route family (docs/interface.md "Errors"), host guard, CORS, rate limit ("Limits"), access key, metrics.
 
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -178,7 +178,7 @@ describe('local-server safety', () => {
   });
 });
 
-describe('rate limit (SPEC.md §8)', () => {
+describe('rate limit (docs/interface.md "Limits")', () => {
   it('lets 70 requests through in a minute and answers the 71st with 429 and Retry-After, per format', async () => {
     proxy = await startProxy();
     const statuses: number[] = [];
@@ -212,7 +212,7 @@ describe('rate limit (SPEC.md §8)', () => {
 });
 
 describe('metrics', () => {
-  it('serves the four SPEC.md metrics plus TTFT and in-flight, with labels', async () => {
+  it('serves the four interface metrics plus TTFT and in-flight, with labels', async () => {
     proxy = await startProxy();
     await raw(proxy.url, { path: '/v1/models' });
     await raw(proxy.url, { path: '/v1/nothing' });

@@ -67,7 +67,7 @@ export async function startRespapiBed(
   };
 }
 
-/** A SPEC.md §2.7 body. */
+/** A chat-form body (docs/interface.md "Response-API request"). */
 export function chatBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { model: 'rm-4', messages: [{ role: 'user', content: 'Say hello' }], ...extra };
 }

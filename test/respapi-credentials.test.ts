@@ -1,6 +1,6 @@
-// Response-API credentials (SPEC.md §5; docs/respapi-mode.md): expiry from the access token's JWT `exp`, one refresh however
-// many requests wait, an atomic owner-only write that keeps the file's other fields, and a failed refresh that
-// answers 401 and never sends the stale token.
+// Response-API credentials (docs/interface.md "Authentication"; docs/respapi-mode.md): expiry from the access token's
+// JWT `exp`, one refresh however many requests wait, an atomic owner-only write that keeps the file's other fields, and
+// a failed refresh that answers 401 and never sends the stale token.
 
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

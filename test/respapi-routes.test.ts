@@ -1,4 +1,4 @@
-// Response-API mode end to end (docs/respapi-mode.md): a client posts SPEC.md §2.7 bodies (and response-API bodies) to the
+// Response-API mode end to end (docs/respapi-mode.md): a client posts chat-form bodies (and response-API bodies) to the
 // proxy, which forwards them to the simulator's response API. Assertions are on what the client got back and on
 // what the simulator recorded (instructions, bearer, account and session headers).
 
@@ -28,7 +28,7 @@ beforeEach(() => {
 const upstream = () => bed.sim.requests('/respapi/responses');
 const tokens = () => JSON.parse(readFileSync(bed.credPath, 'utf8')).tokens as Record<string, string>;
 
-describe('POST /respapi/responses with a SPEC §2.7 body', () => {
+describe('POST /respapi/responses with a chat-form body (docs/interface.md "Response-API request")', () => {
   it('answers the final response with usage, and the upstream saw our prompt, the bearer and the headers', async () => {
     const res = await bed.post('/respapi/responses', {
       model: 'rm-4',
@@ -266,7 +266,7 @@ describe('streaming', () => {
   });
 });
 
-describe('upstream errors in the SPEC §7.1 shape', () => {
+describe('upstream errors in the compatible shape (docs/interface.md "Compatible errors")', () => {
   it('403 insufficient_quota with the subscription hint when the plan lacks access', async () => {
     bed.sim.knobs.respapiNoSubscription = true;
     const res = await bed.post('/respapi/responses', chatBody());

@@ -171,7 +171,7 @@ describe('requests a browser marks as from another origin', () => {
         expect(res.headers['access-control-allow-origin']).toBeUndefined();
       }
     }
-    // The family's error shape (SPEC.md §7).
+    // The family's error shape (docs/interface.md "Errors").
     const compat = JSON.parse((await raw(proxy.port, attacks[4])).body) as { error: { code: string; type: string } };
     expect(compat.error).toMatchObject({ code: 'insufficient_quota', type: 'permission_error' });
     const native = JSON.parse((await raw(proxy.port, attacks[3])).body) as { type: string; error: { type: string } };
@@ -474,7 +474,8 @@ describe('headers', () => {
     for (const a of answers) {
       expect(a).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
       expect(a).toMatch(/\r\nConnection: close\r\n/i);
-      // The route family is unknown before the request line parses: the general shape (SPEC.md §7.3).
+      // The route family is unknown before the request line parses: the general shape
+      // (docs/interface.md "General errors").
       const body = JSON.parse(a.slice(a.indexOf('\r\n\r\n') + 4)) as {
         error: { type: string; message: string; details: { field: string } };
       };

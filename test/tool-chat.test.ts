@@ -105,7 +105,7 @@ describe('official native SDK', () => {
 });
 
 describe('native chat completions (/v1/chat/completions)', () => {
-  it('answers a completion (SPEC.md §2.4)', async () => {
+  it('answers a completion (docs/interface.md "Chat completion")', async () => {
     const res = await postJson(`${bed.url}/v1/chat/completions`, {
       model,
       max_tokens: 50,
@@ -121,7 +121,7 @@ describe('native chat completions (/v1/chat/completions)', () => {
     });
   });
 
-  it('streams data-only §6.2 events, each token in its own delta, ending with [DONE]', async () => {
+  it('streams data-only native chat-completion events, each token in its own delta, ending with [DONE]', async () => {
     const res = await postJson(`${bed.url}/v1/chat/completions`, {
       model,
       max_tokens: 50,
@@ -278,7 +278,7 @@ describe('what reaches the CLI', () => {
   });
 });
 
-describe('parameters (SPEC.md §2.2, §8)', () => {
+describe('parameters (docs/interface.md "Parameter translation", "Limits")', () => {
   it('names what the CLI cannot honour in X-Proxy-Ignored-Params, logged at debug level only, and passes max_tokens on', async () => {
     const res = await postJson(`${bed.url}/compat/v1/chat/completions`, {
       model,
@@ -339,7 +339,7 @@ describe('parameters (SPEC.md §2.2, §8)', () => {
   });
 
   // The client's tools are taken on the message and compatible routes (test/tool-client-tools.test.ts); the native
-  // chat-completion format (SPEC.md §2.1) has no tools.
+  // chat-completion format (docs/interface.md "Native chat request") has no tools.
   it('/v1/chat/completions refuses tools with a 400 that points to the routes that take them', async () => {
     const res = await postJson(`${bed.url}/v1/chat/completions`, {
       model,

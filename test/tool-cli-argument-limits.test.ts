@@ -1,7 +1,7 @@
 // The model id and the system prompt go to the assistant CLI as command-line arguments, which
 // cannot hold a NUL character; a request with one made the spawn throw and the client got a 500 from our own bug.
 // A model id longer than an argument may be (E2BIG) was a 503 telling the user to install the CLI. Both are
-// requests the CLI cannot take, so they are a 400 naming the field (SPEC.md §7).
+// requests the CLI cannot take, so they are a 400 naming the field (docs/interface.md "Errors").
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startToolBed, type ToolBed } from './helpers/tool-proxy.js';

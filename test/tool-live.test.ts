@@ -471,7 +471,7 @@ describe('a live process that died between turns', () => {
     expect(await live(b)).toMatchObject({ live: 1, lost: 0, continued: 0 });
   });
 
-  it('dying after its answer started: an error in the stream, no fresh process (SPEC.md section 7)', async () => {
+  it('dying after its answer started: an error in the stream, no fresh process', async () => {
     const b = await start({ env: { FAKE_CLI_TURN_SCENARIOS: 'ok,crash-mid' } });
     expect(await ask(b, first)).toEqual({ status: 200, text: reply });
     const res = await postJson(`${b.url}/v1/messages`, { model, max_tokens: 50, stream: true, messages: follow });

@@ -1,6 +1,7 @@
 // The /usage endpoints on a real proxy (createProxy with the usage routes added, the way server.ts wires them)
 // over a real ledger file: shapes, paging, the summary, limits, the streamed CSV, 400s naming the parameter in
-// the general error shape (SPEC.md §7.3), and the access key when the proxy listens beyond loopback.
+// the general error shape (docs/interface.md "General errors"), and the access key when the proxy listens beyond
+// loopback.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

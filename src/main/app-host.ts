@@ -1,6 +1,7 @@
 // What the desktop app gets from outside: Electron's main-process API and the process around it (argv, platform,
 // paths, the settings store's loader, the login shell's PATH, signals). Passed in so that the tests give a small fake
-// (test/main/fake-electron.ts) and index.ts the real ones (max-mapper/menubar's habit, STYLE.md habit 9).
+// (test/main/fake-electron.ts) and index.ts the real ones (max-mapper/menubar's habit,
+// docs/principles.md "Injected dependencies").
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

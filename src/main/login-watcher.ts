@@ -1,7 +1,8 @@
 // Watches the CLI's login: runs the controller's probe on an interval and reports transitions (logged out,
 // token expiring soon, expired, CLI missing, fine again), so the main process can show a notification and the
 // tray icon can change. Pure-ish: the clock and the probe come in, `check()` can be called directly by tests.
-// PEERS.md: users want a visible token-expiry warning with time to log in again before it expires.
+// docs/lessons.md "Desktop app habits": users want a visible token-expiry warning with time to log in again before it
+// expires.
 
 import { EventEmitter } from 'node:events';
 import type { ControlStatus } from '../proxy/control-api.js';

@@ -1,7 +1,7 @@
 // A GUI-launched app (Finder, Dock, a desktop launcher) gets a minimal PATH, not the one the user's login shell
-// builds, so `claude` installed under ~/.local/bin or a Node version manager is "not found" (STYLE.md habit 10,
-// electron/fiddle). Before the proxy looks for the CLI we ask the login shell for its PATH, once, with a
-// deadline: a slow or broken shell profile must not stop the app from starting.
+// builds, so `claude` installed under ~/.local/bin or a Node version manager is "not found"
+// (docs/principles.md "Child processes", electron/fiddle). Before the proxy looks for the CLI we ask the login shell
+// for its PATH, once, with a deadline: a slow or broken shell profile must not stop the app from starting.
 
 import { execFile } from 'node:child_process';
 import { basename, delimiter } from 'node:path';

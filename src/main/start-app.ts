@@ -1,7 +1,7 @@
 // The desktop app, composed like the headless proxy (src/proxy/start-up.ts: the profile with ASSISTANT_PROFILE_FILE,
 // the usage ledger with the profile's quota names) plus what only a desktop has: settings in electron-store, a
 // window, a tray, IPC, login checks, "Open at login". Electron and everything else that touches the world come in
-// as arguments (app-host.ts; max-mapper/menubar's habit, STYLE.md habit 9): index.ts passes the real `electron`, the
+// as arguments (app-host.ts; docs/principles.md "Injected dependencies"): index.ts passes the real `electron`, the
 // tests a small fake (test/main/fake-electron.ts). It reads as a list of setupX() steps (electron/fiddle), each a
 // module over one shared AppContext (app-context.ts): setup-proxy.ts, setup-window.ts, setup-tray.ts,
 // setup-ipc.ts, setup-watches.ts, and the quit sequence below. docs/desktop.md describes the steps.
@@ -106,7 +106,7 @@ function setupQuit(ctx: AppContext): void {
     ctx.quitting = true;
     const controller = ctx.controller;
     if (stopped || !controller) return;
-    // End the proxy and every CLI child before Electron exits (STYLE.md habit 10).
+    // End the proxy and every CLI child before Electron exits (docs/principles.md "Child processes").
     event.preventDefault();
     void controller
       .stop(QUIT_GRACE_MS)

@@ -1,5 +1,5 @@
-// The tray menu and icon as pure functions of the controller's status (DESIGN.md src/main), so every state the
-// user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
+// The tray menu and icon as pure functions of the controller's status (docs/principles.md "Split by runtime"), so every
+// state the user can see is unit-tested without Electron; tray.ts only turns these items into Electron's Menu.
 
 import type { ControlStatus } from '../proxy/control-api.js';
 import { clientBaseUrl, sdkBaseUrls } from '../shared/endpoints.js';

@@ -1,7 +1,7 @@
 // The dashboard window: created on first use, locked down (context isolation, no Node, sandboxed renderer, no
 // navigation away from our page, no new windows, no permission granted). Closing it hides it while the tray can bring it back; with no
 // tray host (a Linux desktop without a status-notifier host) closing it quits, so the user is never left with an
-// app they cannot reach or end (PEERS.md "Desktop app habits").
+// app they cannot reach or end (docs/lessons.md "Desktop app habits").
 
 import { pathToFileURL } from 'node:url';
 import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';

@@ -1,4 +1,4 @@
-// Settings in, a checked `Config` out (DESIGN.md "Configuration"). Precedence: command-line flag > environment
+// Settings in, a checked `Config` out (docs/configuration.md). Precedence: command-line flag > environment
 // variable > settings file > the desktop app's stored settings > default. Every setting is declared once, in
 // settings/table.ts: its names outside the code, its zod type and its help; the schema built from it
 // (settings/schema.ts) validates the desktop app's stored settings too (src/main/settings.ts), so a value that

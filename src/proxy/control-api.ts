@@ -1,6 +1,6 @@
-// The interface between the desktop window and the proxy (DESIGN.md). Types only: the renderer may
-// `import type` from this file and nothing else from src/proxy. src/main implements it over IPC by calling a
-// ProxyController.
+// The interface between the desktop window and the proxy
+// (docs/architecture.md "Layers, and the one rule between them"). Types only: the renderer may `import type` from this
+// file and nothing else from src/proxy. src/main implements it over IPC by calling a ProxyController.
 
 import type { Config } from './config.js';
 import type { DiagnoseReport } from './diagnose/types.js';

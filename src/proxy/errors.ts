@@ -1,7 +1,7 @@
-// One small error hierarchy (STYLE.md habit 8). Code anywhere in src/proxy throws a ProxyError with a neutral
-// `kind`; the outermost middleware (http/errors.ts) renders it in the wire shape of the route family
-// (SPEC.md §7.1 compat, §7.2 native, §7.3 general). Anything that is not a ProxyError is our own bug: it is
-// logged with its stack and answered as a 500 whose body never carries the stack.
+// One small error hierarchy (docs/principles.md "One error hierarchy"). Code anywhere in src/proxy throws a ProxyError
+// with a neutral `kind`; the outermost middleware (http/errors.ts) renders it in the wire shape of the route family
+// (docs/interface.md "Compatible errors", "Native errors", "General errors"). Anything that is not a ProxyError is our
+// own bug: it is logged with its stack and answered as a 500 whose body never carries the stack.
 
 import type { BillingRefusal } from './usage/types.js';
 
@@ -106,8 +106,8 @@ export function invalidField(field: string, issue: string, message?: string): Pr
   return new ProxyError('invalid_request', message ?? `Invalid request: ${field} ${issue}`, { field, issue });
 }
 
-/** Maps a provider HTTP status (as seen by the CLI or an upstream) onto our kinds, faithfully (PEERS.md: never
- * report a 5xx as a 429). */
+/** Maps a provider HTTP status (as seen by the CLI or an upstream) onto our kinds, faithfully
+ * (docs/lessons.md "Limits and errors": never report a 5xx as a 429). */
 export function kindOfUpstreamStatus(status: number): ErrorKind {
   if (status === 400 || status === 422) return 'invalid_request';
   if (status === 401) return 'authentication';

@@ -1,7 +1,7 @@
-// Prometheus metrics (SPEC.md §4 note 7) in a registry owned by one proxy instance (no global state, so two
+// Prometheus metrics (docs/interface.md "Metrics") in a registry owned by one proxy instance (no global state, so two
 // proxies in one test process never mix counts), plus the in-memory figures the desktop window shows
 // (requests per minute, latency percentiles, recent requests). Requests are recorded when the response
-// finishes, because streams outlive `await next()` (STYLE.md habit 11).
+// finishes, because streams outlive `await next()` (docs/principles.md "One middleware per concern").
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RouteMode } from './route-table.js';

@@ -109,7 +109,7 @@ export interface CliProfile {
   baseUrlEnv: string;
   /** Text the CLI prints when it has no login (the "nokey" recording). */
   notLoggedInPattern: string;
-  /** The name of the CLI status in health details (SPEC.md §5, §7.4: "claude-cli status text"). */
+  /** The name of the CLI status in health details (docs/interface.md "Health errors": `claude-cli`). */
   healthDetailsKey: string;
   installHint: string;
   loginHint: string;

@@ -1,7 +1,7 @@
 // Every provider-specific constant lives here and nowhere else (docs/architecture.md). The rest of the code
-// speaks neutral words (SPEC.md: /compat, /respapi, assistant- and rm- model ids). Each value can be overridden:
-// the upstream addresses and credential paths through the settings in config.ts (env, flags, settings file), and
-// anything else through a JSON file named by ASSISTANT_PROFILE_FILE that is deep-merged over these defaults.
+// speaks neutral words (docs/interface.md "Names": /compat, /respapi, assistant- and rm- model ids). Each value can be
+// overridden: the upstream addresses and credential paths through the settings in config.ts (env, flags, settings
+// file), and anything else through a JSON file named by ASSISTANT_PROFILE_FILE that is deep-merged over these defaults.
 
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -69,7 +69,7 @@ export interface DocumentRules {
 export interface Profile {
   /** Display name of the provider, used in messages. */
   providerName: string;
-  /** owned_by in model objects (SPEC.md §2.6). */
+  /** owned_by in model objects (docs/interface.md "Models"). */
   ownerName: string;
   cli: CliProfile;
   api: {
@@ -147,7 +147,7 @@ export interface Profile {
     /** JWT claim (and key inside it) holding the account id, used when the credential file has no account_id. */
     accountClaim: { claim: string; key: string };
   };
-  /** Public model ids carry `neutral`; the provider's own ids carry `provider` (SPEC.md intro). */
+  /** Public model ids carry `neutral`; the provider's own ids carry `provider` (docs/interface.md "Names"). */
   modelIdPrefix: { neutral: string; provider: string };
   /** The offline fallback catalog: what is listed and accepted when the provider's own model list was never read
    * (docs/configuration.md "Models"). The live list adds to it; these ids stay accepted. */
@@ -239,7 +239,7 @@ export const defaultProfile: Profile = {
     accountClaim: { claim: 'https://api.openai.com/auth', key: 'chatgpt_account_id' },
   },
   modelIdPrefix: { neutral: 'assistant-', provider: 'claude-' },
-  // The offline fallback (today's models, then the SPEC's 2025 list, each of those deprecated below) and the rules
+  // The offline fallback (today's models, then the interface's 2025 list, each of those deprecated below) and the rules
   // the provider's list does not carry: profile-models.ts. The live list (models/live-catalog.ts) replaces what is
   // shown as soon as the provider's own list has been read once.
   models: fallbackModels,

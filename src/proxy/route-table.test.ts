@@ -51,7 +51,7 @@ describe('the route table', () => {
     expect(declaredRoute('POST', '/api/messages')).toMatchObject({ mode: 'direct', family: 'native' });
   });
 
-  it('derives the error family of any path, in any letter case (SPEC.md §7)', () => {
+  it('derives the error family of any path, in any letter case (docs/interface.md "Errors")', () => {
     expect(familyOf('/compat/v1/chat/completions')).toBe('compat');
     expect(familyOf('/Compat/V1/anything')).toBe('compat');
     expect(familyOf('/respapi/abc/responses')).toBe('compat');

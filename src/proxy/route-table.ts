@@ -1,5 +1,5 @@
 // What each route of the proxy is, declared once (docs/architecture.md "The route table"): its method and path,
-// the error family it speaks (SPEC.md §7: compat §7.1, native §7.2, general §7.3), the mode it belongs to (its
+// the error family it speaks (docs/interface.md "Errors": compatible, native, general), the mode it belongs to (its
 // on/off setting and metrics label), whether it is a probe (health and metrics: never rate limited, logged at
 // debug, an "unhealthy" 503 not counted as a failure) and whether it is in the usage ledger's scope
 // (docs/usage.md). Everything else is derived from this table: the error-shape matcher (familyOf), the rate
@@ -42,7 +42,7 @@ type Row = [
 
 const rows: Row[] = [
   // The proxy's own endpoints.
-  // GET / ("… is running", PEERS.md "First run") and the basic GET /health (SPEC.md §4 note 8: monitors probe it)
+  // GET / ("… is running", docs/lessons.md "First run") and the basic GET /health (docs/interface.md "Health record")
   // are open to every caller; everything else may be refused by the cross-site guard and the access key.
   ['GET', '/', 'general', 'none', { open: true }],
   ['GET', '/health', 'general', 'none', { probe: true, open: true }],
@@ -53,7 +53,7 @@ const rows: Row[] = [
   ['GET', '/usage/summary', 'general', 'none'],
   ['GET', '/usage/limits', 'general', 'none'],
   ['GET', '/usage/export.csv', 'general', 'none'],
-  // The profile's model list (SPEC.md §2.6), in each base URL's family.
+  // The profile's model list (docs/interface.md "Models"), in each base URL's family.
   ['GET', '/v1/models', 'native', 'none'],
   ['GET', '/v1/models/:id', 'native', 'none'],
   ['GET', '/cc/v1/models', 'native', 'none'],
@@ -108,7 +108,7 @@ const rows: Row[] = [
   ['GET', '/api/v1/models/:id', 'native', 'direct'],
   ['GET', '/api/models', 'native', 'direct'],
   ['GET', '/api/models/:id', 'native', 'direct'],
-  // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (SPEC.md §7.1).
+  // Response-API mode (docs/respapi-mode.md); its errors are compatible-format (docs/interface.md "Compatible errors").
   ['POST', '/respapi/responses', 'compat', 'respapi'],
   ['POST', '/respapi/:session_id/responses', 'compat', 'respapi'],
   // The Ollama listener (docs/ollama.md), a second port: its requests are routed under the internal prefix
@@ -195,7 +195,7 @@ export function declaredRoute(method: RouteDecl['method'], path: string): RouteD
   return decl;
 }
 
-/** Which error wire shape a request path speaks (SPEC.md §7), matched case-insensitively like the router. */
+/** Which error wire shape a request path speaks (docs/interface.md "Errors"), matched case-insensitively as routed. */
 export function familyOf(path: string): Family {
   let lower = path.toLowerCase();
   if (lower.length > 1 && lower.endsWith('/')) lower = lower.slice(0, -1);

@@ -1,6 +1,6 @@
 // What the routes of one proxy instance share, built once by createServices for the composition root (server.ts) and
 // never changed after (the long-lived objects a mode needs come from components.ts). Everything that touches the
-// world comes in through `deps` (STYLE.md habit 9), so tests can swap a piece that cannot run here; nothing is a
+// world comes in through `deps` (docs/principles.md "Injected dependencies"), so tests can swap a piece that cannot run here; nothing is a
 // module-level singleton. The CLI probe is made here for the proxy and for diagnose alike (cliProbe).
 
 import { readFileSync } from 'node:fs';

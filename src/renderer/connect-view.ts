@@ -49,7 +49,7 @@ const snippetModes: Array<{ mode: SnippetMode; label: string }> = [
   { mode: 'direct', label: 'Direct mode (the API)' },
 ];
 
-/** The modes a snippet can be for, of those that are on; tool mode when neither is (the default mode, SPEC.md §2). */
+/** The modes a snippet can be for, of those on; tool mode when neither is (the default, docs/interface.md "Modes"). */
 function snippetModesOn(modes: string[]): Array<{ mode: SnippetMode; label: string }> {
   const on = snippetModes.filter((m) => modes.includes(m.mode));
   return on.length > 0 ? on : snippetModes.slice(0, 1);

@@ -1,4 +1,4 @@
-// Copy-ready client set-up (PEERS.md: users want per-client help: which base URL, which key, which model id),
+// Copy-ready client set-up (docs/lessons.md "Desktop app habits": per-client help: base URL, key, model id),
 // built from the proxy's current address, for tool mode or direct mode. Pure, so every snippet is unit-tested with
 // literal output. The coding agents' snippets are the configurations the agents suite runs (test/agents/agents.ts,
 // docs/clients.md "Coding agents"): keep the three in step.
@@ -8,7 +8,7 @@ import type { ControlStatus } from '../proxy/control-api.js';
 export interface SnippetInput {
   /** http://127.0.0.1:8000 (what a client on this machine uses). */
   baseUrl: string;
-  /** The access key when one is set, else a dummy any client library accepts (SPEC.md §4 client libraries). */
+  /** The access key when one is set, else a dummy any client library accepts (docs/interface.md "Authentication"). */
   apiKey: string;
   model: string;
   sdk: ControlStatus['sdk'];

@@ -1,6 +1,6 @@
-// The modes the proxy serves (SPEC.md §1), written once: the settings schema (proxy/config.ts), the route table
-// (proxy/route-table.ts), the usage filters, the tray and the window's settings form all read this list. Pure and
-// without imports (eslint.config.js keeps it so), so it runs in Node and in the window's page alike.
+// The modes the proxy serves (docs/interface.md "Modes"), written once: the settings schema (proxy/config.ts), the
+// route table (proxy/route-table.ts), the usage filters, the tray and the window's settings form all read this list.
+// Pure and without imports (eslint.config.js keeps it so), so it runs in Node and in the window's page alike.
 
 export const modeNames = ['tool', 'direct', 'respapi'] as const;
 export type ModeName = (typeof modeNames)[number];

@@ -1,5 +1,6 @@
-// Model lists and models.retrieve with the official SDKs (SPEC.md §2.6): neutral ids everywhere, aliases answered
-// with the model they stand for, and an unknown id a 404 in the route family's error shape (§7.1, §7.2).
+// Model lists and models.retrieve with the official SDKs (docs/interface.md "Models"): neutral ids everywhere, aliases
+// answered with the model they stand for, and an unknown id a 404 in the route family's error shape
+// ("Compatible errors", "Native errors").
 
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';

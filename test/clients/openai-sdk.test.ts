@@ -33,7 +33,7 @@ async function streamedText(
 
 describe('OpenAI SDK, tool mode', () => {
   for (const base of ['/compat/v1', '/v1']) {
-    // /v1 speaks the native chat format, where max_tokens is required (SPEC.md §2.1).
+    // /v1 speaks the native chat format, where max_tokens is required (docs/interface.md "Native chat request").
     const limit = base === '/v1' ? { max_tokens: 100 } : {};
 
     it(`${base}: chat.completions.create answers the CLI's text`, async () => {

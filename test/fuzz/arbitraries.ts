@@ -1,7 +1,8 @@
-// fast-check generators of requests to the proxy: the documented routes with valid bodies (SPEC.md §2.1, §2.2,
-// §2.7 and the native message form), and hostile variations of every part a client controls: method, request
-// target, Host, headers and body. Hostile values are drawn from what breaks parsers in practice: dot segments and
-// encoded slashes, wrong case, deep nesting, lone surrogates, prototype keys, huge numbers, truncated JSON.
+// fast-check generators of requests to the proxy: the documented routes with valid bodies (docs/interface.md: the
+// native, compatible and response-API chat requests and the native message form), and hostile variations of every part
+// a client controls: method, request target, Host, headers and body. Hostile values are drawn from what breaks parsers
+// in practice: dot segments and encoded slashes, wrong case, deep nesting, lone surrogates, prototype keys, huge
+// numbers, truncated JSON.
 
 import fc from 'fast-check';
 import { defaultProfile } from '../../src/proxy/profile.js';
@@ -25,7 +26,7 @@ const takesSampling = (id: string): boolean => {
 };
 const respapiModels = defaultProfile.respapiModels.map((m) => m.id);
 
-/** Every documented route of SPEC.md §4 this proxy serves, plus its own additions (docs/http.md). */
+/** Every route of docs/interface.md "Endpoints" this proxy serves, plus its own additions (docs/http.md). */
 export const routes: RouteDef[] = [
   { method: 'POST', path: '/v1/chat/completions', body: 'nativeChat' },
   { method: 'POST', path: '/cc/v1/chat/completions', body: 'compat' },

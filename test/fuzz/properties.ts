@@ -1,7 +1,7 @@
 // The fuzz properties (docs/reliability.md "Fuzz suite"), shared by the bounded CI run (test/fuzz/fuzz.test.ts)
 // and long runs (scripts/fuzz.ts). Each one sends generated requests to a proxy with every mode on (test/fuzz/bed.ts)
 // and checks what a client and the provider would see:
-//   anyRequest      any method, target, Host, headers and body: a right-shaped answer (SPEC.md §7.1/§7.2/§7.3 by
+//   anyRequest      any method, target, Host, headers and body: a right-shaped answer (docs/interface.md "Errors", by
 //                   the target's family), never our own 500, never a hang, streams that end and parse;
 //   mutatedBodies   valid bodies of every JSON route with fields set, removed or added to hostile values: the same;
 //   validRequests   valid requests of every documented route: 200 and a complete answer;
@@ -67,7 +67,8 @@ function checkAnswer(req: RawRequest, answer: RawAnswer): void {
     const err = streamError(events);
     if (err) {
       // An in-stream error is fine when the request was bad in a way only the provider could see, but it must be
-      // shaped like its family's error bodies (STYLE.md habit 7); the native stream uses the provider's own form.
+      // shaped like its family's error bodies (docs/principles.md "Errors after headers"); the native stream uses the
+      // provider's own form.
       const family = familyOfTarget(req.path);
       const why = errorBodyProblem(family === 'general' ? 'general' : family, err.body);
       if (why && !(family === 'native' && (err.body as { type?: string }).type === 'error'))

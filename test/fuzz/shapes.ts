@@ -1,4 +1,4 @@
-// What a right-shaped answer is, per route family (SPEC.md §7.1 compat, §7.2 native, §7.3 general), written
+// What a right-shaped answer is, per route family (docs/interface.md "Errors": compatible, native, general), written
 // independently of the error shapes (src/proxy/http/error-shape.ts, src/proxy/formats/) so the fuzz and fault tests
 // check the wire, not the renderer's own idea of it. Each function returns a reason when the answer is wrong,
 // undefined when it is right.
@@ -32,11 +32,12 @@ export function errorBodyProblem(family: Family, body: unknown): string | undefi
   if (!isString(e.type)) return 'error.type is not a string';
   switch (family) {
     case 'compat':
-      if (!isString(e.code)) return 'error.code is not a string (SPEC §7.1)';
-      if (!(e.param === null || isString(e.param))) return 'error.param is neither a string nor null (SPEC §7.1)';
+      if (!isString(e.code)) return 'error.code is not a string (docs/interface.md "Compatible errors")';
+      if (!(e.param === null || isString(e.param)))
+        return 'error.param is neither a string nor null ("Compatible errors")';
       return undefined;
     case 'native':
-      if (body.type !== 'error') return 'top-level type is not "error" (SPEC §7.2)';
+      if (body.type !== 'error') return 'top-level type is not "error" (docs/interface.md "Native errors")';
       return detailsProblem(e.details);
     case 'general':
       return detailsProblem(e.details);
@@ -115,7 +116,7 @@ export function streamProblem(events: SseEvent[]): string | undefined {
 /**
  * Why an answer is not a clear error in its route's shape, or undefined. A clear error is either an error status
  * (never 500, which is reserved for our own bugs) with the family's body and a message, or, once a stream has
- * started, an in-stream error: §7.1 data object then [DONE] on compatible streams, an `error` event with the
+ * started, an in-stream error: the compatible error object then [DONE] on compatible streams, an `error` event with the
  * native error object on native streams, the response API's own `error` event on /respapi streams.
  */
 export function clearErrorProblem(target: string, answer: RawAnswer): string | undefined {

@@ -1,5 +1,6 @@
-// DESIGN.md's one rule between layers, checked on the sources: src/proxy never imports electron (or the app),
-// and the renderer takes nothing from src/proxy but types from control-api.ts.
+// The one rule between layers (docs/architecture.md "Layers, and the one rule between them"), checked on the sources:
+// src/proxy never imports electron (or the app), and the renderer takes nothing from src/proxy but types from
+// control-api.ts.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

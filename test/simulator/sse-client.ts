@@ -1,5 +1,6 @@
 // Reading SSE in tests: events from a fetch Response (or from a whole text), parsed with eventsource-parser so a test
-// never splits chunks on '\n' itself (STYLE.md habit 5). Each event notes when it arrived and in which body read.
+// never splits chunks on '\n' itself (docs/principles.md "Reading streams"). Each event notes when it arrived and in
+// which body read.
 
 import { createParser } from 'eventsource-parser';
 

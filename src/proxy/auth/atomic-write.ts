@@ -1,6 +1,6 @@
-// Credential files are rewritten atomically (PEERS.md: a crash mid-write must not log the user out): the new
-// content goes to a temporary file `.<name>.<pid>.<hex>.tmp` in the same directory, is flushed to disk, then
-// renamed over the original. The temporary file is owner-only (0600) from the moment it exists, because it holds
+// Credential files are rewritten atomically (docs/lessons.md "Tokens and auth": a crash mid-write must not log the user
+// out): the new content goes to a temporary file `.<name>.<pid>.<hex>.tmp` in the same directory, is flushed to disk,
+// then renamed over the original. The temporary file is owner-only (0600) from the moment it exists, because it holds
 // the new tokens; it takes the target's mode (the file's current mode when it has one, else 0600) only just before
 // the rename.
 //

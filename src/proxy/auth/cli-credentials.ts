@@ -1,8 +1,8 @@
 // The CLI's OAuth credential file (shape: docs/direct-mode.md; test/simulator/credentials.ts writes one; the object
 // under profile.credentials.rootKey holds accessToken, refreshToken, expiresAt in ms). Direct mode injects its
-// access token (SPEC.md §5) and refreshes it before it expires through the token URL. Built on the shared
-// RefreshingCredential (single-flight, never stale) and writeFileAtomic (owner-only, crash-safe), so:
-// - one refresh at a time however many requests wait (PEERS.md "Tokens and auth");
+// access token (docs/interface.md "Authentication") and refreshes it before it expires through the token URL. Built on
+// the shared RefreshingCredential (single-flight, never stale) and writeFileAtomic (owner-only, crash-safe), so:
+// - one refresh at a time however many requests wait (docs/lessons.md "Tokens and auth");
 // - the file is rewritten with every other field kept as it was (scopes, subscriptionType, other root keys);
 // - a missing file or a failed refresh is a 401 that says how to log in again, and the file is left untouched.
 

@@ -1,5 +1,5 @@
 // A credential that refreshes itself before it expires, shared by direct mode (the CLI's OAuth file) and
-// response-API mode (the OAuth2 file). Guarantees (PEERS.md "Tokens and auth"):
+// response-API mode (the OAuth2 file). Guarantees (docs/lessons.md "Tokens and auth"):
 // - one refresh at a time, however many requests wait for it (single-flight);
 // - a failed refresh is an error for the caller, never a silently sent stale token;
 // - the file is re-read before refreshing, so a token the CLI refreshed meanwhile is used, not refreshed again;

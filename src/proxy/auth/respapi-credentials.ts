@@ -1,5 +1,6 @@
-// The response API's OAuth2 credential file (SPEC.md §5; docs/respapi-mode.md): a JSON file in the user's home directory
-// (profile.respapi.credentialsPath, RESPAPI_CREDENTIALS_PATH) written by the response-API CLI:
+// The response API's OAuth2 credential file (docs/interface.md "Authentication"; docs/respapi-mode.md): a JSON file in
+// the user's home directory (profile.respapi.credentialsPath, RESPAPI_CREDENTIALS_PATH) written by the response-API
+// CLI:
 //   { "tokens": { "id_token", "access_token", "refresh_token", "account_id" }, "last_refresh": ISO, ...others }
 // The access token is a JWT whose `exp` says when it expires. Refresh uses a refresh-token grant on
 // RESPAPI_OAUTH_TOKEN_URL with the profile's client id; the shared RefreshingCredential keeps it single-flight and

@@ -136,7 +136,7 @@ function headers(target: ProxyTarget): Record<string, string> {
   };
 }
 
-/** The error text of an answer in any of the route families' shapes (SPEC.md §7). */
+/** The error text of an answer in any of the route families' shapes (docs/interface.md "Errors"). */
 function errorText(status: number, body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
@@ -306,7 +306,8 @@ const diagnoseSession = 'assistant-proxy-diagnose';
 /** A tiny real request through the response-API route: the credentials are valid when the upstream accepts them. */
 export async function respapiRequestCheck(target: ProxyTarget, profile: Profile): Promise<Outcome> {
   const model = profile.respapiModels[0]?.id ?? 'rm-4';
-  // One named session, reused by every run, rather than a new generated one each time (SPEC.md §2.7 sessions).
+  // One named session, reused by every run, rather than a new generated one each time
+  // (docs/interface.md "Response-API request").
   const r = await call(target, 'POST', `/respapi/${diagnoseSession}/responses`, {
     model,
     messages: [{ role: 'user', content: 'Reply with the single word OK.' }],

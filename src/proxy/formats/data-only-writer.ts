@@ -1,6 +1,7 @@
-// The stream writer of the two chat-completion formats (SPEC.md §6.1, §6.2): data-only events, [DONE] at the end,
-// and after headers the format's error body followed by [DONE] (dataOnlyErrorEvents, its error shapes'
-// streamEvents: formats/compat/error-shape.ts, formats/native-chat/error-shape.ts).
+// The stream writer of the two chat-completion formats
+// (docs/interface.md "Compatible stream", "Native chat-completion stream"): data-only events, [DONE] at the end, and
+// after headers the format's error body followed by [DONE] (dataOnlyErrorEvents, its error shapes' streamEvents:
+// formats/compat/error-shape.ts, formats/native-chat/error-shape.ts).
 
 import type { ProxyError } from '../errors.js';
 import type { NativeStreamEvent } from './native.js';

@@ -1,8 +1,8 @@
 // Every error shape's bytes, pinned in one literal fixture (__fixtures__/error-shapes.txt): before headers (the
 // outermost renderer's whole answer on a path of each family, and the node-parser refusal), after headers (each
 // wire format's stream writer, the byte-level forwarder's and the response-API relay's events, through the one
-// writer of errors after headers), and the type name each records for the log, metrics and ledger. SPEC.md §7
-// defines the shapes; a change to any byte on the wire shows here as a changed line.
+// writer of errors after headers), and the type name each records for the log, metrics and ledger.
+// docs/interface.md "Errors" defines the shapes; a change to any byte on the wire shows here as a changed line.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

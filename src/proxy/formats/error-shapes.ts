@@ -1,6 +1,6 @@
-// The one table from a route family (route-table.ts) to its error shape (SPEC.md §7): what the outermost renderer
-// (http/errors.ts, handed this table by server.ts) answers on a path before a route with a shape of its own is
-// matched: an unknown path, a refusal before routing, a route without a format. A format names its own shape
+// The one table from a route family (route-table.ts) to its error shape (docs/interface.md "Errors"): what the
+// outermost renderer (http/errors.ts, handed this table by server.ts) answers on a path before a route with a shape of
+// its own is matched: an unknown path, a refusal before routing, a route without a format. A format names its own shape
 // (formats/format.ts), of the same family.
 
 import type { Family } from '../route-table.js';

@@ -77,7 +77,8 @@ export interface AnswerMeta {
   now?: () => number;
 }
 
-/** A stream translator (STYLE.md habit 3): step per native event, finish at the end, its error shape after headers. */
+/** A stream translator (docs/principles.md "Step and finish"): step per native event, finish at the end, its error
+ * shape after headers. */
 export interface StreamWriter {
   /** How the events go on the wire: SSE (the default), or NDJSON, one event's data per line (Ollama's). */
   framing?: 'sse' | 'ndjson';
@@ -102,10 +103,10 @@ export interface AnswerWriter {
 export interface WireFormat<A = unknown> {
   /** The name route-table rows give. */
   readonly name: string;
-  /** Its error shape (SPEC.md §7; http/error-shape.ts): the body of its routes' errors once a request reached one,
-   * the events of its stream writer's failures after headers, and their type name. Its family is its routes'
-   * (route-table.ts rows give the same one, which shapes what is refused before routing: the access key, the rate
-   * limit, an unknown path). */
+  /** Its error shape (docs/interface.md "Errors"; http/error-shape.ts): the body of its routes' errors once a request
+   * reached one, the events of its stream writer's failures after headers, and their type name. Its family is its
+   * routes' (route-table.ts rows give the same one, which shapes what is refused before routing: the access key, the
+   * rate limit, an unknown path). */
   readonly errorShape: StreamErrorShape;
   /** Its requests may name an earlier response and its answers are kept (the Responses API's
    * previous_response_id): responses/chain-step.ts runs before parse and around the answer. */

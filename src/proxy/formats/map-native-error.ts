@@ -1,5 +1,5 @@
 // A native error body ({type, message}, e.g. from an `error` stream event) -> our ProxyError, faithfully: each
-// provider error type keeps its meaning (PEERS.md: never report a 5xx as a 429).
+// provider error type keeps its meaning (docs/lessons.md "Limits and errors": never report a 5xx as a 429).
 
 import { ProxyError, type ErrorKind } from '../errors.js';
 import type { NativeErrorBody } from './native.js';

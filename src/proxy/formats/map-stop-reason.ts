@@ -1,5 +1,5 @@
-// Native stop_reason -> compatible finish_reason (SPEC.md §2.4, §2.5). A table, not a chain of ifs, so a reader
-// sees every case at once (STYLE.md: stop-reason maps as `as const` tables).
+// Native stop_reason -> compatible finish_reason (docs/interface.md "Chat completion", "Compatible stream"). A table,
+// not a chain of ifs, so a reader sees every case at once (docs/principles.md "Pure translation").
 
 import type { CompatFinishReason } from './compat/schema.js';
 import type { NativeStopReason } from './native.js';
@@ -25,7 +25,7 @@ export function mapStopReason(reason: NativeStopReason | null | undefined): Comp
 /**
  * The finish_reason a compatible client sees, given the tool calls it was actually sent. Streamed chunks and the
  * completion JSON both go through here, so the same events give the same reason either way: never `tool_calls`
- * without calls (PEERS.md), and calls are never hidden behind `stop`.
+ * without calls (docs/lessons.md "Streams and clients"), and calls are never hidden behind `stop`.
  */
 export function finishReasonWithToolCalls(
   reason: NativeStopReason | null | undefined,

@@ -1,7 +1,7 @@
-// Native usage -> compatible usage (SPEC.md §2.4). The provider counts cached prompt tokens apart from
-// input_tokens; the compatible format counts them inside prompt_tokens and names the cache reads in
+// Native usage -> compatible usage (docs/interface.md "Chat completion"). The provider counts cached prompt tokens
+// apart from input_tokens; the compatible format counts them inside prompt_tokens and names the cache reads in
 // prompt_tokens_details.cached_tokens. So prompt_tokens = input + cache_read + cache_creation. Numbers are
-// only ever copied or added, never estimated (STYLE.md: no made-up token counts).
+// only ever copied or added, never estimated (docs/principles.md "What we avoid": made-up token counts).
 
 import type { CompatUsage } from './compat/schema.js';
 import type { NativeUsage } from './native.js';

@@ -1,6 +1,6 @@
-// The native family's error shape (SPEC.md §7.2), the provider's own envelope with our details: the body before
-// headers on every native route (/v1, /api/v1, /cc/v1, /messages), and one `event: error` after headers in the
-// native event stream, which the official native SDK's stream helper raises. The messages format and the
+// The native family's error shape (docs/interface.md "Native errors"), the provider's own envelope with our details:
+// the body before headers on every native route (/v1, /api/v1, /cc/v1, /messages), and one `event: error` after headers
+// in the native event stream, which the official native SDK's stream helper raises. The messages format and the
 // byte-level forwarder (modes/direct/forward.ts) write it; the native chat-completion format writes the same body
 // data-only (formats/native-chat/error-shape.ts).
 

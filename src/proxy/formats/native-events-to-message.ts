@@ -1,7 +1,8 @@
 // Collects a native stream into one native message. A non-streaming answer is the same stream, collected
-// (DESIGN.md "The flow of one chat"), so streaming and non-streaming answers cannot drift apart (unless the backend
-// asked its upstream for the whole message: Backend.message, docs/direct-mode.md).
-// step/finish like the other stream translators (STYLE.md habit 3), plus `collectNativeMessage` for routes.
+// (docs/architecture.md "The flow of one chat"), so streaming and non-streaming answers cannot drift apart (unless the
+// backend asked its upstream for the whole message: Backend.message, docs/direct-mode.md).
+// step/finish like the other stream translators (docs/principles.md "Step and finish"), plus `collectNativeMessage` for
+// routes.
 
 import { ProxyError } from '../errors.js';
 import type { NativeMessage, NativeResponseBlock, NativeStreamEvent } from './native.js';

@@ -47,7 +47,7 @@ describe('nativeMessagesRequestSchema', () => {
     expect(validate(nativeMessagesRequestSchema, body)).toEqual(body);
   });
 
-  it('names the field of a range error (SPEC.md §8: native temperature 0 to 1)', () => {
+  it('names the field of a range error (docs/interface.md "Limits": native temperature 0 to 1)', () => {
     expect(failure(() => validate(nativeMessagesRequestSchema, { ...minimal, temperature: 1.5 }))).toEqual({
       field: 'temperature',
       issue: 'must be between 0 and 1',
@@ -82,7 +82,7 @@ describe('nativeMessagesRequestSchema', () => {
   });
 });
 
-describe('nativeChatRequestSchema (SPEC.md §2.1)', () => {
+describe('nativeChatRequestSchema (docs/interface.md "Native chat request")', () => {
   it('accepts the documented fields', () => {
     const body = {
       ...minimal,

@@ -1,6 +1,6 @@
-// Narrow zod schemas for native-format client bodies (STYLE.md habit 4). Unknown top-level fields are passed
-// through (z.looseObject) so that a newer client's extra parameters reach the backend, which decides what it can
-// honour; block types we do not know are refused with a 400 naming the field.
+// Narrow zod schemas for native-format client bodies (docs/principles.md "Validated in, typed out"). Unknown top-level
+// fields are passed through (z.looseObject) so that a newer client's extra parameters reach the backend, which decides
+// what it can honour; block types we do not know are refused with a 400 naming the field.
 
 import { z } from 'zod';
 import { between, positiveInt } from './validate.js';
@@ -81,7 +81,7 @@ const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('none') }),
 ]);
 
-/** POST /v1/messages (and /cc/, /api/ when validated): the native message request (SPEC.md §4, §8). */
+/** POST /v1/messages (and /cc/, /api/ when validated): the native message request (docs/interface.md "Endpoints"). */
 export const nativeMessagesRequestSchema = z.looseObject({
   model: z.string().min(1, 'must not be empty'),
   messages: z
@@ -89,7 +89,7 @@ export const nativeMessagesRequestSchema = z.looseObject({
     .min(1, 'must contain at least one message'),
   system: system.optional(),
   max_tokens: positiveInt(),
-  temperature: between(0, 1).optional(), // SPEC.md §8: native temperature 0.0 to 1.0
+  temperature: between(0, 1).optional(), // docs/interface.md "Limits": native temperature 0.0 to 1.0
   top_p: between(0, 1).optional(),
   top_k: z.number().int('must be an integer').min(0, 'must be at least 0').optional(),
   stop_sequences: z.array(z.string()).optional(),
@@ -102,9 +102,10 @@ export const nativeMessagesRequestSchema = z.looseObject({
 export type NativeMessagesRequestBody = z.output<typeof nativeMessagesRequestSchema>;
 
 /**
- * POST /v1/chat/completions: the native chat-completion request (SPEC.md §2.1). Messages carry role and content
- * (§2.3: a string; blocks are accepted too). A `system` role message is accepted and folded into the system prompt
- * by formats/native-chat/native-chat-request-to-native.ts, because many clients send it that way.
+ * POST /v1/chat/completions: the native chat-completion request (docs/interface.md "Native chat request"). Messages
+ * carry role and content (the interface's content is a string; blocks are accepted too). A `system` role message is
+ * accepted and folded into the system prompt by formats/native-chat/native-chat-request-to-native.ts, because many
+ * clients send it that way.
  */
 export const nativeChatRequestSchema = z.looseObject({
   model: z.string().min(1, 'must not be empty'),
@@ -112,7 +113,7 @@ export const nativeChatRequestSchema = z.looseObject({
     .array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content }))
     .min(1, 'must contain at least one message'),
   max_tokens: positiveInt(),
-  temperature: between(0, 1).optional(), // SPEC.md §2.1: 0.0 to 1.0
+  temperature: between(0, 1).optional(), // docs/interface.md "Native chat request": 0.0 to 1.0
   top_p: between(0, 1).optional(),
   top_k: z.number().int('must be an integer').min(0, 'must be at least 0').optional(),
   stream: z.boolean().optional(),

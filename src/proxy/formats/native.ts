@@ -1,6 +1,6 @@
-// The provider's native Messages API, as hand-written types (STYLE.md habit 4: outgoing shapes are discriminated
-// unions written by hand; incoming bodies go through the zod schemas in native-schemas.ts).
-// Everything inside the proxy is normalised to these shapes (DESIGN.md "The flow of one chat").
+// The provider's native Messages API, as hand-written types (docs/principles.md "Validated in, typed out": outgoing
+// shapes are discriminated unions written by hand; incoming bodies go through the zod schemas in native-schemas.ts).
+// Everything inside the proxy is normalised to these shapes (docs/architecture.md "The flow of one chat").
 
 import type { NativeEffort } from '../profile-models.js';
 
@@ -144,9 +144,9 @@ export interface NativeOutputConfig {
 }
 
 /**
- * What a Backend receives (DESIGN.md `Backend.stream(req, signal)`). `stream` is not part of it: the backend decides
- * how it talks to its upstream (a stream, collected by the route for a non-streaming client, or one whole message
- * through Backend.message: modes/backend.ts).
+ * What a Backend receives (`Backend.stream(req, signal)`, docs/architecture.md "Modes"). `stream` is not part of it:
+ * the backend decides how it talks to its upstream (a stream, collected by the route for a non-streaming client, or one
+ * whole message through Backend.message: modes/backend.ts).
  */
 export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
 
@@ -243,7 +243,7 @@ export type NativeStreamEvent =
   | NativePingEvent
   | NativeErrorEvent;
 
-// ---- the native chat-completion stream (SPEC.md §6.2) ---------------------------------------------------------
+// ---- the native chat-completion stream (docs/interface.md "Native chat-completion stream") --------------------
 
 /** Data-only events of POST /v1/chat/completions with stream true; the server frames them and ends with [DONE]. */
 export type NativeChatStreamEvent =

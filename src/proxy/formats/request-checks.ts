@@ -53,8 +53,9 @@ export function readThinkingAndOutput(body: unknown, request: NativeRequest): vo
 }
 
 /**
- * The native chat-completion format (SPEC.md §2.1) has no tools; the client's tools are taken on the message and
- * compatible routes (docs/tool-mode.md "The client's own tools"). Checked before anything else.
+ * The native chat-completion format (docs/interface.md "Native chat request") has no tools; the client's tools are
+ * taken on the message and compatible routes (docs/tool-mode.md "The client's own tools"). Checked before anything
+ * else.
  */
 export function refuseTools(body: unknown, fields: string[]): void {
   if (typeof body !== 'object' || body === null) return;

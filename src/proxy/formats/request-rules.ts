@@ -6,8 +6,8 @@ import type { ReasoningEffort } from '../profile.js';
 import type { NativeOutputFormat, NativeRequest, NativeTool, NativeToolChoice } from './native.js';
 
 /**
- * A temperature -> the request's (SPEC.md §2.2, §8: 0.0 to 2.0 accepted, clamped into 0.0 to 1.0 when forwarded),
- * with a warning naming the client's field (`name`) when it was clamped.
+ * A temperature -> the request's (docs/interface.md "Limits": 0.0 to 2.0 accepted, clamped into 0.0 to 1.0 when
+ * forwarded), with a warning naming the client's field (`name`) when it was clamped.
  */
 export function applyTemperature(
   request: NativeRequest,

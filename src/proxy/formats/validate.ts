@@ -1,11 +1,12 @@
-// Client bodies pass through narrow zod schemas (STYLE.md habit 4); a failure becomes one 400 that names the field
-// and says what is wrong with it (SPEC.md §7.2 details.field / details.issue, §7.1 param). The route family decides
-// the wire shape later (http/errors.ts), so this helper does not need to know it.
+// Client bodies pass through narrow zod schemas (docs/principles.md "Validated in, typed out"); a failure becomes one
+// 400 that names the field and says what is wrong with it (docs/interface.md "Native errors" details.field /
+// details.issue, "Compatible errors" param). The route family decides the wire shape later (http/errors.ts), so this
+// helper does not need to know it.
 
 import { z } from 'zod';
 import { invalidField } from '../errors.js';
 
-/** A number in [lo, hi] whose error text names the range, e.g. "must be between 0 and 1" (SPEC.md §8). */
+/** A number in [lo, hi] whose error text names the range, "must be between 0 and 1" (docs/interface.md "Limits"). */
 export function between(lo: number, hi: number): z.ZodNumber {
   const issue = `must be between ${lo} and ${hi}`;
   return z

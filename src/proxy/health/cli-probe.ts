@@ -1,6 +1,7 @@
-// The CLI probe: where the CLI is, its version, and whether it is logged in (SPEC.md §2.8, §7.4). It runs in
-// the background on an interval and caches its last result, so a health request never waits on a process.
-// Each command has a short deadline; a CLI that hangs makes the component "error", never a hung health check.
+// The CLI probe: where the CLI is, its version, and whether it is logged in
+// (docs/interface.md "Health record", "Health errors"). It runs in the background on an interval and caches its last
+// result, so a health request never waits on a process. Each command has a short deadline; a CLI that hangs makes the
+// component "error", never a hung health check.
 
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,6 @@
 // Finds the assistant CLI: ASSISTANT_CLI_PATH when set, else each executable name on PATH, else the profile's
-// well-known install locations. Returns every place it looked, for SPEC.md §7.4's searched_paths.
+// well-known install locations. Returns every place it looked, for the searched paths of
+// docs/interface.md "Health errors".
 
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';

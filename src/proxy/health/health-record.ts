@@ -1,5 +1,5 @@
-// Health records (SPEC.md §2.8) as pure functions of the probe snapshot and server figures, with the status
-// mapping of §3 (healthy 200, unhealthy 503, error 500) and the error texts of §7.4.
+// Health records (docs/interface.md "Health record") as pure functions of the probe snapshot and server figures, with
+// the status mapping of "Health states" (healthy 200, unhealthy 503, error 500) and the error texts of "Health errors".
 
 import type { Profile } from '../profile.js';
 import type { CliSnapshot } from './cli-probe.js';

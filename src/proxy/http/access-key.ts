@@ -7,11 +7,11 @@
 //   (listening beyond loopback refuses to start without PROXY_ACCESS_KEY, config.ts);
 // - otherwise data about the owner (/usage/*: history, totals, limits, the CSV export, captured bodies) needs it,
 //   and so does a tool-mode chat when CLI_ALLOWED_TOOLS offers tools on the owner's files (a 403 naming the remedy);
-//   other chats stay keyless (SPEC.md §5), and /health/detailed answers without the e-mail and paths
-//   (routes/health.ts reads state.accessKeyPresented).
+//   other chats stay keyless (docs/interface.md "Authentication"), and /health/detailed answers without the e-mail
+//   and paths (routes/health.ts reads state.accessKeyPresented).
 // Two answers stay open because they reveal nothing and do no work: the basic `GET /health` (load balancers and
-// monitors probe it, SPEC.md §4 note 8) and `GET /` ("… is running", PEERS.md "First run"). CORS preflights are
-// answered before this (cors.ts): a browser never sends a key on one.
+// monitors probe it, docs/interface.md "Health record") and `GET /` ("… is running", docs/lessons.md "First run").
+// CORS preflights are answered before this (cors.ts): a browser never sends a key on one.
 
 import { timingSafeEqual } from 'node:crypto';
 import { ProxyError } from '../errors.js';

@@ -1,5 +1,6 @@
 // jsonBody in a minimal Koa app with the proxy's own request-id and error-renderer middleware, so each refusal is
-// seen as a client sees it: status, family-shaped body (SPEC.md §7), and what happens to the connection.
+// seen as a client sees it: status, family-shaped body (docs/interface.md "Errors"), and what happens to the
+// connection.
 
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

@@ -1,5 +1,6 @@
-// The answer to what node's parser refuses: node's own status, plus nosniff, Connection: close and a §7.3 body; and
-// nothing written on a socket that cannot take it. test/security-local.test.ts sends the real bytes.
+// The answer to what node's parser refuses: node's own status, plus nosniff, Connection: close and a general body
+// (docs/interface.md "General errors"); and nothing written on a socket that cannot take it.
+// test/security-local.test.ts sends the real bytes.
 
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';

@@ -4,8 +4,8 @@
 // (request-id.ts, docs/security.md). This answers with the status node would (400; 431 for a head over the limit;
 // 413 for chunk extensions over theirs; 408 for the receive deadlines), `Connection: close`, nosniff and a small JSON
 // body, then destroys the socket as node does. The request's route family is not known here (the request line may
-// be what failed to parse), so the body has the general shape (SPEC.md §7.3), whose `error.message` is where the
-// compatible and native shapes keep their message too.
+// be what failed to parse), so the body has the general shape (docs/interface.md "General errors"), whose
+// `error.message` is where the compatible and native shapes keep their message too.
 //
 // Nothing is written on a socket that cannot take it: one already closed or reset, or one whose in-flight answer has
 // already sent its headers (a refusal written then would corrupt that answer). A parser error is logged like a

@@ -15,7 +15,7 @@
 // `same-site` is refused too: http://localhost:3000 and http://127.0.0.1:3000 are same-site with the proxy (ports are
 // not part of a site), yet they are other origins, any local dev server's page. Clients that are not browsers send
 // neither header and pass untouched. So do basic `GET /health` and `GET /`, which reveal nothing and do no work
-// (SPEC.md §4 note 8: monitors probe /health).
+// (docs/interface.md "Health record": monitors probe /health).
 
 import { ProxyError } from '../errors.js';
 import type { ProxyMetrics } from '../metrics.js';

@@ -1,6 +1,6 @@
-// What an error shape is (SPEC.md §7), and the proxy's own one. A shape is one object per family: its body before
-// headers, its events after headers when its routes stream (stream-error.ts StreamErrorShape, which adds them), and
-// the type name the log, metrics and ledger record,
+// What an error shape is (docs/interface.md "Errors"), and the proxy's own one. A shape is one object per family: its
+// body before headers, its events after headers when its routes stream (stream-error.ts StreamErrorShape, which adds
+// them), and the type name the log, metrics and ledger record,
 // so the outermost renderer (errors.ts), the one writer of errors after headers (stream-error.ts), the formats and
 // the forwarders all ask the same object. Each format's shape lives in its folder under formats/ (the compatible
 // one in formats/compat/, the native one at the root of formats/, Ollama's in formats/ollama/); the table of the
@@ -25,7 +25,7 @@ export function errorDetails(err: ProxyError): { field: string; issue: string } 
   return err.field !== undefined ? { field: err.field, issue: err.issue ?? err.message } : undefined;
 }
 
-/** SPEC.md §7.3 names validation failures validation_error; other kinds keep a readable name. */
+/** docs/interface.md "General errors" names validation failures validation_error; other kinds keep a readable name. */
 const generalType: Record<ErrorKind, string> = {
   invalid_request: 'validation_error',
   authentication: 'authentication_error',
@@ -42,8 +42,8 @@ const generalType: Record<ErrorKind, string> = {
   timeout: 'timeout',
 };
 
-/** SPEC.md §7.2's types: the native shape's (formats/native-error-shape.ts), here because the log, metrics and ledger
- * record them for the general family's errors too, and http/ cannot import from formats/. */
+/** The types of docs/interface.md "Native errors": the native shape's (formats/native-error-shape.ts), here because
+ * the log, metrics and ledger record them for the general family's errors too, and http/ cannot import formats/. */
 export const nativeType: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   authentication: 'authentication_error',
@@ -60,7 +60,7 @@ export const nativeType: Record<ErrorKind, string> = {
   timeout: 'timeout_error',
 };
 
-/** SPEC.md §7.3: `{"error": {type, message, details}}`. None of its routes streams. */
+/** docs/interface.md "General errors": `{"error": {type, message, details}}`. None of its routes streams. */
 export const generalErrorShape: ErrorShape = {
   family: 'general',
   body: (err) => ({ error: { type: generalType[err.kind], message: err.message, details: errorDetails(err) } }),

@@ -1,6 +1,6 @@
 // The outermost error renderer with a route's own error shape (a wire format's, formats/format.ts errorShape):
 // once a route set it, a refusal has that body and its type name goes to the log and the ledger; without one, the
-// shape of the path's family (SPEC.md §7, the table formats/error-shapes.ts).
+// shape of the path's family (docs/interface.md "Errors", the table formats/error-shapes.ts).
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

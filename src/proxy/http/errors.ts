@@ -1,7 +1,7 @@
-// The one outermost error renderer (STYLE.md habit 8). A ProxyError is rendered in its route's error shape once a
-// route with one is matched (ctx.state.errorShape: its format's), else in the shape of the request path's family
-// (SPEC.md §7; the table of formats/error-shapes.ts, handed over by server.ts, since http/ sits below formats/);
-// Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
+// The one outermost error renderer (docs/principles.md "One error hierarchy"). A ProxyError is rendered in its route's
+// error shape once a route with one is matched (ctx.state.errorShape: its format's), else in the shape of the request
+// path's family (docs/interface.md "Errors"; the table of formats/error-shapes.ts, handed over by server.ts, since
+// http/ sits below formats/); Koa/http errors from libraries (anything with an HTTP status) are mapped onto kinds;
 // anything else is our own bug: logged with its stack, answered 500 without it. After headers are sent nothing
 // can be rendered: the error is logged and the stream route has already written an in-stream error.
 

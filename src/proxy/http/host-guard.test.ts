@@ -108,7 +108,7 @@ describe('the running proxy', () => {
       expect(res.status).toBe(200);
     } else {
       expect(res.status).toBe(403);
-      // /v1/models is a native-format route: SPEC.md §7.2 shape.
+      // /v1/models is a native-format route: docs/interface.md "Native errors" shape.
       expect(JSON.parse(res.body)).toMatchObject({
         type: 'error',
         error: { type: 'permission_error', details: { field: 'host' } },

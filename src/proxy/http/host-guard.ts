@@ -1,4 +1,4 @@
-// DNS-rebinding guard (PEERS.md "Local-server safety"; docs/security.md). While the proxy listens on loopback, a
+// DNS-rebinding guard (docs/lessons.md "Local-server safety"; docs/security.md). While the proxy listens on loopback, a
 // request whose Host header is not a loopback name or a configured name is refused with 403: a web page that
 // rebinds its own domain to 127.0.0.1 still sends its own domain as Host. Beyond loopback the access key protects
 // instead: `checkNames: false` then, and only a request with two Host headers is refused (on every interface).

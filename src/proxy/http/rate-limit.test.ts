@@ -31,7 +31,7 @@ async function attempt(mw: ReturnType<typeof rateLimit>, ip: string, path?: stri
   }
 }
 
-describe('rateLimit (SPEC.md §8)', () => {
+describe('rateLimit (docs/interface.md "Limits")', () => {
   it('lets perMinute + burst requests through per client in a minute, then refuses with a Retry-After', async () => {
     let t = 1_000_000;
     const mw = rateLimit(3, 2, () => t);

@@ -1,8 +1,8 @@
-// SPEC.md §8: 60 requests per minute per client IP plus a burst of 10: a steady fixed window of a minute per client,
-// and a burst window (its own minute, started when first drawn on) used only when the steady one is spent — the
-// semantics rate-limiter-flexible's BurstyRateLimiter had here. Kept in a Map and checked synchronously, without
-// the library's promises (consume, then two gets for the headers) on every request.
-// Headers (SPEC.md leaves names open; docs/http.md records the choice):
+// docs/interface.md "Limits": 60 requests per minute per client IP plus a burst of 10: a steady fixed window of a
+// minute per client, and a burst window (its own minute, started when first drawn on) used only when the steady one is
+// spent — the semantics rate-limiter-flexible's BurstyRateLimiter had here. Kept in a Map and checked synchronously,
+// without the library's promises (consume, then two gets for the headers) on every request.
+// Headers (the interface names none; docs/http.md "Rate limiting" records the choice):
 //   X-RateLimit-Limit      requests allowed per minute including the burst (60 + 10 = 70 by default)
 //   X-RateLimit-Remaining  requests left in the current windows
 //   X-RateLimit-Reset      Unix time (seconds) when the steady window resets

@@ -1,12 +1,12 @@
-// The one SSE encoder (STYLE.md habit 6): routes hand over an async generator of events; this module turns it
-// into a Readable for ctx.body. Cleanup lives in the generator's `finally`, which runs when the stream ends,
-// fails, or the client disconnects (the Readable is destroyed and the generator is returned).
+// The one SSE encoder (docs/principles.md "Writing streams"): routes hand over an async generator of events; this
+// module turns it into a Readable for ctx.body. Cleanup lives in the generator's `finally`, which runs when the stream
+// ends, fails, or the client disconnects (the Readable is destroyed and the generator is returned).
 
 import { Readable } from 'node:stream';
 import type { ProxyContext } from './types.js';
 
 export interface SseEvent {
-  /** The `event:` line; omitted for data-only streams (compat chunks, SPEC.md §6.1). */
+  /** The `event:` line; omitted for data-only streams (compat chunks, docs/interface.md "Compatible stream"). */
   event?: string;
   /** An object is JSON-encoded; a string (such as "[DONE]") is written as is. */
   data: unknown;

@@ -1,8 +1,8 @@
-// The one writer of errors after headers (STYLE.md habit 7): once an answer's status and first bytes are out, a
-// failure can no longer change the status; it becomes the events of the stream's error shape (http/error-shape.ts
-// StreamErrorShape), and the stream ends. Used by every mode: the chat answer path (routes/answer-chat.ts, with the
-// format's stream writer's shape), the response-API relay (modes/respapi/stream-errors.ts) and the byte-level
-// forwarder (modes/direct/forward.ts, the native shape).
+// The one writer of errors after headers (docs/principles.md "Errors after headers"): once an answer's status and first
+// bytes are out, a failure can no longer change the status; it becomes the events of the stream's error shape
+// (http/error-shape.ts StreamErrorShape), and the stream ends. Used by every mode: the chat answer path
+// (routes/answer-chat.ts, with the format's stream writer's shape), the response-API relay
+// (modes/respapi/stream-errors.ts) and the byte-level forwarder (modes/direct/forward.ts, the native shape).
 
 import { ProxyError, isProxyError } from '../errors.js';
 import { type Logger } from '../logger.js';
@@ -13,7 +13,7 @@ import type { ProxyState } from './state.js';
 
 /** An error shape whose routes stream: it also says how a failure after headers is written. */
 export interface StreamErrorShape extends ErrorShape {
-  /** The events that report a failure after headers (STYLE.md habit 7); the stream then ends. */
+  /** The events that report a failure after headers (docs/principles.md "Errors after headers"); then the end. */
   streamEvents(err: ProxyError, requestId: string): SseEvent[];
 }
 

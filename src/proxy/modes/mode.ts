@@ -29,7 +29,7 @@ export interface Chat {
   publicModel: string;
   /** The name to show clients for the model an answer reports (tool mode: the CLI may echo an alias). */
   servedName?: (served: string) => string;
-  /** Client field names that are not honoured (SPEC.md §2.2, §8: never dropped silently). */
+  /** Client field names that are not honoured (docs/interface.md "Parameter translation": never dropped silently). */
   ignored: string[];
   /** Lossy translation notes, logged. */
   warnings: string[];

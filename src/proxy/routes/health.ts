@@ -1,4 +1,4 @@
-// GET /health, /health/detailed (SPEC.md §2.8, §3, §7.4) and /metrics (§4 note 7). Health answers from the
+// GET /health, /health/detailed (docs/interface.md "Health record") and /metrics ("Metrics"). Health answers from the
 // probe's cached snapshot and never waits on a process.
 
 import { ProxyError } from '../errors.js';

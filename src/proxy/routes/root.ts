@@ -1,5 +1,5 @@
 // GET / : a small plain-text page, "Assistant Proxy is running", with the base URL of each mode that is on.
-// Local model servers answer their root this way, and users and scripts check it first (PEERS.md "First run");
+// Local model servers answer their root this way, and users and scripts check it first (docs/lessons.md "First run");
 // before this, the root was a JSON 404. The same list is the start-up summary's (cli.ts), so both say the same.
 
 import type { ModeName } from '../../shared/modes.js';

@@ -1,8 +1,8 @@
 // GET /usage/requests, /usage/requests/:id, /usage/summary, /usage/limits and /usage/export.csv: the usage
 // ledger over HTTP (docs/usage.md "Endpoints"). Same access rules as /health/detailed: open on loopback, the
 // access key beyond it (http/access-key.ts guards every path but /health). Query parameters pass a narrow zod
-// schema; a bad one is a 400 in the general shape (SPEC.md §7.3) naming the parameter. These routes are the
-// proxy's own, not traffic it carries, so they are never recorded in the ledger themselves.
+// schema; a bad one is a 400 in the general shape (docs/interface.md "General errors") naming the parameter. These
+// routes are the proxy's own, not traffic it carries, so they are never recorded in the ledger themselves.
 
 import { Readable } from 'node:stream';
 import { z } from 'zod';

@@ -1,5 +1,6 @@
-// Who pays for a direct-mode request (SPEC.md §5), decided from the client's headers, and the headers that go
-// upstream. Pure functions: the route hands in the request headers, the profile and the proxy's access key.
+// Who pays for a direct-mode request (docs/interface.md "Authentication"), decided from the client's headers, and the
+// headers that go upstream. Pure functions: the route hands in the request headers, the profile and the proxy's access
+// key.
 // - a real provider key (profile.api.realKeyPrefixes) in x-api-key or Authorization: Bearer is forwarded as sent;
 // - the client's own OAuth access token (profile.api.oauthTokenPrefix) is forwarded as a bearer token, with the
 //   OAuth headers and feature flags the provider requires;
@@ -128,8 +129,8 @@ function rulesOf(api: Profile['api']): HeaderRules {
 
 /**
  * The headers sent upstream: the forwardable client headers, the credential, and for OAuth the provider's
- * required headers and feature flags merged into the client's own (PEERS.md: overwriting them broke features).
- * The version header is defaulted when the client sent none; a client's own version is kept.
+ * required headers and feature flags merged into the client's own (docs/lessons.md "Tokens and auth": overwriting them
+ * broke features). The version header is defaulted when the client sent none; a client's own version is kept.
  */
 export function upstreamHeaders(
   base: Record<string, string>,

@@ -1,5 +1,5 @@
-// Public model ids carry the neutral prefix (SPEC.md intro, §2.6), and /api/models lists them that way, so a
-// client that picks a model from the list (or names an alias) and sends it to /api/v1/messages must reach the
+// Public model ids carry the neutral prefix (docs/interface.md "Names", "Models"), and /api/models lists them that way,
+// so a client that picks a model from the list (or names an alias) and sends it to /api/v1/messages must reach the
 // provider's model; the route resolves the name once (models/model-catalog.ts) and this writes the result. The
 // body is otherwise forwarded byte for byte, so instead of re-serialising it (which would reorder nothing but could
 // change number formatting and whitespace), only the bytes of the top-level "model" string are replaced.

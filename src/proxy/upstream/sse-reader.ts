@@ -1,4 +1,4 @@
-// The one reader of upstream server-sent events (STYLE.md habit 5: eventsource-parser, never a hand-rolled split).
+// The one reader of upstream server-sent events (docs/principles.md "Reading streams": never a hand-rolled split).
 // Bytes arrive in arbitrary pieces: a UTF-8 character or a `\r\n` line end may be cut between two reads, so the
 // bytes go through one streaming decoder and the parser keeps partial lines until they are complete. Node's
 // StringDecoder rather than TextDecoder: the same UTF-8 handling (an invalid sequence becomes U+FFFD), without an

@@ -1,6 +1,7 @@
 // Failures on the way to the provider, as ProxyErrors the error renderer (or an in-stream error event) can show:
 // network errors and the three deadlines (connect, first byte, idle; config.upstream*TimeoutMs), and the
-// provider's own error answers, mapped faithfully (PEERS.md: a 5xx is never a 429; Retry-After passes through).
+// provider's own error answers, mapped faithfully (docs/lessons.md "Limits and errors": a 5xx is never a 429;
+// Retry-After passes through).
 
 import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
 import { redactSecrets } from '../redact.js';

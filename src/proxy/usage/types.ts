@@ -50,7 +50,7 @@ export interface UsageRecord {
   client: string | null;
   status: number;
   outcome: Outcome;
-  /** The error type in the route family's wire shape (SPEC.md §7), null on success. */
+  /** The error type in the route family's wire shape (docs/interface.md "Errors"), null on success. */
   errorType: string | null;
   tokens: TokenCounts;
   /**

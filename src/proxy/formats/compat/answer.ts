@@ -1,6 +1,7 @@
-// The compatible format's answer (the chat-completion routes of /compat, /cc, /sdk and /api, SPEC.md §2.2):
-// completion JSON (§2.4), or §6.1 chunks ending with [DONE]; a request in the legacy `functions` form is answered
-// with `function_call`. A failure after headers is the §7.1 body, then [DONE].
+// The compatible format's answer (the chat-completion routes of /compat, /cc, /sdk and /api,
+// docs/interface.md "Compatible chat request"): completion JSON ("Chat completion"), or "Compatible stream" chunks
+// ending with [DONE]; a request in the legacy `functions` form is answered with `function_call`. A failure after
+// headers is the "Compatible errors" body, then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
 import { chunkToLegacyFunctionCall, completionToLegacyFunctionCall } from './completion-to-legacy-function-call.js';

@@ -1,5 +1,6 @@
 // The same native events must give the same finish_reason whether the compatible client streams or not
-// (SPEC.md §2.4, §2.5): the stream and the completion JSON share finishReasonWithToolCalls.
+// (docs/interface.md "Chat completion", "Compatible stream"): the stream and the completion JSON share
+// finishReasonWithToolCalls.
 import { describe, expect, it } from 'vitest';
 import type { NativeStreamEvent } from '../native.js';
 import { toolStream } from '../__fixtures__/native-events.js';

@@ -1,6 +1,7 @@
 // Compatible-format messages -> the native system prompt and message list. The whole conversation is kept
-// (PEERS.md: a peer that sent only the last user message lost the system prompt, the history and the images).
-// Rules, each because of how the native format differs (the shared ones in formats/conversation-builder.ts):
+// (docs/lessons.md "Streams and clients": a peer that sent only the last user message lost the system prompt, the
+// history and the images). Rules, each because of how the native format differs (the shared ones in
+// formats/conversation-builder.ts):
 // - system and developer messages, wherever they stand, become the one native `system` (joined by blank lines);
 // - a `file` part becomes a native document (formats/documents.ts);
 // - `tool` messages become user tool_result blocks, so adjacent ones end up in one user message;

@@ -13,7 +13,7 @@ const body = (extra: Record<string, unknown>): CompatChatRequest =>
   });
 
 describe('compatRequestToNative', () => {
-  it('translates a plain request (SPEC.md §2.2) with the default max_tokens', () => {
+  it('translates a plain request (docs/interface.md "Compatible chat request") with the default max_tokens', () => {
     expect(compatRequestToNative(body({}), options)).toEqual({
       request: {
         model: 'assistant-sonnet-4-20250514',
@@ -160,7 +160,7 @@ describe('compatRequestToNative', () => {
     expect(compatRequestToNative(body({ tools, tool_choice: choice }), options).request.tool_choice).toEqual(expected);
   });
 
-  it('clamps temperature, ignores penalties and the rest with warnings (SPEC.md §2.2)', () => {
+  it('clamps temperature, ignores the rest with warnings (docs/interface.md "Parameter translation")', () => {
     const result = compatRequestToNative(
       body({
         temperature: 1.7,

@@ -1,4 +1,4 @@
-// A validated compatible-format chat request -> the native request (SPEC.md §2.2 "Parameter translation").
+// A validated compatible-format chat request -> the native request (docs/interface.md "Parameter translation").
 // Lossy steps never fail: they add a warning (for the log and the response header) and the field name to
 // `ignored`. Only a request we cannot express at all (bad tool-call JSON, an unusable image URL) is a 400.
 
@@ -59,7 +59,7 @@ const handled = new Set([
   'reasoning_effort',
 ]);
 
-/** Accepted and without a provider equivalent (SPEC.md §2.2: user "Ignored"). */
+/** Accepted and without a provider equivalent (docs/interface.md "Parameter translation": user dropped). */
 const silentlyIgnored = ['user', 'seed', 'logit_bias', 'top_logprobs'] as const;
 
 function toolsOf(body: CompatChatRequest): NativeTool[] | undefined {
@@ -86,7 +86,8 @@ export function compatRequestToNative(
     model: body.model,
     messages: conversation.messages,
     ...(conversation.system ? { system: conversation.system } : {}),
-    // max_completion_tokens is the newer name of the same limit, so it wins (SPEC.md §2.2: max_tokens unchanged).
+    // max_completion_tokens is the newer name of the same limit, so it wins (docs/interface.md "Parameter translation":
+    // max_tokens unchanged).
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? options.defaultMaxTokens,
   };
 
@@ -105,7 +106,7 @@ export function compatRequestToNative(
     ignored.push(...(['tool_choice', 'parallel_tool_calls'] as const).filter((k) => body[k] != null));
   }
 
-  // SPEC.md §2.2: the penalties are ignored, and a warning is logged.
+  // docs/interface.md "Parameter translation": the penalties are ignored, and a warning is logged.
   for (const key of ['presence_penalty', 'frequency_penalty'] as const) {
     if (body[key] !== null && body[key] !== undefined) {
       ignored.push(key);

@@ -1,14 +1,14 @@
-// The compatible family's error shape (SPEC.md §7.1), the one OpenAI-style clients parse: the body before headers on
-// every compatible route (/compat, the chat completions of /cc, /sdk and /api, the Responses routes, the
-// response-API relay, the Ollama listener's /v1), and after headers in a §6.1 data-only stream the same body, then
-// [DONE]. Its code is also the type name the log, metrics and ledger record for the formats that speak its codes
-// (Responses, Ollama, the response-API relay).
+// The compatible family's error shape (docs/interface.md "Compatible errors"), the one OpenAI-style clients parse: the
+// body before headers on every compatible route (/compat, the chat completions of /cc, /sdk and /api, the Responses
+// routes, the response-API relay, the Ollama listener's /v1), and after headers in a data-only stream (its
+// "Compatible stream") the same body, then [DONE]. Its code is also the type name the log, metrics and ledger record for the
+// formats that speak its codes (Responses, Ollama, the response-API relay).
 
 import type { ErrorKind, ProxyError } from '../../errors.js';
 import type { StreamErrorShape } from '../../http/stream-error.js';
 import { dataOnlyErrorEvents } from '../data-only-writer.js';
 
-/** SPEC.md §7.1 codes, and the type an OpenAI-style client reads. */
+/** The "Compatible errors" codes, and the type an OpenAI-style client reads. */
 const compatCode: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   authentication: 'invalid_api_key',
@@ -49,8 +49,8 @@ interface CompatErrorBody {
 const contextLength = /prompt is too long|context (?:length|window)|too many (?:input )?tokens/i;
 
 /**
- * SPEC.md §7.1's code, or context_length_exceeded for a prompt over the context window: the code compatible and
- * Responses clients act on (Codex ends the turn instead of retrying).
+ * The "Compatible errors" code, or context_length_exceeded for a prompt over the context window: the code compatible
+ * and Responses clients act on (Codex ends the turn instead of retrying).
  */
 function codeOf(err: ProxyError): string {
   if (err.code !== undefined) return err.code;

@@ -1,6 +1,6 @@
-// The compatible format (OpenAI chat completions, SPEC.md §2.2): POST /compat|/cc|/sdk /v1/chat/completions in
-// tool mode and /api/v1/chat/completions in direct mode, with one parse for both. The legacy `functions` form is
-// taken as `tools` and answered in its own form (docs/tool-mode.md), in either mode.
+// The compatible format (OpenAI chat completions, docs/interface.md "Compatible chat request"): POST /compat|/cc|/sdk
+// /v1/chat/completions in tool mode and /api/v1/chat/completions in direct mode, with one parse for both. The legacy
+// `functions` form is taken as `tools` and answered in its own form (docs/tool-mode.md), in either mode.
 
 import { compatChatRequestSchema, type CompatChatRequest } from './schema.js';
 import { validate } from '../validate.js';

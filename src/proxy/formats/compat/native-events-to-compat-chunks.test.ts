@@ -23,7 +23,7 @@ const choice = (delta: object, finish_reason: string | null = null) => ({
   choices: [{ index: 0, delta, finish_reason, logprobs: null }],
 });
 
-describe('native events -> compat chunks (SPEC.md §6.1)', () => {
+describe('native events -> compat chunks (docs/interface.md "Compatible stream")', () => {
   it('role first, every text delta on its own, then an empty delta with the finish reason', () => {
     expect(run(textStream)).toEqual({
       chunks: [

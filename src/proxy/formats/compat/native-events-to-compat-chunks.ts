@@ -1,5 +1,6 @@
-// Native stream events -> compatible-format chunks (SPEC.md §2.5, §6.1), as `step(event, state) -> chunks` plus
-// `finish(state)` (STYLE.md habit 3). What clients rely on (PEERS.md):
+// Native stream events -> compatible-format chunks (docs/interface.md "Compatible stream"), as
+// `step(event, state) -> chunks` plus `finish(state)` (docs/principles.md "Step and finish"). What clients rely on
+// (docs/lessons.md "Streams and clients"):
 // - the first chunk carries role assistant with empty content;
 // - every text delta becomes its own chunk, token by token, never merged;
 // - tool calls stream with `index` (0-based count of tool calls, not the native block index), id, type and
@@ -130,8 +131,9 @@ function usageChunk(state: CompatChunkState): CompatChunk {
 }
 
 /**
- * Called when the native stream ends. A stream that ended without a stop reason is an error (STYLE.md habit 3):
- * the route puts it into the stream in the compatible error shape (habit 7) instead of a made-up finish_reason.
+ * Called when the native stream ends. A stream that ended without a stop reason is an error
+ * (docs/principles.md "Step and finish"): the route puts it into the stream in the compatible error shape
+ * (docs/principles.md "Errors after headers") instead of a made-up finish_reason.
  */
 export function finishCompatChunks(state: CompatChunkState): { chunks: CompatChunk[]; error?: ProxyError } {
   if (state.error) return { chunks: [], error: state.error };

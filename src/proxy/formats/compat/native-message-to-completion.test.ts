@@ -15,7 +15,7 @@ const base: NativeMessage = {
   usage: { input_tokens: 12, output_tokens: 5 },
 };
 
-describe('nativeMessageToCompletion (SPEC.md §2.4)', () => {
+describe('nativeMessageToCompletion (docs/interface.md "Chat completion")', () => {
   it('joins text and maps usage', () => {
     const message: NativeMessage = {
       ...base,
@@ -71,7 +71,7 @@ describe('nativeMessageToCompletion (SPEC.md §2.4)', () => {
     ]);
   });
 
-  it('never says tool_calls without the array (PEERS.md)', () => {
+  it('never says tool_calls without the array (docs/lessons.md "Streams and clients")', () => {
     const message: NativeMessage = { ...base, stop_reason: 'tool_use', content: [{ type: 'text', text: 'x' }] };
     expect(nativeMessageToCompletion(message, meta).choices[0].finish_reason).toBe('stop');
   });

@@ -1,6 +1,7 @@
-// A whole native message -> the compatible chat completion (SPEC.md §2.4). Text blocks are joined; tool_use
-// blocks become `tool_calls`, and a finish_reason of tool_calls always comes with that array (PEERS.md: a peer
-// left it out and broke automation tools). Thinking blocks have no place in the completion and are left out.
+// A whole native message -> the compatible chat completion (docs/interface.md "Chat completion"). Text blocks are
+// joined; tool_use blocks become `tool_calls`, and a finish_reason of tool_calls always comes with that array
+// (docs/lessons.md "Streams and clients": a peer left it out and broke automation tools). Thinking blocks have no place
+// in the completion and are left out.
 
 import type { CompatCompletion, CompatToolCall } from './schema.js';
 import type { NativeMessage } from '../native.js';

@@ -15,7 +15,7 @@ function issueOf(body: unknown): { field?: string; issue?: string } {
 
 const minimal = { model: 'assistant-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] };
 
-describe('compatChatRequestSchema (SPEC.md §2.2)', () => {
+describe('compatChatRequestSchema (docs/interface.md "Compatible chat request")', () => {
   it('accepts every role, parts, tools and options, with nulls for unset options', () => {
     const body = {
       ...minimal,

@@ -1,6 +1,7 @@
-// The compatible (widely used chat-completion) format: a narrow zod schema for incoming requests (SPEC.md §2.2)
-// and hand-written types for what we send back (§2.4 completion, §2.5 chunk). Optional fields accept null as well
-// as absence, because common clients serialise unset options as null.
+// The compatible (widely used chat-completion) format: a narrow zod schema for incoming requests
+// (docs/interface.md "Compatible chat request") and hand-written types for what we send back ("Chat completion",
+// "Compatible stream"). Optional fields accept null as well as absence, because common clients serialise unset options
+// as null.
 
 import { z } from 'zod';
 import { between, positiveInt } from '../validate.js';
@@ -90,18 +91,18 @@ const responseFormat = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** POST /compat/v1/chat/completions and the other compatible-format chat routes (SPEC.md §2.2, §8). */
+/** /compat/v1/chat/completions and the other compatible chat routes (docs/interface.md "Compatible chat request"). */
 export const compatChatRequestSchema = z.looseObject({
   model: z.string().min(1, 'must not be empty'),
   messages: z.array(compatMessageSchema).min(1, 'must contain at least one message'),
   max_tokens: positiveInt().nullish(),
   max_completion_tokens: positiveInt().nullish(),
-  temperature: between(0, 2).nullish(), // SPEC.md §8: 0.0 to 2.0 accepted, clamped when forwarded
+  temperature: between(0, 2).nullish(), // docs/interface.md "Limits": 0.0 to 2.0 accepted, clamped when forwarded
   top_p: between(0, 1).nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  presence_penalty: between(-2, 2).nullish(), // SPEC.md §2.2: accepted and ignored
+  presence_penalty: between(-2, 2).nullish(), // docs/interface.md "Parameter translation": accepted and ignored
   frequency_penalty: between(-2, 2).nullish(),
   user: z.string().nullish(),
   // One choice per request is all the provider gives; more would be a silent lie, so it is a 400.
@@ -146,7 +147,7 @@ export interface CompatUsage {
   prompt_tokens_details?: { cached_tokens: number };
 }
 
-/** SPEC.md §2.4: the non-streaming chat completion, used by both chat-completion endpoints. */
+/** docs/interface.md "Chat completion": the non-streaming chat completion, used by both chat-completion endpoints. */
 export interface CompatCompletion {
   id: string;
   object: 'chat.completion';
@@ -167,7 +168,7 @@ export interface CompatCompletion {
   usage: CompatUsage;
 }
 
-/** Streamed tool calls always carry `index` (PEERS.md: some clients drop deltas without it). */
+/** Streamed tool calls always carry `index` (docs/lessons.md "Streams and clients": some clients drop them without). */
 interface CompatToolCallDelta {
   index: number;
   id?: string;
@@ -189,7 +190,7 @@ export interface CompatChunkChoice {
   logprobs: null;
 }
 
-/** SPEC.md §2.5: one streamed chunk. The usage chunk (stream_options.include_usage) has `choices: []`. */
+/** One streamed chunk (docs/interface.md "Compatible stream"). The usage chunk (include_usage) has `choices: []`. */
 export interface CompatChunk {
   id: string;
   object: 'chat.completion.chunk';

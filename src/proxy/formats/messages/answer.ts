@@ -1,7 +1,7 @@
 // The native messages format's answer (POST /v1/messages and its aliases in tool mode): the native message JSON,
 // or the native event stream WITH `event:` lines (message_start ... message_stop), so the official native SDK's
-// stream helper consumes it; a failure after headers is one `event: error` with the SPEC.md §7.2 body (the native
-// error shape, formats/native-error-shape.ts).
+// stream helper consumes it; a failure after headers is one `event: error` with the docs/interface.md "Native errors"
+// body (the native error shape, formats/native-error-shape.ts).
 
 import { ProxyError } from '../../errors.js';
 import type { AnswerWriter } from '../format.js';

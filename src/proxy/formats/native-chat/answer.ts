@@ -1,5 +1,6 @@
-// The native chat-completion format's answer (POST /v1/chat/completions, SPEC.md §2.1): completion JSON (§2.4), or
-// the §6.2 data-only events ending with [DONE]; a failure after headers is the §7.2 body, then [DONE].
+// The native chat-completion format's answer (POST /v1/chat/completions, docs/interface.md "Native chat request"):
+// completion JSON, or the data-only events ending with [DONE]; a failure after headers is the "Native errors" body,
+// then [DONE].
 
 import { randomHex } from '../../http/request-id.js';
 import {

@@ -1,6 +1,6 @@
-// The native chat-completion format's error shape: the native family's (SPEC.md §7.2) before headers, and after
-// headers the same body as one data-only event, then [DONE] (§6.2), which OpenAI-format clients read as an API error
-// (docs/http.md "POST /v1/chat/completions: one stream, two readers").
+// The native chat-completion format's error shape: the native family's (docs/interface.md "Native errors") before
+// headers, and after headers the same body as one data-only event, then [DONE] ("Native chat-completion stream"), which
+// OpenAI-format clients read as an API error (docs/http.md "POST /v1/chat/completions: one stream, two readers").
 
 import type { StreamErrorShape } from '../../http/stream-error.js';
 import { dataOnlyErrorEvents } from '../data-only-writer.js';

@@ -1,6 +1,6 @@
-// The native chat-completion format (POST /v1/chat/completions in tool mode, SPEC.md §2.1): the native request
-// fields without tools, answered as a completion (answer.ts). A missing max_tokens gets a 400 that points
-// OpenAI-format clients to /compat/v1 (docs/http.md).
+// The native chat-completion format (POST /v1/chat/completions in tool mode, docs/interface.md "Native chat request"):
+// the native request fields without tools, answered as a completion (answer.ts). A missing max_tokens gets a 400 that
+// points OpenAI-format clients to /compat/v1 (docs/http.md).
 
 import type { NativeRequest } from '../native.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';

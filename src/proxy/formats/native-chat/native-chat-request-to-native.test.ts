@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nativeChatRequestSchema } from '../native-schemas.js';
 import { nativeChatRequestToNative, parseNativeChatRequest } from './native-chat-request-to-native.js';
 
-describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
+describe('nativeChatRequestToNative (docs/interface.md "Native chat request")', () => {
   it('copies the native fields', () => {
     const body = nativeChatRequestSchema.parse({
       model: 'assistant-sonnet-4-20250514',
@@ -73,7 +73,7 @@ describe('nativeChatRequestToNative (SPEC.md §2.1)', () => {
   });
 });
 
-describe('parseNativeChatRequest (SPEC.md §2.1)', () => {
+describe('parseNativeChatRequest (docs/interface.md "Native chat request")', () => {
   const messages = [{ role: 'user', content: 'hi' }];
 
   it('points a body without max_tokens (an OpenAI-format client at /v1) to /compat/v1', () => {

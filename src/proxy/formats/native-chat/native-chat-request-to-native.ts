@@ -1,11 +1,11 @@
-// The native chat-completion request (SPEC.md §2.1, POST /v1/chat/completions) -> the native request. The fields
-// already have native names and ranges; only the shape differs: `system` role messages, which many clients send
-// instead of the `system` field, are folded into the system prompt (after the field's own text), and consecutive
-// messages of one role are merged because the native format wants them alternating.
+// The native chat-completion request (docs/interface.md "Native chat request", POST /v1/chat/completions) -> the native
+// request. The fields already have native names and ranges; only the shape differs: `system` role messages, which many
+// clients send instead of the `system` field, are folded into the system prompt (after the field's own text), and
+// consecutive messages of one role are merged because the native format wants them alternating.
 //
 // parseNativeChatRequest validates the body first. The one change from plain validation: a body without max_tokens
-// (required by SPEC.md §2.1) is most often an OpenAI-format client pointed at /v1 out of habit (PEERS.md "First
-// run"), so that 400 says where such clients belong (/compat/v1, where max_tokens is optional, §2.2).
+// (required there) is most often an OpenAI-format client pointed at /v1 out of habit
+// (docs/lessons.md "First run"), so that 400 says where such clients belong (/compat/v1, where it is optional).
 
 import { invalidField } from '../../errors.js';
 import { nativeChatRequestSchema, type NativeChatRequestBody } from '../native-schemas.js';
@@ -23,7 +23,7 @@ function missingMaxTokensError() {
   );
 }
 
-/** Validates a POST /v1/chat/completions body (SPEC.md §2.1); a missing max_tokens gets the hint above. */
+/** Validates a /v1/chat/completions body (docs/interface.md "Native chat request"), with the hint above. */
 export function parseNativeChatRequest(body: unknown): NativeChatRequestBody {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const maxTokens = (body as Record<string, unknown>).max_tokens;

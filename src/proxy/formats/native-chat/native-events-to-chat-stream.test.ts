@@ -23,7 +23,7 @@ const chunk = {
   model: 'assistant-sonnet-4-20250514',
 } as const;
 
-describe('native events -> native chat-completion stream (SPEC.md §6.2, with §2.5 chunk fields)', () => {
+describe('native events -> native chat-completion stream (docs/interface.md "Native chat-completion stream")', () => {
   it('keeps message_start, text deltas and message_delta, each also a compatible chunk', () => {
     expect(run(textStream)).toEqual({
       events: [

@@ -1,14 +1,15 @@
-// Native stream events -> the native chat-completion stream (SPEC.md §6.2, POST /v1/chat/completions with stream
-// true): message_start, text deltas with their block index, and message_delta with the stop reason and output
-// tokens. Other event types are not part of that stream and are dropped (§6.2: "not shown"). The server adds the
-// SSE framing and [DONE]. step/finish as in STYLE.md habit 3.
+// Native stream events -> the native chat-completion stream (docs/interface.md "Native chat-completion stream", POST
+// /v1/chat/completions with stream true): message_start, text deltas with their block index, and message_delta with the
+// stop reason and output tokens. Other event types are not part of that stream and are dropped. The server adds the
+// SSE framing and [DONE]. step/finish as in docs/principles.md "Step and finish".
 //
-// Two kinds of client read this route (docs/http.md "One stream, two readers"): clients written for §6.2, which
-// switch on `type`, and OpenAI-format clients pointed at `/v1` out of habit (PEERS.md "First run"), which read
-// `choices[0].delta` and would otherwise get empty text and no error. So every event keeps its §6.2 fields
-// exactly and also carries the compatible chunk fields of §2.5 (id, object, created, model, choices). The two sets
-// of names do not collide: §6.2 puts `delta` and `index` at the top level, §2.5 puts them inside `choices`. The
-// only shared name is `usage` on message_delta, where the compatible token counts sit beside `output_tokens`.
+// Two kinds of client read this route (docs/http.md "One stream, two readers"): clients written for that stream, which
+// switch on `type`, and OpenAI-format clients pointed at `/v1` out of habit (docs/lessons.md "First run"), which read
+// `choices[0].delta` and would otherwise get empty text and no error. So every event keeps its native fields
+// exactly and also carries the compatible chunk fields ("Compatible stream": id, object, created, model, choices). The
+// two sets of names do not collide: the native event puts `delta` and `index` at the top level, the chunk puts them
+// inside `choices`. The only shared name is `usage` on message_delta, where the compatible token counts sit beside
+// `output_tokens`.
 
 import { ProxyError } from '../../errors.js';
 import type { CompatChunkChoice, CompatUsage } from '../compat/schema.js';
@@ -17,7 +18,7 @@ import { mapNativeError } from '../map-native-error.js';
 import { mapStopReason } from '../map-stop-reason.js';
 import { mapUsage } from '../map-usage.js';
 
-/** The compatible chunk fields (SPEC.md §2.5) every event also carries. */
+/** The compatible chunk fields (docs/interface.md "Compatible stream") every event also carries. */
 interface ChatChunkFields {
   id: string;
   object: 'chat.completion.chunk';
@@ -26,7 +27,7 @@ interface ChatChunkFields {
   choices: CompatChunkChoice[];
 }
 
-/** One event of the stream: a §6.2 event plus the §2.5 chunk fields. */
+/** One event of the stream: a native chat-completion event plus the compatible chunk fields. */
 type NativeChatStreamOutput =
   | (Extract<NativeChatStreamEvent, { type: 'message_start' }> & ChatChunkFields)
   | (Extract<NativeChatStreamEvent, { type: 'content_block_delta' }> & ChatChunkFields)

@@ -11,14 +11,14 @@ export interface OllamaModelFacts {
   id: string;
   /** Unix seconds (the catalog's `created`). */
   created: number;
-  /** Tokens; the catalog's when it knows, else the list's documented 200K (SPEC.md §2.6). */
+  /** Tokens; the catalog's when it knows, else the list's documented 200K (docs/interface.md "Models"). */
   contextLength: number;
 }
 
 /** The architecture name model_info is keyed by. */
 const ollamaArchitecture = 'assistant';
 
-/** The models' context length when the catalog does not say (SPEC.md §2.6, §8: 200K tokens). */
+/** The models' context length when the catalog does not say (docs/interface.md "Models", "Limits": 200K tokens). */
 const defaultContextLength = 200_000;
 
 /** A catalog entry's context length, by either spelling, when it has one. */

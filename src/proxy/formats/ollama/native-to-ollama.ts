@@ -1,6 +1,6 @@
 // Native answers -> Ollama's answer lines (docs/ollama.md "Answers"): a whole message -> one chat or generate
-// object, and a native event stream -> NDJSON lines as `step(event, state) -> lines` plus `finish(state)` (STYLE.md
-// habit 3). Pure: the clock comes in through the state.
+// object, and a native event stream -> NDJSON lines as `step(event, state) -> lines` plus `finish(state)`
+// (docs/principles.md "Step and finish"). Pure: the clock comes in through the state.
 // - text deltas are lines of their own, never merged (message.content for chat, response for generate);
 // - thinking deltas go to `thinking`; a tool call is one line with message.tool_calls once its arguments are whole
 //   (Ollama's own streams send calls whole), with the native call's id added so a tool result can name it;

@@ -1,6 +1,7 @@
-// The Ollama API's request bodies (docs/ollama.md), as narrow zod schemas (STYLE.md habit 4), and the answer shapes
-// as hand-written types. Only what the proxy reads is checked; the rest of a body passes (loose objects) and is
-// reported as ignored by the translation, never silently dropped.
+// The Ollama API's request bodies (docs/ollama.md), as narrow zod schemas
+// (docs/principles.md "Validated in, typed out"), and the answer shapes as hand-written types. Only what the proxy
+// reads is checked; the rest of a body passes (loose objects) and is reported as ignored by the translation, never
+// silently dropped.
 
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 // Native stream events -> the Responses API's event stream, as `step(event, state) -> events` plus `finish(state)`
-// (STYLE.md habit 3). Every data object carries its own `type` (and the event line repeats it) and a
-// sequence_number. What the clients read (Codex, the OpenAI SDK's stream helper, the AI SDK):
+// (docs/principles.md "Step and finish"). Every data object carries its own `type` (and the event line repeats it) and
+// a sequence_number. What the clients read (Codex, the OpenAI SDK's stream helper, the AI SDK):
 //   message_start        response.created, response.in_progress (the response, status in_progress)
 //   text block           response.output_item.added (message) -> content_part.added -> output_text.delta ... ->
 //                        output_text.done -> content_part.done -> output_item.done

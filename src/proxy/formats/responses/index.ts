@@ -1,7 +1,7 @@
 // The OpenAI Responses API as a client wire format (docs/clients.md "Codex and the Responses API"): served on
 // /compat/v1/responses, /v1/responses and /cc/v1/responses in tool mode, and /api/v1/responses in direct mode
-// (route-table.ts). Its errors before headers are the compatible shape (SPEC.md §7.1) with the codes its clients
-// act on; after headers, response.failed.
+// (route-table.ts). Its errors before headers are the compatible shape (docs/interface.md "Compatible errors") with the
+// codes its clients act on; after headers, response.failed.
 
 import { randomHex } from '../../http/request-id.js';
 import type { AnswerWriter, WireFormat } from '../format.js';

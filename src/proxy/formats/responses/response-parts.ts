@@ -74,7 +74,8 @@ export function statusOf(stop: NativeStopReason | null): {
 
 /**
  * The code a Responses client acts on (Codex: context_length_exceeded ends the turn, insufficient_quota stops,
- * rate_limit_exceeded waits and retries): the compatible code (SPEC.md §7.1, formats/compat/error-shape.ts).
+ * rate_limit_exceeded waits and retries): the compatible code (docs/interface.md "Compatible errors",
+ * formats/compat/error-shape.ts).
  */
 export function responsesErrorCode(err: ProxyError): string {
   return compatErrorShape.typeName(err);

@@ -1,8 +1,8 @@
 // The Responses API request (what Codex, the OpenAI SDK's responses.create and the AI SDK's default OpenAI provider
-// send), as narrow zod schemas (STYLE.md habit 4), and the hand-written types of what we send back. Optional fields
-// accept null as well as absence (clients serialise unset options as null). Items of `input` and `tools` are
-// validated one by one after their `type` is read (request-to-native.ts), so a bad item's 400 names its own field
-// (`input.3.call_id`), and an item or tool kind the assistant cannot serve is left out by name, not refused.
+// send), as narrow zod schemas (docs/principles.md "Validated in, typed out"), and the hand-written types of what we
+// send back. Optional fields accept null as well as absence (clients serialise unset options as null). Items of `input`
+// and `tools` are validated one by one after their `type` is read (request-to-native.ts), so a bad item's 400 names its
+// own field (`input.3.call_id`), and an item or tool kind the assistant cannot serve is left out by name, not refused.
 
 import { z } from 'zod';
 import { between, positiveInt } from '../validate.js';

@@ -1,4 +1,4 @@
-// DirectBackend (DESIGN.md "The flow of one chat"): sends a native request to the provider API with the credential
+// DirectBackend (docs/architecture.md "The flow of one chat"): sends a request to the provider with the credential
 // the client's auth calls for, streaming, and yields the provider's native stream events as they arrive (stream).
 // For a client that does not stream, a request whose max_tokens is within profile.api.nonStreamingMaxTokens is sent without `stream` and answered with the one message the provider
 // sends (message): no event to parse or collect, when the provider's own estimate of how long such an answer may

@@ -1,12 +1,13 @@
-// The byte-level reverse proxy of /api/v1/messages (SPEC.md §1 direct mode, DESIGN.md): the client's body goes
+// The byte-level reverse proxy of /api/v1/messages (docs/direct-mode.md): the client's body goes
 // upstream as received (only a neutral model id is mapped, rewrite-body-model.ts), with its query string; the
 // credential is chosen by client-auth.ts; the provider's status, headers (rate-limit ones included) and body come
-// back as they are, each chunk written as it arrives (no buffering, no re-parsing: STYLE.md, PEERS.md). What the
-// answer says (first content delta, usage with cache tokens, served model, message_stop) is read from a copy by the
-// one observer of a chat (chat-observer.ts), the same rules as every other route.
-// Failures after the answer started cannot change the status (STYLE.md habit 7): an SSE answer gets an
-// `event: error` in the native shape (SPEC.md §7.2) from the one error writer (http/stream-error.ts) and ends; any
-// other answer is cut, so the client sees a truncated body instead of a complete-looking one.
+// back as they are, each chunk written as it arrives (no buffering, no re-parsing:
+// docs/lessons.md "Streams and clients"). What the answer says (first content delta, usage with cache tokens, served
+// model, message_stop) is read from a copy by the one observer of a chat (chat-observer.ts), the same rules as every
+// other route. Failures after the answer started cannot change the status (docs/principles.md "Errors after headers"):
+// an SSE answer gets an `event: error` in the native shape (docs/interface.md "Native errors") from the one error
+// writer (http/stream-error.ts) and ends; any other answer is cut, so the client sees a truncated body instead of a
+// complete-looking one.
 
 import { Readable } from 'node:stream';
 import { ProxyError } from '../../errors.js';

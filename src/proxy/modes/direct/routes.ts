@@ -1,4 +1,4 @@
-// Direct mode routes (SPEC.md §1, §4, §5; docs/direct-mode.md). Registered by server.ts (through modes/index.ts) with what components.ts
+// Direct mode routes (docs/interface.md "Modes"; docs/direct-mode.md). Registered by server.ts (through modes/index.ts) with what components.ts
 // built once per proxy: the ProviderClient (keep-alive pool + the CLI credential), the DirectBackend over it, and
 // the model catalog, which resolves each request's model name once, here (MODEL_ALIASES included):
 //   POST /api/v1/messages                byte-level reverse proxy to the provider (modes/direct/forward.ts); also

@@ -1,5 +1,5 @@
-// The instruction prompt of response-API mode (docs/respapi-mode.md; SPEC.md §1: "an instruction prompt is injected
-// automatically into every request"). Ours comes from a text file: RESPAPI_INSTRUCTIONS_PATH, else
+// The instruction prompt of response-API mode (docs/respapi-mode.md; docs/interface.md "Modes": an instruction prompt
+// is added to every request). Ours comes from a text file: RESPAPI_INSTRUCTIONS_PATH, else
 // assets/respapi-instructions.md found beside the package root. It is re-read when the file changes, so editing
 // it takes effect without a restart.
 //

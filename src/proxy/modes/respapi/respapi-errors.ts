@@ -1,6 +1,6 @@
-// Upstream response-API failures -> ProxyErrors (rendered as SPEC.md §7.1 for the /respapi family). Faithful
-// mapping (PEERS.md "Limits and errors"): a 5xx is never reported as a 429, Retry-After is passed through, and a
-// refused subscription (403) says what to do about it.
+// Upstream response-API failures -> ProxyErrors (rendered as docs/interface.md "Compatible errors" for the /respapi
+// family). Faithful mapping (docs/lessons.md "Limits and errors"): a 5xx is never reported as a 429, Retry-After is
+// passed through, and a refused subscription (403) says what to do about it.
 
 import { ProxyError, kindOfUpstreamStatus } from '../../errors.js';
 import type { Profile } from '../../profile.js';

@@ -1,4 +1,4 @@
-// A client body (SPEC.md §2.7, chat or response-API form) -> the response API's request.
+// A client body (docs/interface.md "Response-API request", chat or response-API form) -> the response API's request.
 
 import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../errors.js';
@@ -17,7 +17,7 @@ const thrown = (fn: () => unknown): ProxyError => {
 };
 
 describe('respapiRequestToUpstream', () => {
-  it('turns a SPEC §2.7 body into instructions and input items', () => {
+  it('turns a chat-form body into instructions and input items', () => {
     const plan = build({
       model: 'rm-3.5-turbo',
       messages: [

@@ -1,7 +1,8 @@
-// Client body -> the response API's request (SPEC.md §2.7; docs/respapi-mode.md). Pure: no I/O, no logger.
+// Client body -> the response API's request (docs/interface.md "Response-API request"; docs/respapi-mode.md). Pure: no
+// I/O, no logger.
 //
 // Two body forms are accepted:
-// - the SPEC.md §2.7 chat form (`messages`): system/developer messages become part of `instructions`, user and
+// - the interface's chat form (`messages`): system/developer messages become part of `instructions`, user and
 //   assistant messages become `input` message items; temperature and max_tokens map to the upstream's names;
 //   any other field has no response-API meaning and is not forwarded (it is named in `ignored`);
 // - the response API's own form (`input`, `instructions`, ...): forwarded as is, apart from the rules below.
@@ -28,7 +29,7 @@ export interface UpstreamPlan {
   upstreamModel: string;
 }
 
-/** SPEC.md §2.7 fields of the chat form, which are translated rather than passed on. */
+/** The chat form's fields (docs/interface.md "Response-API request"), which are translated rather than passed on. */
 const chatFields = new Set(['model', 'messages', 'temperature', 'max_tokens', 'stream', 'instructions']);
 
 function partsText(content: ChatMessage['content'], field: string): string {

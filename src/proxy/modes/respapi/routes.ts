@@ -1,4 +1,4 @@
-// Response-API mode routes (SPEC.md §1, §2.7, §4, §5; docs/respapi-mode.md):
+// Response-API mode routes (docs/interface.md "Response-API request"; docs/respapi-mode.md):
 //   POST /respapi/responses               a new session id per request
 //   POST /respapi/:session_id/responses   the client's session id (a safe token, else 400)
 // Both forward to <RESPAPI_BASE_URL>/responses through the RespapiClient that components.ts built, with the OAuth2
@@ -8,7 +8,7 @@
 // event shapes, not native events, so this mode does not go through answer-chat.ts; it shares its pieces: the one
 // observer of a chat (upstream/chat-observer.ts: first content delta, usage with cached tokens, served model), the
 // one writer of errors after headers (http/stream-error.ts) and the request's one signal.
-// Errors render as SPEC.md §7.1 (the /respapi family is compat).
+// Errors render as docs/interface.md "Compatible errors" (the /respapi family is compat).
 
 import { ProxyError, isProxyError } from '../../errors.js';
 import type { RespapiResponse } from './schema.js';

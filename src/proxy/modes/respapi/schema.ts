@@ -1,11 +1,12 @@
-// The response API (SPEC.md §2.7, /respapi/; docs/respapi-mode.md): the client's request schema, and the types of
-// the upstream's answer the proxy reads; kept narrow and loose: unknown fields pass through.
+// The response API (docs/interface.md "Response-API request", /respapi/; docs/respapi-mode.md): the client's request
+// schema, and the types of the upstream's answer the proxy reads; kept narrow and loose: unknown fields pass through.
 
 import { z } from 'zod';
 import { positiveInt } from '../../formats/validate.js';
 
-// The body a client sends (SPEC.md §2.7): the chat form (`messages`) or the response API's own form (`input`).
-// Validated here, translated by modes/respapi/respapi-request-to-upstream.ts. Loose: fields not named pass through.
+// The body a client sends (docs/interface.md "Response-API request"): the chat form (`messages`) or the response API's
+// own form (`input`). Validated here, translated by modes/respapi/respapi-request-to-upstream.ts. Loose: fields not
+// named pass through.
 const textPart = z.looseObject({ type: z.enum(['text', 'input_text', 'output_text']), text: z.string() });
 const imagePart = z.looseObject({
   type: z.literal('image_url'),

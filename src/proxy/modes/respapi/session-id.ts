@@ -1,6 +1,6 @@
-// Session ids of response-API mode (SPEC.md §4: /respapi/{session_id}/responses). A client-chosen id travels
-// upstream in a header, so it must be a safe token: no whitespace, control characters or separators that could
-// split or forge a header, and short enough to show in the desktop window.
+// Session ids of response-API mode (docs/interface.md "Response-API request": /respapi/{session_id}/responses). A
+// client-chosen id travels upstream in a header, so it must be a safe token: no whitespace, control characters or
+// separators that could split or forge a header, and short enough to show in the desktop window.
 
 import { randomUUID } from 'node:crypto';
 

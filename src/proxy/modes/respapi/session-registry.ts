@@ -1,6 +1,6 @@
-// The response-API session registry (docs/respapi-mode.md; SPEC.md §4 note 6 leaves the lifetime open; we choose an idle
-// lifetime, default one hour, RESPAPI_SESSION_IDLE_MS). The upstream keeps the conversation state; the proxy only
-// remembers which sessions it has seen, for /health/detailed and the desktop window. Nothing here is a secret.
+// The response-API session registry (docs/respapi-mode.md "Sessions"; the interface leaves the lifetime open; we choose
+// an idle lifetime, default one hour, RESPAPI_SESSION_IDLE_MS). The upstream keeps the conversation state; the proxy
+// only remembers which sessions it has seen, for /health/detailed and the desktop window. Nothing here is a secret.
 // Expired sessions are pruned lazily (on every touch and snapshot), so no timer keeps the process alive; the
 // number of sessions is bounded so a client inventing ids cannot grow memory without limit.
 

@@ -1,7 +1,7 @@
-// The response-API relay's error shape: the compatible family's (SPEC.md §7.1) before headers and for the type name,
-// and after headers the response API's own `event: error` ({type, code, message, param}) with §7.1's codes, written
-// by the one writer of errors after headers (http/stream-error.ts failAfterHeaders). The upstream's errors carry no
-// billing refusal.
+// The response-API relay's error shape: the compatible family's (docs/interface.md "Compatible errors") before headers
+// and for the type name, and after headers the response API's own `event: error` ({type, code, message, param}) with
+// those codes, written by the one writer of errors after headers (http/stream-error.ts failAfterHeaders). The
+// upstream's errors carry no billing refusal.
 
 import type { StreamErrorShape } from '../../http/stream-error.js';
 import { compatErrorShape } from '../../formats/compat/error-shape.js';

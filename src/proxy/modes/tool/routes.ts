@@ -1,6 +1,7 @@
-// Tool mode routes (SPEC.md §1, §4; docs/tool-mode.md): the user's logged-in assistant CLI answers, through CliBackend.
-// The chat routes (native chat completions, compatible chat completions, native messages, the Responses API) are
-// route-table rows that name a format; routes/wire-routes.ts registers them over the CLI backend. Here:
+// Tool mode routes (docs/interface.md "Modes", "Endpoints"; docs/tool-mode.md): the user's logged-in assistant CLI
+// answers, through CliBackend. The chat routes (native chat completions, compatible chat completions, native messages,
+// the Responses API) are route-table rows that name a format; routes/wire-routes.ts registers them over the CLI
+// backend. Here:
 //   POST /v1/messages/count_tokens, /cc/…    the provider's own count, through the CLI's login
 
 import type { ListedCatalog } from '../../models/live-catalog.js';

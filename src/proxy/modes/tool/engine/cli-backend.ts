@@ -1,7 +1,7 @@
-// CliBackend (DESIGN.md `Backend`): tool mode, where a chat is one turn of an assistant CLI process in print mode with
-// stream-json input and output (docs/tool-mode.md). A thin face over the engine (engine.ts), whose parts are private
-// to it, for the rest of the proxy: components.ts builds it, the routes stream through it, /health and the window
-// read its counts.
+// CliBackend (the `Backend` of docs/architecture.md "Modes"): tool mode, where a chat is one turn of an assistant CLI
+// process in print mode with stream-json input and output (docs/tool-mode.md). A thin face over the engine (engine.ts),
+// whose parts are private to it, for the rest of the proxy: components.ts builds it, the routes stream through it,
+// /health and the window read its counts.
 
 import type { NativeRequest, NativeStreamEvent } from '../../../formats/native.js';
 import type { Backend, BackendContext } from '../../backend.js';

@@ -1,4 +1,4 @@
-// One live conversation (docs/tool-mode.md "Live conversations", DESIGN.md "Tool mode: live conversations"): an
+// One live conversation (docs/tool-mode.md "Live conversations"): an
 // assistant CLI process started with `--input-format stream-json`, whose stdin stays open so that it reads one user
 // message after another, and everything that belongs to the PROCESS rather than to one request:
 // - its stdout line stream (a queue that keeps what the child printed until somebody reads it), its end, and the

@@ -1,6 +1,6 @@
-// Ending a CLI child for good (STYLE.md habit 10): SIGTERM to its whole process group, so that tools it started
-// end too, then SIGKILL to whatever is left after a grace period. On Windows there are no process groups; the
-// child itself is ended.
+// Ending a CLI child for good (docs/principles.md "Child processes"): SIGTERM to its whole process group, so that tools
+// it started end too, then SIGKILL to whatever is left after a grace period. On Windows there are no process groups;
+// the child itself is ended.
 
 import type { ResultPromise } from 'execa';
 

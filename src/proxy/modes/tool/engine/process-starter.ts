@@ -2,7 +2,7 @@
 // spawned, for a chat, a tool conversation and the warm pool alike, so that what a fresh start is given (files written
 // before it, flags added) and what is cleaned up after it live together. The child runs in the app-owned working
 // directory with the user's own environment plus a bound on the CLI's retries, in its own process group (ending it
-// also ends the tools it started, STYLE.md habit 10), dying with the proxy where the system allows
+// also ends the tools it started, docs/principles.md "Child processes"), dying with the proxy where the system allows
 // (death-signal.ts), and gets its system prompt through an owner-only file (prompt-files.ts), never an argument.
 
 import { rmSync } from 'node:fs';

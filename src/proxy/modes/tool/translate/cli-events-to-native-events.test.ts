@@ -48,7 +48,7 @@ function record(name: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** What /compat/v1/chat/completions would send for the recording, framed as SSE (§6.1). */
+/** What /compat/v1/chat/completions would send for the recording, framed as SSE ("Compatible stream"). */
 function compatSse(name: string): string {
   const state = createCompatChunkState({
     id: 'chatcmpl-1',
@@ -117,7 +117,7 @@ describe('CLI lines -> native events, replayed from the recordings', () => {
     expect(error).toMatchObject(expected);
   });
 
-  it('says how to log in again when the CLI is not logged in (SPEC.md §7.4)', () => {
+  it('says how to log in again when the CLI is not logged in (docs/interface.md "Health errors")', () => {
     expect((replay(fixture('nokey')).error as Error).message).toBe(
       'The assistant CLI is not authenticated (Not logged in · Please run /login). Log in again with the CLI.',
     );

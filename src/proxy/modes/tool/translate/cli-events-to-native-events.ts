@@ -1,5 +1,5 @@
 // Parsed CLI stdout lines (cli-events.ts) -> one native stream for the client, plus a terminal outcome.
-// step/finish as in STYLE.md habit 3. What the recordings (fixtures/cli-recordings) taught:
+// step/finish as in docs/principles.md "Step and finish". What the recordings (fixtures/cli-recordings) taught:
 // - With partial messages the CLI wraps native events in `stream_event` lines and ALSO prints the whole message
 //   as an `assistant` line in the middle of them; that line is skipped by message id, or the text would repeat.
 // - Without partial messages only the `assistant` line carries the answer; it is expanded into a synthetic event

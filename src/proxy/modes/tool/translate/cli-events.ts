@@ -1,7 +1,8 @@
-// Every line the assistant CLI prints in stream-json mode passes through these narrow schemas (STYLE.md habit 4).
-// The shapes come from the recordings in fixtures/cli-recordings (README.md there): data, not a vendor contract,
-// so unknown fields are ignored, unknown line and event types are reported as `unknown`, and a line that is not
-// JSON or has the wrong shape for a known type is reported as `malformed` for the caller to log. Nothing throws.
+// Every line the assistant CLI prints in stream-json mode passes through these narrow schemas
+// (docs/principles.md "Validated in, typed out"). The shapes come from the recordings in fixtures/cli-recordings
+// (README.md there): data, not a vendor contract, so unknown fields are ignored, unknown line and event types are
+// reported as `unknown`, and a line that is not JSON or has the wrong shape for a known type is reported as `malformed`
+// for the caller to log. Nothing throws.
 
 import { z } from 'zod';
 

@@ -1,8 +1,8 @@
 // The CLI's failure report (the `<synthetic>` assistant line and the `result` line with is_error, see
 // fixtures/cli-recordings/README.md) -> a ProxyError, mapped faithfully from the provider status the CLI saw
-// (PEERS.md: never a 5xx reported as a 429):
+// (docs/lessons.md "Limits and errors": never a 5xx reported as a 429):
 // - 401, or the CLI's "not logged in" text (it has no status then): authentication, telling how to log in again
-//   (SPEC.md §5, §7.4 remedy);
+//   (docs/interface.md "Health errors" remedy);
 // - 429: rate_limit, with retryAfter from the CLI's own last retry delay when it retried a 429 (that delay already
 //   honours the provider's retry-after);
 // - 5xx and 529 (overloaded): unavailable, 503;

@@ -8,8 +8,8 @@
 // only `turn` (the newest user message). A user message is its text, or its text and image blocks when it has
 // images.
 //
-// A fresh process gets the WHOLE conversation (PEERS.md: a peer sent only the last user message and lost the
-// history), in one of two ways (docs/tool-mode.md "A fresh start"):
+// A fresh process gets the WHOLE conversation (docs/lessons.md "Streams and clients": a peer sent only the last user
+// message and lost the history), in one of two ways (docs/tool-mode.md "A fresh start"):
 // - as structured messages: the earlier turns in a session transcript of the CLI's own format (`transcript`, which
 //   the backend writes to an owner-only file given with profile.cli.resumeFlag; native-messages-to-cli-transcript.ts)
 //   and the newest user message on stdin. Used whenever the newest message is a plain user turn;
