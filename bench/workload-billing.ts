@@ -1,7 +1,7 @@
 // (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers, through tool mode, the CLI
 // alone and direct mode, each from an empty cache; and a fresh start after an eviction (docs/benchmarks.md
-// "Workloads" and "A fresh start after eviction"). The simulator bills like the provider (docs/testing.md). The fake
-// CLI never calls the provider: its rows can only show times.
+// "What is measured" and "A fresh start after eviction"). The simulator bills like the provider (docs/testing.md). The
+// fake CLI never calls the provider: its rows can only show times.
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -55,7 +55,8 @@ async function poolView(base: string): Promise<PoolView> {
 async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: PoolRaw, between?: () => Promise<void>) {
   // Each request is a new conversation whose process stays live for a follow-up. Under the default CLI_LIVE_MAX (4)
   // those fill the cap after three requests, and the pool then yields by design (it never ends a live conversation
-  // for a warm process: docs/tool-mode.md "Caps", cli_pool.skippedForCap): the row would measure the cap, not the pool.
+  // for a warm process: docs/tool-mode.md "Live conversations", cli_pool.skippedForCap): the row would measure the cap,
+  // not the pool.
   const env = { ...cli.env, CLI_POOL_SIZE: String(poolSize), CLI_LIVE_MAX: String(cli.requests + 2) };
   const proxy = await startProxyProcess({ ...b.proxyOptions, cliPath: cli.path, home: cli.home, env });
   const agent = new Agent({ keepAlive: true });

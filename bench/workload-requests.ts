@@ -1,7 +1,7 @@
-// Non-streaming workloads, interleaved round by round (docs/benchmarks.md "Workloads"): (a) direct mode, unpaced at
-// each concurrency, then with a fixed upstream latency; (c) the translation route; (f) the soak on a fresh proxy. Each
-// with the provider's answer framed both ways (BENCH_FRAMINGS): (a) and (c) measure each framing as its own variant,
-// and the soak alternates them answer by answer.
+// Non-streaming workloads, interleaved round by round (docs/benchmarks.md "What is measured"): (a) direct mode, unpaced
+// at each concurrency, then with a fixed upstream latency; (c) the translation route; (f) the soak on a fresh proxy.
+// Each with the provider's answer framed both ways (BENCH_FRAMINGS): (a) and (c) measure each framing as its own
+// variant, and the soak alternates them answer by answer.
 
 import type { Framing } from './config.js';
 import {

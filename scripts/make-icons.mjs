@@ -169,7 +169,8 @@ for (const [state, { color, template }] of Object.entries(tray)) {
   write(`tray/${state}Template@2x.png`, 32, template);
   // Linux status-notifier hosts (KDE, GNOME's AppIndicator extension, XFCE) draw tray icons at 22-24 px; a 16 px
   // image is shown small or scaled up blurred. Electron documents no Linux size, so this is a choice
-  // (docs/desktop.md "Tray icon sizes"); Windows keeps 16 px, the small-icon size Electron's nativeImage page lists.
+  // (docs/desktop.md "Platform details, and how each is known"); Windows keeps 16 px, the small-icon size Electron's
+  // nativeImage page lists.
   write(`tray/linux/${state}.png`, 24, color);
   write(`tray/linux/${state}@2x.png`, 48, color);
 }

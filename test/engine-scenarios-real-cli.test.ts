@@ -1,5 +1,5 @@
 // The conversation engine's scenarios, as a client meets them, with the real assistant CLI (docs/tool-mode.md "Live
-// conversations", "Caps", "Process hygiene", "The client's own tools", "Answers"). Each `it` replays one thing a chat
+// conversations", "Process hygiene", "The client's own tools", "Answers"). Each `it` replays one thing a chat
 // UI, an agent or a second local user did to tool mode in the engine's adversarial review, and asserts the fixed
 // behaviour from what the provider simulator received (model, max_tokens, system prompt, tools, messages) and what the
 // client got. The fake CLI tests (test/tool-live.test.ts, test/tool-client-tools.test.ts) pin the engine's rules;

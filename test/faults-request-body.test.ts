@@ -1,6 +1,6 @@
-// Hostile request bodies against the running proxy (docs/security.md "Request bodies"): JSON nested far deeper than
-// any real schema, in each of the places later code used to re-serialise recursively, and bodies that arrive a
-// byte at a time.
+// Hostile request bodies against the running proxy (docs/security.md "Another local user or process"): JSON nested far
+// deeper than any real schema, in each of the places later code used to re-serialise recursively, and bodies that
+// arrive a byte at a time.
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

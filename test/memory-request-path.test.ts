@@ -1,4 +1,4 @@
-// The request path keeps nothing of an answered request (docs/benchmarks.md "Memory"): after a few hundred requests
+// The request path keeps nothing of an answered request (docs/performance.md "Memory"): after a few hundred requests
 // of every kind (native and translated, whole and streamed, refused as bad input, left by their client mid-answer),
 // a garbage collection frees their HTTP request and response objects, their Koa context and its state (where the
 // proxy keeps what a request carries), and with them what hangs off them (the upstream exchange, the translation). Counted with WeakRefs after a forced collection,

@@ -1,10 +1,11 @@
-// A hostile web page against the proxy, in real Chromium (docs/security.md "Web pages"). The page is served from a
-// second origin on 127.0.0.1 (another OS-chosen port), and once more from http://localhost:<port>, which is
-// same-site with the proxy yet another origin. It does what any page can do without reading answers: images,
-// 80 no-cors POSTs, a form post, a beacon, a preflighted fetch, WebSockets (the Responses socket of each mode included), reads of usage data. None of it may
-// reach the provider (no call, no token refresh) or the CLI, write a ledger row, or lock local clients out of the
-// rate limit they share. Then DNS rebinding: the page's own name resolved to 127.0.0.1 by a host-resolver rule, so
-// its same-origin requests land on the proxy with Host: evil.test. Skips, saying why, only without Chromium.
+// A hostile web page against the proxy, in real Chromium (docs/security.md "A web page in the user's browser"). The
+// page is served from a second origin on 127.0.0.1 (another OS-chosen port), and once more from
+// http://localhost:<port>, which is same-site with the proxy yet another origin. It does what any page can do without
+// reading answers: images, 80 no-cors POSTs, a form post, a beacon, a preflighted fetch, WebSockets (the Responses
+// socket of each mode included), reads of usage data. None of it may reach the provider (no call, no token refresh) or
+// the CLI, write a ledger row, or lock local clients out of the rate limit they share. Then DNS rebinding: the page's
+// own name resolved to 127.0.0.1 by a host-resolver rule, so its same-origin requests land on the proxy with Host:
+// evil.test. Skips, saying why, only without Chromium.
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';

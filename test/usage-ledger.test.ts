@@ -344,7 +344,8 @@ describe('usage ledger in a running proxy', () => {
       const after = (await (await fetch(`${first.url}/usage/limits`, owner)).json()) as {
         windows: Array<Record<string, unknown>>;
       };
-      // Each window also carries its pace (docs/usage.md "Limits"), checked in usage-lanes.test.ts.
+      // Each window also carries its pace (docs/usage.md "Endpoints": GET /usage/limits), checked in
+      // usage-lanes.test.ts.
       expect(after.windows).toMatchObject(expected);
       const metrics = await first.proxy.services.metrics.registry.metrics();
       expect(metrics).toContain('assistant_proxy_quota_utilization{source="direct",window="five_hour"} 0.18');

@@ -1,9 +1,9 @@
 // "Open at login". macOS and Windows use Electron's login items; Linux has none in Electron, so we write an XDG
 // autostart entry (~/.config/autostart/assistant-proxy.desktop), the freedesktop way every desktop honours.
-// Launched at login the app starts hidden (the tray icon is enough). How it knows (docs/desktop.md "Open at
-// login", from Electron 45's app.getLoginItemSettings/setLoginItemSettings documentation): on Windows and Linux
-// the entry passes --hidden; macOS passes no arguments to a login item (`args` is Windows-only) and no longer
-// honours `openAsHidden` (macOS 13 and up), so there the app asks `wasOpenedAtLogin`. On Windows the entry is
+// Launched at login the app starts hidden (the tray icon is enough). How it knows (docs/desktop.md "Platform
+// details, and how each is known", from Electron 45's app.getLoginItemSettings/setLoginItemSettings documentation): on
+// Windows and Linux the entry passes --hidden; macOS passes no arguments to a login item (`args` is Windows-only) and
+// no longer honours `openAsHidden` (macOS 13 and up), so there the app asks `wasOpenedAtLogin`. On Windows the entry is
 // registered with `path` and `args`, and Electron reads `openAtLogin` back correctly only when it is asked with the
 // same `path` and `args`.
 

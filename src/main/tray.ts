@@ -33,7 +33,8 @@ interface TrayOptions {
 }
 
 /** macOS draws template images (black + alpha) in the menu bar's own colour; elsewhere the coloured icons, at
- * 24 px on Linux where tray hosts draw 22-24 px and 16 px on Windows (docs/desktop.md "Tray icon sizes"). */
+ * 24 px on Linux where tray hosts draw 22-24 px and 16 px on Windows (docs/desktop.md "Platform details, and how each
+ * is known"). */
 export function trayIconPath(assetsDir: string, state: TrayIconState, platform: NodeJS.Platform): string {
   if (platform === 'darwin') return join(assetsDir, 'tray', `${state}Template.png`);
   if (platform === 'linux') return join(assetsDir, 'tray', 'linux', `${state}.png`);

@@ -1,4 +1,4 @@
-// The request history as CSV for the window's export (docs/desktop.md "Usage"): the same lines as the proxy's
+// The request history as CSV for the window's export (docs/desktop.md "The window"): the same lines as the proxy's
 // GET /usage/export.csv (src/proxy/usage/csv.ts: RFC 4180, formula cells defused), built from the rows in hand.
 
 import type { UsageRecord } from '../proxy/control-api.js';

@@ -88,7 +88,7 @@ export interface Profile {
     /** OAuth access tokens start with this; they are never mistaken for API keys. */
     oauthTokenPrefix: string;
     /** max_tokens sent when a client sets no limit (the native API requires one) and the answer does not think,
-     * lowered to the model's own maximum (docs/models.md "max_tokens"). */
+     * lowered to the model's own maximum (docs/models.md "What the proxy does with each field"). */
     defaultMaxTokens: number;
     /** The same for an answer that thinks (asked for, or a model that always thinks): thinking counts against
      * max_tokens, so a plain answer's default would leave it no room. */

@@ -151,7 +151,8 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   }
 
   const inFlight = new InFlight();
-  // One minute of quiet per refused source, shared by both guards (docs/security.md "Refusals in the log").
+  // One minute of quiet per refused source, shared by both guards (docs/security.md "A web page in the user's
+  // browser").
   const refusals = new RefusalLog(deps.now);
   // The chain every listener runs before its routes; the Ollama listener runs the same function objects, so the
   // two ports share one rate limit per client and one refusal log (ollama/app.ts).

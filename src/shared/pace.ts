@@ -1,8 +1,8 @@
-// A pace projection for a quota window (docs/usage.md "GET /usage/limits"): from the utilization the upstream
-// reported and how much of the window had passed when it did, the utilization expected at the reset if use goes on
-// at the same average rate, and when the limit (100 %) would be reached at that rate. Pure, and here in src/shared
-// because the proxy (its /usage/limits and alerts), the tray and the window all project the same way. Imports
-// nothing: the window shape is written out structurally (src/proxy/usage/types.ts QuotaWindow fits it).
+// A pace projection for a quota window (docs/usage.md "Endpoints": GET /usage/limits): from the utilization the
+// upstream reported and how much of the window had passed when it did, the utilization expected at the reset if use
+// goes on at the same average rate, and when the limit (100 %) would be reached at that rate. Pure, and here in
+// src/shared because the proxy (its /usage/limits and alerts), the tray and the window all project the same way.
+// Imports nothing: the window shape is written out structurally (src/proxy/usage/types.ts QuotaWindow fits it).
 
 /** The fields of a quota window a projection reads. */
 export interface QuotaWindow {

@@ -1,5 +1,5 @@
 // The processes below a process, from Linux's /proc, for the tests and the bench that count tool mode's CLI
-// processes (docs/tool-mode.md "Caps"). Elsewhere /proc is absent and every list is empty.
+// processes (docs/tool-mode.md "Live conversations"). Elsewhere /proc is absent and every list is empty.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultProfile } from '../../src/proxy/profile.js';
@@ -55,8 +55,8 @@ const probeArgs = new Set([defaultProfile.cli.versionArgs, defaultProfile.cli.au
 
 /**
  * Whether pid is one of the health probe's runs of the CLI (`--version`, `auth status`): it holds no conversation and
- * CLI_LIVE_MAX does not bound it (docs/tool-mode.md "Caps"). Undefined while its arguments cannot be read (gone, or
- * an exiting process, whose command line is empty).
+ * CLI_LIVE_MAX does not bound it (docs/tool-mode.md "Live conversations"). Undefined while its arguments cannot be read
+ * (gone, or an exiting process, whose command line is empty).
  */
 export function probeRun(pid: number): boolean | undefined {
   let argv: string[] = [];

@@ -74,7 +74,7 @@ function isRealCli(pid: number): boolean {
 
 /**
  * The real CLI processes of this test process (the proxy runs in it); a CLI's own children and the health probe's
- * runs (`--version`, `auth status`: outside CLI_LIVE_MAX, docs/tool-mode.md "Caps") are not counted.
+ * runs (`--version`, `auth status`: outside CLI_LIVE_MAX, docs/tool-mode.md "Live conversations") are not counted.
  */
 export function realCliPids(): number[] {
   return cliProcesses(process.pid, isRealCli).filter((pid) => probeRun(pid) !== true);

@@ -1,5 +1,5 @@
-// The provider's own 400 for a model rule (docs/models.md "When the provider still refuses"), explained as its
-// billing refusals are (usage/billing-lane.ts): what the model refused, why, and what to do, before the provider's
+// The provider's own 400 for a model rule (docs/models.md "The native route is the client's own request"), explained as
+// its billing refusals are (usage/billing-lane.ts): what the model refused, why, and what to do, before the provider's
 // words. It reaches a client whose request the proxy passes on as it is (direct mode's /api/v1/messages), or a
 // model whose rules the catalog does not know yet. Pure.
 

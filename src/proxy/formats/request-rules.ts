@@ -75,7 +75,8 @@ type JsonFormat =
 /** `json_object` asks for any object: the schema of one, so the model's own structured outputs can keep it. */
 const anyObject = { type: 'object', additionalProperties: true };
 
-/** A client's JSON output format -> the native output_config.format (docs/models.md "JSON output"). */
+/** A client's JSON output format -> the native output_config.format (docs/models.md "What the proxy does with each
+ * field"). */
 export function outputFormatOf(format: JsonFormat): NativeOutputFormat {
   return { type: 'json_schema', schema: (format.type === 'json_schema' ? format.schema : undefined) ?? anyObject };
 }

@@ -1,6 +1,6 @@
 // The environment every assistant-CLI process the proxy starts gets, chat children and the health probe alike, so that
-// the probe sees the same login the children do and neither sees the proxy's own secrets (docs/security.md "The
-// CLI's environment"). Built once per proxy (services.ts, Services.cliEnv) and once per diagnose run.
+// the probe sees the same login the children do and neither sees the proxy's own secrets (docs/security.md "Another
+// local user or process"). Built once per proxy (services.ts, Services.cliEnv) and once per diagnose run.
 
 /** Environment variables of the proxy itself that the CLI must not see. */
 const proxyOwnSecrets = ['PROXY_ACCESS_KEY'] as const;

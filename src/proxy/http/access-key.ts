@@ -1,4 +1,4 @@
-// Who may do what without which key (docs/security.md "The access key" and "The owner's key"):
+// Who may do what without which key (docs/security.md "The owner's key and the access key"):
 // - the owner's key (auth/owner-key.ts, generated at first start, owner-only in the data directory; PROXY_ACCESS_KEY
 //   when set) opens everything; clients send it as the API key a client library sends anyway (Authorization: Bearer
 //   or x-api-key) or in x-proxy-access-key, compared in constant time, and the headers that carried it are removed

@@ -1,7 +1,7 @@
 // JSON bodies only (docs/interface.md "Limits": application/json is the only accepted input type). The body is read
 // once, kept as raw bytes for routes that forward it untouched (direct mode), and parsed. Every refusal is a
 // ProxyError, so the client gets it in its route family's shape (docs/interface.md "Errors"), never a 500
-// (docs/security.md "Request bodies"):
+// (docs/security.md "Another local user or process"):
 // - larger than BODY_LIMIT_BYTES: 413;
 // - not finished within BODY_TIMEOUT_MS of the headers (a client dripping bytes): 408, and the connection is
 //   closed, because the rest of a body we stopped reading cannot be skipped safely;

@@ -1,4 +1,4 @@
-// How loudly a refusal is logged (docs/security.md "A web page in the user's browser", "Refusals in the log").
+// How loudly a refusal is logged (docs/security.md "A web page in the user's browser").
 // The guards (cross-site-guard.ts, host-guard.ts) refuse what a web page or a rebinding page sends, and node's parser
 // what a broken client sends (client-error.ts); such a sender can send thousands a minute: one warn line each would
 // flood the log and the desktop window's live log and push out every line the user needs. So, per source (the page's

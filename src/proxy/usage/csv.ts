@@ -1,4 +1,4 @@
-// The request history as CSV lines (docs/usage.md "GET /usage/export.csv"). RFC 4180: fields with a comma,
+// The request history as CSV lines (docs/usage.md "Endpoints": GET /usage/export.csv). RFC 4180: fields with a comma,
 // quote, CR or LF are quoted and quotes doubled; lines end in CRLF. A text cell that a spreadsheet would run as a
 // formula (starting with =, +, -, @, tab or CR) gets a leading apostrophe, since routes, model names and client
 // names come from clients. Pure.

@@ -95,7 +95,7 @@ export interface QuotaWindow {
   observedAt: number;
 }
 
-/** The overage (extra usage) state a source last reported (docs/usage.md "GET /usage/limits"). */
+/** The overage (extra usage) state a source last reported (docs/usage.md "Endpoints": GET /usage/limits). */
 export interface OverageState {
   source: QuotaSource;
   /** `allowed`, `allowed_warning`, `rejected` (off or exhausted), or what the source said; null when not said. */

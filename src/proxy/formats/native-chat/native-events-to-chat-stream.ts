@@ -3,13 +3,13 @@
 // stop reason and output tokens. Other event types are not part of that stream and are dropped. The server adds the
 // SSE framing and [DONE]. step/finish as in docs/principles.md "Step and finish".
 //
-// Two kinds of client read this route (docs/http.md "One stream, two readers"): clients written for that stream, which
-// switch on `type`, and OpenAI-format clients pointed at `/v1` out of habit (docs/lessons.md "First run"), which read
-// `choices[0].delta` and would otherwise get empty text and no error. So every event keeps its native fields
-// exactly and also carries the compatible chunk fields ("Compatible stream": id, object, created, model, choices). The
-// two sets of names do not collide: the native event puts `delta` and `index` at the top level, the chunk puts them
-// inside `choices`. The only shared name is `usage` on message_delta, where the compatible token counts sit beside
-// `output_tokens`.
+// Two kinds of client read this route (docs/http.md "POST /v1/chat/completions: one stream, two readers"): clients
+// written for that stream, which switch on `type`, and OpenAI-format clients pointed at `/v1` out of habit
+// (docs/lessons.md "First run"), which read `choices[0].delta` and would otherwise get empty text and no error. So
+// every event keeps its native fields exactly and also carries the compatible chunk fields ("Compatible stream": id,
+// object, created, model, choices). The two sets of names do not collide: the native event puts `delta` and `index` at
+// the top level, the chunk puts them inside `choices`. The only shared name is `usage` on message_delta, where the
+// compatible token counts sit beside `output_tokens`.
 
 import { ProxyError } from '../../errors.js';
 import type { CompatChunkChoice, CompatUsage } from '../compat/schema.js';

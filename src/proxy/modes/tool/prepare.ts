@@ -17,7 +17,8 @@ import { checkDocuments } from '../../formats/documents.js';
 /**
  * Tools the provider runs itself (web search, code execution, a computer...) cannot be offered through the CLI,
  * whose built-in tools are off for a client's tools: a 400 naming the tool, before the body's schema is checked
- * (docs/tool-mode.md "Edges"). The format says which tool types are the client's own (formats/format.ts).
+ * (docs/tool-mode.md "The client's own tools"). The format says which tool types are the client's own
+ * (formats/format.ts).
  */
 function refuseProviderTools(body: unknown, clientTypes: readonly string[], apiPath: string): void {
   if (typeof body !== 'object' || body === null) return;

@@ -219,8 +219,8 @@ export class CliEngine {
   }
 
   /**
-   * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Caps"), registered
-   * busy; or a 503 saying why not.
+   * Starts a process with `start` once there is room for it under CLI_LIVE_MAX (docs/tool-mode.md "Live
+   * conversations"), registered busy; or a 503 saying why not.
    */
   private async startWithRoom(start: () => CliConversation, signal: AbortSignal): Promise<CliConversation> {
     const proc = await this.registry.startWithRoom(start, signal);

@@ -1,4 +1,4 @@
-// The one registry of tool mode's CLI processes (docs/tool-mode.md "Live conversations", "Caps"). Every process the
+// The one registry of tool mode's CLI processes (docs/tool-mode.md "Live conversations"). Every process the
 // proxy runs is here from its start until it ends, in a state of its own state machine (process-state.ts). One cap
 // bounds them all (`max`, CLI_LIVE_MAX), one memory cap (`maxRssBytes`, CLI_LIVE_MAX_MB), one login check
 // (`fingerprint`), one lifetime per resting state (warm, idle, waiting-for-tools). Rules, tested in processes.test.ts:
@@ -163,8 +163,8 @@ export class CliProcesses<C extends RegisteredProcess> {
 
   /**
    * The conversation that answered the response `previous` was replaced by a summary (docs/compaction.md "Tool
-   * mode"): its process, idle or waiting for tool results, ends now instead of holding memory and a slot of the cap
-   * until its lifetime ends. A busy one is left to end its turn. True when one was ended.
+   * mode's live conversations"): its process, idle or waiting for tool results, ends now instead of holding memory and
+   * a slot of the cap until its lifetime ends. A busy one is left to end its turn. True when one was ended.
    */
   release(previous: string): boolean {
     const c = this.byResponse.get(previous);

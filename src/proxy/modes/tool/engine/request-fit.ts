@@ -56,7 +56,7 @@ export function fitRequestToCli(
     delete request[key];
     named.push(clientNames[key] ?? key);
   }
-  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "tool_choice").
+  // The CLI has no way to forbid parallel tool calls (docs/tool-mode.md "The client's own tools").
   const choice = request.tool_choice;
   if (choice && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true)
     named.push(clientNames.parallel_tool_calls ?? 'parallel_tool_calls');
