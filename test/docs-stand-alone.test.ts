@@ -116,11 +116,11 @@ describe('the project stands alone', () => {
     expect(missing).toEqual([]);
   });
 
-  // The pages that took over what the outside documents said, and the pages their former citations now name: a
-  // section cited of one of them must be one of its headings (or the start of one, up to a colon or parenthesis).
-  const checkedPages = ['interface.md', 'principles.md', 'lessons.md', 'architecture.md', 'configuration.md'];
+  // Every page of docs/: a section cited of one must be one of its headings (or the start of one, up to a colon or
+  // parenthesis).
+  const checkedPages = readdirSync(join(root, 'docs')).filter((page) => page.endsWith('.md'));
 
-  it('cites sections of those pages that exist', () => {
+  it('cites sections of docs pages that exist', () => {
     const normal = (s: string) => s.replace(/`/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
     const headings = new Map(
       checkedPages.map((page) => [
@@ -137,12 +137,14 @@ describe('the project stands alone', () => {
         .get(page)!
         .some((h) => h === normal(name) || (/^[:( ]/.test(h.slice(normal(name).length)) && h.startsWith(normal(name))));
     const pages = checkedPages.map((p) => p.replace('.', '\\.')).join('|');
-    // The page, then one or more quoted section names; a comment's line breaks (and their `//` or `*`) are spaces.
+    // The page, then one or more quoted section names; a comment's line breaks (and their `//`, `*` or `#`) are spaces,
+    // and so are a Markdown paragraph's.
     const cite = new RegExp(`\\b(${pages})(?:\\]\\([^)]*\\))?\\)?,? ((?:"[^"\\n]+"(?:, )?)+)`, 'g');
     const broken: string[] = [];
     let checked = 0;
     for (const path of scanned) {
-      const text = read(path).replace(/\n\s*(?:\/\/|\*(?!\/))[ \t]?/g, ' ');
+      const lineBreak = path.endsWith('.md') ? /\n[ \t]*/g : /\n\s*(?:\/\/|\*(?!\/)|#)[ \t]?/g;
+      const text = read(path).replace(lineBreak, ' ');
       for (const [, page, names] of text.matchAll(cite))
         for (const [, name] of names.matchAll(/"([^"]+)"/g)) {
           checked++;
