@@ -19,13 +19,13 @@ import { DirectBackend } from './modes/direct/direct-backend.js';
 import { findCli } from './health/find-cli.js';
 import { withoutPaths, type HealthView } from './health/health-record.js';
 import { LiveModelCatalog } from './models/live-catalog.js';
-import { InstructionsSource, defaultInstructionsPath } from './modes/respapi/instructions.js';
-import { SessionRegistry } from './modes/respapi/session-registry.js';
+import { InstructionsSource, defaultInstructionsPath } from './respapi/instructions.js';
+import { SessionRegistry } from './respapi/session-registry.js';
 import type { Services } from './services.js';
 import { ProviderClient } from './upstream/provider-client.js';
 import { fetchProviderModels } from './upstream/provider-models.js';
-import { RespapiClient } from './modes/respapi/respapi-client.js';
-import type { RespapiParts } from './modes/respapi/routes.js';
+import { RespapiClient } from './respapi/respapi-client.js';
+import type { RespapiParts } from './respapi/routes.js';
 import { ResponseStore } from './responses-store/store.js';
 import type { ResponseChains } from './routes/response-chain.js';
 

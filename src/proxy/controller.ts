@@ -12,7 +12,7 @@ import { formatUptime } from './health/health-record.js';
 import { createLogger, type Logger } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
-import type { SessionView } from './modes/respapi/session-registry.js';
+import type { SessionView } from './respapi/session-registry.js';
 import { createProxy, PortInUseError, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';
 import { createModelCatalog } from './models/model-catalog.js';

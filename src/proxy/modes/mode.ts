@@ -3,8 +3,8 @@
 // one answer path (routes/answer-chat.ts): which model id the upstream gets and which name the client sees, what it
 // cannot honour, and the credential. A format knows nothing of modes and a mode nothing of formats beyond what a
 // format declares of itself (formats/format.ts); routes/wire-routes.ts asks each row's mode for its Mode.
-// Response-API mode answers no chat of a format (the upstream speaks its own events): it is a folder of its own
-// with its own registrar, not a Mode.
+// Response-API mode answers no chat of a format (the upstream speaks its own events): it is no Mode, and lives
+// beside modes/ in respapi/, with its own registrar.
 
 import type { ModeName } from '../../shared/modes.js';
 import type { Backend, BackendContext } from './backend.js';

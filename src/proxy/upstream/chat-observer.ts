@@ -8,7 +8,7 @@
 //   native(event)     a native stream event (routes/answer-chat.ts, for the CLI and the direct backend)
 //   bytes(chunk)/end  the byte-level forwarder's answer (modes/direct/forward.ts), read from a copy: an event stream
 //                     through the one SSE reader, a JSON message kept up to a bound and read at the end
-//   respapi(event)    a response-API event (modes/respapi/routes.ts)
+//   respapi(event)    a response-API event (respapi/routes.ts)
 
 import type { NativeUsage } from '../formats/native.js';
 import type { ProxyState } from '../http/state.js';

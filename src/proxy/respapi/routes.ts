@@ -10,22 +10,22 @@
 // one writer of errors after headers (http/stream-error.ts) and the request's one signal.
 // Errors render as SPEC.md §7.1 (the /respapi family is compat).
 
-import { ProxyError, isProxyError } from '../../errors.js';
+import { ProxyError, isProxyError } from '../errors.js';
 import type { RespapiResponse } from './schema.js';
-import { ignoredParamsHeader, ignoredParamsValue } from '../../http/ignored-params.js';
-import { sendSse, type SseEvent } from '../../http/sse.js';
-import type { ProxyState } from '../../http/state.js';
-import { failAfterHeaders } from '../../http/stream-error.js';
-import type { ProxyContext } from '../../http/types.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
+import { sendSse, type SseEvent } from '../http/sse.js';
+import type { ProxyState } from '../http/state.js';
+import { failAfterHeaders } from '../http/stream-error.js';
+import type { ProxyContext } from '../http/types.js';
 import { generateSessionId, isValidSessionId, sessionIdRule } from './session-id.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel } from './upstream-events.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../services.js';
 import { respapiRequestToUpstream, type UpstreamPlan } from './respapi-request-to-upstream.js';
-import { ChatObserver } from '../../upstream/chat-observer.js';
+import { ChatObserver } from '../upstream/chat-observer.js';
 import type { RespapiClient, UpstreamEvent } from './respapi-client.js';
 import type { InstructionsSource } from './instructions.js';
-import { addRoute, type ProxyRouter } from '../../http/add-route.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import { respapiErrors } from './stream-errors.js';
 
 export const sessionHeader = 'x-proxy-session-id';

@@ -2,7 +2,7 @@
 // (its usage is the chat observer's, upstream/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (SPEC.md intro: neutral ids are used consistently). Pure functions.
 
-import { ProxyError } from '../../errors.js';
+import { ProxyError } from '../errors.js';
 import type { RespapiResponse } from './schema.js';
 
 interface ParsedEvent {
