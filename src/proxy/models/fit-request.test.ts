@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeRequest } from '../formats/native.js';
 import { defaultProfile } from '../profile.js';
-import { factsOf, fitEffortLevel, fitRequest, nearestEffort, type ModelFacts } from './fit-request.js';
+import { factsOf, fitRequest, nearestEffort, type ModelFacts } from './fit-request.js';
 
 const profile = defaultProfile;
 const info = (id: string) => profile.models.find((m) => m.id === id);
@@ -175,32 +175,5 @@ describe('fitRequest', () => {
     const image = { type: 'image' as const, source: { type: 'url' as const, url: 'https://x/y.png' } };
     const noImages = { ...sonnet35, capabilities: { ...sonnet35.capabilities, imageInput: false } };
     expect(() => fit({ messages: [{ role: 'user', content: [image] }] }, noImages)).toThrow(/takes no image input/);
-  });
-});
-
-describe('fitEffortLevel (tool mode: the CLI passes --effort on as it is)', () => {
-  const withEffort = (effort: 'low' | 'xhigh' | 'max'): NativeRequest => ({
-    model: 'm',
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4096,
-    thinking: { type: 'adaptive' },
-    output_config: { effort },
-  });
-
-  it('lowers a level the model lacks to its nearest, named; leaves one it takes alone', () => {
-    const lacking = withEffort('xhigh');
-    const result = fitEffortLevel(lacking, sonnet46, compatNames);
-    expect(lacking.output_config?.effort).toBe(nearestEffort('xhigh', sonnet46.capabilities.efforts));
-    expect(lacking.output_config?.effort).not.toBe('xhigh');
-    expect(result.ignored).toEqual(['reasoning_effort']);
-    const taken = withEffort('low');
-    expect(fitEffortLevel(taken, sonnet46, compatNames).ignored).toEqual([]);
-    expect(taken.output_config?.effort).toBe('low');
-  });
-
-  it('leaves a model the catalog does not know to the CLI', () => {
-    const unknown = withEffort('max');
-    expect(fitEffortLevel(unknown, factsOf(profile, 'assistant-new-9'), compatNames).ignored).toEqual([]);
-    expect(unknown.output_config?.effort).toBe('max');
   });
 });

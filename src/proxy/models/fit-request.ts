@@ -68,24 +68,6 @@ export function nearestEffort(wanted: NativeEffort, supported: readonly NativeEf
   return best;
 }
 
-/**
- * Tool mode: the CLI sends `--effort` as it is given, so a level the model does not take (`max` where it lacks it)
- * becomes the nearest one it takes, named, instead of the provider's 400 through the CLI (docs/models.md). A model
- * the catalog does not know, or one without effort levels, is left to the CLI.
- */
-export function fitEffortLevel(request: NativeRequest, facts: ModelFacts, names: ClientNames): FitResult {
-  const out = new Named(names);
-  const wanted = request.output_config?.effort;
-  const supported = facts.capabilities.efforts;
-  if (wanted === undefined || !facts.known || supported.length === 0) return out;
-  const level = nearestEffort(wanted, supported) as NativeEffort;
-  if (level !== wanted) {
-    out.say('effort', `${wanted} became ${level}, the nearest level ${facts.id} takes (${supported.join(', ')})`);
-    request.output_config = { ...request.output_config, effort: level };
-  }
-  return out;
-}
-
 /** The instruction a model without structured outputs gets instead of output_config.format. */
 function formatInstruction(format: NativeOutputFormat): string {
   return [

@@ -7,7 +7,8 @@
 import type { Backend } from '../backend.js';
 import { fitRequestToCli } from './engine/request-fit.js';
 import { invalidField } from '../../errors.js';
-import { factsOf, fitEffortLevel } from '../../models/fit-request.js';
+import { factsOf } from '../../models/fit-request.js';
+import { fitEffortLevel } from './effort-level.js';
 import type { Profile } from '../../profile.js';
 import type { ListedCatalog } from '../../models/live-catalog.js';
 import { providerRunToolIndex } from './translate/native-tools-to-mcp.js';
