@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeRequest } from '../../formats/native.js';
-import { factsOf, nearestEffort } from '../../models/fit-request.js';
+import { factsOf, nearestEffort } from '../../models/fit-to-model.js';
 import { defaultProfile as profile } from '../../profile.js';
 import { fitEffortLevel } from './effort-level.js';
 

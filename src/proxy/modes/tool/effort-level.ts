@@ -1,11 +1,11 @@
 // Tool mode's effort level (docs/tool-mode.md "Thinking"): the CLI sends `--effort` as it is given, so a level the
 // model does not take (`max` where it lacks it) becomes the nearest one it takes, named, instead of the provider's
 // 400 through the CLI (docs/models.md). Direct mode fits the effort with the rest of the request
-// (models/fit-request.ts); tool mode leaves everything else to the CLI, which fits it to the model itself.
+// (models/fit-to-model.ts); tool mode leaves everything else to the CLI, which fits it to the model itself.
 
 import type { ClientNames } from '../../formats/format.js';
 import type { NativeRequest } from '../../formats/native.js';
-import { nearestEffort, type ModelFacts } from '../../models/fit-request.js';
+import { nearestEffort, type ModelFacts } from '../../models/fit-to-model.js';
 import type { NativeEffort } from '../../profile-models.js';
 
 /**

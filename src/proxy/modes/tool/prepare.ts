@@ -7,7 +7,7 @@
 import type { Backend } from '../backend.js';
 import { dropWhatCliCannotHonour } from './cli-cannot-honour.js';
 import { invalidField } from '../../errors.js';
-import { factsOf } from '../../models/fit-request.js';
+import { factsOf } from '../../models/fit-to-model.js';
 import { fitEffortLevel } from './effort-level.js';
 import type { Profile } from '../../profile.js';
 import type { ListedCatalog } from '../../models/live-catalog.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeRequest } from '../formats/native.js';
 import { defaultProfile } from '../profile.js';
-import { factsOf, fitRequest, nearestEffort, type ModelFacts } from './fit-request.js';
+import { factsOf, fitToModel, nearestEffort, type ModelFacts } from './fit-to-model.js';
 
 const profile = defaultProfile;
 const info = (id: string) => profile.models.find((m) => m.id === id);
@@ -21,8 +21,11 @@ const compatNames = {
 
 function fit(request: Partial<NativeRequest>, on: ModelFacts, defaulted = false) {
   const req: NativeRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4096, ...request };
-  const result = fitRequest(req, on, compatNames, { maxTokensDefaulted: defaulted, api: profile.api });
-  return { req, ...result };
+  const { request: fitted, ...named } = fitToModel(req, on, compatNames, {
+    maxTokensDefaulted: defaulted,
+    api: profile.api,
+  });
+  return { req: fitted, ...named };
 }
 
 describe('factsOf', () => {
@@ -51,7 +54,31 @@ describe('nearestEffort', () => {
   });
 });
 
-describe('fitRequest', () => {
+describe('fitToModel', () => {
+  it('leaves the request it is given as it was: the fitted one is a new object', () => {
+    const format = { type: 'json_schema' as const, schema: { type: 'object' } };
+    const tool = { name: 't', input_schema: { type: 'object' as const }, strict: true };
+    const given: NativeRequest = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4096,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      temperature: 0.2,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'xhigh', format },
+      tools: [tool],
+    };
+    const before = structuredClone(given);
+    const { request, ignored } = fitToModel(given, sonnet35, compatNames, {
+      maxTokensDefaulted: true,
+      api: profile.api,
+    });
+    expect(given).toEqual(before);
+    expect(request).not.toBe(given);
+    expect(request.tools?.[0]).not.toHaveProperty('strict');
+    expect(ignored).toContain('strict');
+  });
+
   it('drops every sampling setting on an adaptive-only model, by the client names', () => {
     const { req, ignored } = fit({ temperature: 0.2, top_p: 0.9, top_k: 5 }, opus55);
     expect(req).not.toHaveProperty('temperature');
