@@ -11,7 +11,8 @@
 // A failure before the first event is an ordinary HTTP error (the status is still free: a 429 keeps Retry-After, a
 // 401 its remedy). After that it is written by the one error writer (http/stream-error.ts) and the stream ends.
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
-// into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
+// into exactly one log line, metrics record and ledger row by http/request-log.ts (the row: http/ledger-row.ts): the
+// hook later features use.
 
 import type { Backend, BackendContext } from '../modes/backend.js';
 import type { Chat } from '../modes/mode.js';
