@@ -1,6 +1,6 @@
 // One finished request's row of the usage ledger (docs/usage.md), and the bodies the ledger may keep beside it: the
 // one place a UsageRecord is built, from what the request left on ctx.state (the chat's observer wrote the answer's
-// facts there, upstream/chat-observer.ts) and how it ended. Called by the request log (request-log.ts) when the response
+// facts there, chat/chat-observer.ts) and how it ended. Called by the request log (request-log.ts) when the response
 // really ends, for a request in the ledger's scope. No I/O.
 
 import { clientFamily } from '../usage/client-family.js';

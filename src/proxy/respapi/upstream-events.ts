@@ -1,5 +1,5 @@
 // What the proxy reads from the response API's events while passing them through (docs/respapi-mode.md): the final response
-// (its usage is the chat observer's, upstream/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
+// (its usage is the chat observer's, chat/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (SPEC.md intro: neutral ids are used consistently). Pure functions.
 
 import { ProxyError } from '../errors.js';

@@ -1,7 +1,7 @@
 // The one place a chat is answered, in every mode that produces native events (docs/architecture.md "The flow of
 // one chat"): tool mode's seven chat routes (CliBackend) and direct mode's compatible route (DirectBackend).
 //   route: validate -> translate to one NativeRequest -> Chat
-//   here:  Backend.stream(request, signal) -> the served model named -> the one observer (upstream/chat-observer.ts:
+//   here:  Backend.stream(request, signal) -> the served model named -> the one observer (chat/chat-observer.ts:
 //          first token, usage, served model) -> the output's shape
 //   A client that does not stream gets the stream collected into one message, or the backend's whole message
 //   when it asked its upstream for one (Backend.message, direct mode: docs/direct-mode.md); the model is named
@@ -25,7 +25,7 @@ import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
-import { ChatObserver } from '../upstream/chat-observer.js';
+import { ChatObserver } from '../chat/chat-observer.js';
 import { mapNativeError } from '../formats/map-native-error.js';
 import { collectNativeMessage } from '../formats/native-events-to-message.js';
 

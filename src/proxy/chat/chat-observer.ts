@@ -21,7 +21,7 @@ import {
   type CredentialKind,
 } from '../usage/billing-lane.js';
 import type { BillingFacts, BillingLane } from '../usage/types.js';
-import { SseReader, type SseMessage } from './sse-reader.js';
+import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 
 /** Largest JSON answer kept to read its usage (a larger one is passed on unread). */
 const jsonLimitBytes = 4 * 1024 * 1024;
