@@ -56,7 +56,7 @@ export interface WireRequest<A = unknown> {
   clientNames: ClientNames;
   /** max_tokens is the format's default, not the client's: direct mode sets the model's own (docs/models.md). */
   maxTokensDefaulted?: boolean;
-  /** False when the client cannot send tool results back by id (modes/backend.ts BackendContext). */
+  /** False when the client cannot send tool results back by id (chat/backend.ts BackendContext). */
   toolResultsReturn?: boolean;
   /** Handed back to answer(): what the answer's shape depends on (include_usage, custom tool names, ...). */
   answer: A;

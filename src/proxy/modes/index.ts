@@ -1,7 +1,7 @@
 // The chat modes (modes/mode.ts), by the name route-table rows give, built once per registrar over the backends
 // components.ts made. Adding a mode: its folder, one entry here, and its rows in route-table.ts.
 
-import type { Backend } from './backend.js';
+import type { Backend } from '../chat/backend.js';
 import type { ListedCatalog } from '../models/live-catalog.js';
 import type { Services } from '../services.js';
 import { directMode } from './direct/prepare.js';

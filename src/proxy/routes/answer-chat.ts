@@ -14,8 +14,8 @@
 // into exactly one log line, metrics record and ledger row by http/request-log.ts (the row: http/ledger-row.ts): the
 // hook later features use.
 
-import type { Backend, BackendContext } from '../modes/backend.js';
-import type { Chat } from '../modes/mode.js';
+import type { Backend, BackendContext } from '../chat/backend.js';
+import type { Chat } from '../chat/chat.js';
 import type { NativeMessage, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';

@@ -17,7 +17,7 @@
 
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Backend } from '../modes/backend.js';
+import type { Backend } from '../chat/backend.js';
 import { fallthrough } from '../http/fallthrough.js';
 import type { ProxyState } from '../http/state.js';
 import { ProxyError } from '../errors.js';

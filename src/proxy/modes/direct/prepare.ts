@@ -3,7 +3,7 @@
 // the client's auth calls for, and its feature flags; and the prompt-cache marks its conversation needs
 // (cache-marks.ts, the setting DIRECT_PROMPT_CACHE).
 
-import type { Backend } from '../backend.js';
+import type { Backend } from '../../chat/backend.js';
 
 import type { ProxyContext } from '../../http/types.js';
 
@@ -15,7 +15,8 @@ import type { Services } from '../../services.js';
 
 import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
 
-import { chatOf, type Chat, type Mode } from '../mode.js';
+import type { Chat } from '../../chat/chat.js';
+import { chatOf, type Mode } from '../mode.js';
 
 import { withCacheMarks } from './cache-marks.js';
 

@@ -4,7 +4,7 @@
 // and JSON schema (output_config) go to the CLI as its own flags, which fit them to the model itself
 // (docs/tool-mode.md "Thinking", "Structured output"). Tools the provider runs itself are refused before the parse.
 
-import type { Backend } from '../backend.js';
+import type { Backend } from '../../chat/backend.js';
 import { dropWhatCliCannotHonour } from './cli-cannot-honour.js';
 import { invalidField } from '../../errors.js';
 import { factsOf } from '../../models/fit-to-model.js';
