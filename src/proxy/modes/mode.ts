@@ -1,6 +1,6 @@
 // The contract every chat mode plugs into (docs/architecture.md "Modes"). A mode is one folder under modes/ that
 // exports one Mode: the backend that answers its chats, and what it adds to one parse of a client body before the
-// one answer path (routes/answer-chat.ts): which model id the upstream gets and which name the client sees, what it
+// one answer path (chat/answer-chat.ts): which model id the upstream gets and which name the client sees, what it
 // cannot honour, and the credential. A format knows nothing of modes and a mode nothing of formats beyond what a
 // format declares of itself (formats/format.ts); routes/wire-routes.ts asks each row's mode for its Mode.
 // Response-API mode answers no chat of a format (the upstream speaks its own events): it is no Mode, and lives

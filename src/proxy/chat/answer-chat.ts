@@ -14,8 +14,8 @@
 // into exactly one log line, metrics record and ledger row by http/request-log.ts (the row: http/ledger-row.ts): the
 // hook later features use.
 
-import type { Backend, BackendContext } from '../chat/backend.js';
-import type { Chat } from '../chat/chat.js';
+import type { Backend, BackendContext } from './backend.js';
+import type { Chat } from './chat.js';
 import type { NativeMessage, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
@@ -25,7 +25,7 @@ import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
-import { ChatObserver } from '../chat/chat-observer.js';
+import { ChatObserver } from './chat-observer.js';
 import { mapNativeError } from '../formats/map-native-error.js';
 import { collectNativeMessage } from '../formats/native-events-to-message.js';
 
