@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { DiagnoseReport } from './diagnose/types.js';
 import type { LogLevelName, LogLine, LogPage } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
-import type { SessionView } from './modes/respapi/session-registry.js';
+import type { SessionView } from './respapi/session-registry.js';
 import type {
   CapturedBodies,
   Outcome,

@@ -11,7 +11,7 @@ import { formatUptime } from './health/health-record.js';
 import { createLogger, type Logger } from './logger.js';
 import type { MetricsSummary, RequestRecord } from './metrics.js';
 import { createProfile, type Profile } from './profile.js';
-import type { SessionView } from './modes/respapi/session-registry.js';
+import type { SessionView } from './respapi/session-registry.js';
 import { PortInUseError } from './listen/bind.js';
 import { createProxy, type ProxyServer } from './server.js';
 import { serviceVersion, type ProxyDeps } from './services.js';

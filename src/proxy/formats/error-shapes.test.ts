@@ -19,7 +19,7 @@ import { requestId } from '../http/request-id.js';
 import { encodeSse, type SseEvent } from '../http/sse.js';
 import type { ProxyState } from '../http/state.js';
 import { failAfterHeaders } from '../http/stream-error.js';
-import { respapiErrors } from '../modes/respapi/stream-errors.js';
+import { respapiErrors } from '../respapi/stream-errors.js';
 import { familyErrorShapes } from './error-shapes.js';
 import { nativeErrorShape } from './native-error-shape.js';
 import { wireFormats } from './registry.js';

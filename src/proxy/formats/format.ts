@@ -1,7 +1,7 @@
 // The contract every client wire format plugs into (docs/architecture.md "Wire formats"). A format is one folder
 // under formats/ that exports one WireFormat: how its request body becomes the one native request (parsed once, for
 // every mode that serves it), and how a native answer is written back in its shape, whole or as a stream, with its
-// own error shape after headers. The chat path (routes/answer-chat.ts) knows this interface only; the route table
+// own error shape after headers. The chat path (chat/answer-chat.ts) knows this interface only; the route table
 // (route-table.ts) names a format and a mode on each chat row, and routes/wire-routes.ts registers those rows.
 //
 // What stays out of a format: the mode. Which model id the upstream gets, what the CLI cannot honour (sampling
@@ -56,7 +56,7 @@ export interface WireRequest<A = unknown> {
   clientNames: ClientNames;
   /** max_tokens is the format's default, not the client's: direct mode sets the model's own (docs/models.md). */
   maxTokensDefaulted?: boolean;
-  /** False when the client cannot send tool results back by id (modes/backend.ts BackendContext). */
+  /** False when the client cannot send tool results back by id (chat/backend.ts BackendContext). */
   toolResultsReturn?: boolean;
   /** Handed back to answer(): what the answer's shape depends on (include_usage, custom tool names, ...). */
   answer: A;
@@ -67,7 +67,7 @@ export interface WireRequest<A = unknown> {
 
 /** What every answer shows, fixed by the answer path per request. */
 export interface AnswerMeta {
-  /** The model id to show the client: the one that served the answer, as a listed id (routes/answer-chat.ts makes
+  /** The model id to show the client: the one that served the answer, as a listed id (chat/answer-chat.ts makes
    * the writer once the backend's first event or whole message names it), else the one the request resolved to. */
   model: string;
   /** Unix time in seconds. */

@@ -146,7 +146,7 @@ export interface NativeOutputConfig {
 /**
  * What a Backend receives (`Backend.stream(req, signal)`, docs/architecture.md "Modes"). `stream` is not part of it:
  * the backend decides how it talks to its upstream (a stream, collected by the route for a non-streaming client, or one
- * whole message through Backend.message: modes/backend.ts).
+ * whole message through Backend.message: chat/backend.ts).
  */
 export type NativeRequest = Omit<NativeMessagesRequest, 'stream'>;
 

@@ -83,7 +83,7 @@ export function outputFormatOf(format: JsonFormat): NativeOutputFormat {
 
 /**
  * A reasoning effort -> the intent in native fields: adaptive thinking with output_config.effort, or no thinking for
- * `none` and `minimal`. The mode fits it to the model (models/fit-request.ts: the nearest level, a budget, or
+ * `none` and `minimal`. The mode fits it to the model (models/fit-to-model.ts: the nearest level, a budget, or
  * nothing).
  */
 export function applyEffortIntent(request: NativeRequest, effort: ReasoningEffort): void {

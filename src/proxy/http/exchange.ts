@@ -177,7 +177,7 @@ export class Exchange {
 
 /**
  * Hands each event to the transport until the answer ends or the transport goes. Leaving the loop returns the
- * answer's generator, whose `finally` ends the CLI child or the upstream request (routes/answer-chat.ts).
+ * answer's generator, whose `finally` ends the CLI child or the upstream request (chat/answer-chat.ts).
  */
 async function pump(
   events: AsyncIterable<SseEvent>,

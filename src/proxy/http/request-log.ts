@@ -1,31 +1,17 @@
 // One log line, one metrics record and one usage-ledger row per request, written when the response really ends
-// (streams outlive `await next()`); this is the one place a UsageRecord is built (docs/usage.md). Also owns the request's AbortSignal: it fires when the client disconnects before the
-// response finished, so routes can kill CLI children and abort upstream requests.
+// (streams outlive `await next()`); the row itself is built by ledger-row.ts (docs/usage.md). Also owns the request's
+// AbortSignal: it fires when the client disconnects before the response finished, so routes can kill CLI children and
+// abort upstream requests.
 
 import type { Logger } from '../logger.js';
 import type { ProxyMetrics } from '../metrics.js';
 import { inLedgerScope, isProbeRoute } from '../route-table.js';
-import { clientFamily } from '../usage/client-family.js';
-import { outcomeOf } from '../usage/outcome-of.js';
 import type { CaptureInput } from '../usage/capture.js';
-import type { BillingLane, UsageSink } from '../usage/types.js';
+import type { UsageSink } from '../usage/types.js';
+import { capturedBodiesOf, ledgerRowOf } from './ledger-row.js';
 import { RequestAbort } from './request-abort.js';
 import type { ProxyState } from './state.js';
 import type { ProxyMiddleware } from './types.js';
-
-/**
- * The lane of a request, from what its upstream said (usage/billing-lane.ts): the observer's reading of the
- * provider's headers or the CLI's event; the response API for a response-API request it answered; for a billing
- * refusal without those, the lane the provider's own words name (third-party use is drawn from extra usage; a
- * CLI-only login is the plan's). Otherwise unknown.
- */
-function billingLaneOf(s: ProxyState): BillingLane | null {
-  if (s.billingLane) return s.billingLane;
-  if (s.mode === 'respapi' && s.upstreamAnswered) return 'response_api';
-  if (s.billingRefusal === 'extra_usage_off') return 'extra_usage';
-  if (s.billingRefusal === 'cli_only_credential') return 'plan';
-  return null;
-}
 
 export interface InFlightRegistry {
   add(abort: RequestAbort): void;
@@ -34,15 +20,6 @@ export interface InFlightRegistry {
 
 /** A ledger that keeps bodies for the inspector when CAPTURE_BODIES is on (it ignores them otherwise). */
 type CapturingSink = UsageSink & { capture?(requestId: string, bodies: CaptureInput): void };
-
-/** The answer's body when it is whole in memory (a stream is not buffered for capture). */
-function wholeBody(body: unknown): unknown {
-  return typeof body === 'string' ||
-    Buffer.isBuffer(body) ||
-    (typeof body === 'object' && body !== null && !('pipe' in body))
-    ? body
-    : undefined;
-}
 
 let isoSecond = Number.NaN;
 let isoPrefix = '';
@@ -131,49 +108,17 @@ export function requestLog(
       metrics.finished(record, s.inFlightMode, !(probe && status === 503));
       if (usage && s.offLedger !== true && inLedgerScope(s.route, s.family)) {
         try {
-          const routed = s.mode !== 'none';
-          const partial = s.usagePartial === true;
-          usage.record({
-            requestId: s.requestId,
-            startedAt,
-            mode: routed ? (s.mode as Exclude<typeof s.mode, 'none'>) : null,
-            route: routed ? s.route : ctx.path.slice(0, 200),
-            method: ctx.method,
-            streamed: record.stream,
-            modelRequested: s.model ?? null,
-            modelServed: s.modelServed ?? null,
-            client: clientFamily(ctx.get('user-agent')),
-            status,
-            outcome: outcomeOf({
-              clientGone,
+          usage.record(
+            ledgerRowOf(ctx, {
+              startedAt,
               status,
-              errorType: s.errorType,
-              routed,
-              upstreamAnswered:
-                s.upstreamAnswered === true ||
-                s.billingRefusal !== undefined /* the provider said it, through the CLI too */,
-              explicit: s.outcome,
+              durationMs,
+              clientGone,
+              errorType: record.errorType,
+              ttftMs: record.ttftMs,
             }),
-            errorType: record.errorType ?? null,
-            tokens: {
-              input: s.usage?.inputTokens ?? null,
-              output: partial ? null : (s.usage?.outputTokens ?? null),
-              cacheRead: s.usage?.cacheReadTokens ?? null,
-              cacheWrite: s.usage?.cacheWriteTokens ?? null,
-            },
-            tokensPartial: partial,
-            billingLane: billingLaneOf(s),
-            laneCarried: s.billingLaneCarried === true,
-            purpose: s.purpose ?? null,
-            refusal: s.billingRefusal ?? null,
-            ttftMs: record.ttftMs ?? null,
-            durationMs,
-          });
-          usage.capture?.(s.requestId, {
-            request: s.rawBody ?? s.body,
-            response: wholeBody(ctx.body),
-            headers: ctx.headers,
-          });
+          );
+          usage.capture?.(s.requestId, capturedBodiesOf(ctx));
         } catch (err) {
           logger.warn({ err }, 'usage record failed');
         }

@@ -28,7 +28,7 @@ export interface ProxyState {
   /** Aborted when the client goes away or the server shuts down past its grace period. */
   signal: AbortSignal;
   abort: RequestAbort;
-  /** The first content delta's time; written only by the chat's observer (upstream/chat-observer.ts), as are
+  /** The first content delta's time; written only by the chat's observer (chat/chat-observer.ts), as are
    * usage and modelServed. */
   firstTokenAt?: number;
   model?: string;

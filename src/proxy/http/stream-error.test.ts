@@ -8,7 +8,7 @@ import type { ProxyState } from './state.js';
 import { compatErrorShape } from '../formats/compat/error-shape.js';
 import { nativeChatErrorShape } from '../formats/native-chat/error-shape.js';
 import { nativeErrorShape } from '../formats/native-error-shape.js';
-import { respapiErrors } from '../modes/respapi/stream-errors.js';
+import { respapiErrors } from '../respapi/stream-errors.js';
 import { failAfterHeaders } from './stream-error.js';
 
 const err = new ProxyError('unavailable', 'The provider is overloaded');

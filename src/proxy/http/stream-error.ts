@@ -1,8 +1,8 @@
 // The one writer of errors after headers (docs/principles.md "Errors after headers"): once an answer's status and first
 // bytes are out, a failure can no longer change the status; it becomes the events of the stream's error shape
 // (http/error-shape.ts StreamErrorShape), and the stream ends. Used by every mode: the chat answer path
-// (routes/answer-chat.ts, with the format's stream writer's shape), the response-API relay
-// (modes/respapi/stream-errors.ts) and the byte-level forwarder (modes/direct/forward.ts, the native shape).
+// (chat/answer-chat.ts, with the format's stream writer's shape), the response-API relay
+// (respapi/stream-errors.ts) and the byte-level forwarder (modes/direct/forward.ts, the native shape).
 
 import { ProxyError, isProxyError } from '../errors.js';
 import { type Logger } from '../logger.js';

@@ -4,7 +4,7 @@
 // here, and its rows in route-table.ts.
 
 import type { ProxyRouter } from '../http/add-route.js';
-import type { Backend } from './backend.js';
+import type { Backend } from '../chat/backend.js';
 import type { ListedCatalog } from '../models/live-catalog.js';
 import type { Services } from '../services.js';
 import type { ProviderClient } from '../upstream/provider-client.js';

@@ -9,7 +9,7 @@
 //   server", in Ollama's error shape
 // Errors are Ollama's `{"error": "..."}` (the family `ollama`); those of /v1 are the compatible shape.
 
-import type { Backend } from '../modes/backend.js';
+import type { Backend } from '../chat/backend.js';
 import { ProxyError } from '../errors.js';
 import { validate } from '../formats/validate.js';
 import type { ProxyContext } from '../http/types.js';

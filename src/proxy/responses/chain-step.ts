@@ -20,7 +20,7 @@ import {
 import { chainOf, chainedInput, storedResponseOf } from './chain.js';
 import type { ResponsesAnswerOptions } from '../formats/responses/request-to-native.js';
 import type { AnswerWriter } from '../formats/format.js';
-import type { Chat } from '../modes/mode.js';
+import type { Chat } from '../chat/chat.js';
 import type { CompactionSeal } from './compaction/seal.js';
 
 /** What every chained route shares in one proxy. */

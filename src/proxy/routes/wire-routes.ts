@@ -1,7 +1,7 @@
 // The chat routes of the formats on the wire-format contract (formats/registry.ts), registered from their rows in the
 // route table: a row names a format and a mode, and its handler is the mode's refusals of the raw body -> parse (the
 // format's, once) -> the mode's additions (its Mode's prepare, modes/) -> the one answer path over the mode's backend
-// (answer-chat.ts). No list of routes or modes lives here.
+// (chat/answer-chat.ts). No list of routes or modes lives here.
 
 import { checkSchemas } from '../formats/check-schemas.js';
 import { listenerOf, routeTable, type Listener } from '../route-table.js';
@@ -9,7 +9,7 @@ import type { Services } from '../services.js';
 import type { ProxyContext } from '../http/types.js';
 import { wireFormats } from '../formats/registry.js';
 import { chatModes, type ModeParts } from '../modes/index.js';
-import { answerChat } from './answer-chat.js';
+import { answerChat } from '../chat/answer-chat.js';
 import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import { chainRequest, type ResponseChains } from '../responses/chain-step.js';
 import { compactionStep } from '../responses/compaction-step.js';

@@ -1,4 +1,4 @@
-// How a request ended, from what request-log.ts sees when the response closes (docs/usage.md "What is recorded"). Pure.
+// How a request ended, from what http/ledger-row.ts sees when the response closes (docs/usage.md "What is recorded"). Pure.
 // A route that knows better sets ctx.state.outcome; otherwise the status and the error type decide. Order
 // matters: a client that left is `client_gone` whatever the status said; an error after a 200 went out (a stream
 // that broke) is never `ok`.

@@ -195,7 +195,7 @@ export interface UsageSink {
 
 /**
  * What one request's upstream reports about who pays, handed to that request's observer as it arrives
- * (upstream/chat-observer.ts): the provider's answer headers in direct mode, the CLI's rate_limit_event in tool mode.
+ * (chat/chat-observer.ts): the provider's answer headers in direct mode, the CLI's rate_limit_event in tool mode.
  */
 export interface BillingFacts {
   /** The headers of a provider answer, and whether the client's own key or a subscription login carried it. */

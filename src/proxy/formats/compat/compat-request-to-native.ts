@@ -19,7 +19,7 @@ import {
 
 interface CompatRequestToNativeOptions {
   /** max_tokens when the client sends neither max_completion_tokens nor max_tokens (native requires one; direct
-   * mode sets the model's own: models/fit-request.ts). */
+   * mode sets the model's own: models/fit-to-model.ts). */
   defaultMaxTokens: number;
   /** What a `file` part may hold (profile.api.documents). */
   documents: DocumentRules;

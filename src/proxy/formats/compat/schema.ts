@@ -116,7 +116,7 @@ export const compatChatRequestSchema = z.looseObject({
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
   // An effort intent (formats/compat/compat-request-to-native.ts): direct mode fits it to the model (an effort level,
-  // or a budget on a model that takes only one: models/fit-request.ts); tool mode gives the CLI its --effort.
+  // or a budget on a model that takes only one: models/fit-to-model.ts); tool mode gives the CLI its --effort.
   reasoning_effort: z.enum(reasoningEfforts).nullish(),
   // Accepted and not forwarded: the provider has no equivalent.
   seed: z.number().int('must be an integer').nullish(),

@@ -34,7 +34,7 @@ type NativeChatStreamOutput =
   | (Omit<Extract<NativeChatStreamEvent, { type: 'message_delta' }>, 'usage'> &
       ChatChunkFields & { usage: { output_tokens: number } & CompatUsage });
 
-/** What the route fixes for the whole answer (routes/answer-chat.ts). */
+/** What the route fixes for the whole answer (chat/answer-chat.ts). */
 export interface NativeChatStreamOptions {
   /** The model id shown to the client. */
   model: string;

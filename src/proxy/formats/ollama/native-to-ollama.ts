@@ -38,7 +38,7 @@ function mapDoneReason(reason: string | null | undefined): string {
 
 interface OllamaAnswerMeta {
   kind: OllamaAnswerKind;
-  /** The model name shown to the client: the one that served the answer (routes/answer-chat.ts). */
+  /** The model name shown to the client: the one that served the answer (chat/answer-chat.ts). */
   model: string;
   /** When the request started, ms (for total_duration). */
   startedAt: number;

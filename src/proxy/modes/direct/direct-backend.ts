@@ -10,7 +10,7 @@
 
 import type { Readable } from 'node:stream';
 import { ProxyError } from '../../errors.js';
-import type { Backend, BackendContext } from '../backend.js';
+import type { Backend, BackendContext } from '../../chat/backend.js';
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../../formats/native.js';
 import { mapNativeError } from '../../formats/map-native-error.js';
 import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../../upstream/provider-client.js';

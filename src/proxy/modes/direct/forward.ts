@@ -21,7 +21,7 @@ import { clientAuthOf, forwardableHeaders } from '../../upstream/client-auth.js'
 import type { ProviderAnswer, ProviderClient } from '../../upstream/provider-client.js';
 import { rewriteBodyModel } from '../../upstream/rewrite-body-model.js';
 import { fromTransportError } from '../../upstream/upstream-error.js';
-import { ChatObserver } from '../../upstream/chat-observer.js';
+import { ChatObserver } from '../../chat/chat-observer.js';
 import { explainNativeRefusalBody } from '../../formats/map-native-error.js';
 import { nativeErrorShape } from '../../formats/native-error-shape.js';
 
@@ -120,7 +120,7 @@ export async function forwardToProvider(
   );
 
   ctx.status = answer.statusCode;
-  // The one observer of this answer (upstream/chat-observer.ts) reads a copy of the bytes; they pass on unchanged.
+  // The one observer of this answer (chat/chat-observer.ts) reads a copy of the bytes; they pass on unchanged.
   const observer = new ChatObserver(ctx.state, { now: deps.now, servedName: options.servedName, quota: profile.quota });
   observer.answered();
   observer.providerAnswer(answer.headers, auth.kind === 'api-key' ? 'api-key' : 'oauth');

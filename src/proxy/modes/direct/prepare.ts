@@ -1,13 +1,13 @@
 // Direct mode's part of a chat (docs/direct-mode.md): the provider API answers, through DirectBackend. The request
-// is fitted to the model it names (models/fit-request.ts, docs/models.md); the model prefix-mapped; the credential
+// is fitted to the model it names (models/fit-to-model.ts, docs/models.md); the model prefix-mapped; the credential
 // the client's auth calls for, and its feature flags; and the prompt-cache marks its conversation needs
 // (cache-marks.ts, the setting DIRECT_PROMPT_CACHE).
 
-import type { Backend } from '../backend.js';
+import type { Backend } from '../../chat/backend.js';
 
 import type { ProxyContext } from '../../http/types.js';
 
-import { factsOf, fitRequest } from '../../models/fit-request.js';
+import { factsOf, fitToModel } from '../../models/fit-to-model.js';
 
 import type { ModelCatalog, ResolvedModel } from '../../models/model-catalog.js';
 
@@ -15,7 +15,8 @@ import type { Services } from '../../services.js';
 
 import { clientAuthOf, type ClientAuth } from '../../upstream/client-auth.js';
 
-import { chatOf, type Chat, type Mode } from '../mode.js';
+import type { Chat } from '../../chat/chat.js';
+import { chatOf, type Mode } from '../mode.js';
 
 import { withCacheMarks } from './cache-marks.js';
 
@@ -59,7 +60,7 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
       const requestedModel = parsed.request.model;
       // Fitted to what the model takes before anything goes out; what it cannot take at all is a 400 here.
       const model = listed(catalog, requestedModel);
-      const fitted = fitRequest(
+      const fitted = fitToModel(
         parsed.request,
         factsOf(profile, model?.id ?? requestedModel, model?.info),
         parsed.clientNames,
@@ -68,6 +69,7 @@ export function directMode(backend: Backend, catalog: ModelCatalog, services: Se
           api: profile.api,
         },
       );
+      parsed.request = fitted.request;
       // Documents the provider or the model cannot read are a 400 here, before the provider is called.
       checkDocuments(
         parsed.request,

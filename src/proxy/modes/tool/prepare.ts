@@ -1,13 +1,14 @@
 // Tool mode's part of a chat (docs/tool-mode.md): the CLI answers, through the engine's CliBackend
 // (modes/tool/engine/). The model is resolved by the catalog (an unknown id is a 404 before any CLI starts); what the
-// CLI cannot honour is fitted by the engine (modes/tool/engine/request-fit.ts) and named as ignored; the formats' effort
+// CLI cannot honour is removed (cli-cannot-honour.ts) and named as ignored; the formats' effort
 // and JSON schema (output_config) go to the CLI as its own flags, which fit them to the model itself
 // (docs/tool-mode.md "Thinking", "Structured output"). Tools the provider runs itself are refused before the parse.
 
-import type { Backend } from '../backend.js';
-import { fitRequestToCli } from './engine/request-fit.js';
+import type { Backend } from '../../chat/backend.js';
+import { dropWhatCliCannotHonour } from './cli-cannot-honour.js';
 import { invalidField } from '../../errors.js';
-import { factsOf, fitEffortLevel } from '../../models/fit-request.js';
+import { factsOf } from '../../models/fit-to-model.js';
+import { fitEffortLevel } from './effort-level.js';
 import type { Profile } from '../../profile.js';
 import type { ListedCatalog } from '../../models/live-catalog.js';
 import { providerRunToolIndex } from './translate/native-tools-to-mcp.js';
@@ -43,8 +44,8 @@ export function toolMode(backend: Backend, catalog: ListedCatalog, profile: Prof
     async prepare(ctx, parsed, answer) {
       const { request, clientNames } = parsed;
       const requestedModel = request.model;
-      // What the CLI cannot honour is the engine's rule; the route only names it (X-Proxy-Ignored-Params).
-      const ignored = fitRequestToCli(request, clientNames, parsed.ignored, profile.api.minThinkingBudget);
+      // What the CLI cannot honour leaves the request here, named for X-Proxy-Ignored-Params.
+      const ignored = dropWhatCliCannotHonour(request, clientNames, parsed.ignored, profile.api.minThinkingBudget);
       // An unknown id re-reads the provider's list first (at most once a minute): a model shipped today is served.
       const resolved = await catalog.resolveFresh(requestedModel);
       // The effort level, the one model rule the CLI passes on as it is given.

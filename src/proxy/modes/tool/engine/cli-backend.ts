@@ -4,7 +4,7 @@
 // /health and the window read its counts.
 
 import type { NativeRequest, NativeStreamEvent } from '../../../formats/native.js';
-import type { Backend, BackendContext } from '../../backend.js';
+import type { Backend, BackendContext } from '../../../chat/backend.js';
 import type { SlotCounts } from './child-slots.js';
 import type { CliPoolSnapshot } from './warm-pool.js';
 import { CliEngine } from './engine.js';

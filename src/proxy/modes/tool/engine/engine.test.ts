@@ -12,7 +12,7 @@ import type { NativeRequest } from '../../../formats/native.js';
 import { createLogger } from '../../../logger.js';
 import { createProfile } from '../../../profile.js';
 import type { BillingFacts } from '../../../usage/types.js';
-import type { BackendContext } from '../../backend.js';
+import type { BackendContext } from '../../../chat/backend.js';
 import { CliBackend } from './cli-backend.js';
 
 const model = 'assistant-sonnet-4-20250514';

@@ -12,7 +12,7 @@ import type { CliRetry } from '../translate/cli-events-to-native-events.js';
 import { nativeRequestToCliInput, type CliInputOptions } from '../translate/native-request-to-cli-input.js';
 import { planClientTools } from '../translate/native-tools-to-mcp.js';
 import type { BillingFacts } from '../../../usage/types.js';
-import type { BackendContext } from '../../backend.js';
+import type { BackendContext } from '../../../chat/backend.js';
 import { endError, firstEventError, type ChatDeadlinesOptions, type ChatPhase } from './chat-deadlines.js';
 import { ChildSlots, type SlotCounts } from './child-slots.js';
 import type { CliConversation } from './cli-conversation.js';

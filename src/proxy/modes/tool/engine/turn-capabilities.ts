@@ -4,7 +4,7 @@
 
 import type { CliInput } from '../translate/native-request-to-cli-input.js';
 import type { HistoryEntry } from './conversation-history.js';
-import type { BackendContext } from '../../backend.js';
+import type { BackendContext } from '../../../chat/backend.js';
 import type { CliConversation } from './cli-conversation.js';
 import type { RequestPlan } from './request-plan.js';
 import type { SpawnInput } from './spec.js';

@@ -1,15 +1,15 @@
-// What tool mode's CLI cannot honour in a native request, decided by the engine, not by a route (docs/tool-mode.md
-// "Parameters"): sampling settings and stop sequences are removed, the parallel-call switch has no CLI flag, and
-// thinking (a budget, or adaptive) the CLI cannot keep below max_tokens is turned off. Each is named by the client's
-// own field name, for X-Proxy-Ignored-Params. What it cannot take at all is a 400 before any CLI starts: a JSON
-// schema for an answer that continues a prefilled assistant message (docs/tool-mode.md "Structured output"). Pure;
-// tested beside it.
+// What tool mode's CLI cannot honour in a native request, run by tool mode's prepare step (prepare.ts;
+// docs/tool-mode.md "Parameters"): sampling settings and stop sequences are removed, the parallel-call switch has no
+// CLI flag, and thinking (a budget, or adaptive) the CLI cannot keep below max_tokens is turned off. Each is named by
+// the client's own field name, for X-Proxy-Ignored-Params. What it cannot take at all is a 400 before any CLI starts: a
+// JSON schema for an answer that continues a prefilled assistant message (docs/tool-mode.md "Structured output"). No
+// I/O, but it changes the request it is given, in place; tested beside it.
 
-import { invalidField } from '../../../errors.js';
-import type { ClientNames } from '../../../formats/format.js';
-import { nativeSamplingFields, type NativeRequest } from '../../../formats/native.js';
-import { checkCliModelArgument } from '../translate/native-request-to-cli-input.js';
-import { thinkingBudget } from '../translate/native-thinking-to-cli.js';
+import { invalidField } from '../../errors.js';
+import type { ClientNames } from '../../formats/format.js';
+import { nativeSamplingFields, type NativeRequest } from '../../formats/native.js';
+import { checkCliModelArgument } from './translate/native-request-to-cli-input.js';
+import { thinkingBudget } from './translate/native-thinking-to-cli.js';
 
 /**
  * Thinking (a budget, or adaptive) whose budget the CLI cannot keep below max_tokens and at least the provider's
@@ -37,11 +37,11 @@ function refusePrefilledSchema(request: NativeRequest, clientNames: ClientNames)
 }
 
 /**
- * Fits `request` to the CLI in place and returns the client's names of what was dropped, after `alreadyIgnored` (what
+ * Removes from `request`, in place, what the CLI cannot honour, and returns the client's names of what was dropped, after `alreadyIgnored` (what
  * the format's own translation named), each once. Throws a 400 for a model id no CLI argument can hold (malformed,
  * not an unknown model), and for a JSON schema after a prefill.
  */
-export function fitRequestToCli(
+export function dropWhatCliCannotHonour(
   request: NativeRequest,
   clientNames: ClientNames,
   alreadyIgnored: string[],

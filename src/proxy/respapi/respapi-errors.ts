@@ -2,9 +2,9 @@
 // family). Faithful mapping (docs/lessons.md "Limits and errors"): a 5xx is never reported as a 429, Retry-After is
 // passed through, and a refused subscription (403) says what to do about it.
 
-import { ProxyError, kindOfUpstreamStatus } from '../../errors.js';
-import type { Profile } from '../../profile.js';
-import { parseRetryAfter } from '../../upstream/upstream-error.js';
+import { ProxyError, kindOfUpstreamStatus } from '../errors.js';
+import type { Profile } from '../profile.js';
+import { parseRetryAfter } from '../upstream/upstream-error.js';
 
 /** The human message of an upstream error body ({error:{message}}, {detail}, {message}, or the text itself). */
 export function upstreamMessage(text: string): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NativeRequest } from '../formats/native.js';
 import { defaultProfile } from '../profile.js';
-import { factsOf, fitEffortLevel, fitRequest, nearestEffort, type ModelFacts } from './fit-request.js';
+import { factsOf, fitToModel, nearestEffort, type ModelFacts } from './fit-to-model.js';
 
 const profile = defaultProfile;
 const info = (id: string) => profile.models.find((m) => m.id === id);
@@ -21,8 +21,11 @@ const compatNames = {
 
 function fit(request: Partial<NativeRequest>, on: ModelFacts, defaulted = false) {
   const req: NativeRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4096, ...request };
-  const result = fitRequest(req, on, compatNames, { maxTokensDefaulted: defaulted, api: profile.api });
-  return { req, ...result };
+  const { request: fitted, ...named } = fitToModel(req, on, compatNames, {
+    maxTokensDefaulted: defaulted,
+    api: profile.api,
+  });
+  return { req: fitted, ...named };
 }
 
 describe('factsOf', () => {
@@ -51,7 +54,31 @@ describe('nearestEffort', () => {
   });
 });
 
-describe('fitRequest', () => {
+describe('fitToModel', () => {
+  it('leaves the request it is given as it was: the fitted one is a new object', () => {
+    const format = { type: 'json_schema' as const, schema: { type: 'object' } };
+    const tool = { name: 't', input_schema: { type: 'object' as const }, strict: true };
+    const given: NativeRequest = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4096,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      temperature: 0.2,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'xhigh', format },
+      tools: [tool],
+    };
+    const before = structuredClone(given);
+    const { request, ignored } = fitToModel(given, sonnet35, compatNames, {
+      maxTokensDefaulted: true,
+      api: profile.api,
+    });
+    expect(given).toEqual(before);
+    expect(request).not.toBe(given);
+    expect(request.tools?.[0]).not.toHaveProperty('strict');
+    expect(ignored).toContain('strict');
+  });
+
   it('drops every sampling setting on an adaptive-only model, by the client names', () => {
     const { req, ignored } = fit({ temperature: 0.2, top_p: 0.9, top_k: 5 }, opus55);
     expect(req).not.toHaveProperty('temperature');
@@ -175,32 +202,5 @@ describe('fitRequest', () => {
     const image = { type: 'image' as const, source: { type: 'url' as const, url: 'https://x/y.png' } };
     const noImages = { ...sonnet35, capabilities: { ...sonnet35.capabilities, imageInput: false } };
     expect(() => fit({ messages: [{ role: 'user', content: [image] }] }, noImages)).toThrow(/takes no image input/);
-  });
-});
-
-describe('fitEffortLevel (tool mode: the CLI passes --effort on as it is)', () => {
-  const withEffort = (effort: 'low' | 'xhigh' | 'max'): NativeRequest => ({
-    model: 'm',
-    messages: [{ role: 'user', content: 'hi' }],
-    max_tokens: 4096,
-    thinking: { type: 'adaptive' },
-    output_config: { effort },
-  });
-
-  it('lowers a level the model lacks to its nearest, named; leaves one it takes alone', () => {
-    const lacking = withEffort('xhigh');
-    const result = fitEffortLevel(lacking, sonnet46, compatNames);
-    expect(lacking.output_config?.effort).toBe(nearestEffort('xhigh', sonnet46.capabilities.efforts));
-    expect(lacking.output_config?.effort).not.toBe('xhigh');
-    expect(result.ignored).toEqual(['reasoning_effort']);
-    const taken = withEffort('low');
-    expect(fitEffortLevel(taken, sonnet46, compatNames).ignored).toEqual([]);
-    expect(taken.output_config?.effort).toBe('low');
-  });
-
-  it('leaves a model the catalog does not know to the CLI', () => {
-    const unknown = withEffort('max');
-    expect(fitEffortLevel(unknown, factsOf(profile, 'assistant-new-9'), compatNames).ignored).toEqual([]);
-    expect(unknown.output_config?.effort).toBe('max');
   });
 });

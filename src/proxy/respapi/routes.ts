@@ -6,26 +6,26 @@
 // parameters in X-Proxy-Ignored-Params. A streaming client gets the upstream events as they arrive; a non-streaming
 // one the final response object (the upstream only streams, so its stream is collected). The upstream speaks its own
 // event shapes, not native events, so this mode does not go through answer-chat.ts; it shares its pieces: the one
-// observer of a chat (upstream/chat-observer.ts: first content delta, usage with cached tokens, served model), the
+// observer of a chat (chat/chat-observer.ts: first content delta, usage with cached tokens, served model), the
 // one writer of errors after headers (http/stream-error.ts) and the request's one signal.
 // Errors render as docs/interface.md "Compatible errors" (the /respapi family is compat).
 
-import { ProxyError, isProxyError } from '../../errors.js';
+import { ProxyError, isProxyError } from '../errors.js';
 import type { RespapiResponse } from './schema.js';
-import { ignoredParamsHeader, ignoredParamsValue } from '../../http/ignored-params.js';
-import { sendSse, type SseEvent } from '../../http/sse.js';
-import type { ProxyState } from '../../http/state.js';
-import { failAfterHeaders } from '../../http/stream-error.js';
-import type { ProxyContext } from '../../http/types.js';
+import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
+import { sendSse, type SseEvent } from '../http/sse.js';
+import type { ProxyState } from '../http/state.js';
+import { failAfterHeaders } from '../http/stream-error.js';
+import type { ProxyContext } from '../http/types.js';
 import { generateSessionId, isValidSessionId, sessionIdRule } from './session-id.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 import { failureError, finalResponse, isFailureEvent, parseEvent, rewriteModel } from './upstream-events.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../services.js';
 import { respapiRequestToUpstream, type UpstreamPlan } from './respapi-request-to-upstream.js';
-import { ChatObserver } from '../../upstream/chat-observer.js';
+import { ChatObserver } from '../chat/chat-observer.js';
 import type { RespapiClient, UpstreamEvent } from './respapi-client.js';
 import type { InstructionsSource } from './instructions.js';
-import { addRoute, type ProxyRouter } from '../../http/add-route.js';
+import { addRoute, type ProxyRouter } from '../http/add-route.js';
 import { respapiErrors } from './stream-errors.js';
 
 export const sessionHeader = 'x-proxy-session-id';

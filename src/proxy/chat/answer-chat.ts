@@ -1,7 +1,7 @@
 // The one place a chat is answered, in every mode that produces native events (docs/architecture.md "The flow of
 // one chat"): tool mode's seven chat routes (CliBackend) and direct mode's compatible route (DirectBackend).
 //   route: validate -> translate to one NativeRequest -> Chat
-//   here:  Backend.stream(request, signal) -> the served model named -> the one observer (upstream/chat-observer.ts:
+//   here:  Backend.stream(request, signal) -> the served model named -> the one observer (chat/chat-observer.ts:
 //          first token, usage, served model) -> the output's shape
 //   A client that does not stream gets the stream collected into one message, or the backend's whole message
 //   when it asked its upstream for one (Backend.message, direct mode: docs/direct-mode.md); the model is named
@@ -11,10 +11,11 @@
 // A failure before the first event is an ordinary HTTP error (the status is still free: a 429 keeps Retry-After, a
 // 401 its remedy). After that it is written by the one error writer (http/stream-error.ts) and the stream ends.
 // What a finished chat leaves on ctx.state (requested and served model, usage, first token, error type) is turned
-// into exactly one log line, metrics record and ledger row by http/request-log.ts: the hook later features use.
+// into exactly one log line, metrics record and ledger row by http/request-log.ts (the row: http/ledger-row.ts): the
+// hook later features use.
 
-import type { Backend, BackendContext } from '../modes/backend.js';
-import type { Chat } from '../modes/mode.js';
+import type { Backend, BackendContext } from './backend.js';
+import type { Chat } from './chat.js';
 import type { NativeMessage, NativeStreamEvent } from '../formats/native.js';
 import { ignoredParamsHeader, ignoredParamsValue } from '../http/ignored-params.js';
 import type { SseEvent } from '../http/sse.js';
@@ -24,7 +25,7 @@ import { failAfterHeaders } from '../http/stream-error.js';
 import type { ProxyContext } from '../http/types.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
-import { ChatObserver } from '../upstream/chat-observer.js';
+import { ChatObserver } from './chat-observer.js';
 import { mapNativeError } from '../formats/map-native-error.js';
 import { collectNativeMessage } from '../formats/native-events-to-message.js';
 

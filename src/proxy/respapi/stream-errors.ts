@@ -3,8 +3,8 @@
 // those codes, written by the one writer of errors after headers (http/stream-error.ts failAfterHeaders). The
 // upstream's errors carry no billing refusal.
 
-import type { StreamErrorShape } from '../../http/stream-error.js';
-import { compatErrorShape } from '../../formats/compat/error-shape.js';
+import type { StreamErrorShape } from '../http/stream-error.js';
+import { compatErrorShape } from '../formats/compat/error-shape.js';
 
 export const respapiErrors: StreamErrorShape = {
   ...compatErrorShape,

@@ -1,7 +1,7 @@
 // Response-API error answers -> ProxyErrors, mapped faithfully (a 5xx is never a 429; Retry-After passes).
 
 import { describe, expect, it } from 'vitest';
-import { defaultProfile } from '../../profile.js';
+import { defaultProfile } from '../profile.js';
 import { respapiUpstreamError, upstreamMessage } from './respapi-errors.js';
 
 describe('response-API error answers', () => {

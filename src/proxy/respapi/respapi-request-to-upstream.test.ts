@@ -1,8 +1,8 @@
 // A client body (docs/interface.md "Response-API request", chat or response-API form) -> the response API's request.
 
 import { describe, expect, it } from 'vitest';
-import { ProxyError } from '../../errors.js';
-import { createProfile, defaultProfile } from '../../profile.js';
+import { ProxyError } from '../errors.js';
+import { createProfile, defaultProfile } from '../profile.js';
 import { respapiRequestToUpstream } from './respapi-request-to-upstream.js';
 
 const ours = 'OUR PROMPT';

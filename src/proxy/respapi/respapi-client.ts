@@ -6,16 +6,16 @@
 // disconnect reaches the upstream.
 
 import { Agent, request, type Dispatcher } from 'undici';
-import { ProxyError } from '../../errors.js';
-import type { RefreshingCredential } from '../../auth/refreshing-credential.js';
-import type { RespapiCredential } from '../../auth/respapi-credentials.js';
-import type { Profile } from '../../profile.js';
-import { firstValue } from '../../header-value.js';
-import { readLimited } from '../../upstream/read-limited.js';
+import { ProxyError } from '../errors.js';
+import type { RefreshingCredential } from '../auth/refreshing-credential.js';
+import type { RespapiCredential } from '../auth/respapi-credentials.js';
+import type { Profile } from '../profile.js';
+import { firstValue } from '../header-value.js';
+import { readLimited } from '../upstream/read-limited.js';
 import { respapiUpstreamError } from './respapi-errors.js';
-import { readSse, type SseMessage } from '../../upstream/sse-reader.js';
-import { fromTransportError, responseApi, type UpstreamTimeouts } from '../../upstream/upstream-error.js';
-import type { UsageSink } from '../../usage/types.js';
+import { readSse, type SseMessage } from '../upstream/sse-reader.js';
+import { fromTransportError, responseApi, type UpstreamTimeouts } from '../upstream/upstream-error.js';
+import type { UsageSink } from '../usage/types.js';
 
 export type UpstreamEvent = SseMessage;
 

@@ -11,10 +11,10 @@
 // (the upstream only streams); the profile's request defaults fill unset fields; parameters the upstream refuses
 // (profile.respapi.unsupportedParams) are dropped and named in `ignored`.
 
-import { ProxyError, invalidField } from '../../errors.js';
+import { ProxyError, invalidField } from '../errors.js';
 import { respapiRequestSchema, type RespapiChatMessage as ChatMessage } from './schema.js';
-import { validate } from '../../formats/validate.js';
-import { toRespapiUpstreamModel, type Profile } from '../../profile.js';
+import { validate } from '../formats/validate.js';
+import { toRespapiUpstreamModel, type Profile } from '../profile.js';
 import { combineInstructions } from './instructions.js';
 
 export interface UpstreamPlan {

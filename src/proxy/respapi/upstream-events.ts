@@ -1,8 +1,8 @@
 // What the proxy reads from the response API's events while passing them through (docs/respapi-mode.md): the final response
-// (its usage is the chat observer's, upstream/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
+// (its usage is the chat observer's, chat/chat-observer.ts), failures reported inside the stream, and the model name, which is shown to the client as the
 // neutral rm- id it asked for (docs/interface.md "Names": neutral ids everywhere). Pure functions.
 
-import { ProxyError } from '../../errors.js';
+import { ProxyError } from '../errors.js';
 import type { RespapiResponse } from './schema.js';
 
 interface ParsedEvent {

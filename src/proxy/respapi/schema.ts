@@ -2,10 +2,10 @@
 // schema, and the types of the upstream's answer the proxy reads; kept narrow and loose: unknown fields pass through.
 
 import { z } from 'zod';
-import { positiveInt } from '../../formats/validate.js';
+import { positiveInt } from '../formats/validate.js';
 
 // The body a client sends (docs/interface.md "Response-API request"): the chat form (`messages`) or the response API's
-// own form (`input`). Validated here, translated by modes/respapi/respapi-request-to-upstream.ts. Loose: fields not
+// own form (`input`). Validated here, translated by respapi/respapi-request-to-upstream.ts. Loose: fields not
 // named pass through.
 const textPart = z.looseObject({ type: z.enum(['text', 'input_text', 'output_text']), text: z.string() });
 const imagePart = z.looseObject({

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ProxyError } from '../../errors.js';
+import { ProxyError } from '../errors.js';
 
 const assetName = join('assets', 'respapi-instructions.md');
 
@@ -21,7 +21,7 @@ export function defaultInstructionsPath(from: string = dirname(fileURLToPath(imp
   for (;;) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, assetName))) return join(dir, assetName);
     const up = dirname(dir);
-    if (up === dir) return join(from, '..', '..', '..', '..', assetName);
+    if (up === dir) return join(from, '..', '..', '..', assetName);
     dir = up;
   }
 }

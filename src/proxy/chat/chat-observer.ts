@@ -5,10 +5,10 @@
 // answered, and whether the answer finished (message_stop, or the response API's final response). It only reads:
 // the events it sees are never changed. (An error's type is the error writer's, http/stream-error.ts.)
 // Three feeds, one set of rules:
-//   native(event)     a native stream event (routes/answer-chat.ts, for the CLI and the direct backend)
+//   native(event)     a native stream event (chat/answer-chat.ts, for the CLI and the direct backend)
 //   bytes(chunk)/end  the byte-level forwarder's answer (modes/direct/forward.ts), read from a copy: an event stream
 //                     through the one SSE reader, a JSON message kept up to a bound and read at the end
-//   respapi(event)    a response-API event (modes/respapi/routes.ts)
+//   respapi(event)    a response-API event (respapi/routes.ts)
 
 import type { NativeUsage } from '../formats/native.js';
 import type { ProxyState } from '../http/state.js';
@@ -21,7 +21,7 @@ import {
   type CredentialKind,
 } from '../usage/billing-lane.js';
 import type { BillingFacts, BillingLane } from '../usage/types.js';
-import { SseReader, type SseMessage } from './sse-reader.js';
+import { SseReader, type SseMessage } from '../upstream/sse-reader.js';
 
 /** Largest JSON answer kept to read its usage (a larger one is passed on unread). */
 const jsonLimitBytes = 4 * 1024 * 1024;

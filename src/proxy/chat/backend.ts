@@ -1,8 +1,9 @@
-// Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode (tool/engine/cli-backend.ts), the
-// provider API in direct mode (direct/direct-backend.ts). A backend yields native stream events and throws a ProxyError
-// (errors.ts) when the chat fails; a non-streaming answer is the same stream, collected
-// (formats/native-events-to-message.ts), unless the backend can ask its upstream for the whole message at once
-// (message(), direct mode: docs/direct-mode.md). routes/answer-chat.ts is written against this interface only.
+// Where a chat goes (docs/architecture.md "The flow of one chat"): the CLI in tool mode
+// (modes/tool/engine/cli-backend.ts), the provider API in direct mode (modes/direct/direct-backend.ts). A backend
+// yields native stream events and throws a ProxyError (errors.ts) when the chat fails; a non-streaming answer is the
+// same stream, collected (formats/native-events-to-message.ts), unless the backend can ask its upstream for the whole
+// message at once (message(), direct mode: docs/direct-mode.md). chat/answer-chat.ts is written against this
+// interface only; the modes implement it, so it is the chat's (chat/), not theirs.
 
 import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../formats/native.js';
 import type { Logger } from '../logger.js';

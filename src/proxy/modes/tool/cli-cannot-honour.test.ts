@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProxyError } from '../../../errors.js';
-import type { NativeRequest } from '../../../formats/native.js';
-import { fitRequestToCli } from './request-fit.js';
+import { ProxyError } from '../../errors.js';
+import type { NativeRequest } from '../../formats/native.js';
+import { dropWhatCliCannotHonour } from './cli-cannot-honour.js';
 
 const base = (over: Partial<NativeRequest>): NativeRequest => ({
   model: 'claude-sonnet-4-6',
@@ -10,7 +10,7 @@ const base = (over: Partial<NativeRequest>): NativeRequest => ({
   ...over,
 });
 
-describe('fitRequestToCli', () => {
+describe('dropWhatCliCannotHonour', () => {
   it("removes what the CLI cannot take and names it by the client's own field, each once", () => {
     const req = base({
       temperature: 0.2,
@@ -19,7 +19,7 @@ describe('fitRequestToCli', () => {
       thinking: { type: 'enabled', budget_tokens: 5000 },
       max_tokens: 1000,
     });
-    const named = fitRequestToCli(
+    const named = dropWhatCliCannotHonour(
       req,
       { temperature: 'options.temperature', thinking: 'think' },
       ['think', 'keep_alive'],
@@ -34,17 +34,17 @@ describe('fitRequestToCli', () => {
 
   it('keeps a thinking budget that fits, and refuses a model id no command line can hold', () => {
     const req = base({ thinking: { type: 'enabled', budget_tokens: 1500 } });
-    expect(fitRequestToCli(req, {}, [], 1024)).toEqual([]);
+    expect(dropWhatCliCannotHonour(req, {}, [], 1024)).toEqual([]);
     expect(req.thinking).toEqual({ type: 'enabled', budget_tokens: 1500 });
-    expect(() => fitRequestToCli(base({ model: 'a\0b' }), {}, [], 1024)).toThrow(ProxyError);
+    expect(() => dropWhatCliCannotHonour(base({ model: 'a\0b' }), {}, [], 1024)).toThrow(ProxyError);
   });
 
   it('turns adaptive thinking off when max_tokens leaves no room for the smallest budget, named', () => {
     const fits = base({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
-    expect(fitRequestToCli(fits, {}, [], 1024)).toEqual([]);
+    expect(dropWhatCliCannotHonour(fits, {}, [], 1024)).toEqual([]);
     expect(fits.thinking).toEqual({ type: 'adaptive' });
     const small = base({ max_tokens: 500, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
-    expect(fitRequestToCli(small, { thinking: 'reasoning_effort' }, [], 1024)).toEqual(['reasoning_effort']);
+    expect(dropWhatCliCannotHonour(small, { thinking: 'reasoning_effort' }, [], 1024)).toEqual(['reasoning_effort']);
     expect(small.thinking).toBeUndefined();
     // The effort is still passed on: adaptive-only models think whatever the budget.
     expect(small.output_config).toEqual({ effort: 'low' });
@@ -58,8 +58,8 @@ describe('fitRequestToCli', () => {
         { role: 'assistant', content: '{"a":' },
       ],
     });
-    expect(() => fitRequestToCli(prefill, {}, [], 1024)).toThrow(/prefill/);
-    expect(() => fitRequestToCli(prefill, { format: 'response_format' }, [], 1024)).toThrow(
+    expect(() => dropWhatCliCannotHonour(prefill, {}, [], 1024)).toThrow(/prefill/);
+    expect(() => dropWhatCliCannotHonour(prefill, { format: 'response_format' }, [], 1024)).toThrow(
       expect.objectContaining({ status: 400, field: 'response_format' }),
     );
   });

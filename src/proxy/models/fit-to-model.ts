@@ -4,7 +4,8 @@
 // the target model takes, by the model's capabilities (the catalog: the provider's list, else the profile's) and
 // rules (profile-models.ts). Whatever is dropped or changed is named by the client's own field name, for
 // X-Proxy-Ignored-Params, and said in words for the log. What no change can make acceptable is a 400 before any
-// provider call. Pure: no I/O; tested beside it.
+// provider call. Pure: no I/O, and the request it is given is left as it is (the fitted one is a new object that
+// shares what it did not change); tested beside it.
 
 import { invalidField } from '../errors.js';
 
@@ -51,6 +52,8 @@ interface FitOptions {
 }
 
 interface FitResult {
+  /** The request as the model takes it. */
+  request: NativeRequest;
   /** Client field names dropped or changed, in order, each once. */
   ignored: string[];
   warnings: string[];
@@ -66,24 +69,6 @@ export function nearestEffort(wanted: NativeEffort, supported: readonly NativeEf
     if (best === undefined || d < Math.abs(nativeEfforts.indexOf(best) - at)) best = level;
   }
   return best;
-}
-
-/**
- * Tool mode: the CLI sends `--effort` as it is given, so a level the model does not take (`max` where it lacks it)
- * becomes the nearest one it takes, named, instead of the provider's 400 through the CLI (docs/models.md). A model
- * the catalog does not know, or one without effort levels, is left to the CLI.
- */
-export function fitEffortLevel(request: NativeRequest, facts: ModelFacts, names: ClientNames): FitResult {
-  const out = new Named(names);
-  const wanted = request.output_config?.effort;
-  const supported = facts.capabilities.efforts;
-  if (wanted === undefined || !facts.known || supported.length === 0) return out;
-  const level = nearestEffort(wanted, supported) as NativeEffort;
-  if (level !== wanted) {
-    out.say('effort', `${wanted} became ${level}, the nearest level ${facts.id} takes (${supported.join(', ')})`);
-    request.output_config = { ...request.output_config, effort: level };
-  }
-  return out;
 }
 
 /** The instruction a model without structured outputs gets instead of output_config.format. */
@@ -210,11 +195,13 @@ function fitStructuredOutput(request: NativeRequest, facts: ModelFacts, out: Nam
     if (Object.keys(rest).length > 0) request.output_config = rest;
     else delete request.output_config;
   }
-  for (const tool of request.tools ?? []) {
-    if (tool.strict === undefined) continue;
-    delete tool.strict;
+  if (!request.tools?.some((tool) => tool.strict !== undefined)) return;
+  request.tools = request.tools.map((tool) => {
+    if (tool.strict === undefined) return tool;
     out.say('strict', `${facts.id} has no strict tools; the tool's input is not guaranteed to match its schema`);
-  }
+    const { strict: _dropped, ...rest } = tool;
+    return rest;
+  });
 }
 
 /** What no change can fix: a 400 before any provider call, naming the field and the reason. */
@@ -243,18 +230,23 @@ function refuseUnfit(request: NativeRequest, facts: ModelFacts, names: ClientNam
   }
 }
 
-/** Fits `request` to the model in place; throws the 400 of a request the model cannot take. */
-export function fitRequest(
-  request: NativeRequest,
+/**
+ * `request` as the model takes it, a new object (the given one is not changed), with what was dropped or changed
+ * named; throws the 400 of a request the model cannot take.
+ */
+export function fitToModel(
+  given: NativeRequest,
   facts: ModelFacts,
   names: ClientNames,
   options: FitOptions,
 ): FitResult {
+  // Each step below replaces the top-level fields it changes, never what they hold, so a shallow copy keeps `given`.
+  const request: NativeRequest = { ...given };
   const out = new Named(names);
   fitMaxTokens(request, facts, options, out);
   fitThinking(request, facts, options, out);
   fitSampling(request, facts, out);
   fitStructuredOutput(request, facts, out);
   refuseUnfit(request, facts, names);
-  return { ignored: out.ignored, warnings: out.warnings };
+  return { request, ignored: out.ignored, warnings: out.warnings };
 }
