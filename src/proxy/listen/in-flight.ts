@@ -1,5 +1,6 @@
-// The requests being answered right now, on every listener (and on the Responses WebSocket, through http/exchange.ts), so
-// that a shutdown waits for them on their own end rather than by looking again and again (docs/http.md "Shutdown").
+// The requests being answered right now, on every listener (and on the Responses WebSocket, through
+// http/exchange.ts), so that a shutdown waits for them on their own end rather than by looking again and again
+// (docs/http.md "Shutdown").
 // The request log adds each request when it starts and deletes it when its response really ends (http/request-log.ts);
 // the listeners await `drained()`, and past the grace period end what is left with `abortAll`.
 
