@@ -2,10 +2,11 @@
 // one streamed native chat with its time to first text, a conversation of such chats with the bill of each turn,
 // and weighted input tokens (uncached input + 5-minute writes × 1.25 + 1-hour writes × 2 + cache reads × 0.1).
 
-import { readSse } from '../test/simulator/index.js';
+import { Agent } from 'node:http';
 import { baseKnobs, nativeHeaders, type Bench } from './context.js';
 import { sleep } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
+import { readStream } from './stream-probe.js';
 
 export const reply = 'Hello from the simulator, answering this turn.';
 
@@ -45,41 +46,18 @@ export function readShare(bill: BillEntry[]): number {
   return all ? (read / all) * 100 : NaN;
 }
 
-interface Chat {
-  ttftMs?: number;
-  text: string;
-  error?: string;
-}
-
 export type Message = { role: 'user' | 'assistant'; content: unknown };
 
-/** One streamed native chat: time to the first text delta, and the answer's text. */
-export async function chat(base: string, path: string, model: string, messages: Message[]): Promise<Chat> {
-  const started = Date.now();
-  try {
-    const res = await fetch(base + path, {
-      method: 'POST',
-      headers: nativeHeaders,
-      // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
-      // max_tokens is not what is measured here.
-      body: JSON.stringify({ model, max_tokens: 4096, stream: true, messages }),
-      signal: AbortSignal.timeout(120_000),
-    });
-    if (res.status !== 200) return { text: '', error: `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}` };
-    const out: Chat = { text: '' };
-    for (const e of await readSse(res)) {
-      const d = e.json as { type?: string; delta?: { type?: string; text?: string } } | undefined;
-      if (d?.type === 'content_block_delta' && d.delta?.type === 'text_delta') {
-        out.ttftMs ??= e.at - started;
-        out.text += d.delta.text ?? '';
-      }
-      if (d?.type === 'error') out.error = JSON.stringify(d).slice(0, 200);
-    }
-    if (!out.text && !out.error) out.error = 'no text';
-    return out;
-  } catch (err) {
-    return { text: '', error: (err as Error).message };
-  }
+const agent = new Agent({ keepAlive: true });
+
+/** One streamed native chat: time to the first text delta, and the answer's text (stream-probe.ts reads it). */
+export async function chat(base: string, path: string, model: string, messages: Message[]) {
+  // max_tokens well above the CLI's minimum thinking budget, so the provider's refusal of a budget not below
+  // max_tokens is not what is measured here.
+  const body = JSON.stringify({ model, max_tokens: 4096, stream: true, messages });
+  const rec = await readStream({ base, path, headers: nativeHeaders, body }, 'native', agent, 120_000);
+  const ttftMs = rec.textAt === undefined ? undefined : rec.textAt - rec.startAt;
+  return { ttftMs, text: rec.text ?? '', error: rec.error ?? (rec.text ? undefined : 'no text') };
 }
 
 /** The CLI's requests of one chat may trail its answer by a moment (the CLI writes its result first). */

@@ -4,13 +4,12 @@
 // and TMPDIR in the bench's temporary directory, so its config and files never touch the user's. Optional: when it
 // is missing or does not answer, startCcr returns the reason and its cells say "n/a (<reason>)".
 
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nativeRequest, type CcrProcess } from './context.js';
 import { probeOnce } from './load.js';
-import { attach, freePort, repoRoot } from './servers.js';
+import { freePort, nodeArgsOf, packageOf, repoRoot, spawnNode, type ProxyProcess } from './servers.js';
 
 const ccrPackage = '@musistudio/claude-code-router';
 /** The model the bench asks for; ccr's Router sends every request to it anyway (one provider, `default` route). */
@@ -49,20 +48,11 @@ export async function startCcr(
   dir: string,
   log: (line: string) => void,
 ): Promise<CcrProcess | string> {
-  const pkgDir = join(repoRoot, 'node_modules', ...ccrPackage.split('/'));
-  let version: string;
-  let cli: string;
-  try {
-    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
-      version: string;
-      bin?: Record<string, string>;
-    };
-    version = pkg.version;
-    cli = join(pkgDir, pkg.bin?.ccr ?? 'dist/cli.js');
-    if (!existsSync(cli)) return `${ccrPackage} ${version} has no ${cli.slice(pkgDir.length + 1)}`;
-  } catch {
-    return `${ccrPackage} not installed (npm install)`;
-  }
+  const pkgDir = join(repoRoot, 'node_modules', ccrPackage);
+  const pkg = packageOf(ccrPackage);
+  if (!pkg) return `${ccrPackage} not installed (npm install)`;
+  const [version, cli] = [pkg.version, join(pkgDir, pkg.bin?.ccr ?? 'dist/cli.js')];
+  if (!existsSync(cli)) return `${ccrPackage} ${version} has no ${cli.slice(pkgDir.length + 1)}`;
   const home = join(dir, 'home');
   const tmp = join(dir, 'tmp');
   const port = await freePort();
@@ -73,14 +63,13 @@ export async function startCcr(
     JSON.stringify(ccrConfig(simulatorUrl, port), null, 2),
   );
   // BENCH_CCR_NODE_ARGS: node flags for ccr, as BENCH_HOP_NODE_ARGS for the Node hop (a profiler, a preload).
-  const nodeArgs = (process.env.BENCH_CCR_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const args = [...nodeArgs, '--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli, 'start'];
-  log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')}`);
+  const args = [...nodeArgsOf('BENCH_CCR_NODE_ARGS'), '--import', join(repoRoot, 'bench', 'exit-with-stdin.mjs'), cli];
+  log(`starting ccr ${version}: HOME=${home} node ${args.join(' ')} start`);
   const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, NODE_ENV: 'production' };
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 200);
-  let started: Awaited<ReturnType<typeof attach>>;
+  let started: ProxyProcess;
   try {
-    started = await attach('ccr', spawn(process.execPath, args, { cwd: dir, env, stdio: 'pipe' }), { port });
+    started = await spawnNode('ccr', [...args, 'start'], env, { cwd: dir, port });
   } catch (err) {
     return oneLine((err as Error).message);
   }

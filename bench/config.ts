@@ -2,7 +2,7 @@
 // Defaults give the full run; BENCH_QUICK=1 shrinks every duration and count to a smoke run (the second value of
 // each `q(full, quick)`). Any single figure can still be overridden by its own variable.
 
-import { readFileSync } from 'node:fs';
+import { nodeArgsOf, packageOf } from './servers.js';
 
 export type Framing = 'length' | 'chunked';
 export type BenchConfig = ReturnType<typeof loadBenchConfig>;
@@ -82,18 +82,15 @@ export function loadBenchConfig(resultsDir: string) {
     ccrWorkloads: ['none', '0', 'off'].includes(ccr.join(',')) ? [] : ccr,
     only: list('BENCH_ONLY', allWorkloads.join(','), () => true, ''),
     // The proxy runs with the node flags `npm run serve` gives it, unless BENCH_PROXY_NODE_ARGS says otherwise.
-    proxyNodeArgs: (process.env.BENCH_PROXY_NODE_ARGS ?? serveNodeFlags()).split(/\s+/).filter(Boolean),
+    proxyNodeArgs: nodeArgsOf('BENCH_PROXY_NODE_ARGS', serveNodeFlags()),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,
   };
 }
 
 /** The node flags of package.json's `serve` script (`node --flag scripts/serve.mjs`): what users run the proxy with. */
 function serveNodeFlags(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  return pkg.scripts.serve
-    .split(/\s+/)
+  return packageOf()!
+    .scripts!.serve.split(/\s+/)
     .filter((word) => word.startsWith('--'))
     .join(' ');
 }

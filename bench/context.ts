@@ -3,7 +3,8 @@
 // peer that is not running) gives an "n/a" cell instead of stopping the run.
 
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { SimulatorKnobs } from '../test/simulator/index.js';
@@ -12,13 +13,8 @@ import { probeOnce, type RequestSpec } from './load.js';
 import type { NginxProcess } from './nginx.js';
 import { cpuSeconds, readRss, treeCpuSeconds, treeRss } from './procfs.js';
 import type { Row, Target } from './report.js';
-import {
-  repoRoot,
-  writeBenchCredentials,
-  type ProxyProcess,
-  type ProxyProcessOptions,
-  type SimulatorProcess,
-} from './servers.js';
+import { repoRoot, startProxyProcess, writeBenchCredentials } from './servers.js';
+import type { ProxyProcess, ProxyProcessOptions, SimulatorProcess } from './servers.js';
 
 /**
  * The order of the targets within an interleaved round: the proxy and the Node hop, the pair the CPU and
@@ -158,24 +154,28 @@ export async function skipsOf(b: Bench, w: string, proxySpec: RequestSpec, strea
 }
 
 /** The assistant CLI the test set-up installs (npm run test:setup), or REAL_ASSISTANT_CLI. */
-export const realCliPath =
+const realCliPath =
   process.env.REAL_ASSISTANT_CLI ||
   join(repoRoot, '.cache', 'real-cli', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
 
-/** Why the real CLI's workloads cannot run, or undefined when it is installed. */
-export const realCliMissing = (): string | undefined =>
-  existsSync(realCliPath)
-    ? undefined
-    : `not installed at ${relative(repoRoot, realCliPath)} (npm run test:setup installs it)`;
+/** A CLI for a proxy to run: its path, its HOME, and what more its environment needs. */
+export type CliParts = Pick<ProxyProcessOptions, 'cliPath' | 'home' | 'env'>;
+/** The real CLI set up to run, with the environment that points it at the simulator. */
+export type RealCli = Required<CliParts>;
 
 /**
- * A HOME for the real CLI with its credential file, and the environment that points it at the simulator: nothing
- * reaches a real provider.
+ * The real CLI with a HOME of its own under `home` (its credential file, and the environment that points it at the
+ * simulator: nothing reaches a real provider); or, when it is not installed, why, with `note` added to the notes.
  */
-export async function realCliHome(home: string, simulatorUrl: string): Promise<NodeJS.ProcessEnv> {
+export async function realCli(b: Bench, home: string, note: string): Promise<RealCli | string> {
+  if (!existsSync(realCliPath)) {
+    b.notes.push(note);
+    return `not installed at ${relative(repoRoot, realCliPath)} (npm run test:setup installs it)`;
+  }
   await mkdir(join(home, '.claude'), { recursive: true });
   await writeBenchCredentials(join(home, '.claude'), 'bench-real-cli');
-  return { [defaultProfile.cli.baseUrlEnv]: simulatorUrl, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  const env = { [defaultProfile.cli.baseUrlEnv]: b.sim.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  return { cliPath: realCliPath, home, env };
 }
 
 /** The environment of the CLI run alone, as the proxy would give it to its child: small, with the retry bound. */
@@ -185,3 +185,21 @@ export const cliAloneEnv = (home: string, env: NodeJS.ProcessEnv = {}): NodeJS.P
   [defaultProfile.cli.maxRetriesEnv]: '2',
   ...env,
 });
+
+/** What `acquire` gives, for `use`, and released after it whatever happened. */
+async function using<R, T>(acquire: Promise<R>, release: (r: R) => Promise<unknown>, use: (r: R) => Promise<T>) {
+  const r = await acquire;
+  try {
+    return await use(r);
+  } finally {
+    await release(r);
+  }
+}
+
+/** A proxy of the bench's build with more options (its CLI, HOME, environment) for `use`, stopped after it. */
+export const withProxy = <T>(b: Bench, o: Partial<ProxyProcessOptions>, use: (proxy: ProxyProcess) => Promise<T>) =>
+  using(startProxyProcess({ ...b.proxyOptions, ...o }), (proxy) => proxy.stop(), use);
+
+/** A temporary directory for `use`, removed after it. */
+export const inTempDir = <T>(prefix: string, use: (dir: string) => Promise<T>) =>
+  using(mkdtemp(join(tmpdir(), prefix)), (dir) => rm(dir, { recursive: true, force: true }), use);

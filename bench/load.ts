@@ -67,8 +67,8 @@ export function postOptions(spec: RequestSpec, agent: Agent): RequestOptions {
 }
 
 /** One request, answered in full: the status and body text (to check a route exists before loading it). */
-export async function probeOnce(spec: RequestSpec): Promise<{ status: number; text: string }> {
-  const init = { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(30_000) };
+export async function probeOnce(spec: RequestSpec, timeoutMs = 30_000): Promise<{ status: number; text: string }> {
+  const init = { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(timeoutMs) };
   const res = await fetch(spec.base + spec.path, init);
   return { status: res.status, text: await res.text() };
 }

@@ -23,15 +23,9 @@ export function ensureNginx(): string {
 }
 
 /** The whole nginx.conf: a plain reverse proxy, nothing buffered, no access log (the proxy logs at warn). */
-function nginxConfig(o: {
-  port: number;
-  upstreamPort: number;
-  workers: number;
-  dir: string;
-  runAsRoot: boolean;
-}): string {
+function nginxConfig(o: { port: number; upstreamPort: number; workers: number; dir: string }): string {
   return `# written by bench/nginx.ts
-${o.runAsRoot ? 'user root;\n' : ''}worker_processes ${o.workers};
+${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes ${o.workers};
 worker_rlimit_nofile 16384;
 events { worker_connections 8192; }
 http {
@@ -69,7 +63,7 @@ export async function startNginx(bin: string, dir: string, upstreamPort: number,
   await mkdir(dir, { recursive: true });
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  await writeFile(conf, nginxConfig({ port, upstreamPort, workers, dir, runAsRoot: process.getuid?.() === 0 }));
+  await writeFile(conf, nginxConfig({ port, upstreamPort, workers, dir }));
   const globals = `daemon off; pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'error.log')};`;
   const child = spawn(bin, ['-p', dir, '-c', conf, '-g', globals], { stdio: ['ignore', 'ignore', 'pipe'] });
   // SIGQUIT: graceful, the master stops its workers.

@@ -30,6 +30,9 @@ export function readRss(pid: number): { rss: number; hwm: number } | undefined {
   return { rss: field('VmRSS'), hwm: field('VmHWM') };
 }
 
+/** CPU seconds spent on `answered` requests, as µs per request. */
+export const perRequestUs = (cpu: number, answered: number): number => (cpu / Math.max(1, answered)) * 1e6;
+
 /** A process and its direct children (nginx master and workers) together. */
 const tree = (pid: number, of: (p: number) => number): number =>
   (read(`/proc/${pid}/task/${pid}/children`) ?? '')

@@ -49,11 +49,11 @@ export const pairRow =
   (metric: string, unit: Unit, proxy: Cell, direct: Cell, ratios = true): Row =>
     row(workload, metric, unit, pair(proxy, direct), ratios);
 
-/** Cells of each target's result, or its note. */
-export function cellsOf<T>(res: Record<Target, T | string>, pick: (r: T) => Cell): Record<Target, Cell> {
-  return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!)])) as Record<
+/** Each target's result through `pick`, or its note: the cells of a row, or raw figures per target. */
+export function cellsOf<T, C = Cell>(res: Record<Target, T | string>, pick: (r: T, t: Target) => C) {
+  return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!, t)])) as Record<
     Target,
-    Cell
+    C | string
   >;
 }
 

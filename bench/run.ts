@@ -2,7 +2,6 @@
 // nginx as a plain reverse proxy, measured side by side in one run on this machine, reported as ratios.
 // BENCH_QUICK=1 gives a short smoke run; docs/benchmarks.md lists every knob.
 
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, release, tmpdir, type as osType } from 'node:os';
 import { join, relative } from 'node:path';
@@ -14,8 +13,8 @@ import { evaluateGoals } from './goals.js';
 import { runLoad } from './load.js';
 import { ensureNginx, startNginx } from './nginx.js';
 import { markdownReport, targets, writeReport } from './report.js';
-import { buildProxy, repoRoot, startNodeHop, startProxyProcess, startSimulatorProcess } from './servers.js';
-import { writeBenchCredentials } from './servers.js';
+import { buildProxy, packageOf, repoRoot, startNodeHop, startProxyProcess, startSimulatorProcess } from './servers.js';
+import { writeBenchCredentials, type ProxyProcess } from './servers.js';
 import { runBillingWorkload } from './workload-billing.js';
 import { runSocketWorkload } from './workload-socket.js';
 import { runDirectCacheWorkload } from './workload-direct-cache.js';
@@ -27,14 +26,7 @@ import { runOpenStreams, runPacedStreams } from './workload-streams.js';
 import { runToolWorkload } from './workload-tool.js';
 
 const started = Date.now();
-const pkgVersion = (name: string): string => {
-  try {
-    const path = join(repoRoot, 'node_modules', name, 'package.json');
-    return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
-  } catch {
-    return '?';
-  }
-};
+const pkgVersion = (name: string): string => packageOf(name)?.version ?? '?';
 /** The BENCH_* settings of this run as they were given (the results directory left out: it may be a machine path). */
 const benchEnv = (): string =>
   Object.entries(process.env)
@@ -109,17 +101,14 @@ async function main(): Promise<number> {
       // What the proxy's CliBackend passes on: its own (small) environment plus the retry bound (default 2).
       cliEnv: cliAloneEnv(home),
       ...{ log, rows: [], raw: {}, notes: [] },
-      async restartProxy() {
-        await bench.proxy.stop();
-        bench.proxy = await startProxyProcess(bench.proxyOptions);
-        log(`fresh proxy on ${bench.proxy.url}, pid ${bench.proxy.pid}`);
-      },
-      async restartNodeHop() {
-        await bench.nodeHop.stop();
-        bench.nodeHop = await startNodeHop(sim.url);
-        log(`fresh Node hop on ${bench.nodeHop.url}, pid ${bench.nodeHop.pid}`);
-      },
+      restartProxy: () => restart('proxy', 'proxy', () => startProxyProcess(bench.proxyOptions)),
+      restartNodeHop: () => restart('nodeHop', 'Node hop', () => startNodeHop(sim.url)),
     }) as Bench;
+    const restart = async (key: 'proxy' | 'nodeHop', name: string, start: () => Promise<ProxyProcess>) => {
+      await bench[key].stop();
+      bench[key] = await start();
+      log(`fresh ${name} on ${bench[key].url}, pid ${bench[key].pid}`);
+    };
 
     // Warm-up: JIT and connection pools of every hop, before anything is measured.
     await sim.setKnobs(baseKnobs());

@@ -4,7 +4,7 @@
 // The bench process itself only drives load.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeCliCredentials, type SimulatorKnobs } from '../test/simulator/index.js';
@@ -119,16 +119,20 @@ export function proxyEnv(o: Omit<ProxyProcessOptions, 'build' | 'nodeArgs'>): No
   };
 }
 
-/** Spawns node with these arguments (the proxy, or a variant of it) and waits for it to listen. */
-export const spawnProxy = (args: string[], env: NodeJS.ProcessEnv): Promise<ProxyProcess> =>
-  attach('proxy', spawn(process.execPath, args, { cwd: repoRoot, env, stdio: 'pipe' }));
+/** Spawns node with these arguments and waits for it to listen (attach); `cwd` defaults to the repository. */
+export const spawnNode = (
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  o: AttachOptions & { cwd?: string } = {},
+) => attach(name, spawn(process.execPath, args, { cwd: o.cwd ?? repoRoot, env, stdio: 'pipe' }), o);
 
 export function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess> {
   const entry =
     o.build.kind === 'dist'
       ? [join(repoRoot, 'dist', 'proxy', 'cli.js')]
       : ['--import', 'tsx', join(repoRoot, 'src', 'proxy', 'cli.ts')];
-  return spawnProxy([...o.nodeArgs, ...entry], proxyEnv(o));
+  return spawnNode('proxy', [...o.nodeArgs, ...entry], proxyEnv(o));
 }
 
 /**
@@ -137,7 +141,9 @@ export function startProxyProcess(o: ProxyProcessOptions): Promise<ProxyProcess>
  * stays open: the Node hop and ccr end themselves when it closes, even if the bench is killed. At warn, each line
  * the proxy logs (stdout) is a failure worth reading: they are counted and the last ones kept.
  */
-export async function attach(name: string, child: ChildProcess, o: { port?: number; signal?: NodeJS.Signals } = {}) {
+type AttachOptions = { port?: number; signal?: NodeJS.Signals };
+
+export async function attach(name: string, child: ChildProcess, o: AttachOptions = {}) {
   let [tail, logTail, logLines, settled] = ['', '', 0, false];
   child.stdout?.on('data', (c: Buffer) => {
     logLines += c.toString().split('\n').length - 1;
@@ -168,11 +174,22 @@ export async function attach(name: string, child: ChildProcess, o: { port?: numb
 /** The minimal Node hop (bench/node-hop-process.mjs) in front of the simulator, with the proxy's small environment. */
 export function startNodeHop(upstream: string): Promise<ProxyProcess> {
   // BENCH_HOP_NODE_ARGS: node flags for the hop, as BENCH_PROXY_NODE_ARGS for the proxy (a profiler, a preload).
-  const nodeArgs = (process.env.BENCH_HOP_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const entry = join(repoRoot, 'bench', 'node-hop-process.mjs');
   const env = { PATH: process.env.PATH, NODE_ENV: 'production' };
-  return attach(
-    'Node hop',
-    spawn(process.execPath, [...nodeArgs, entry, upstream], { cwd: repoRoot, env, stdio: 'pipe' }),
-  );
+  return spawnNode('Node hop', [...nodeArgsOf('BENCH_HOP_NODE_ARGS'), entry, upstream], env);
+}
+
+/** The node flags an environment variable gives (BENCH_PROXY_NODE_ARGS and its kin), or `fallback`'s. */
+export const nodeArgsOf = (name: string, fallback = ''): string[] =>
+  (process.env[name] ?? fallback).split(/\s+/).filter(Boolean);
+
+type PackageJson = { version: string; bin?: Record<string, string>; scripts?: Record<string, string> };
+
+/** package.json of an installed package (of the repository itself without a name), or undefined. */
+export function packageOf(name = ''): PackageJson | undefined {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, name && 'node_modules', name, 'package.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
 }

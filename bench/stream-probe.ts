@@ -17,6 +17,9 @@ export interface StreamRecord {
   headersAt?: number;
   endAt?: number;
   deltaTimes: number[];
+  /** A native stream's text deltas: when the first came, and all their text. */
+  textAt?: number;
+  text?: string;
   /** Deltas that arrived in the same socket read as the delta before them. */
   coalesced: number;
   complete: boolean;
@@ -32,6 +35,16 @@ function isDelta(kind: StreamKind, event: string | undefined, data: string): boo
     return typeof content === 'string' && content.length > 0;
   } catch {
     return false;
+  }
+}
+
+/** The text of a native content_block_delta's data when it is a text delta. */
+function textOf(data: string): string | undefined {
+  try {
+    const delta = (JSON.parse(data) as { delta?: { type?: string; text?: string } }).delta;
+    return delta?.type === 'text_delta' ? (delta.text ?? '') : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -76,6 +89,8 @@ export function readStream(spec: RequestSpec, kind: StreamKind, agent: Agent, ti
             rec.deltaTimes.push(now);
             if (lastDeltaRead === read) rec.coalesced++;
             lastDeltaRead = read;
+            const text = kind === 'native' ? textOf(ev.data) : undefined;
+            if (text !== undefined) [rec.textAt, rec.text] = [rec.textAt ?? now, (rec.text ?? '') + text];
           }
           if (isEnd(kind, ev.event, ev.data)) rec.complete = true;
         },
@@ -148,20 +163,21 @@ export function summarizeStreams(records: StreamRecord[], intervalMs: number): S
 }
 
 /**
- * `count` streams, `concurrency` at a time, each read to its end; `intervalMs` is the simulator's pacing between
- * deltas, to compare gaps with.
+ * `count` streams (default: `concurrency`), `concurrency` at a time, each read to its end; `intervalMs` is the
+ * simulator's pacing between deltas, to compare gaps with.
  */
 export async function runStreams(
   spec: RequestSpec,
-  o: { kind: StreamKind; concurrency: number; count: number; intervalMs: number; timeoutMs: number },
+  o: { kind: StreamKind; concurrency: number; count?: number; intervalMs: number; timeoutMs: number },
 ): Promise<StreamRunResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const records: StreamRecord[] = [];
+  const count = o.count ?? o.concurrency;
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next++ < o.count) records.push(await readStream(spec, o.kind, agent, o.timeoutMs));
+    while (next++ < count) records.push(await readStream(spec, o.kind, agent, o.timeoutMs));
   };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, count) }, worker));
   agent.destroy();
   return summarizeStreams(records, o.intervalMs);
 }

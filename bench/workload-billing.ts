@@ -3,16 +3,15 @@
 // "What is measured" and "A fresh start after eviction"). The simulator bills like the provider (docs/testing.md). The
 // fake CLI never calls the provider: its rows can only show times.
 
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { billAfter, chat, converse, freshSimulator, readShare, sum, userTurn, type Conversation } from './bill.js';
 import { runCli } from './cli.js';
-import { baseKnobs, cliAloneEnv, neutralModel, providerModel, realCliHome, realCliMissing } from './context.js';
-import { realCliPath, type Bench } from './context.js';
+import { baseKnobs, cliAloneEnv, inTempDir, neutralModel, providerModel, realCli, withProxy } from './context.js';
+import type { Bench, CliParts } from './context.js';
 import { summarize } from './load.js';
 import { pair, rowsOf, type Metric } from './report.js';
-import { sleep, startProxyProcess, type ProxyProcessOptions } from './servers.js';
+import { sleep } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 
 /** Two different "hello" chats: the second finds the cache warm with what the first left (a client's fixed prefix). */
@@ -42,15 +41,13 @@ async function helloTwice(b: Bench, once: (prompt: string) => Promise<string | u
   return { cold, warm: await billAfter(b), error: e1 ?? e2 };
 }
 
-type ProxyParts = Pick<ProxyProcessOptions, 'cliPath' | 'home' | 'env'>;
-
 /**
  * Tool mode on an empty cache: turns through one fresh proxy with this CLI, then `after` more through another (a
  * restart), or `then` through the same one.
  */
 async function viaToolMode(
   b: Bench,
-  cli: ProxyParts,
+  cli: CliParts,
   turns: number,
   o: { after?: number; then?: (url: string) => Promise<void> } = {},
 ): Promise<Conversation> {
@@ -62,14 +59,11 @@ async function viaToolMode(
     [turns, turns + (o.after ?? 0)],
   ] as Array<[number, number]>) {
     if (from === to) continue;
-    const proxy = await startProxyProcess({ ...b.proxyOptions, ...cli });
-    try {
+    await withProxy(b, cli, async (proxy) => {
       const via = { path: '/v1/messages', model: neutralModel, baseOf: () => proxy.url };
       conv = await converse(b, via, [from, to], conv, history);
       if (!o.after) await o.then?.(proxy.url);
-    } finally {
-      await proxy.stop();
-    }
+    });
   }
   return conv!;
 }
@@ -80,13 +74,8 @@ async function viaCliAlone(b: Bench, cliPath: string, env: NodeJS.ProcessEnv, cw
     ? await helloTwice(b, async (p) => (await runCli(cliPath, providerModel, [p], env, cwd)).error)
     : undefined;
   await freshSimulator(b);
-  const run = await runCli(
-    cliPath,
-    providerModel,
-    Array.from({ length: TURNS }, (_, i) => userTurn(i)),
-    env,
-    cwd,
-  );
+  const turns = Array.from({ length: TURNS }, (_, i) => userTurn(i));
+  const run = await runCli(cliPath, providerModel, turns, env, cwd);
   const bill = await billAfter(b);
   // One request a turn when the CLI makes no side requests to the messages API; else the turn is found by the
   // number of messages it carries (2 × turn - 1).
@@ -103,7 +92,6 @@ function cliRows(label: string, r: BillingRaw, billed: boolean) {
   const convWl = `(w) ${label}, ${TURNS}-turn conversation of 3 KB turns: tool mode (proxy col.) vs the CLI alone, one process (direct col.)`;
   const followUps = (c: Conversation) => summarize(c.ttft.slice(1).filter((x): x is number => x !== undefined)).p50;
   const conv = pair<Conversation>(r.tool ?? 'not run', r.alone ?? 'not run');
-  // The fake CLI never calls the provider: its rows can only show times.
   const bill: Array<Metric<Conversation>> = [
     ['weighted input tokens, all turns', 'tokens', (c) => sum(c.bills.flat())],
     ['prompt read from the cache, turns 3 on', '%', late, false],
@@ -155,7 +143,7 @@ async function directMode(b: Bench): Promise<Record<string, unknown>> {
 }
 
 /** A fresh start after eviction, both ways, the same conversation on an empty cache each. */
-async function freshStart(b: Bench, cli: ProxyParts): Promise<Record<'resumed' | 'text', Conversation>> {
+async function freshStart(b: Bench, cli: CliParts): Promise<Record<'resumed' | 'text', Conversation>> {
   const profileFile = join(cli.home, 'profile-text-history.json');
   await writeFile(profileFile, JSON.stringify({ cli: { resumeFlag: '' } }), { mode: 0o600 });
   b.log('(w) real CLI: a fresh start after eviction, resumed transcript');
@@ -181,7 +169,7 @@ async function freshStart(b: Bench, cli: ProxyParts): Promise<Record<'resumed' |
 }
 
 /** Tool mode, then the CLI alone, with one CLI; the real one is billed, the fake one only timed. */
-async function oneCli(b: Bench, cli: ProxyParts, cliEnv: NodeJS.ProcessEnv, work: string, billed: boolean) {
+async function oneCli(b: Bench, cli: CliParts, cliEnv: NodeJS.ProcessEnv, work: string, billed: boolean) {
   const raw: BillingRaw = billed ? {} : { note: 'the fake CLI never calls the provider: times only' };
   await mkdir(work, { recursive: true });
   const label = billed ? 'real CLI' : `fake CLI (start-up ${b.cfg.cliDelayMs} ms)`;
@@ -203,37 +191,26 @@ async function oneCli(b: Bench, cli: ProxyParts, cliEnv: NodeJS.ProcessEnv, work
 
 export async function runBillingWorkload(b: Bench): Promise<void> {
   const raw: Record<string, unknown> = {};
-  const tmp = await mkdtemp(join(tmpdir(), 'bench-billing-'));
-  try {
-    // Requests of the warm-up still on their way through a hop (aborted by the load generator, forwarded anyway)
-    // must not land in the first bill.
-    await sleep(1000);
-    raw.direct = await directMode(b);
-    const missing = realCliMissing();
-    if (missing) {
-      raw.real = { note: missing };
-      b.notes.push(
-        '(w) the real CLI is not installed (npm run test:setup): no bill through tool mode or the CLI alone',
-      );
-    } else {
-      const home = join(tmp, 'real-home');
-      const env = await realCliHome(home, b.sim.url);
-      raw.real = await oneCli(
-        b,
-        { cliPath: realCliPath, home, env },
-        cliAloneEnv(home, env),
-        join(tmp, 'real-work'),
-        true,
-      );
-      raw.freshStart = await freshStart(b, { cliPath: realCliPath, home, env });
+  await inTempDir('bench-billing-', async (tmp) => {
+    try {
+      // Requests of the warm-up still on their way through a hop (aborted by the load generator, forwarded anyway)
+      // must not land in the first bill.
+      await sleep(1000);
+      raw.direct = await directMode(b);
+      const note = '(w) the real CLI is not installed (npm run test:setup): no bill through tool mode or the CLI alone';
+      const real = await realCli(b, join(tmp, 'real-home'), note);
+      if (typeof real === 'string') raw.real = { note: real };
+      else {
+        raw.real = await oneCli(b, real, cliAloneEnv(real.home, real.env), join(tmp, 'real-work'), true);
+        raw.freshStart = await freshStart(b, real);
+      }
+      const fakeHome = join(tmp, 'fake-home');
+      await mkdir(fakeHome, { recursive: true });
+      raw.fake = await oneCli(b, { cliPath: b.cliPath, home: fakeHome }, b.cliEnv, join(tmp, 'fake-work'), false);
+    } finally {
+      await b.sim.reset();
+      await b.sim.setKnobs(baseKnobs());
     }
-    const fakeHome = join(tmp, 'fake-home');
-    await mkdir(fakeHome, { recursive: true });
-    raw.fake = await oneCli(b, { cliPath: b.cliPath, home: fakeHome }, b.cliEnv, join(tmp, 'fake-work'), false);
-  } finally {
-    await b.sim.reset();
-    await b.sim.setKnobs(baseKnobs());
-    await rm(tmp, { recursive: true, force: true });
-  }
+  });
   b.raw.w = raw;
 }

@@ -9,10 +9,10 @@ import { withCacheMarks } from '../src/proxy/modes/direct/cache-marks.js';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { NativeRequest } from '../src/proxy/formats/native.js';
 import { freshSimulator, readShare, sum, userTurn } from './bill.js';
-import { nativeHeaders, neutralModel, type Bench } from './context.js';
+import { nativeHeaders, neutralModel, withProxy, type Bench } from './context.js';
 import { cpuSeconds } from './procfs.js';
 import { pair, rowsOf, type Metric } from './report.js';
-import { freePort, startProxyProcess, type ProxyProcess } from './servers.js';
+import { freePort, type ProxyProcess } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 
 const system = Array.from({ length: 320 }, (_, i) => `Rule ${i}: keep the change small and tested.`).join('\n');
@@ -32,17 +32,28 @@ async function post(url: string, body: unknown): Promise<Record<string, unknown>
   return json;
 }
 
+/** A chat completions body of the conversation so far, after the system prompt; with the tools unless told not. */
+const chatBody = (history: unknown[], withTools = true) => ({
+  model: neutralModel,
+  messages: [{ role: 'system', content: system }, ...history],
+  ...(withTools ? { tools } : {}),
+});
+/** A Responses body: the system prompt as instructions, the tools in that API's form. */
+const responsesBody = (input: unknown, more: Record<string, unknown> = {}) => ({
+  model: neutralModel,
+  instructions: system,
+  input,
+  tools: tools.map(asResponsesTool),
+  ...more,
+});
+
 /** Each translated route's turn: sends the conversation so far and the new user turn, returns the answer's id. */
 const routes: Array<[string, Turn]> = [
   [
     'chat completions',
     async (base, _o, history, i) => {
       history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${base}/api/v1/chat/completions`, {
-        model: neutralModel,
-        messages: [{ role: 'system', content: system }, ...history],
-        tools,
-      });
+      const r = await post(`${base}/api/v1/chat/completions`, chatBody(history));
       history.push((r.choices as Array<{ message: unknown }>)[0].message);
       return String(r.id);
     },
@@ -51,41 +62,23 @@ const routes: Array<[string, Turn]> = [
     'Responses, the whole input each turn',
     async (base, _o, history, i) => {
       history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${base}/api/v1/responses`, {
-        model: neutralModel,
-        instructions: system,
-        input: history,
-        tools: tools.map(asResponsesTool),
-        store: false,
-      });
+      const r = await post(`${base}/api/v1/responses`, responsesBody(history, { store: false }));
       history.push({ role: 'assistant', content: String(r.output_text ?? 'ok') });
       return String(r.id);
     },
   ],
   [
     'Responses, chained by previous_response_id',
-    async (base, _o, _h, i, previous) =>
-      String(
-        (
-          await post(`${base}/api/v1/responses`, {
-            model: neutralModel,
-            instructions: system,
-            input: userTurn(i),
-            tools: tools.map(asResponsesTool),
-            ...(previous ? { previous_response_id: previous } : {}),
-          })
-        ).id,
-      ),
+    async (base, _o, _h, i, previous) => {
+      const more = previous ? { previous_response_id: previous } : {};
+      return String((await post(`${base}/api/v1/responses`, responsesBody(userTurn(i), more))).id);
+    },
   ],
   [
     'Ollama /api/chat',
     async (_b, ollama, history, i) => {
       history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${ollama}/api/chat`, {
-        model: neutralModel,
-        stream: false,
-        messages: [{ role: 'system', content: system }, ...history],
-      });
+      const r = await post(`${ollama}/api/chat`, { ...chatBody(history, false), stream: false });
       history.push(r.message);
       return String(r.created_at);
     },
@@ -95,11 +88,7 @@ const routes: Array<[string, Turn]> = [
 /** The agent loop's step: 12 parallel tool calls and their results added each time, through chat completions. */
 const agentStep: Turn = async (base, _o, history, step) => {
   if (history.length === 0) history.push({ role: 'user', content: userTurn(0) });
-  await post(`${base}/api/v1/chat/completions`, {
-    model: neutralModel,
-    messages: [{ role: 'system', content: system }, ...history],
-    tools,
-  });
+  await post(`${base}/api/v1/chat/completions`, chatBody(history));
   const calls = Array.from({ length: 12 }, (_, k) => ({
     id: `c${step}_${k}`,
     type: 'function',
@@ -110,15 +99,25 @@ const agentStep: Turn = async (base, _o, history, step) => {
   return '';
 };
 
+/** A one-off request: the system prompt and one question, no tools. */
+const oneOff: Turn = async (base, _o, _h, i) => {
+  await post(
+    `${base}/api/v1/chat/completions`,
+    chatBody([{ role: 'user', content: `Question ${i}: say hello.` }], false),
+  );
+  return '';
+};
+
 interface Hop {
   proxy: ProxyProcess;
   ollama: string;
 }
 
-async function startHop(b: Bench, cache: 'on' | 'off'): Promise<Hop> {
+/** A proxy with cache marks on or off, and its Ollama listener, for `use`. */
+async function withHop<T>(b: Bench, cache: 'on' | 'off', use: (hop: Hop) => Promise<T>): Promise<T> {
   const port = await freePort();
   const env = { ...b.proxyOptions.env, DIRECT_PROMPT_CACHE: cache, OLLAMA_PORT: String(port), OLLAMA_MODE: 'direct' };
-  return { proxy: await startProxyProcess({ ...b.proxyOptions, env }), ollama: `http://127.0.0.1:${port}` };
+  return withProxy(b, { env }, (proxy) => use({ proxy, ollama: `http://127.0.0.1:${port}` }));
 }
 
 /** One conversation of `turns` through a hop, on a fresh cache; its bill. */
@@ -140,7 +139,7 @@ async function cpuPerRequest(b: Bench, hops: Record<'on' | 'off', Hop>, rounds: 
   const history: unknown[] = [];
   for (let i = 0; i < 8; i++)
     history.push({ role: 'user', content: userTurn(i) }, { role: 'assistant', content: 'ok' });
-  const body = { model: neutralModel, messages: [{ role: 'system', content: system }, ...history], tools };
+  const body = chatBody(history);
   const spent = { on: 0, off: 0 };
   // The order alternates round by round, so that neither hop always runs first (warmer, or after the other's GC).
   for (let r = 0; r < rounds; r++)
@@ -176,53 +175,38 @@ export interface DirectCacheRaw {
 }
 
 export async function runDirectCacheWorkload(b: Bench): Promise<void> {
-  const hops = { on: await startHop(b, 'on'), off: await startHop(b, 'off') };
+  await withHop(b, 'on', (on) => withHop(b, 'off', (off) => measure(b, { on, off })));
+}
+
+async function measure(b: Bench, hops: Record<'on' | 'off', Hop>): Promise<void> {
   const raw: DirectCacheRaw & Record<string, unknown> = { conversations: {} };
+  /** The bills of one conversation through each hop, and its rows: cache marks on (proxy col.) vs off (direct col.). */
+  const both = async (what: string, turn: Turn, turns: number, metrics = bills) => {
+    const got = { on: await billOf(b, hops.on, turn, turns), off: await billOf(b, hops.off, turn, turns) };
+    b.rows.push(...rowsOf(wl(what), pair(got.on, got.off), metrics));
+    return got;
+  };
   const wl = (what: string) => `(x) direct mode, ${what}: cache marks on (proxy col.) vs off (direct col.)`;
-  try {
-    for (const turns of [8, 30])
-      for (const [name, turn] of routes) {
-        b.log(`(x) ${name}, ${turns} turns`);
-        const got = { on: await billOf(b, hops.on, turn, turns), off: await billOf(b, hops.off, turn, turns) };
-        raw.conversations[`${name}, ${turns} turns`] = got;
-        b.rows.push(...rowsOf(wl(`${name}, ${turns}-turn conversation`), pair(got.on, got.off), bills));
-      }
-    b.log('(x) agent loop, 12 parallel tool calls a step');
-    const agent = { on: await billOf(b, hops.on, agentStep, 8), off: await billOf(b, hops.off, agentStep, 8) };
-    b.rows.push(...rowsOf(wl('agent loop of 8 steps, 12 parallel tool calls each'), pair(agent.on, agent.off), bills));
-    b.log('(x) one-off requests');
-    const oneOff: Turn = async (base, _o, _h, i) => {
-      await post(`${base}/api/v1/chat/completions`, {
-        model: neutralModel,
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: `Question ${i}: say hello.` },
-        ],
-      });
-      return '';
-    };
-    const once = { on: await billOf(b, hops.on, oneOff, 1), off: await billOf(b, hops.off, oneOff, 1) };
-    const twice = { on: await billOf(b, hops.on, oneOff, 2), off: await billOf(b, hops.off, oneOff, 2) };
-    b.rows.push(
-      ...rowsOf(wl('one-off request (a system prompt, one question, no tools)'), pair(once.on, once.off), [bills[0]]),
-      ...rowsOf(wl('two one-off requests of one client (the same system prompt)'), pair(twice.on, twice.off), [
-        bills[0],
-      ]),
-    );
-    b.log('(x) CPU per translated request');
-    const cpu = await cpuPerRequest(b, hops, 10, b.cfg.quick ? 20 : 100);
-    b.rows.push(
-      ...rowsOf(wl('CPU of one translated request (8 turns, 8 tools)'), pair(cpu.on, cpu.off), [
-        ['proxy CPU per request', 'µs', (x) => x],
-      ]),
-      ...rowsOf(wl('the marking step alone, the same request'), pair(cpu.step, 'not run'), [
-        ['CPU per call', 'µs', (x) => x, false],
-      ]),
-    );
-    Object.assign(raw, { agent, once, twice, cpu });
-  } finally {
-    await hops.on.proxy.stop();
-    await hops.off.proxy.stop();
-  }
+  for (const turns of [8, 30])
+    for (const [name, turn] of routes) {
+      b.log(`(x) ${name}, ${turns} turns`);
+      raw.conversations[`${name}, ${turns} turns`] = await both(`${name}, ${turns}-turn conversation`, turn, turns);
+    }
+  b.log('(x) agent loop, 12 parallel tool calls a step');
+  const agent = await both('agent loop of 8 steps, 12 parallel tool calls each', agentStep, 8);
+  b.log('(x) one-off requests');
+  const once = await both('one-off request (a system prompt, one question, no tools)', oneOff, 1, [bills[0]]);
+  const twice = await both('two one-off requests of one client (the same system prompt)', oneOff, 2, [bills[0]]);
+  b.log('(x) CPU per translated request');
+  const cpu = await cpuPerRequest(b, hops, 10, b.cfg.quick ? 20 : 100);
+  b.rows.push(
+    ...rowsOf(wl('CPU of one translated request (8 turns, 8 tools)'), pair(cpu.on, cpu.off), [
+      ['proxy CPU per request', 'µs', (x) => x],
+    ]),
+    ...rowsOf(wl('the marking step alone, the same request'), pair(cpu.step, 'not run'), [
+      ['CPU per call', 'µs', (x) => x, false],
+    ]),
+  );
+  Object.assign(raw, { agent, once, twice, cpu });
   b.raw.x = raw;
 }

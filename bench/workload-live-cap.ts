@@ -7,16 +7,15 @@
 // processes.
 
 import { readlinkSync, realpathSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProfile } from '../src/proxy/profile.js';
 import { cliProcesses, descendants, probeRun } from '../test/helpers/proc-tree.js';
-import { baseKnobs, nativeHeaders, neutralModel, realCliHome, realCliMissing, realCliPath } from './context.js';
-import type { Bench } from './context.js';
+import { baseKnobs, inTempDir, nativeHeaders, neutralModel, realCli, withProxy } from './context.js';
+import type { Bench, RealCli } from './context.js';
+import { probeOnce } from './load.js';
 import { readRss } from './procfs.js';
 import { pairRow } from './report.js';
-import { sleep, startProxyProcess } from './servers.js';
+import { sleep, type ProxyProcess } from './servers.js';
 
 /** The cap under test: the default of CLI_LIVE_MAX, set explicitly so the row cannot drift from the setting. */
 const liveMax = 4;
@@ -36,25 +35,17 @@ const tools = [
 
 async function ask(base: string, body: Record<string, unknown>): Promise<{ stop?: string; error?: string }> {
   try {
-    const init = {
-      method: 'POST',
-      headers: nativeHeaders,
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
-    };
-    const res = await fetch(`${base}/v1/messages`, init);
-    const text = await res.text();
-    if (!res.ok) return { error: `${res.status} ${text.slice(0, 200)}` };
+    const spec = { base, path: '/v1/messages', headers: nativeHeaders, body: JSON.stringify(body) };
+    const { status, text } = await probeOnce(spec, 60_000);
+    if (status < 200 || status >= 300) return { error: `${status} ${text.slice(0, 200)}` };
     return { stop: (JSON.parse(text) as { stop_reason?: string }).stop_reason };
   } catch (err) {
     return { error: (err as Error).message };
   }
 }
 
-async function measure(b: Bench, home: string) {
-  const env = { ...(await realCliHome(home, b.sim.url)), CLI_LIVE_MAX: String(liveMax), CLI_POOL_SIZE: '1' };
-  const proxy = await startProxyProcess({ ...b.proxyOptions, cliPath: realCliPath, home, env });
-  const cliExe = realpathSync(realCliPath);
+async function measure(proxy: ProxyProcess, cli: RealCli) {
+  const cliExe = realpathSync(cli.cliPath);
   const isCli = (pid: number): boolean => {
     try {
       return readlinkSync(`/proc/${pid}/exe`) === cliExe;
@@ -137,7 +128,6 @@ async function measure(b: Bench, home: string) {
   } finally {
     clearInterval(timer);
     raw.seconds = (Date.now() - started) / 1000;
-    await proxy.stop();
   }
   return raw;
 }
@@ -169,22 +159,21 @@ function attribute(
 }
 
 export async function runLiveCapWorkload(b: Bench): Promise<void> {
-  const missing = realCliMissing();
-  if (missing) {
-    b.raw.k = missing;
-    b.notes.push('(k) the real CLI is not installed (npm run test:setup): not measured');
-    return;
-  }
-  const tmp = await mkdtemp(join(tmpdir(), 'bench-live-cap-'));
-  let r: LiveCapRaw;
-  try {
-    await b.sim.setKnobs({ ...baseKnobs(), answerTools: true, toolInput: { city: 'Paris' }, toolCalls: 1 });
-    b.log(`(k) real CLI, CLI_LIVE_MAX=${liveMax}: ${idleChats} idle chats, ${waitingChats} pending tool calls`);
-    b.raw.k = r = await measure(b, join(tmp, 'home'));
-  } finally {
-    await b.sim.setKnobs(baseKnobs());
-    await rm(tmp, { recursive: true, force: true });
-  }
+  const r = await inTempDir('bench-live-cap-', async (tmp) => {
+    const note = '(k) the real CLI is not installed (npm run test:setup): not measured';
+    const cli = await realCli(b, join(tmp, 'home'), note);
+    if (typeof cli === 'string') return cli;
+    try {
+      await b.sim.setKnobs({ ...baseKnobs(), answerTools: true, toolInput: { city: 'Paris' }, toolCalls: 1 });
+      b.log(`(k) real CLI, CLI_LIVE_MAX=${liveMax}: ${idleChats} idle chats, ${waitingChats} pending tool calls`);
+      const env = { ...cli.env, CLI_LIVE_MAX: String(liveMax), CLI_POOL_SIZE: '1' };
+      return await withProxy(b, { ...cli, env }, (proxy) => measure(proxy, cli));
+    } finally {
+      await b.sim.setKnobs(baseKnobs());
+    }
+  });
+  b.raw.k = r;
+  if (typeof r === 'string') return;
   const row = pairRow(
     `(k) real CLI, CLI_LIVE_MAX=${r.liveMax}, pool 1: ${idleChats} idle chats and ${waitingChats} tool calls left pending, 2 at a time`,
   );

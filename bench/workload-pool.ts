@@ -3,25 +3,21 @@
 // the real one when installed. Each request waits a gap first, as a user's think time would; for the real CLI it is
 // longer than its 3 s wait for a text prompt, so a warm process must outlive it.
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { Agent } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeFakeCli } from '../test/fixtures/fake-cli.js';
 import { startCliRunner, type CliRunner } from './cli.js';
 import { baseKnobs, cliAloneEnv, nativeRequest, neutralModel, prompt, providerModel, type Bench } from './context.js';
-import { realCliHome, realCliMissing, realCliPath } from './context.js';
+import { inTempDir, realCli, withProxy, type RealCli } from './context.js';
 import { summarize } from './load.js';
 import { pairRow } from './report.js';
-import { sleep, startProxyProcess } from './servers.js';
+import { sleep } from './servers.js';
 import { ttftOnce } from './stream-probe.js';
 
-interface CliUnderTest {
+/** `env`: what the CLI needs beyond the proxy's own environment (the real one: its base URL, the simulator's). */
+interface CliUnderTest extends RealCli {
   label: string;
-  path: string;
-  /** What the CLI needs beyond the proxy's own environment (the real one: its base URL, pointed at the simulator). */
-  env: NodeJS.ProcessEnv;
-  home: string;
   requests: number;
   gapMs: number;
 }
@@ -39,12 +35,8 @@ export interface PoolRaw {
   firstError?: string;
 }
 
-interface PoolView {
-  warm?: number;
-  rssBytes?: number;
-  hits?: number;
-  misses?: number;
-}
+/** What /health/detailed says of the pool (components.cli_pool). */
+type PoolView = Partial<Record<'warm' | 'rssBytes' | 'hits' | 'misses', number>>;
 
 async function poolView(base: string): Promise<PoolView> {
   const body = (await (await fetch(`${base}/health/detailed`)).json()) as { components?: { cli_pool?: PoolView } };
@@ -58,10 +50,9 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
   // for a warm process: docs/tool-mode.md "Live conversations", cli_pool.skippedForCap): the row would measure the cap,
   // not the pool.
   const env = { ...cli.env, CLI_POOL_SIZE: String(poolSize), CLI_LIVE_MAX: String(cli.requests + 2) };
-  const proxy = await startProxyProcess({ ...b.proxyOptions, cliPath: cli.path, home: cli.home, env });
-  const agent = new Agent({ keepAlive: true });
-  const times: number[] = [];
-  try {
+  return withProxy(b, { cliPath: cli.cliPath, home: cli.home, env }, async (proxy) => {
+    const agent = new Agent({ keepAlive: true });
+    const times: number[] = [];
     const spec = nativeRequest(proxy.url, '/v1/messages', neutralModel, true);
     // The first chat teaches the pool which arguments to keep warm (and is not counted).
     await ttftOnce(spec, agent);
@@ -82,27 +73,20 @@ async function viaProxy(b: Bench, cli: CliUnderTest, poolSize: number, raw: Pool
       // The first, uncounted chat is always a miss: it teaches the pool what to keep warm.
       Object.assign(raw, { hits, misses: Math.max(0, misses - 1) });
     }
-  } finally {
     agent.destroy();
-    await proxy.stop();
-  }
-  return times;
+    return times;
+  });
 }
 
 async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<PoolRaw> {
   const raw: PoolRaw = {
-    coldMs: [],
-    pooledMs: [],
-    offMs: [],
-    idleRss: [],
+    ...{ coldMs: [], pooledMs: [], offMs: [], idleRss: [], hits: 0, misses: 0 },
     errors: { pooled: 0, off: 0, cold: 0 },
-    hits: 0,
-    misses: 0,
   };
   const cliEnv = cliAloneEnv(cli.home, cli.env);
   const cold = async () => {
     await sleep(cli.gapMs);
-    const ttft = await runner.ttft(cli.path, providerModel, prompt, cliEnv);
+    const ttft = await runner.ttft(cli.cliPath, providerModel, prompt, cliEnv);
     if (ttft === undefined) raw.errors.cold++;
     else raw.coldMs.push(ttft);
   };
@@ -132,41 +116,35 @@ async function measure(b: Bench, runner: CliRunner, cli: CliUnderTest): Promise<
 export async function runPoolWorkload(b: Bench): Promise<void> {
   const { cfg } = b;
   const raw: Record<string, PoolRaw | string> = {};
-  const tmp = await mkdtemp(join(tmpdir(), 'bench-pool-'));
   const runner = await startCliRunner();
-  try {
-    const fake = await makeFakeCli({
-      delayMs: 0,
-      tokenDelayMs: cfg.cliTokenDelayMs,
-      reply: 'Hello from the fake assistant CLI.',
-    });
+  await inTempDir('bench-pool-', async (tmp) => {
     try {
-      const home = join(tmp, 'fake-home');
-      await mkdir(home, { recursive: true });
-      const requests = cfg.quick ? 3 : 12;
-      raw.fake = await measure(b, runner, { label: 'fake CLI', path: fake.path, env: {}, home, requests, gapMs: 500 });
-    } finally {
-      await fake.cleanup();
-    }
-    raw.real = realCliMissing() ?? '';
-    if (raw.real)
-      b.notes.push('(p) the real CLI is not installed (npm run test:setup); only the fake CLI was measured');
-    else {
-      await b.sim.setKnobs({
-        ...baseKnobs(),
-        replyText: 'Hello from the simulator through the real CLI',
-        answerTools: false,
+      const fake = await makeFakeCli({
+        delayMs: 0,
+        tokenDelayMs: cfg.cliTokenDelayMs,
+        reply: 'Hello from the fake assistant CLI.',
       });
-      const home = join(tmp, 'real-home');
-      const env = await realCliHome(home, b.sim.url);
-      // Longer than the real CLI's 3 s wait for a text prompt: a warm process must outlive it.
-      const cli = { label: 'real CLI', path: realCliPath, env, home, requests: cfg.quick ? 2 : 6, gapMs: 4000 };
-      raw.real = await measure(b, runner, cli);
-      await b.sim.setKnobs(baseKnobs());
+      try {
+        const home = join(tmp, 'fake-home');
+        await mkdir(home, { recursive: true });
+        const requests = cfg.quick ? 3 : 12;
+        const cli = { label: 'fake CLI', cliPath: fake.path, env: {}, home, requests, gapMs: 500 };
+        raw.fake = await measure(b, runner, cli);
+      } finally {
+        await fake.cleanup();
+      }
+      const note = '(p) the real CLI is not installed (npm run test:setup); only the fake CLI was measured';
+      const real = await realCli(b, join(tmp, 'real-home'), note);
+      if (typeof real === 'string') raw.real = real;
+      else {
+        const replyText = 'Hello from the simulator through the real CLI';
+        await b.sim.setKnobs({ ...baseKnobs(), replyText, answerTools: false });
+        raw.real = await measure(b, runner, { ...real, label: 'real CLI', requests: cfg.quick ? 2 : 6, gapMs: 4000 });
+        await b.sim.setKnobs(baseKnobs());
+      }
+    } finally {
+      runner.stop();
     }
-  } finally {
-    runner.stop();
-    await rm(tmp, { recursive: true, force: true });
-  }
+  });
   b.raw.p = raw;
 }

@@ -6,16 +6,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseKnobs, nativeRequest, neutralModel, type Bench } from './context.js';
 import { runLoad } from './load.js';
-import { cpuSeconds } from './procfs.js';
+import { cpuSeconds, perRequestUs } from './procfs.js';
 import { pair, row } from './report.js';
-import { proxyEnv, repoRoot, spawnProxy } from './servers.js';
+import { proxyEnv, repoRoot, spawnNode } from './servers.js';
 import { median, summarize, type Summary } from './load.js';
 
 export async function runLedgerWorkload(b: Bench): Promise<void> {
   const { cfg } = b;
   await b.sim.setKnobs(baseKnobs());
   const start = (mode: 'on' | 'off') =>
-    spawnProxy([join(repoRoot, 'bench', 'ledger-proxy-process.mjs'), mode], {
+    spawnNode('proxy', [join(repoRoot, 'bench', 'ledger-proxy-process.mjs'), mode], {
       ...proxyEnv(b.proxyOptions),
       DATA_DIR: join(b.proxyOptions.home, `ledger-${mode}`),
     });
@@ -31,7 +31,7 @@ export async function runLedgerWorkload(b: Bench): Promise<void> {
         b.log(`(l) ledger ${mode}, round ${round + 1}/${cfg.rounds}`);
         const c0 = cpuSeconds(variants[mode].pid);
         const r = await runLoad(spec(mode), { connections: 32, durationSec: cfg.durationSec });
-        cpu[mode].push(((cpuSeconds(variants[mode].pid) - c0) / Math.max(1, r.ok + r.non2xx)) * 1e6);
+        cpu[mode].push(perRequestUs(cpuSeconds(variants[mode].pid) - c0, r.ok + r.non2xx));
         rps[mode].push(r.rps);
       }
     }
@@ -62,7 +62,7 @@ export async function runStartup(b: Bench, runs = b.cfg.quick ? 2 : 5): Promise<
       b.log(`(s) start-up: ${label}, run ${i + 1}/${runs}`);
       try {
         const t0 = performance.now();
-        const proxy = await spawnProxy(args, proxyEnv(b.proxyOptions));
+        const proxy = await spawnNode('proxy', args, proxyEnv(b.proxyOptions));
         samples.get(label)!.push(performance.now() - t0);
         await proxy.stop();
       } catch (err) {

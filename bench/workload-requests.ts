@@ -16,7 +16,7 @@ import {
   type Skips,
 } from './context.js';
 import { median, runLoad, runStaggered, summarize, type LoadResult, type RequestSpec, type Summary } from './load.js';
-import { machineTicks } from './procfs.js';
+import { machineTicks, perRequestUs } from './procfs.js';
 import { cellsOf, row, rowsOf, targets, type Metric, type Row, type Target } from './report.js';
 
 export interface Aggregate {
@@ -44,19 +44,22 @@ const framingKnobs = (b: Bench, f: Framing) => ({ jsonChunks: f === 'chunked' ? 
 const framingLabel = (f: Framing): string => (f === 'length' ? 'answer with a length' : 'answer chunked');
 /** The raw key of a workload's variant: the plain key for answers with a length (as before framings existed). */
 const framingKey = (key: string, f: Framing): string => (f === 'length' ? key : `${key}Chunked`);
-const perRequestUs = (cpu: number, answered: number) => (cpu / Math.max(1, answered)) * 1e6;
 
 /**
  * Runs `rounds` × framings × roundOrder loads, the simulator's framing set before each framing's loads, so both
- * framings see the machine in the same state; a target in `skips` is left out and its cells say why.
+ * framings see the machine in the same state; a target in `skips` is left out and its cells say why. Each framing's
+ * figures go into `raw` under `key` (framingKey), and its rows, `rows` of the workload `wl` and the framing, to the
+ * report.
  */
 async function interleavedLoad(
   b: Bench,
   specOf: (t: Target) => RequestSpec,
   load: { connections: number; durationSec: number; staggerMs?: number; rounds?: number },
   skips: Skips,
-  label: string,
-): Promise<Record<Framing, PerTarget>> {
+  [label, key, wl]: [string, string, string],
+  raw: Record<string, unknown>,
+  rows: (wl: string, agg: PerTarget) => Row[] = (wl, agg) => standardRows(b, wl, agg),
+): Promise<void> {
   const merged = new Map<string, { samples: number[]; rounds: Aggregate['rounds']; cpu: number; leadIn: number[] }>();
   const rounds = load.rounds ?? b.cfg.rounds;
   const run = (t: Target, durationSec: number) =>
@@ -99,12 +102,11 @@ async function interleavedLoad(
     }
   }
   await b.sim.setKnobs(framingKnobs(b, 'length'));
-  const out = {} as Record<Framing, PerTarget>;
   for (const f of b.cfg.framings) {
-    out[f] = {} as PerTarget;
+    const agg = (raw[framingKey(key, f)] = {} as PerTarget);
     for (const t of targets) {
       const m = merged.get(`${f} ${t}`);
-      out[f][t] = !m
+      agg[t] = !m
         ? (skips[t] ?? 'n/a')
         : {
             rps: median(m.rounds.map((r) => r.rps)),
@@ -115,19 +117,15 @@ async function interleavedLoad(
             rounds: m.rounds,
           };
     }
+    b.rows.push(...rows(`${wl}, ${framingLabel(f)}`, agg));
   }
-  return out;
 }
 
 /** CPU of the hop per request (independent of how the two cores were shared, unlike throughput); the lead-in's too. */
-const cpu: Metric<Aggregate> = ['hop CPU per request (µs)', 'count', (a) => a.cpuPerRequestUs, true, true];
-const leadInCpu: Metric<Aggregate> = [
-  'hop CPU per request in the lead-ins (µs)',
-  'count',
-  (a) => a.leadInCpuPerRequestUs,
-  true,
-  true,
-];
+const hopCpuMetric = (what: string, pick: (a: Aggregate) => number): Metric<Aggregate> =>
+  [what, 'count', pick, true, true] satisfies Metric<Aggregate>;
+const cpu = hopCpuMetric('hop CPU per request (µs)', (a) => a.cpuPerRequestUs);
+const leadInCpu = hopCpuMetric('hop CPU per request in the lead-ins (µs)', (a) => a.leadInCpuPerRequestUs);
 const errors: Metric<Aggregate> = ['errors', 'count', (a) => a.errors, false];
 const p50: Metric<Aggregate> = ['latency p50', 'ms', (a) => a.latency.p50];
 const p99: Metric<Aggregate> = ['latency p99', 'ms', (a) => a.latency.p99];
@@ -155,33 +153,25 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
     const rawA: Record<string, unknown> = {};
     for (const c of cfg.concurrency) {
       const load = { connections: c, durationSec: cfg.durationSec };
-      const byFraming = await interleavedLoad(b, spec, load, skips, `(a) c=${c}`);
-      for (const f of cfg.framings) {
-        rawA[framingKey(`c${c}`, f)] = byFraming[f];
-        b.rows.push(...standardRows(b, `(a) non-stream, ${c} conc., ${framingLabel(f)}`, byFraming[f]));
-      }
+      await interleavedLoad(b, spec, load, skips, [`(a) c=${c}`, `c${c}`, `(a) non-stream, ${c} conc.`], rawA);
     }
     // (a) paced: a fixed upstream latency keeps the load below saturation, so the difference to direct is what one
     // request gains by passing the hop. Measured twice: clients spread over the round trip (independent clients),
     // and autocannon's clients all in lock step (bursts of N simultaneous requests every round trip).
     await b.sim.setKnobs({ ...baseKnobs(), latencyMs: cfg.upstreamLatencyMs });
     const [n, up] = [cfg.latencyConcurrency, `upstream +${cfg.upstreamLatencyMs} ms`];
+    const pacedRows = (wl: string, agg: PerTarget) => [
+      ...rowsOf(wl, agg, [p50, p99]),
+      addedRow(wl, 'added p50 vs direct', agg, (s) => s.p50),
+      addedRow(wl, 'added p99 vs direct', agg, (s) => s.p99),
+      ...rowsOf(wl, agg, [cpu, errors]),
+    ];
     for (const [key, label, staggerMs, rounds] of [
       ['paced', `(a) ${n} conc. spread, ${up}`, cfg.upstreamLatencyMs, cfg.latencyRounds],
       ['pacedBurst', `(a) ${n} conc. in lock step, ${up}`, undefined, cfg.rounds],
     ] as const) {
       const load = { connections: n, durationSec: cfg.durationSec, staggerMs, rounds };
-      const byFraming = await interleavedLoad(b, spec, load, skips, `(a) ${key}`);
-      for (const f of cfg.framings) {
-        const [agg, wl] = [byFraming[f], `${label}, ${framingLabel(f)}`];
-        rawA[framingKey(key, f)] = agg;
-        b.rows.push(
-          ...rowsOf(wl, agg, [p50, p99]),
-          addedRow(wl, 'added p50 vs direct', agg, (s) => s.p50),
-          addedRow(wl, 'added p99 vs direct', agg, (s) => s.p99),
-          ...rowsOf(wl, agg, [cpu, errors]),
-        );
-      }
+      await interleavedLoad(b, spec, load, skips, [`(a) ${key}`, key, label], rawA, pacedRows);
     }
     b.raw.a = rawA;
   }
@@ -192,18 +182,9 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
   await b.sim.setKnobs(baseKnobs());
   const spec = (t: Target) => (t === 'proxy' ? compatSpec(b, false) : nativeSpec(b, t, false));
   const load = { connections: cfg.latencyConcurrency, durationSec: cfg.durationSec };
-  const byFraming = await interleavedLoad(
-    b,
-    spec,
-    load,
-    await skipsOf(b, 'c', spec('proxy'), false),
-    '(c) compat non-stream',
-  );
-  for (const f of cfg.framings) {
-    b.raw[framingKey('cNonStream', f)] = byFraming[f];
-    const wl = `(c) compat non-stream, ${cfg.latencyConcurrency} conc., ${framingLabel(f)}`;
-    b.rows.push(...standardRows(b, wl, byFraming[f]));
-  }
+  const skips = await skipsOf(b, 'c', spec('proxy'), false);
+  const wl = `(c) compat non-stream, ${cfg.latencyConcurrency} conc.`;
+  await interleavedLoad(b, spec, load, skips, ['(c) compat non-stream', 'cNonStream', wl], b.raw);
 }
 
 type Soak = Record<'answered' | 'errors' | 'rps' | 'ok' | 'rssStart' | 'rssHalf' | 'rssEnd', number> & {
@@ -226,13 +207,10 @@ export async function runSoak(b: Bench): Promise<void> {
   });
   await b.restartProxy();
   const skips = await skipsOf(b, 'f', nativeSpec(b, 'proxy', false), false);
-  const res = {} as Record<Target, Soak | string>;
-  for (const t of targets) {
-    const why = skips[t] ?? (t !== 'proxy' && !cfg.soakAllTargets ? 'not run (BENCH_SOAK_ALL_TARGETS=0)' : undefined);
-    if (why) {
-      res[t] = why;
-      continue;
-    }
+  if (!cfg.soakAllTargets)
+    for (const t of targets) if (t !== 'proxy') skips[t] ??= 'not run (BENCH_SOAK_ALL_TARGETS=0)';
+  const res = { ...skips } as Record<Target, Soak | string>;
+  for (const t of targets.filter((x) => !skips[x])) {
     const load = (amount: number) => runLoad(nativeSpec(b, t, false), { connections: cfg.soakConcurrency, amount });
     b.log(`(f) soak: ${t}, warm-up ${cfg.soakWarmup} requests`);
     await load(cfg.soakWarmup);

@@ -6,8 +6,8 @@
 
 import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, skipsOf, type Bench, type Skips } from './context.js';
 import type { RequestSpec } from './load.js';
-import { readRss, resetPeakRss, sampleMax } from './procfs.js';
-import { rowsOf, targets, type Target } from './report.js';
+import { perRequestUs, readRss, resetPeakRss, sampleMax } from './procfs.js';
+import { cellsOf, rowsOf, targets, type Target } from './report.js';
 import {
   runStreams,
   summarizeStreams,
@@ -18,13 +18,10 @@ import {
 
 type WithHop = StreamRunResult & { cpuPerStreamUs?: number; rssBefore?: number; peakRss?: number };
 
-const withoutRecords = (res: Record<Target, WithHop | string>): Record<string, unknown> =>
-  Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : { ...res[t], records: undefined }]));
+const withoutRecords = (res: Record<Target, WithHop | string>) => cellsOf(res, (r) => ({ ...r, records: undefined }));
 /** Figures of a hop, per target, as the raw figures have always had them: a number, or why there is none. */
 const perTarget = (res: Record<Target, WithHop | string>, get: (r: WithHop) => number | undefined) =>
-  Object.fromEntries(
-    targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : t === 'direct' ? 'n/a (no hop)' : get(res[t])]),
-  );
+  cellsOf(res, (r, t) => (t === 'direct' ? 'n/a (no hop)' : get(r)));
 
 /** Paced streams, interleaved A B A B, records merged over the rounds; then the rows and raw figures. */
 async function pacedStreams(
@@ -45,7 +42,6 @@ async function pacedStreams(
       const r = await runStreams(specOf(t), {
         kind: kindOf(t),
         concurrency: cfg.streamConcurrency,
-        count: cfg.streamConcurrency,
         intervalMs: cfg.streamIntervalMs,
         timeoutMs: cfg.streamChunks * cfg.streamIntervalMs * 5 + 30_000,
       });
@@ -56,7 +52,7 @@ async function pacedStreams(
   const res = {} as Record<Target, WithHop | string>;
   for (const t of targets) {
     const recs = records.get(t);
-    const cpuPerStreamUs = ((cpu.get(t) ?? NaN) / Math.max(1, recs?.length ?? 0)) * 1e6;
+    const cpuPerStreamUs = perRequestUs(cpu.get(t) ?? NaN, recs?.length ?? 0);
     res[t] = recs ? { ...summarizeStreams(recs, cfg.streamIntervalMs), cpuPerStreamUs } : (skips[t] ?? 'n/a');
   }
   b.raw[key] = { ...withoutRecords(res), cpuPerStreamUs: perTarget(res, (r) => r.cpuPerStreamUs) };
@@ -107,13 +103,9 @@ export async function runOpenStreams(b: Bench): Promise<void> {
   await b.restartNodeHop();
   // The route check need not stream: with this pacing one stream takes seconds.
   const skips = await skipsOf(b, 'e', nativeSpec(b, 'proxy', false), false);
-  const res = {} as Record<Target, WithHop | string>;
+  const res = { ...skips } as Record<Target, WithHop | string>;
   const MB = 2 ** 20;
-  for (const t of targets) {
-    if (skips[t]) {
-      res[t] = skips[t];
-      continue;
-    }
+  for (const t of targets.filter((x) => !skips[x])) {
     if (t === 'proxy') resetPeakRss(b.proxy.pid);
     const rssBefore = hopRss(b, t) / MB;
     const sampler = sampleMax(() => hopRss(b, t), 100);
@@ -121,7 +113,6 @@ export async function runOpenStreams(b: Bench): Promise<void> {
     const r = await runStreams(nativeSpec(b, t, true), {
       kind: 'native',
       concurrency: cfg.openStreams,
-      count: cfg.openStreams,
       intervalMs: cfg.openStreamIntervalMs,
       timeoutMs: cfg.openStreamChunks * cfg.openStreamIntervalMs * 4 + 60_000,
     });

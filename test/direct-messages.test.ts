@@ -152,6 +152,27 @@ describe('POST /api/v1/messages with the native SDK', () => {
     expect(seen.headers['x-custom-client']).toBe('kept');
   });
 
+  it("drops hop-by-hop headers of the provider's answer, and those its Connection names (the one list)", async () => {
+    const sent: Record<string, string> = {
+      connection: 'keep-alive, x-sim-hop',
+      'x-sim-hop': 'gone',
+      'keep-alive': 'timeout=5',
+      'proxy-authenticate': 'Basic',
+      'proxy-connection': 'keep-alive',
+      te: 'trailers',
+      'set-cookie': 'edge=1',
+      'x-sim-kept': 'kept',
+    };
+    sim.knobs.quotaHeaders = sent;
+    const res = await post('{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}');
+    expect(res.status).toBe(200);
+    await res.text();
+    // The proxy's own connection has headers of these names (Connection, Keep-Alive): never the provider's values.
+    for (const [name, value] of Object.entries(sent).filter(([n]) => n !== 'x-sim-kept'))
+      expect(res.headers.get(name) ?? '', name).not.toContain(value);
+    expect(res.headers.get('x-sim-kept')).toBe('kept');
+  });
+
   it('streams chunk by chunk: events arrive in separate reads before the end', async () => {
     sim.knobs.chunkIntervalMs = 30;
     sim.knobs.replyText = 'one two three four five six';

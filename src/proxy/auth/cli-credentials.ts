@@ -1,15 +1,18 @@
 // The CLI's OAuth credential file (shape: docs/direct-mode.md; test/simulator/credentials.ts writes one; the object
 // under profile.credentials.rootKey holds accessToken, refreshToken, expiresAt in ms). Direct mode injects its
-// access token (docs/interface.md "Authentication") and refreshes it before it expires through the token URL. Built on
-// the shared RefreshingCredential (single-flight, never stale) and writeFileAtomic (owner-only, crash-safe), so:
+// access token (docs/interface.md "Authentication") and refreshes it before it expires through the token URL (the one
+// grant, refresh-grant.ts). Built on the shared RefreshingCredential (single-flight, never stale) and writeFileAtomic
+// (owner-only, crash-safe), so:
 // - one refresh at a time however many requests wait (docs/lessons.md "Tokens and auth");
 // - the file is rewritten with every other field kept as it was (scopes, subscriptionType, other root keys);
-// - a missing file or a failed refresh is a 401 that says how to log in again, and the file is left untouched.
+// - a missing file or a refused refresh is a 401 that says how to log in again (an unreachable token endpoint a 503),
+//   and the file is left untouched.
 
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { sweepStaleTemps, writeFileAtomic } from './atomic-write.js';
+import { refreshGrant } from './refresh-grant.js';
 import { RefreshingCredential } from './refreshing-credential.js';
 import { ProxyError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -38,12 +41,6 @@ const storedSchema = z.looseObject({
   accessToken: z.string().min(1),
   refreshToken: z.string().min(1).optional(),
   expiresAt: z.number().optional(),
-});
-
-const tokenAnswerSchema = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_in: z.number().positive().optional(),
 });
 
 export class CliCredentials {
@@ -128,68 +125,21 @@ export class CliCredentials {
   private async refresh(current: CliCredential): Promise<CliCredential> {
     if (!current.refreshToken)
       throw this.loginError('The CLI login has expired and the credential file has no refresh token');
-    const url = new URL(this.opts.tokenUrl);
-    let status: number;
-    let text: string;
-    try {
-      const res = await this.opts.dispatcher.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'refresh_token',
-          refresh_token: current.refreshToken,
-          client_id: this.opts.profile.credentials.clientId,
-        }),
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      });
-      status = res.statusCode;
-      text = await res.body.text();
-    } catch (err) {
-      // The endpoint could not be reached: the login may well be fine, so this is not a 401.
-      const code = (err as { code?: string }).code ?? (err as Error).name;
-      throw new ProxyError(
-        'unavailable',
-        `Could not refresh the CLI login: the token endpoint is unreachable (${code}); try again shortly`,
-        { cause: err },
-      );
-    }
-    if (status >= 500) {
-      throw new ProxyError(
-        'unavailable',
-        `Could not refresh the CLI login: the token endpoint answered ${status}; try again shortly`,
-      );
-    }
-    if (status !== 200) {
-      // invalid_grant and friends: the refresh token is no longer good; only a new login helps.
-      let reason = '';
-      try {
-        const body = JSON.parse(text) as { error?: unknown };
-        if (typeof body.error === 'string') reason = ` (${body.error.replace(/[^\w .-]/g, '').slice(0, 60)})`;
-      } catch {
-        /* no JSON: the status says enough */
-      }
-      throw this.loginError(
-        `The CLI login has expired and could not be refreshed: the token endpoint answered ${status}${reason}`,
-      );
-    }
-    let answer: z.output<typeof tokenAnswerSchema>;
-    try {
-      answer = tokenAnswerSchema.parse(JSON.parse(text));
-    } catch {
-      throw new ProxyError(
-        'upstream',
-        'Could not refresh the CLI login: the token endpoint answered without an access token',
-      );
-    }
+    const answer = await refreshGrant({
+      tokenUrl: this.opts.tokenUrl,
+      refreshToken: current.refreshToken,
+      fields: { client_id: this.opts.profile.credentials.clientId },
+      dispatcher: this.opts.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+      login: 'the CLI login',
+      refused: (message) => this.loginError(message),
+    });
     const now = (this.opts.now ?? Date.now)();
     return {
       accessToken: answer.access_token,
       // The endpoint may rotate the refresh token; when it does not send one, the old one stays valid.
       refreshToken: answer.refresh_token ?? current.refreshToken,
-      expiresAt: answer.expires_in !== undefined ? now + answer.expires_in * 1000 : undefined,
+      expiresAt: answer.expires_in != null ? now + answer.expires_in * 1000 : undefined,
     };
   }
 

@@ -2,17 +2,19 @@
 // the user's home directory (profile.respapi.credentialsPath, RESPAPI_CREDENTIALS_PATH) written by the response-API
 // CLI:
 //   { "tokens": { "id_token", "access_token", "refresh_token", "account_id" }, "last_refresh": ISO, ...others }
-// The access token is a JWT whose `exp` says when it expires. Refresh uses a refresh-token grant on
-// RESPAPI_OAUTH_TOKEN_URL with the profile's client id; the shared RefreshingCredential keeps it single-flight and
-// never hands out a stale token, and the write-back is atomic, owner-only, and keeps every field it did not change.
+// The access token is a JWT whose `exp` says when it expires. Refresh uses the one refresh-token grant
+// (refresh-grant.ts) on RESPAPI_OAUTH_TOKEN_URL with the profile's client id; the shared RefreshingCredential keeps
+// it single-flight and never hands out a stale token, and the write-back is atomic, owner-only, and keeps every field
+// it did not change.
 
 import { readFile } from 'node:fs/promises';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { ProxyError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Profile } from '../profile.js';
 import { sweepStaleTemps, writeFileAtomic } from './atomic-write.js';
+import { refreshGrant } from './refresh-grant.js';
 import { RefreshingCredential } from './refreshing-credential.js';
 
 export interface RespapiCredential {
@@ -123,12 +125,6 @@ export async function writeRespapiCredentials(path: string, cred: RespapiCredent
   await writeFileAtomic(path, JSON.stringify(file, null, 2));
 }
 
-const tokenResponse = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).nullish(),
-  id_token: z.string().min(1).nullish(),
-});
-
 interface RefreshOptions {
   tokenUrl: string;
   profile: Profile;
@@ -136,61 +132,18 @@ interface RefreshOptions {
   timeoutMs: number;
 }
 
-/** One refresh-token grant. A refused grant is a 401 with the login remedy; an unreachable endpoint a 503. */
+/** One refresh-token grant (refresh-grant.ts): a refused grant is a 401 with the login remedy. */
 async function refreshRespapiToken(cred: RespapiCredential, opts: RefreshOptions): Promise<RespapiCredential> {
   const { profile } = opts;
-  let status: number;
-  let text: string;
-  try {
-    const res = await request(opts.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        client_id: profile.respapi.clientId,
-        grant_type: 'refresh_token',
-        refresh_token: cred.refreshToken,
-        scope: 'openid profile email',
-      }),
-      dispatcher: opts.dispatcher,
-      signal: AbortSignal.timeout(opts.timeoutMs),
-    });
-    status = res.statusCode;
-    text = await res.body.text();
-  } catch (err) {
-    throw new ProxyError(
-      'unavailable',
-      `Cannot reach the response-API token endpoint to refresh the login (${(err as Error).name}); try again`,
-      { cause: err },
-    );
-  }
-  if (status >= 500) {
-    throw new ProxyError(
-      'unavailable',
-      `The response-API token endpoint failed (HTTP ${status}) while refreshing the login; try again`,
-      { status: 503 },
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  if (status !== 200) {
-    const e = (json ?? {}) as { error?: unknown; error_description?: unknown };
-    const why = [e.error, e.error_description].filter((x) => typeof x === 'string').join(': ') || `HTTP ${status}`;
-    throw new ProxyError(
-      'authentication',
-      `Refreshing the response-API login failed (${why}). ${profile.respapi.loginHint}`,
-    );
-  }
-  const parsed = tokenResponse.safeParse(json);
-  if (!parsed.success)
-    throw new ProxyError(
-      'authentication',
-      `The response-API token endpoint answered without an access token. ${profile.respapi.loginHint}`,
-    );
-  const t = parsed.data;
+  const t = await refreshGrant({
+    tokenUrl: opts.tokenUrl,
+    refreshToken: cred.refreshToken,
+    fields: { client_id: profile.respapi.clientId, scope: 'openid profile email' },
+    dispatcher: opts.dispatcher,
+    timeoutMs: opts.timeoutMs,
+    login: 'the response-API login',
+    refused: (message) => new ProxyError('authentication', `${message}. ${profile.respapi.loginHint}`),
+  });
   return {
     accessToken: t.access_token,
     refreshToken: t.refresh_token ?? cred.refreshToken,

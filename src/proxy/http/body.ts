@@ -13,6 +13,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { ProxyError } from '../errors.js';
+import { ClosedBeforeEnd, readUpTo } from './bounded-read.js';
 import type { ProxyMiddleware } from './types.js';
 
 /**
@@ -89,13 +90,26 @@ function unreadable(cause?: unknown): ProxyError {
   });
 }
 
+function bodyTimeout(timeoutMs: number): ProxyError {
+  return new ProxyError(
+    'timeout',
+    `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`,
+    {
+      status: 408,
+      field: 'body',
+      issue: `not received within ${timeoutMs} ms`,
+      // Unread bytes may still be on their way: the connection cannot carry another request.
+      headers: { connection: 'close' },
+    },
+  );
+}
+
 /**
- * The whole body, read with plain 'data' and 'end' listeners: one promise and one timer per request, because this
- * runs on every request's path before anything goes upstream. Rejects with a ProxyError:
- * 413 as soon as the declared or received length passes the limit, 408 when the deadline passes first (the
- * connection is then closed, because unread bytes may still be on their way), 400 when the client aborts or the
- * body does not match its declared length. After a refusal the request is paused; Node's server drains or closes
- * what is left once the answer is written.
+ * The whole body, read by the one bounded reader (bounded-read.ts: plain 'data' events, one timer). Rejects with a
+ * ProxyError: 413 as soon as the declared or received length passes the limit, 408 when the deadline passes first
+ * (the connection is then closed, because unread bytes may still be on their way), 400 when the client aborts or
+ * the body does not match its declared length. After a refusal the request is paused; Node's server drains or
+ * closes what is left once the answer is written.
  */
 export function readBody(
   req: IncomingMessage,
@@ -103,63 +117,24 @@ export function readBody(
   declaredLength: string | undefined,
   timeoutMs: number,
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = declaredLength === undefined ? undefined : Number(declaredLength);
-    if (declared !== undefined && declared > limitBytes) {
-      req.pause();
-      reject(tooLarge(limitBytes));
-      return;
-    }
-    if (req.readableEnded) {
-      resolve(Buffer.alloc(0));
-      return;
-    }
-    const parts: Buffer[] = [];
-    let size = 0;
-    const stop = (): void => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (err: ProxyError): void => {
-      stop();
-      req.pause();
-      reject(err);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limitBytes) fail(tooLarge(limitBytes));
-      else parts.push(chunk);
-    };
-    const onEnd = (): void => {
-      stop();
+  const declared = declaredLength === undefined ? undefined : Number(declaredLength);
+  if (declared !== undefined && declared > limitBytes) {
+    req.pause();
+    return Promise.reject(tooLarge(limitBytes));
+  }
+  return readUpTo(req, limitBytes, { deadline: { ms: timeoutMs, error: () => bodyTimeout(timeoutMs) } }).then(
+    ({ whole, size }) => {
+      if (whole === undefined) throw tooLarge(limitBytes);
       if (declared !== undefined && size !== declared)
-        reject(unreadable(new Error(`received ${size} bytes of a declared ${declared}`)));
-      else resolve(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
-    };
-    // A client that goes away mid-body surfaces as an 'aborted' error (ECONNRESET) and a close before the end.
-    const onError = (err: NodeJS.ErrnoException): void =>
-      fail(req.aborted || err.code === 'ECONNRESET' ? aborted() : unreadable(err));
-    const onClose = (): void => fail(aborted());
-    const timer = setTimeout(() => {
-      fail(
-        new ProxyError(
-          'timeout',
-          `Request body not received within ${timeoutMs} ms (BODY_TIMEOUT_MS); send the whole body at once`,
-          {
-            status: 408,
-            field: 'body',
-            issue: `not received within ${timeoutMs} ms`,
-            // Unread bytes may still be on their way: the connection cannot carry another request.
-            headers: { connection: 'close' },
-          },
-        ),
-      );
-    }, timeoutMs);
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-  });
+        throw unreadable(new Error(`received ${size} bytes of a declared ${declared}`));
+      return whole;
+    },
+    (err: NodeJS.ErrnoException) => {
+      if (err instanceof ProxyError) throw err;
+      // A client that goes away mid-body surfaces as an 'aborted' error (ECONNRESET) or a close before the end.
+      throw err instanceof ClosedBeforeEnd || req.aborted || err.code === 'ECONNRESET' ? aborted() : unreadable(err);
+    },
+  );
 }
 
 export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): ProxyMiddleware {

@@ -8,6 +8,7 @@
 //   OAuth token from the CLI's credential file, with the same headers.
 
 import { firstValue } from '../header-value.js';
+import { connectionNamed, hopByHopHeaders } from '../http/hop-by-hop.js';
 import type { Profile } from '../profile.js';
 
 export type ClientAuth =
@@ -38,17 +39,9 @@ export function clientAuthOf(headers: IncomingHeaders, profile: Profile, accessK
   return { kind: 'cli-oauth' };
 }
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and what must not leave this machine; the rest is forwarded. */
+/** Hop-by-hop headers (http/hop-by-hop.ts) and what must not leave this machine; the rest is forwarded. */
 const dropped = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+  ...hopByHopHeaders,
   'host',
   'content-length',
   'expect',
@@ -68,16 +61,7 @@ const dropped = new Set([
 /** Client headers without hop-by-hop ones, credentials and browser context; names lower-cased. */
 export function forwardableHeaders(headers: IncomingHeaders): Record<string, string> {
   // Most clients send `Connection: keep-alive` (or nothing): no extra hop-by-hop names to drop.
-  const connection = firstValue(headers.connection)?.toLowerCase();
-  const connectionTokens =
-    connection === undefined || connection === 'keep-alive' || connection === 'close'
-      ? undefined
-      : new Set(
-          connection
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean),
-        );
+  const connectionTokens = connectionNamed(headers.connection);
   const out: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];

@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { ProxyError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { encodeSse } from '../../http/sse.js';
+import { connectionNamed, hopByHopHeaders } from '../../http/hop-by-hop.js';
 import { failAfterHeaders } from '../../http/stream-error.js';
 import type { ProxyContext } from '../../http/types.js';
 import { redactSecrets } from '../../redact.js';
@@ -26,39 +27,15 @@ import { explainNativeRefusalBody } from '../../formats/map-native-error.js';
 import { nativeErrorShape } from '../../formats/native-error-shape.js';
 
 /**
- * Response headers not passed on: those that describe the provider's connection (RFC 9110 §7.6.1), and browser
- * policy that is this proxy's to decide (its CORS setting; cookies the provider's edge sets must not land on
- * localhost, where every local web page could send them back).
+ * Response headers not passed on: the hop-by-hop ones (http/hop-by-hop.ts), and browser policy that is this proxy's
+ * to decide (its CORS setting; cookies the provider's edge sets must not land on localhost, where every local web
+ * page could send them back).
  */
-const dropped = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'set-cookie',
-]);
-
-/**
- * Header names the Connection header lists (RFC 9110 §7.6.1: hop-by-hop for this answer), or undefined when it lists
- * only `keep-alive` or `close`, as a provider's answer almost always does (the first is dropped anyway, the second
- * names no header): no Set is built on every answer for those.
- */
-function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
-  return new Set(
-    String(value)
-      .split(',')
-      .map((t) => t.trim().toLowerCase()),
-  );
-}
+const dropped = new Set([...hopByHopHeaders, 'set-cookie']);
 
 function copyAnswerHeaders(ctx: ProxyContext, answer: Pick<ProviderAnswer, 'headers'>): void {
   const headers = answer.headers;
-  const named = connectionTokens(headers.connection);
+  const named = connectionNamed(headers.connection);
   // for-in over undici's plain object, not Object.entries: no array of pairs on every answer.
   for (const name in headers) {
     const value = headers[name];

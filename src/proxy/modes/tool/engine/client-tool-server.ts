@@ -15,8 +15,10 @@
 //   page cannot reach it through DNS rebinding); everything else is refused before the secret is even compared.
 
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, ServerResponse, type Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
+import { finished } from 'node:stream/promises';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -44,7 +46,12 @@ const defaultMaxConnections = 8;
 
 interface Waiting {
   resolve: (result: McpCallResult) => void;
+  /** The HTTP answer the call's result is written on (the SDK's SSE stream of that POST). */
+  answer?: ServerResponse;
 }
+
+/** The field of the SDK's per-request auth info that carries the request's HTTP answer to the call handler. */
+const answerKey = 'answer';
 
 export class ClientToolServer {
   readonly secret = randomBytes(32).toString('base64url');
@@ -76,7 +83,8 @@ export class ClientToolServer {
         };
       }
       opts.onCall?.({ id, name: req.params.name });
-      return ref.server.waitFor(id, extra.signal);
+      const answer = extra.authInfo?.extra?.[answerKey];
+      return ref.server.waitFor(id, extra.signal, answer instanceof ServerResponse ? answer : undefined);
     });
     await mcp.connect(transport);
     const header = opts.secretHeader.toLowerCase();
@@ -102,7 +110,12 @@ export class ClientToolServer {
           res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
           return;
         }
-        transport.handleRequest(req, res).catch(() => {
+        // The SDK hands a request's auth info to its handlers (extra.authInfo): the request is authenticated by now,
+        // and its HTTP answer rides along, so close() can wait until a held call's result is written on it.
+        const authed = Object.assign(req, {
+          auth: { token: '', clientId: 'cli', scopes: [], extra: { [answerKey]: res } } satisfies AuthInfo,
+        });
+        transport.handleRequest(authed, res).catch(() => {
           if (!res.headersSent) res.writeHead(500).end();
           else res.destroy();
         });
@@ -148,7 +161,7 @@ export class ClientToolServer {
     }
   }
 
-  private waitFor(id: string, signal: AbortSignal): Promise<McpCallResult> {
+  private waitFor(id: string, signal: AbortSignal, answer?: ServerResponse): Promise<McpCallResult> {
     this.calls.push(id);
     const early = this.early.get(id);
     if (early) {
@@ -167,6 +180,7 @@ export class ClientToolServer {
           signal.removeEventListener('abort', onAbort);
           resolve(result);
         },
+        answer,
       });
     });
   }
@@ -175,17 +189,19 @@ export class ClientToolServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const held = this.waiting.size;
+    const written: Array<Promise<unknown>> = [];
     for (const [id, waiting] of this.waiting) {
       this.waiting.delete(id);
       waiting.resolve({
         content: [{ type: 'text', text: 'The client did not send a result for this call.' }],
         isError: true,
       });
+      // The SDK writes that result on the call's own HTTP answer and then ends it, a few ticks later; closing the
+      // transport and the connections first would drop it and leave the caller waiting on a dead stream. The end of
+      // that answer (or its connection closing under it) is what is waited for.
+      if (waiting.answer) written.push(finished(waiting.answer).catch(() => undefined));
     }
-    // The SDK writes those answers a few ticks later; closing the transport at once would drop them and leave the
-    // caller waiting on a dead stream.
-    if (held > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all(written);
     await this.mcp.close().catch(() => undefined);
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
