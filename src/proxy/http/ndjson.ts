@@ -3,8 +3,7 @@
 // StreamWriter.framing). A route hands over the same async generator of events; each event's data is one line. The
 // set-up of the answer is the one of every stream (stream-response.ts).
 
-import type { SseEvent } from './sse.js';
-import { sendStream, type StreamFraming } from './stream-response.js';
+import { sendStream, type SseEvent, type StreamFraming } from './stream-response.js';
 import type { ProxyContext } from './types.js';
 
 function encodeNdjson(ev: SseEvent): string {

@@ -2,15 +2,10 @@
 // stream set-up (stream-response.ts) turns it into a Readable for ctx.body, each event written as below. Cleanup lives
 // in the generator's `finally`, which runs when the stream ends, fails, or the client disconnects.
 
-import { sendStream, type StreamFraming } from './stream-response.js';
+import { sendStream, type SseEvent, type StreamFraming } from './stream-response.js';
 import type { ProxyContext } from './types.js';
 
-export interface SseEvent {
-  /** The `event:` line; omitted for data-only streams (compat chunks, docs/interface.md "Compatible stream"). */
-  event?: string;
-  /** An object is JSON-encoded; a string (such as "[DONE]") is written as is. */
-  data: unknown;
-}
+export type { SseEvent };
 
 export function encodeSse(ev: SseEvent): string {
   const data = typeof ev.data === 'string' ? ev.data : JSON.stringify(ev.data);

@@ -6,8 +6,15 @@
 // destroyed and the generator is returned).
 
 import { Readable } from 'node:stream';
-import type { SseEvent } from './sse.js';
 import type { ProxyContext } from './types.js';
+
+/** One event of a streamed answer, whatever its framing (named for SSE, where its two fields come from). */
+export interface SseEvent {
+  /** The `event:` line; omitted for data-only streams (compat chunks, docs/interface.md "Compatible stream"). */
+  event?: string;
+  /** An object is JSON-encoded; a string (such as "[DONE]") is written as is. */
+  data: unknown;
+}
 
 /** How events are written on the wire. */
 export interface StreamFraming {
