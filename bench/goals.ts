@@ -1,5 +1,5 @@
-// The goals of issues 7 and 15, checked against this run's figures. They are reported, never asserted: a benchmark on a
-// shared two-core machine informs, it does not pass or fail a build.
+// The performance goals (docs/benchmarks.md "The latest run and the goals"), checked against this run's figures. They
+// are reported, never asserted: a benchmark on a shared two-core machine informs, it does not pass or fail a build.
 
 import { sum } from './bill.js';
 import type { BenchConfig } from './config.js';
