@@ -116,14 +116,7 @@ export async function runStaggered(
   return result({ ok: samples.length, non2xx, errors, statusCodes: codes }, started, samples);
 }
 
-export interface Summary {
-  count: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
+export type Summary = Record<'count' | 'mean' | 'p50' | 'p90' | 'p99' | 'max', number>;
 
 /** Nearest-rank percentiles of the values (NaN for an empty set). */
 export function summarize(values: ArrayLike<number>): Summary {

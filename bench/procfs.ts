@@ -70,3 +70,23 @@ export function sampleMax(fn: () => number, intervalMs: number): { stop(): numbe
     },
   };
 }
+
+/**
+ * µs of CPU per call of each way, read from its process: `rounds` rounds of `n` calls each, the order turning round
+ * by round so that no way always runs first (warmer, or after another's GC).
+ */
+export async function cpuPerCall<K extends string>(
+  ways: Record<K, { pid: number; once: () => Promise<unknown> }>,
+  rounds: number,
+  n: number,
+): Promise<Record<K, number>> {
+  const order = Object.keys(ways) as K[];
+  const spent = new Map<K, number>();
+  for (let r = 0; r < rounds; r++)
+    for (const k of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) {
+      const before = cpuSeconds(ways[k].pid);
+      for (let i = 0; i < n; i++) await ways[k].once();
+      spent.set(k, (spent.get(k) ?? 0) + cpuSeconds(ways[k].pid) - before);
+    }
+  return Object.fromEntries(order.map((k) => [k, perRequestUs(spent.get(k)!, rounds * n)])) as Record<K, number>;
+}

@@ -1,10 +1,6 @@
-// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"): more conversations than the cap,
-// idle chats and tool calls left pending, two at a time, then left alone while the pool refills; the CLI processes
-// under the proxy and their RSS sampled from /proc every 100 ms. A peak above the cap is reported as it is: the goal
-// says "no". The health probe's runs of the CLI (`--version`, `auth status`, every HEALTH_REFRESH_MS: docs/http.md
-// "Health") hold no conversation and are outside the cap; they are told apart by their arguments and reported on a row
-// of their own. A run slower than the probe's interval (30 s) met them and, counted with the rest, read as 5 or 6
-// processes.
+// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"; docs/benchmarks.md "CLI_LIVE_MAX
+// with idle chats and pending tool calls (k)"): a peak above the cap is reported as it is. The health probe's runs of
+// the CLI (docs/http.md "Health") are outside the cap: told apart by their arguments, on a row of their own.
 
 import { readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';

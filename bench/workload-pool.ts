@@ -119,11 +119,8 @@ export async function runPoolWorkload(b: Bench): Promise<void> {
   const runner = await startCliRunner();
   await inTempDir('bench-pool-', async (tmp) => {
     try {
-      const fake = await makeFakeCli({
-        delayMs: 0,
-        tokenDelayMs: cfg.cliTokenDelayMs,
-        reply: 'Hello from the fake assistant CLI.',
-      });
+      const reply = 'Hello from the fake assistant CLI.';
+      const fake = await makeFakeCli({ delayMs: 0, tokenDelayMs: cfg.cliTokenDelayMs, reply });
       try {
         const home = join(tmp, 'fake-home');
         await mkdir(home, { recursive: true });

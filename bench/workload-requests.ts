@@ -4,17 +4,8 @@
 // variant, and the soak alternates them answer by answer.
 
 import type { Framing } from './config.js';
-import {
-  baseKnobs,
-  compatSpec,
-  hopCpu,
-  hopRss,
-  nativeSpec,
-  roundOrder,
-  skipsOf,
-  type Bench,
-  type Skips,
-} from './context.js';
+import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, roundOrder, skipsOf } from './context.js';
+import type { Bench, Skips } from './context.js';
 import { median, runLoad, runStaggered, summarize, type LoadResult, type RequestSpec, type Summary } from './load.js';
 import { machineTicks, perRequestUs } from './procfs.js';
 import { cellsOf, row, rowsOf, targets, type Metric, type Row, type Target } from './report.js';

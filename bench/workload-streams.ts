@@ -8,13 +8,8 @@ import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, skipsOf, type Bench,
 import type { RequestSpec } from './load.js';
 import { perRequestUs, readRss, resetPeakRss, sampleMax } from './procfs.js';
 import { cellsOf, rowsOf, targets, type Target } from './report.js';
-import {
-  runStreams,
-  summarizeStreams,
-  type StreamKind,
-  type StreamRecord,
-  type StreamRunResult,
-} from './stream-probe.js';
+import { runStreams, summarizeStreams } from './stream-probe.js';
+import type { StreamKind, StreamRecord, StreamRunResult } from './stream-probe.js';
 
 type WithHop = StreamRunResult & { cpuPerStreamUs?: number; rssBefore?: number; peakRss?: number };
 
