@@ -1,7 +1,6 @@
-// What Linux reports of a process in /proc: CPU time (user + system, clock ticks of 100 a second), resident memory
-// (VmRSS, and the high-water mark VmHWM that writing 5 to clear_refs resets) and direct children. On a two-core
-// machine shared by the load generator, the simulator and the hop, throughput depends on scheduling; CPU time per
-// request does not, so it is reported beside it. NaN (or undefined) where /proc cannot tell.
+// What Linux reports of a process in /proc: CPU time (user + system, 100 clock ticks a second), resident memory (VmRSS,
+// and VmHWM, which writing 5 to clear_refs resets) and direct children. CPU time per request does not depend on how
+// the shared cores were scheduled, unlike throughput (docs/benchmarks.md "Reading the figures").
 
 import { readFileSync, writeFileSync } from 'node:fs';
 

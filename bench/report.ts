@@ -43,10 +43,8 @@ export const pairRow =
 
 /** Each target's result through `pick`, or its note: the cells of a row, or raw figures per target. */
 export function cellsOf<T, C = Cell>(res: Record<Target, T | string>, pick: (r: T, t: Target) => C) {
-  return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!, t)])) as Record<
-    Target,
-    C | string
-  >;
+  const cell = (t: Target) => (typeof res[t] === 'string' ? res[t] : pick(res[t]!, t));
+  return Object.fromEntries(targets.map((t) => [t, cell(t)])) as Record<Target, C | string>;
 }
 
 /**

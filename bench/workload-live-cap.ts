@@ -21,13 +21,8 @@ const settleMs = 5000;
 
 export type LiveCapRaw = Awaited<ReturnType<typeof measure>>;
 
-const tools = [
-  {
-    name: 'get_weather',
-    description: 'Weather of a city',
-    input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
+const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const tools = [{ name: 'get_weather', description: 'Weather of a city', input_schema: city }];
 
 async function ask(base: string, body: Record<string, unknown>): Promise<{ stop?: string; error?: string }> {
   try {
@@ -82,21 +77,14 @@ async function measure(proxy: ProxyProcess, cli: RealCli) {
   const timer = setInterval(take, samplePeriodMs);
   try {
     // Each conversation is its own (its first message differs), so none continues another's process.
-    const body = (content: string, more = {}) => ({
-      model: neutralModel,
-      max_tokens: 64,
-      ...more,
-      messages: [{ role: 'user', content }],
-    });
-    const jobs: Array<{ label: string; body: Record<string, unknown>; tool: boolean }> = [];
+    const job = (label: string, tool: boolean, content: string) => {
+      const messages = [{ role: 'user', content }];
+      return { label, tool, body: { model: neutralModel, max_tokens: 64, ...(tool ? { tools } : {}), messages } };
+    };
+    const jobs: Array<ReturnType<typeof job>> = [];
     for (let i = 1; i <= Math.max(idleChats, waitingChats); i++) {
-      if (i <= idleChats) jobs.push({ label: `idle chat ${i}`, tool: false, body: body(`Hello, chat ${i}.`) });
-      if (i <= waitingChats)
-        jobs.push({
-          label: `tool call ${i} left pending`,
-          tool: true,
-          body: body(`Weather in city number ${i}?`, { tools }),
-        });
+      if (i <= idleChats) jobs.push(job(`idle chat ${i}`, false, `Hello, chat ${i}.`));
+      if (i <= waitingChats) jobs.push(job(`tool call ${i} left pending`, true, `Weather in city number ${i}?`));
     }
     // Two at a time: a busy turn beside idle and waiting processes, as two clients of one desktop would.
     for (let i = 0; i < jobs.length; i += 2) {

@@ -9,6 +9,9 @@ import { pair, rowsOf, type Metric } from './report.js';
 
 const body = { model: neutralModel, instructions: 'Be brief.', input: eightTurns, tools: responsesTools, store: false };
 
+const wl = (socket: string) =>
+  `(o) a streamed Responses turn in direct mode (8 turns, 8 tools): on a socket ${socket} (proxy col.) vs over HTTP (direct col.)`;
+
 /** One streamed turn over HTTP, read to its end. */
 async function overHttp(url: string): Promise<void> {
   const init = { method: 'POST', headers: nativeHeaders, body: JSON.stringify({ ...body, stream: true }) };
@@ -52,8 +55,6 @@ export async function runSocketWorkload(b: Bench): Promise<void> {
       for (let i = 0; i < 5; i++) for (const w of Object.values(ways)) await w.once(); // warm every path
       b.log('(o) CPU of a Responses turn, socket and HTTP');
       const cpu = await cpuPerCall(ways, 12, b.cfg.quick ? 10 : 40);
-      const wl = (socket: string) =>
-        `(o) a streamed Responses turn in direct mode (8 turns, 8 tools): on a socket ${socket} (proxy col.) vs over HTTP (direct col.)`;
       const metric: Metric<number> = ['proxy CPU per turn', 'µs', (x) => x];
       b.rows.push(
         ...rowsOf(wl('with permessage-deflate, as Codex opens it'), pair(cpu.deflate, cpu.http), [metric]),
