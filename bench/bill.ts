@@ -1,6 +1,6 @@
-// What the provider bills a chat, as the simulator bills it (docs/testing.md): the user turns of the (w) workloads,
-// one streamed native chat with its time to first text, a conversation of such chats with the bill of each turn,
-// and weighted input tokens (uncached input + 5-minute writes × 1.25 + 1-hour writes × 2 + cache reads × 0.1).
+// What the provider bills a chat, as the simulator bills it (docs/testing.md): the user turns of (w) (and the requests
+// of (o) and (x)), one streamed native chat with its time to first text, a conversation of such chats with the bill
+// of each turn, and weighted input tokens (uncached input + 5-minute writes × 1.25 + 1-hour writes × 2 + reads × 0.1).
 
 import { Agent } from 'node:http';
 import { baseKnobs, nativeHeaders, type Bench } from './context.js';
@@ -23,6 +23,19 @@ export function userTurn(i: number): string {
   lines.push('Summarise the new part in one sentence.');
   return lines.join('\n');
 }
+
+/** Eight earlier turns, each answered "ok": the history of the request whose CPU (o) and (x) measure. */
+export const eightTurns: Message[] = Array.from({ length: 8 }, (_, i): Message[] => [
+  { role: 'user', content: userTurn(i) },
+  { role: 'assistant', content: 'ok' },
+]).flat();
+
+/** Eight tools that take nothing, in the chat completions form, and in the Responses form. */
+export const chatTools = Array.from({ length: 8 }, (_, i) => ({
+  type: 'function',
+  function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: { type: 'object', properties: {} } },
+}));
+export const responsesTools = chatTools.map((t) => ({ type: 'function', ...t.function }));
 
 /** Weighted input tokens of a bill (the formula above). */
 export const sum = (bill: BillEntry[]): number =>

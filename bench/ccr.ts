@@ -1,8 +1,7 @@
-// claude-code-router (npm @musistudio/claude-code-router) as a peer column on its native route, forwarding to the
-// simulator through its pass-through `Anthropic` transformer: what ccr costs per request (its parsing, routing, token
-// counting, transformer chain and re-encoding). It runs in the foreground (`node <pkg>/dist/cli.js start`) with HOME
-// and TMPDIR in the bench's temporary directory, so its config and files never touch the user's. Optional: when it
-// is missing or does not answer, startCcr returns the reason and its cells say "n/a (<reason>)".
+// claude-code-router as a peer column on its native route, forwarding to the simulator through its pass-through
+// `Anthropic` transformer: what ccr costs per request. It runs in the foreground with HOME and TMPDIR in the bench's
+// temporary directory, so its config and files never touch the user's; when it is missing or does not answer,
+// startCcr returns the reason and its cells say "n/a (<reason>)".
 
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';

@@ -1,10 +1,8 @@
-// The CLI run alone, the way tool mode runs it (print mode, stream-json in and out with partial messages): one
-// process, one user message written to its stdin after each `result` line, as a user's own script would drive it
-// turn after turn. Each turn is timed from the write of its message (the first from the spawn) to its first text
-// delta: tool mode's floor, what the proxy adds on top of the CLI itself (workloads d, p and w).
-// `startCliRunner` runs it from a small process of its own (this file, forked): spawning from the bench process would
-// charge the CLI for forking a large parent (the load generator's heap), which the proxy does not pay; the
-// comparison would then flatter the proxy.
+// The CLI run alone, the way tool mode runs it (print mode, stream-json in and out): one process, one user message
+// written to its stdin after each `result` line, each turn timed from that write (the first from the spawn) to its
+// first text delta: tool mode's floor (workloads d, p and w). `startCliRunner` runs it from a small process of its own
+// (this file, forked): spawning from the bench process would charge the CLI for forking a large parent (the load
+// generator's heap), which the proxy does not pay; the comparison would then flatter the proxy.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -46,12 +44,8 @@ export async function runCli(
   child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
   let current: CliTurn | undefined;
   let settle: ((ok: boolean) => void) | undefined;
-  type Line = {
-    type?: string;
-    subtype?: string;
-    is_error?: boolean;
-    event?: { type?: string; delta?: { type?: string; text?: string } };
-  };
+  type Delta = { type?: string; text?: string };
+  type Line = { type?: string; subtype?: string; is_error?: boolean; event?: { type?: string; delta?: Delta } };
   // readline is a tested line decoder with its own flush (docs/principles.md "Reading streams").
   createInterface({ input: child.stdout }).on('line', (line) => {
     let parsed: Line;

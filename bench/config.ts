@@ -16,14 +16,14 @@ function num(name: string, fallback: number): number {
   return n;
 }
 
-/** A lower-case comma list; `check` says whether it is acceptable. */
-function list(name: string, fallback: string, check: (items: string[]) => boolean, expected: string): string[] {
+/** A lower-case comma list, not empty, of items that match `item`. */
+function list(name: string, fallback: string, item = /./, expected = 'a comma list'): string[] {
   const raw = process.env[name];
   const out = (raw || fallback)
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (!check(out)) throw new Error(`${name}: expected ${expected}, got "${raw}"`);
+  if (!out.length || !out.every((s) => item.test(s))) throw new Error(`${name}: expected ${expected}, got "${raw}"`);
   return out;
 }
 
@@ -35,7 +35,7 @@ const flag = (name: string, fallback: boolean): boolean =>
 export function loadBenchConfig(resultsDir: string) {
   const quick = flag('BENCH_QUICK', false);
   const q = (full: number, small: number): number => (quick ? small : full);
-  const ccr = list('BENCH_CCR', 'a,b', () => true, '');
+  const ccr = list('BENCH_CCR', 'a,b');
   return {
     quick,
     /** Rounds of A B A B: each workload runs every target, then again, this many times. */
@@ -46,22 +46,12 @@ export function loadBenchConfig(resultsDir: string) {
     warmupSec: num('BENCH_WARMUP_SEC', q(3, 1)),
     /** Load before every interleaved round, counted only in the lead-in CPU row (docs/performance.md "First rounds"). */
     leadInSec: num('BENCH_LEAD_IN_SEC', q(2, 0)),
-    concurrency: list(
-      'BENCH_CONCURRENCY',
-      '1,32,256',
-      (l) => l.every((s) => /^[1-9]\d*$/.test(s)),
-      'a comma list of positive integers',
-    ).map(Number),
+    concurrency: list('BENCH_CONCURRENCY', '1,32,256', /^[1-9]\d*$/, 'a comma list of positive integers').map(Number),
     /** 100 ms keeps the offered load (32 / 0.1 s) under what any hop serves: per-request cost, not queueing. */
     upstreamLatencyMs: num('BENCH_UPSTREAM_LATENCY_MS', 100),
     latencyConcurrency: num('BENCH_LATENCY_CONCURRENCY', 32),
     /** How the simulator frames a non-streamed answer: each a variant of every non-streamed workload. */
-    framings: list(
-      'BENCH_FRAMINGS',
-      'length,chunked',
-      (l) => l.length > 0 && l.every((f) => f === 'length' || f === 'chunked'),
-      'length, chunked or both',
-    ) as Framing[],
+    framings: list('BENCH_FRAMINGS', 'length,chunked', /^(length|chunked)$/, 'length, chunked or both') as Framing[],
     jsonChunks: Math.max(1, num('BENCH_JSON_CHUNKS', 2)),
     streamChunks: num('BENCH_STREAM_CHUNKS', 200),
     streamIntervalMs: num('BENCH_STREAM_INTERVAL_MS', q(10, 5)),
@@ -80,7 +70,7 @@ export function loadBenchConfig(resultsDir: string) {
     proxyLogLevel: process.env.BENCH_PROXY_LOG_LEVEL || 'warn',
     /** Workloads where claude-code-router is a column; BENCH_CCR=none (0, off) does not start it at all. */
     ccrWorkloads: ['none', '0', 'off'].includes(ccr.join(',')) ? [] : ccr,
-    only: list('BENCH_ONLY', allWorkloads.join(','), () => true, ''),
+    only: list('BENCH_ONLY', allWorkloads.join(',')),
     // The proxy runs with the node flags `npm run serve` gives it, unless BENCH_PROXY_NODE_ARGS says otherwise.
     proxyNodeArgs: nodeArgsOf('BENCH_PROXY_NODE_ARGS', serveNodeFlags()),
     resultsDir: process.env.BENCH_RESULTS_DIR || resultsDir,

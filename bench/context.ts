@@ -17,10 +17,8 @@ import { repoRoot, startProxyProcess, writeBenchCredentials } from './servers.js
 import type { ProxyProcess, ProxyProcessOptions, SimulatorProcess } from './servers.js';
 
 /**
- * The order of the targets within an interleaved round: the proxy and the Node hop, the pair the CPU and
- * added-latency goals compare, back to back. The machine itself slows for tens of seconds at a time, for every
- * process alike (docs/benchmarks.md "Reading the figures"); with direct and nginx between them, one such stretch
- * could fall on one of the pair and not the other.
+ * The order of the targets within an interleaved round: the proxy and the Node hop, the pair the CPU and latency goals
+ * compare, back to back, so that a stretch of a slow machine (docs/benchmarks.md "Reading the figures") falls on both.
  */
 export const roundOrder: Target[] = ['proxy', 'node', 'direct', 'nginx', 'ccr'];
 
@@ -40,10 +38,7 @@ export interface Bench {
   proxyOptions: ProxyProcessOptions;
   /** Stops the proxy and starts a fresh one (for workloads that read its memory from a clean start). */
   restartProxy(): Promise<void>;
-  /**
-   * The same for the Node hop: (e) compares what 500 streams add to each, and a hop fresh from the warm-up held
-   * anywhere from 106 to 177 MB before them (docs/performance.md "Memory").
-   */
+  /** The same for the Node hop, for (e) (docs/benchmarks.md "Reading the figures": "Fresh proxy for (e) and (f)"). */
   restartNodeHop(): Promise<void>;
   cliPath: string;
   /** The environment the proxy gives its CLI child, for running the same CLI directly (workload d). */

@@ -90,7 +90,7 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
   const [proxyAdded, hopAdded] = [added('proxy'), added('node')];
   const eGoal = `RSS added by ${streams} ≤ 1.5× the Node hop's`;
   if (proxyAdded === undefined || hopAdded === undefined || hopAdded <= 0)
-    goals.push(unmet(eGoal, String(e?.peakRssMB?.proxy ?? 'not run')));
+    goals.push(unmet(eGoal, e?.peakRssMB?.proxy));
   else {
     const measured = `+${proxyAdded.toFixed(1)} against +${hopAdded.toFixed(1)} MB: ${(proxyAdded / hopAdded).toFixed(2)}× (proxy peak ${Number(e?.peakRssMB?.proxy).toFixed(1)} MB)`;
     goals.push(g(eGoal, measured, proxyAdded / hopAdded <= 1.5));
@@ -105,20 +105,11 @@ export function evaluateGoals(raw: Record<string, unknown>, cfg: BenchConfig): G
     const measured = `${mb(soak.rssStart)} → ${mb(soak.rssHalf)} (half) → ${mb(soak.rssEnd)} MB: second half ${signed(growth2)} %`;
     goals.push(g(soakGoal, measured, growth2 < 10));
   } else goals.push(unmet(soakGoal, 'not measured'));
-  return [
-    ...goals,
-    ...poolGoals(raw),
-    ...billingGoals(raw),
-    liveCapGoal(raw.k as LiveCapRaw | string | undefined),
-    ...directCacheGoals(raw),
-  ];
+  const k = raw.k as LiveCapRaw | string | undefined;
+  return [...goals, ...poolGoals(raw), ...billingGoals(raw), liveCapGoal(k), ...directCacheGoals(raw)];
 }
 
-/**
- * The provider's answer framed both ways (docs/performance.md "The chunked answer"): at 32 spread clients the
- * proxy's added latency (over direct) at most 1.25× the Node hop's, median and p99, for each framing; and a chunked
- * answer's CPU per request within 1.1× that of an answer with a length (native route, 32 connections, closed loop).
- */
+/** The provider's answer framed both ways (docs/performance.md "The chunked answer"): latency and CPU. */
 function framingGoals(a: Record<string, PerTarget<Aggregate>> | undefined, cfg: BenchConfig): Goal[] {
   const goals: Goal[] = [];
   for (const f of cfg.framings) {
@@ -154,10 +145,7 @@ function poolGoals(raw: Record<string, unknown>): Goal[] {
   });
 }
 
-/**
- * Tool mode's bill and follow-up turns (workload w): a warm "hello" ≤ 1,500 weighted input tokens; an 8-turn
- * conversation ≤ 0.6× what the CLI alone costs; a follow-up turn's first token ≤ 0.5× a cold start.
- */
+/** Tool mode's bill and follow-up turns (workload w). */
 function billingGoals(raw: Record<string, unknown>): Goal[] {
   const w = raw.w as Record<string, BillingRaw> | undefined;
   const fmt = (v: number): string => Math.round(v).toLocaleString('en-US');
@@ -197,10 +185,7 @@ function liveCapGoal(k: LiveCapRaw | string | undefined): Goal {
   return g(goal, measured, k.peakCli > k.liveMax ? false : k.answers.errors === 0 ? true : undefined);
 }
 
-/**
- * Direct mode's cache marks (workload x): each translated route's conversation with marks ≤ 0.35× the same without
- * at 8 turns and ≤ 0.2× at 30 (weighted input tokens); a translated request's CPU with marks within 5 % of without.
- */
+/** Direct mode's cache marks (workload x): the bill of each translated route's conversations, and the CPU. */
 function directCacheGoals(raw: Record<string, unknown>): Goal[] {
   const x = raw.x as DirectCacheRaw | undefined;
   if (!x) return [unmet('direct mode with cache marks: ≤ 0.35× at 8 turns, ≤ 0.2× at 30, CPU within 5 %', undefined)];

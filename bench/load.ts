@@ -1,7 +1,6 @@
 // Closed-loop HTTP load: `connections` clients each send the next request when the previous answer is complete.
-// autocannon drives it for a duration or a number of requests; latency comes from its per-response event (hrtime,
-// sub-millisecond), not its histogram, which keeps whole milliseconds only (too coarse for "at most 1 ms added").
-// runStaggered spreads its clients. Percentiles are taken of the raw samples.
+// Latency comes from autocannon's per-response event (hrtime), not its histogram, which keeps whole milliseconds
+// (too coarse for "at most 1 ms added"); runStaggered spreads its clients. Percentiles are of the raw samples.
 
 import { Agent, request, type RequestOptions } from 'node:http';
 import autocannon from 'autocannon';
@@ -116,14 +115,7 @@ export async function runStaggered(
   return result({ ok: samples.length, non2xx, errors, statusCodes: codes }, started, samples);
 }
 
-export interface Summary {
-  count: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
+export type Summary = Record<'count' | 'mean' | 'p50' | 'p90' | 'p99' | 'max', number>;
 
 /** Nearest-rank percentiles of the values (NaN for an empty set). */
 export function summarize(values: ArrayLike<number>): Summary {

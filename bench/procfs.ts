@@ -1,7 +1,6 @@
-// What Linux reports of a process in /proc: CPU time (user + system, clock ticks of 100 a second), resident memory
-// (VmRSS, and the high-water mark VmHWM that writing 5 to clear_refs resets) and direct children. On a two-core
-// machine shared by the load generator, the simulator and the hop, throughput depends on scheduling; CPU time per
-// request does not, so it is reported beside it. NaN (or undefined) where /proc cannot tell.
+// What Linux reports of a process in /proc: CPU time (user + system, 100 clock ticks a second), resident memory (VmRSS,
+// and VmHWM, which writing 5 to clear_refs resets) and direct children. CPU time per request does not depend on how
+// the shared cores were scheduled, unlike throughput (docs/benchmarks.md "Reading the figures").
 
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -69,4 +68,24 @@ export function sampleMax(fn: () => number, intervalMs: number): { stop(): numbe
       return (max = Math.max(max, fn()));
     },
   };
+}
+
+/**
+ * µs of CPU per call of each way, read from its process: `rounds` rounds of `n` calls each, the order turning round
+ * by round so that no way always runs first (warmer, or after another's GC).
+ */
+export async function cpuPerCall<K extends string>(
+  ways: Record<K, { pid: number; once: () => Promise<unknown> }>,
+  rounds: number,
+  n: number,
+): Promise<Record<K, number>> {
+  const order = Object.keys(ways) as K[];
+  const spent = new Map<K, number>();
+  for (let r = 0; r < rounds; r++)
+    for (const k of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) {
+      const before = cpuSeconds(ways[k].pid);
+      for (let i = 0; i < n; i++) await ways[k].once();
+      spent.set(k, (spent.get(k) ?? 0) + cpuSeconds(ways[k].pid) - before);
+    }
+  return Object.fromEntries(order.map((k) => [k, perRequestUs(spent.get(k)!, rounds * n)])) as Record<K, number>;
 }

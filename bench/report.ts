@@ -23,25 +23,17 @@ export interface Row {
   ratios: boolean;
 }
 
-export const row = (workload: string, metric: string, unit: Unit, cells: Record<Target, Cell>, ratios = true): Row => ({
-  workload,
-  metric,
-  unit,
-  cells,
-  ratios,
-});
+export function row(workload: string, metric: string, unit: Unit, cells: Record<Target, Cell>, ratios = true): Row {
+  return { workload, metric, unit, cells, ratios };
+}
 
 /**
  * Cells of a workload only the proxy and one comparison have (tool mode against the CLI alone, ledger on against
  * off): the comparison sits in the direct column, every other column says `other`.
  */
-export const pair = <T = Cell>(proxy: T | string, direct: T | string, other = 'n/a'): Record<Target, T | string> => ({
-  proxy,
-  direct,
-  nginx: other,
-  node: other,
-  ccr: other,
-});
+export function pair<T = Cell>(proxy: T | string, direct: T | string, other = 'n/a'): Record<Target, T | string> {
+  return { proxy, direct, nginx: other, node: other, ccr: other };
+}
 
 /** Rows of one such workload: `pairRow(workload)(metric, unit, proxy, direct)`. */
 export const pairRow =
@@ -51,10 +43,8 @@ export const pairRow =
 
 /** Each target's result through `pick`, or its note: the cells of a row, or raw figures per target. */
 export function cellsOf<T, C = Cell>(res: Record<Target, T | string>, pick: (r: T, t: Target) => C) {
-  return Object.fromEntries(targets.map((t) => [t, typeof res[t] === 'string' ? res[t] : pick(res[t]!, t)])) as Record<
-    Target,
-    C | string
-  >;
+  const cell = (t: Target) => (typeof res[t] === 'string' ? res[t] : pick(res[t]!, t));
+  return Object.fromEntries(targets.map((t) => [t, cell(t)])) as Record<Target, C | string>;
 }
 
 /**

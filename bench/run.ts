@@ -148,20 +148,16 @@ async function main(): Promise<number> {
     bench.raw.ccr = typeof ccr === 'string' ? { notRun: ccr } : { version: ccr.version, workloads: cfg.ccrWorkloads };
     const config = { ...cfg, resultsDir: relative(repoRoot, cfg.resultsDir) || '.' }; // no machine paths
     const raw = { config, ...bench.raw };
-    const report = {
-      title: 'Assistant Proxy benchmark',
-      header,
-      rows: bench.rows,
-      goals: evaluateGoals(bench.raw, cfg),
-    };
+    const goals = evaluateGoals(bench.raw, cfg);
+    const report = { title: 'Assistant Proxy benchmark', header, rows: bench.rows, goals, notes: bench.notes, raw };
     // A quick or partial run never overwrites the latest full result; one written into the results directory on
     // purpose (BENCH_RESULTS_DIR) is named after its workloads.
     const partial = cfg.quick || allWorkloads.some((w) => !cfg.only.includes(w));
     const given = process.env.BENCH_RESULTS_DIR;
     const dir = partial && !given ? join(tmpdir(), 'assistant-proxy-bench-results') : cfg.resultsDir;
     const name = !partial ? 'latest' : given ? `partial-${cfg.only.join('')}` : 'partial';
-    const files = await writeReport(dir, name, { ...report, notes: bench.notes, raw });
-    process.stdout.write(markdownReport({ ...report, notes: bench.notes, raw }) + '\n');
+    const files = await writeReport(dir, name, report);
+    process.stdout.write(markdownReport(report) + '\n');
     log(`written: ${files.join(', ')}`);
     return 0;
   } finally {

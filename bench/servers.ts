@@ -1,7 +1,5 @@
-// The processes under test, each its own OS process on 127.0.0.1 with an OS-chosen port: the provider simulator
-// (forked, knobs over IPC), the proxy (the headless production build, `node dist/proxy/cli.js`, or the sources
-// through tsx when the build fails) and the minimal Node hop; nginx.ts and ccr.ts start the peers with `attach`.
-// The bench process itself only drives load.
+// The processes under test, each its own OS process on 127.0.0.1 (docs/benchmarks.md "How it runs"): the provider
+// simulator, the proxy and the minimal Node hop; nginx.ts and ccr.ts start the peers with `attach`.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -54,11 +52,8 @@ export type SimulatorProcess = Awaited<ReturnType<typeof startSimulatorProcess>>
 /** The simulator; reset() empties its prompt cache and restores the default knobs; takeBill() the bill since the last. */
 export async function startSimulatorProcess() {
   const file = join(repoRoot, 'bench', 'simulator-process.ts');
-  const { child, ready, ask } = await forkIpc<{ url: string; cliTokenUrl: string }, { bill?: BillEntry[] }>(
-    file,
-    [],
-    true,
-  );
+  type Ready = { url: string; cliTokenUrl: string };
+  const { child, ready, ask } = await forkIpc<Ready, { bill?: BillEntry[] }>(file, [], true);
   return {
     url: ready.url,
     port: Number(new URL(ready.url).port),

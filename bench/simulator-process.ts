@@ -1,13 +1,11 @@
 // The provider simulator in a process of its own, so that it never shares an event loop with the load generator
-// (on two cores, the bench process, the simulator, the proxy and nginx all compete; keeping each in its own process
-// lets the OS schedule them like the real thing). The parent (servers.ts) talks to it over the fork IPC channel:
+// (docs/benchmarks.md "How it runs"). The parent (servers.ts) talks to it over the fork IPC channel:
 //   parent -> child  { type: 'knobs', id, knobs }   merge knobs (latency, pacing, chunk count, reply text)
 //   parent -> child  { type: 'reset', id }          reset(): records, prompt cache and knobs back to the defaults
 //   parent -> child  { type: 'bill', id }           the bill of every /v1/messages request since the last one
 //   child  -> parent { url, cliTokenUrl } once listening; { id, bill? } after each
-// The simulator records every request it receives (for tests); a soak of 100,000 requests would make that record
-// the largest thing in memory, so it is emptied every second here. The bill (workload w) is kept apart, as plain
-// numbers, and at most the last 10,000 requests of it.
+// The simulator records every request it receives (for tests); a soak would make that the largest thing in memory,
+// so it is emptied every second here. The bill (workload w) is kept apart, at most its last 10,000 requests.
 
 import { startSimulator, type CacheUsage, type SimulatorKnobs } from '../test/simulator/index.js';
 

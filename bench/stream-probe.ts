@@ -1,8 +1,6 @@
-// Streams read with plain node:http, so that nothing between the socket and the clock buffers: time to first byte
-// (response headers), the arrival time of every content delta, and whether two deltas came in one socket read
-// (the sign of a buffering hop: a proxy that forwards each chunk as it comes delivers one delta per read at this
-// pacing). Events are parsed with eventsource-parser (docs/principles.md "Reading streams"), never by splitting on
-// '\n'.
+// Streams read with plain node:http, so that nothing between the socket and the clock buffers: time to first byte,
+// the arrival of every content delta, and whether two deltas came in one socket read (the sign of a buffering hop).
+// Events are parsed with eventsource-parser (docs/principles.md "Reading streams"), never by splitting on '\n'.
 
 import { Agent, request } from 'node:http';
 import { createParser } from 'eventsource-parser';
@@ -78,9 +76,7 @@ export function readStream(spec: RequestSpec, kind: StreamKind, agent: Agent, ti
         res.on('error', (e) => done(e.message));
         return;
       }
-      let read = 0;
-      let lastDeltaRead = -1;
-      let now = 0;
+      let [read, lastDeltaRead, now] = [0, -1, 0];
       const decoder = new TextDecoder();
       const parser = createParser({
         onEvent(ev) {
@@ -128,8 +124,7 @@ export interface StreamRunResult {
 
 export function summarizeStreams(records: StreamRecord[], intervalMs: number): StreamRunResult {
   const [ttfb, gap, dev]: number[][] = [[], [], []];
-  let deltas = 0;
-  let coalesced = 0;
+  let [deltas, coalesced] = [0, 0];
   const failed = records.filter((r) => r.error || !r.complete);
   for (const r of records) {
     if (r.headersAt !== undefined) ttfb.push(r.headersAt - r.startAt);
@@ -146,8 +141,7 @@ export function summarizeStreams(records: StreamRecord[], intervalMs: number): S
   for (const r of records)
     if (r.headersAt !== undefined && r.endAt !== undefined) edges.push([r.headersAt, 1], [r.endAt, -1]);
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let maxOpen = 0;
+  let [open, maxOpen] = [0, 0];
   for (const [, d] of edges) maxOpen = Math.max(maxOpen, (open += d));
   return {
     streams: records.length,

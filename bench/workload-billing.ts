@@ -1,7 +1,5 @@
-// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers, through tool mode, the CLI
-// alone and direct mode, each from an empty cache; and a fresh start after an eviction (docs/benchmarks.md
-// "What is measured" and "A fresh start after eviction"). The simulator bills like the provider (docs/testing.md). The
-// fake CLI never calls the provider: its rows can only show times.
+// (w) What tool mode costs in the provider's bill, and how soon a follow-up turn answers (docs/benchmarks.md "What is
+// measured" and "A fresh start after eviction"). The fake CLI never calls the provider: its rows can only show times.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,17 +52,14 @@ async function viaToolMode(
   await freshSimulator(b);
   let conv: Conversation | undefined;
   const history: never[] = [];
-  for (const [from, to] of [
-    [0, turns],
-    [turns, turns + (o.after ?? 0)],
-  ] as Array<[number, number]>) {
-    if (from === to) continue;
-    await withProxy(b, cli, async (proxy) => {
+  const life = (from: number, to: number) =>
+    withProxy(b, cli, async (proxy) => {
       const via = { path: '/v1/messages', model: neutralModel, baseOf: () => proxy.url };
       conv = await converse(b, via, [from, to], conv, history);
       if (!o.after) await o.then?.(proxy.url);
     });
-  }
+  await life(0, turns);
+  if (o.after) await life(turns, turns + o.after);
   return conv!;
 }
 

@@ -1,27 +1,19 @@
 // (x) Direct mode's translated routes from the provider's cache (docs/direct-mode.md "The prompt cache"): the same
-// conversation through each translated route with the proxy's cache marks (DIRECT_PROMPT_CACHE=on, proxy col.) and
-// without them (off, direct col.), billed by the simulator as the provider bills (weighted tokens, bench/bill.ts);
-// an agent loop of parallel tool calls; a one-off request; and a translated request's CPU in the proxy, marks on and
-// off, interleaved in one run.
+// conversations with the proxy's cache marks (proxy col.) and without (direct col.), billed by the simulator, and a
+// translated request's CPU both ways (docs/benchmarks.md "What is measured" lists them).
 
 import { performance } from 'node:perf_hooks';
 import { withCacheMarks } from '../src/proxy/modes/direct/cache-marks.js';
 import { defaultProfile } from '../src/proxy/profile.js';
 import type { NativeRequest } from '../src/proxy/formats/native.js';
-import { freshSimulator, readShare, sum, userTurn } from './bill.js';
+import { chatTools, eightTurns, freshSimulator, readShare, responsesTools, sum, userTurn } from './bill.js';
 import { nativeHeaders, neutralModel, withProxy, type Bench } from './context.js';
-import { cpuSeconds } from './procfs.js';
+import { cpuPerCall } from './procfs.js';
 import { pair, rowsOf, type Metric } from './report.js';
 import { freePort, type ProxyProcess } from './servers.js';
 import type { BillEntry } from './simulator-process.js';
 
 const system = Array.from({ length: 320 }, (_, i) => `Rule ${i}: keep the change small and tested.`).join('\n');
-const tool = (i: number) => ({
-  type: 'function',
-  function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: { type: 'object', properties: {} } },
-});
-const tools = Array.from({ length: 8 }, (_, i) => tool(i));
-const asResponsesTool = (t: ReturnType<typeof tool>) => ({ type: 'function', ...t.function });
 
 type Turn = (base: string, ollama: string, history: unknown[], i: number, previous?: string) => Promise<string>;
 
@@ -36,54 +28,42 @@ async function post(url: string, body: unknown): Promise<Record<string, unknown>
 const chatBody = (history: unknown[], withTools = true) => ({
   model: neutralModel,
   messages: [{ role: 'system', content: system }, ...history],
-  ...(withTools ? { tools } : {}),
+  ...(withTools ? { tools: chatTools } : {}),
 });
 /** A Responses body: the system prompt as instructions, the tools in that API's form. */
 const responsesBody = (input: unknown, more: Record<string, unknown> = {}) => ({
   model: neutralModel,
   instructions: system,
   input,
-  tools: tools.map(asResponsesTool),
+  tools: responsesTools,
   ...more,
 });
 
 /** Each translated route's turn: sends the conversation so far and the new user turn, returns the answer's id. */
-const routes: Array<[string, Turn]> = [
-  [
-    'chat completions',
-    async (base, _o, history, i) => {
-      history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${base}/api/v1/chat/completions`, chatBody(history));
-      history.push((r.choices as Array<{ message: unknown }>)[0].message);
-      return String(r.id);
-    },
-  ],
-  [
-    'Responses, the whole input each turn',
-    async (base, _o, history, i) => {
-      history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${base}/api/v1/responses`, responsesBody(history, { store: false }));
-      history.push({ role: 'assistant', content: String(r.output_text ?? 'ok') });
-      return String(r.id);
-    },
-  ],
-  [
-    'Responses, chained by previous_response_id',
-    async (base, _o, _h, i, previous) => {
-      const more = previous ? { previous_response_id: previous } : {};
-      return String((await post(`${base}/api/v1/responses`, responsesBody(userTurn(i), more))).id);
-    },
-  ],
-  [
-    'Ollama /api/chat',
-    async (_b, ollama, history, i) => {
-      history.push({ role: 'user', content: userTurn(i) });
-      const r = await post(`${ollama}/api/chat`, { ...chatBody(history, false), stream: false });
-      history.push(r.message);
-      return String(r.created_at);
-    },
-  ],
-];
+const routes: Record<string, Turn> = {
+  'chat completions': async (base, _o, history, i) => {
+    history.push({ role: 'user', content: userTurn(i) });
+    const r = await post(`${base}/api/v1/chat/completions`, chatBody(history));
+    history.push((r.choices as Array<{ message: unknown }>)[0].message);
+    return String(r.id);
+  },
+  'Responses, the whole input each turn': async (base, _o, history, i) => {
+    history.push({ role: 'user', content: userTurn(i) });
+    const r = await post(`${base}/api/v1/responses`, responsesBody(history, { store: false }));
+    history.push({ role: 'assistant', content: String(r.output_text ?? 'ok') });
+    return String(r.id);
+  },
+  'Responses, chained by previous_response_id': async (base, _o, _h, i, previous) => {
+    const more = previous ? { previous_response_id: previous } : {};
+    return String((await post(`${base}/api/v1/responses`, responsesBody(userTurn(i), more))).id);
+  },
+  'Ollama /api/chat': async (_b, ollama, history, i) => {
+    history.push({ role: 'user', content: userTurn(i) });
+    const r = await post(`${ollama}/api/chat`, { ...chatBody(history, false), stream: false });
+    history.push(r.message);
+    return String(r.created_at);
+  },
+};
 
 /** The agent loop's step: 12 parallel tool calls and their results added each time, through chat completions. */
 const agentStep: Turn = async (base, _o, history, step) => {
@@ -135,36 +115,24 @@ const bills: Array<Metric<BillEntry[]>> = [
 ];
 
 /** CPU of the proxy per translated request (8 turns of history, 8 tools), marks on and off, in interleaved rounds. */
-async function cpuPerRequest(b: Bench, hops: Record<'on' | 'off', Hop>, rounds: number, n: number) {
-  const history: unknown[] = [];
-  for (let i = 0; i < 8; i++)
-    history.push({ role: 'user', content: userTurn(i) }, { role: 'assistant', content: 'ok' });
-  const body = chatBody(history);
-  const spent = { on: 0, off: 0 };
-  // The order alternates round by round, so that neither hop always runs first (warmer, or after the other's GC).
-  for (let r = 0; r < rounds; r++)
-    for (const k of r % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-      const before = cpuSeconds(hops[k].proxy.pid);
-      for (let i = 0; i < n; i++) await post(`${hops[k].proxy.url}/api/v1/chat/completions`, body);
-      spent[k] += cpuSeconds(hops[k].proxy.pid) - before;
-    }
+async function cpuPerRequest(hops: Record<'on' | 'off', Hop>, rounds: number, n: number) {
+  const body = chatBody(eightTurns);
+  const way = ({ proxy }: Hop) => ({ pid: proxy.pid, once: () => post(`${proxy.url}/api/v1/chat/completions`, body) });
+  const cpu = await cpuPerCall({ on: way(hops.on), off: way(hops.off) }, rounds, n);
   // The marking step alone, in this process, on the same request in the native form: what the hop CPU above cannot
   // resolve, since two processes differ by more than the step costs.
   const native = {
     model: neutralModel,
     max_tokens: 4096,
     system,
-    tools: tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters })),
-    messages: history.map((m) => ({
-      ...(m as object),
-      content: [{ type: 'text', text: (m as { content: string }).content }],
-    })),
+    tools: chatTools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters })),
+    messages: eightTurns.map((m) => ({ ...m, content: [{ type: 'text', text: m.content }] })),
   } as unknown as NativeRequest;
   const calls = 100_000;
   const start = performance.now();
   for (let i = 0; i < calls; i++) withCacheMarks(native, '5m', defaultProfile.api.promptCache);
   const step = ((performance.now() - start) * 1000) / calls;
-  return { on: (spent.on / (rounds * n)) * 1e6, off: (spent.off / (rounds * n)) * 1e6, step };
+  return { ...cpu, step };
 }
 
 /** What (x) keeps for the goals: each route's bills by turns, marks on and off, and the CPU per request. */
@@ -188,7 +156,7 @@ async function measure(b: Bench, hops: Record<'on' | 'off', Hop>): Promise<void>
   };
   const wl = (what: string) => `(x) direct mode, ${what}: cache marks on (proxy col.) vs off (direct col.)`;
   for (const turns of [8, 30])
-    for (const [name, turn] of routes) {
+    for (const [name, turn] of Object.entries(routes)) {
       b.log(`(x) ${name}, ${turns} turns`);
       raw.conversations[`${name}, ${turns} turns`] = await both(`${name}, ${turns}-turn conversation`, turn, turns);
     }
@@ -198,7 +166,7 @@ async function measure(b: Bench, hops: Record<'on' | 'off', Hop>): Promise<void>
   const once = await both('one-off request (a system prompt, one question, no tools)', oneOff, 1, [bills[0]]);
   const twice = await both('two one-off requests of one client (the same system prompt)', oneOff, 2, [bills[0]]);
   b.log('(x) CPU per translated request');
-  const cpu = await cpuPerRequest(b, hops, 10, b.cfg.quick ? 20 : 100);
+  const cpu = await cpuPerRequest(hops, 10, b.cfg.quick ? 20 : 100);
   b.rows.push(
     ...rowsOf(wl('CPU of one translated request (8 turns, 8 tools)'), pair(cpu.on, cpu.off), [
       ['proxy CPU per request', 'µs', (x) => x],

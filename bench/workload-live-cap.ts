@@ -1,10 +1,6 @@
-// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"): more conversations than the cap,
-// idle chats and tool calls left pending, two at a time, then left alone while the pool refills; the CLI processes
-// under the proxy and their RSS sampled from /proc every 100 ms. A peak above the cap is reported as it is: the goal
-// says "no". The health probe's runs of the CLI (`--version`, `auth status`, every HEALTH_REFRESH_MS: docs/http.md
-// "Health") hold no conversation and are outside the cap; they are told apart by their arguments and reported on a row
-// of their own. A run slower than the probe's interval (30 s) met them and, counted with the rest, read as 5 or 6
-// processes.
+// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"; docs/benchmarks.md "CLI_LIVE_MAX
+// with idle chats and pending tool calls (k)"): a peak above the cap is reported as it is. The health probe's runs of
+// the CLI (docs/http.md "Health") are outside the cap: told apart by their arguments, on a row of their own.
 
 import { readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,13 +21,8 @@ const settleMs = 5000;
 
 export type LiveCapRaw = Awaited<ReturnType<typeof measure>>;
 
-const tools = [
-  {
-    name: 'get_weather',
-    description: 'Weather of a city',
-    input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
+const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const tools = [{ name: 'get_weather', description: 'Weather of a city', input_schema: city }];
 
 async function ask(base: string, body: Record<string, unknown>): Promise<{ stop?: string; error?: string }> {
   try {
@@ -86,21 +77,14 @@ async function measure(proxy: ProxyProcess, cli: RealCli) {
   const timer = setInterval(take, samplePeriodMs);
   try {
     // Each conversation is its own (its first message differs), so none continues another's process.
-    const body = (content: string, more = {}) => ({
-      model: neutralModel,
-      max_tokens: 64,
-      ...more,
-      messages: [{ role: 'user', content }],
-    });
-    const jobs: Array<{ label: string; body: Record<string, unknown>; tool: boolean }> = [];
+    const job = (label: string, tool: boolean, content: string) => {
+      const messages = [{ role: 'user', content }];
+      return { label, tool, body: { model: neutralModel, max_tokens: 64, ...(tool ? { tools } : {}), messages } };
+    };
+    const jobs: Array<ReturnType<typeof job>> = [];
     for (let i = 1; i <= Math.max(idleChats, waitingChats); i++) {
-      if (i <= idleChats) jobs.push({ label: `idle chat ${i}`, tool: false, body: body(`Hello, chat ${i}.`) });
-      if (i <= waitingChats)
-        jobs.push({
-          label: `tool call ${i} left pending`,
-          tool: true,
-          body: body(`Weather in city number ${i}?`, { tools }),
-        });
+      if (i <= idleChats) jobs.push(job(`idle chat ${i}`, false, `Hello, chat ${i}.`));
+      if (i <= waitingChats) jobs.push(job(`tool call ${i} left pending`, true, `Weather in city number ${i}?`));
     }
     // Two at a time: a busy turn beside idle and waiting processes, as two clients of one desktop would.
     for (let i = 0; i < jobs.length; i += 2) {

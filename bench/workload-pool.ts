@@ -1,7 +1,6 @@
-// (p) The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"): time to first token with
-// CLI_POOL_SIZE=1 and 0 (proxy column) against the same CLI alone, started cold (direct column), for the fake CLI and
-// the real one when installed. Each request waits a gap first, as a user's think time would; for the real CLI it is
-// longer than its 3 s wait for a text prompt, so a warm process must outlive it.
+// (p) The warm CLI pool through the proxy (docs/performance.md "Warm CLI pool"; docs/benchmarks.md "What is
+// measured"). Each request waits a gap first, as a user's think time would; for the real CLI it is longer than its
+// 3 s wait for a text prompt, so a warm process must outlive it.
 
 import { mkdir } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -119,11 +118,8 @@ export async function runPoolWorkload(b: Bench): Promise<void> {
   const runner = await startCliRunner();
   await inTempDir('bench-pool-', async (tmp) => {
     try {
-      const fake = await makeFakeCli({
-        delayMs: 0,
-        tokenDelayMs: cfg.cliTokenDelayMs,
-        reply: 'Hello from the fake assistant CLI.',
-      });
+      const reply = 'Hello from the fake assistant CLI.';
+      const fake = await makeFakeCli({ delayMs: 0, tokenDelayMs: cfg.cliTokenDelayMs, reply });
       try {
         const home = join(tmp, 'fake-home');
         await mkdir(home, { recursive: true });

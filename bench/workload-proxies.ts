@@ -1,6 +1,5 @@
-// The proxy started other ways (docs/benchmarks.md "What is measured"): (l) two proxies of one build, the usage ledger
-// on and off (bench/ledger-proxy-process.mjs), driven alternately; (s) the time from spawn to "listening on" of the
-// built JavaScript, scripts/serve.mjs (its freshness check of dist/ included) and the sources through tsx.
+// The proxy started other ways (docs/benchmarks.md "What is measured"): (l) the usage ledger on and off
+// (bench/ledger-proxy-process.mjs), driven alternately; (s) the time from spawn to "listening on".
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

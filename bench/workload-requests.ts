@@ -1,20 +1,9 @@
-// Non-streaming workloads, interleaved round by round (docs/benchmarks.md "What is measured"): (a) direct mode, unpaced
-// at each concurrency, then with a fixed upstream latency; (c) the translation route; (f) the soak on a fresh proxy.
-// Each with the provider's answer framed both ways (BENCH_FRAMINGS): (a) and (c) measure each framing as its own
-// variant, and the soak alternates them answer by answer.
+// Non-streaming workloads (docs/benchmarks.md "What is measured"): (a) and (c) interleaved round by round, each
+// answer framing (BENCH_FRAMINGS) a variant of its own; (f) the soak, which alternates them answer by answer.
 
 import type { Framing } from './config.js';
-import {
-  baseKnobs,
-  compatSpec,
-  hopCpu,
-  hopRss,
-  nativeSpec,
-  roundOrder,
-  skipsOf,
-  type Bench,
-  type Skips,
-} from './context.js';
+import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, roundOrder, skipsOf } from './context.js';
+import type { Bench, Skips } from './context.js';
 import { median, runLoad, runStaggered, summarize, type LoadResult, type RequestSpec, type Summary } from './load.js';
 import { machineTicks, perRequestUs } from './procfs.js';
 import { cellsOf, row, rowsOf, targets, type Metric, type Row, type Target } from './report.js';
@@ -46,10 +35,8 @@ const framingLabel = (f: Framing): string => (f === 'length' ? 'answer with a le
 const framingKey = (key: string, f: Framing): string => (f === 'length' ? key : `${key}Chunked`);
 
 /**
- * Runs `rounds` × framings × roundOrder loads, the simulator's framing set before each framing's loads, so both
- * framings see the machine in the same state; a target in `skips` is left out and its cells say why. Each framing's
- * figures go into `raw` under `key` (framingKey), and its rows, `rows` of the workload `wl` and the framing, to the
- * report.
+ * Runs `rounds` × framings × roundOrder loads, so both framings see the machine in the same state; a target in `skips`
+ * is left out and its cells say why. Each framing's figures go into `raw[framingKey(key)]`, its `rows` to the report.
  */
 async function interleavedLoad(
   b: Bench,
@@ -155,9 +142,7 @@ export async function runRequestWorkloads(b: Bench, runA = true, runC = true): P
       const load = { connections: c, durationSec: cfg.durationSec };
       await interleavedLoad(b, spec, load, skips, [`(a) c=${c}`, `c${c}`, `(a) non-stream, ${c} conc.`], rawA);
     }
-    // (a) paced: a fixed upstream latency keeps the load below saturation, so the difference to direct is what one
-    // request gains by passing the hop. Measured twice: clients spread over the round trip (independent clients),
-    // and autocannon's clients all in lock step (bursts of N simultaneous requests every round trip).
+    // (a) paced, clients spread and in lock step: docs/benchmarks.md "Reading the figures" says why both.
     await b.sim.setKnobs({ ...baseKnobs(), latencyMs: cfg.upstreamLatencyMs });
     const [n, up] = [cfg.latencyConcurrency, `upstream +${cfg.upstreamLatencyMs} ms`];
     const pacedRows = (wl: string, agg: PerTarget) => [
@@ -192,11 +177,7 @@ type Soak = Record<'answered' | 'errors' | 'rps' | 'ok' | 'rssStart' | 'rssHalf'
   base: string;
 };
 
-/**
- * (f) The soak. Runs last, on a fresh proxy, so its starting RSS is not the previous workloads' peak. It runs in two
- * halves with RSS read after the warm-up, at half and at the end: growth in the first half is mostly the V8 heap
- * settling at its working size; growth that continues in the second half is what a leak looks like.
- */
+/** (f) The soak, on a fresh proxy, read in two halves (docs/benchmarks.md "Reading the figures"). */
 export async function runSoak(b: Bench): Promise<void> {
   const { cfg } = b;
   const both = cfg.framings.length === 2;

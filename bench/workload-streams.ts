@@ -1,20 +1,12 @@
-// Streaming workloads read with stream-probe.ts:
-//   (b) direct mode streaming, N chunks per response at a fixed pacing: time to first byte, inter-chunk gaps
-//       against the simulator's own pacing, and deltas that arrived glued to the one before (buffering);
-//   (c) the same through the compat translation route (direct and nginx serve the native equivalent);
-//   (e) hundreds of streams open at once on a fresh proxy, paced slowly so they stay open: peak RSS and errors.
+// Streaming workloads read with stream-probe.ts (docs/benchmarks.md "What is measured"): (b) paced streams, (c) the
+// same through the compat translation route, (e) hundreds of slow streams open at once on a fresh proxy.
 
 import { baseKnobs, compatSpec, hopCpu, hopRss, nativeSpec, skipsOf, type Bench, type Skips } from './context.js';
 import type { RequestSpec } from './load.js';
 import { perRequestUs, readRss, resetPeakRss, sampleMax } from './procfs.js';
 import { cellsOf, rowsOf, targets, type Target } from './report.js';
-import {
-  runStreams,
-  summarizeStreams,
-  type StreamKind,
-  type StreamRecord,
-  type StreamRunResult,
-} from './stream-probe.js';
+import { runStreams, summarizeStreams } from './stream-probe.js';
+import type { StreamKind, StreamRecord, StreamRunResult } from './stream-probe.js';
 
 type WithHop = StreamRunResult & { cpuPerStreamUs?: number; rssBefore?: number; peakRss?: number };
 

@@ -1,6 +1,5 @@
-// (d) Tool mode: the fake CLI with a realistic start-up delay, time to first token through the proxy's
-// /v1/messages (streaming) against the same CLI run directly, interleaved request by request. nginx has no
-// equivalent here (there is no HTTP upstream to proxy to).
+// (d) Tool mode: time to first token through the proxy's /v1/messages against the same fake CLI run directly,
+// interleaved request by request; no other column has an equivalent (there is no HTTP upstream to proxy to).
 
 import { Agent } from 'node:http';
 import { startCliRunner } from './cli.js';
