@@ -172,10 +172,9 @@ export function createProxy(options: CreateProxyOptions): ProxyServer {
   const app = new Koa<ProxyState>({ proxy: false });
   app.silent = true; // errors are rendered and logged by errorRenderer; Koa's default printer would log stacks
   // The main listener's pipeline: the chain, then its routes. An HTTP request runs it through Koa; a request that
-  // comes on a Responses socket runs the same function through http/exchange.ts.
-  const pipeline = compose<ProxyContext>([...chain, fallthrough(router), router.routes() as ProxyMiddleware]);
-  app.use(pipeline);
-  const exchange = new Exchange(app, pipeline);
+  // comes on a Responses socket runs the same function objects, composed, through http/exchange.ts.
+  for (const middleware of [...chain, fallthrough(router), router.routes() as ProxyMiddleware]) app.use(middleware);
+  const exchange = new Exchange(app, compose<ProxyContext>(app.middleware));
   const ollamaApp = config.ollamaPort === undefined ? undefined : createOllamaApp(services, components, chain);
 
   const listeners = new Listeners({
