@@ -23,9 +23,9 @@ import { ResponsesSocket } from './connection.js';
 const socketKeepAliveMs = 10_000;
 
 /**
- * `GET {base}/responses`: a dispatched handshake that passed every guard is accepted (204, then upgraded by
- * attachResponsesSocket); a plain GET is told the path speaks a socket (426). Never a ledger row: the socket's
- * responses are.
+ * `GET {base}/responses`: a handshake the upgrade event passed in (`state.upgrade`) that passed every guard is
+ * accepted (204, then upgraded by attachResponsesSocket); a plain GET is told the path speaks a socket (426). Never
+ * a ledger row: the socket's responses are.
  */
 function registerSocketHandshakes(router: ProxyRouter, services: Services): void {
   for (const decl of routeTable) {
