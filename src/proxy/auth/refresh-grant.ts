@@ -13,7 +13,7 @@ import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { ProxyError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
-import { readUpTo } from '../http/bounded-read.js';
+import { discardRest, readUpTo } from '../http/bounded-read.js';
 
 export interface RefreshGrantOptions {
   tokenUrl: string;
@@ -83,7 +83,7 @@ export async function refreshGrant(o: RefreshGrantOptions): Promise<TokenAnswer>
     status = res.statusCode;
     // Read up to the bound (http/bounded-read.ts): a longer answer is neither a token nor an error worth quoting.
     const read = await readUpTo(res.body, answerLimit);
-    if (!read.whole) res.body.destroy();
+    if (!read.whole) discardRest(res.body);
     text = read.whole?.toString('utf8') ?? '';
   } catch (err) {
     if (deadline.aborted) throw unavailable(`the token endpoint did not answer within ${o.timeoutMs} ms`, err);

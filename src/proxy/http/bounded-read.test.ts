@@ -4,7 +4,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { errorBodyLimit, readLimited } from '../upstream/read-limited.js';
-import { ClosedBeforeEnd, readUpTo } from './bounded-read.js';
+import { ClosedBeforeEnd, discardRest, readUpTo } from './bounded-read.js';
 
 const bytes = (...pieces: string[]) =>
   Readable.from(
@@ -96,5 +96,17 @@ describe('readLimited', () => {
 
   it('reads up to 64 KiB by default', async () => {
     expect(await readLimited(bytes('x'.repeat(errorBodyLimit + 10)))).toHaveLength(errorBodyLimit);
+  });
+
+  it('drops the rest of a longer body whose destroy errors (as an upstream body does), with no unhandled error', async () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'UND_ERR_ABORTED' });
+    const body = new Readable({ read() {}, destroy: (_err, done) => done(aborted) });
+    body.push(Buffer.alloc(10));
+    const read = await readUpTo(body, 4);
+    expect(read.whole).toBeUndefined();
+    // Without the swallowed error, the 'error' event below would be uncaught and fail the run.
+    discardRest(body);
+    await new Promise((resolve) => body.once('close', resolve));
+    expect(body.destroyed).toBe(true);
   });
 });

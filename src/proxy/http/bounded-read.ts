@@ -72,3 +72,14 @@ export function readUpTo(body: Readable, limit: number, options: BoundedReadOpti
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
+
+/**
+ * Drops the rest of a body the reader stopped at (longer than its bound, or no longer wanted). An upstream's body
+ * (undici's) that is destroyed before its end emits an "aborted" error, which nobody waits for here: it is swallowed,
+ * or it would be an uncaught error event.
+ */
+export function discardRest(body: Readable): void {
+  if (body.destroyed || body.readableEnded) return;
+  body.on('error', () => undefined);
+  body.destroy();
+}

@@ -4,7 +4,7 @@
 // whole up to a bound.
 
 import type { Readable } from 'node:stream';
-import { readUpTo } from '../http/bounded-read.js';
+import { discardRest, readUpTo } from '../http/bounded-read.js';
 
 /** Bytes of an upstream error body that are read; the rest is dropped with the connection. */
 export const errorBodyLimit = 64 * 1024;
@@ -13,6 +13,6 @@ export const errorBodyLimit = 64 * 1024;
 export async function readLimited(body: Readable, limit = errorBodyLimit): Promise<string> {
   const read = await readUpTo(body, limit);
   if (read.whole) return read.whole.toString('utf8');
-  body.destroy();
+  discardRest(body);
   return Buffer.concat(read.head, read.size).toString('utf8', 0, limit);
 }

@@ -15,7 +15,7 @@ import type { NativeMessage, NativeRequest, NativeStreamEvent } from '../../form
 import { mapNativeError } from '../../formats/map-native-error.js';
 import type { ProviderAnswer, ProviderClient, ProviderRequest } from '../../upstream/provider-client.js';
 import type { WholeOrStream } from '../../upstream/whole-or-stream.js';
-import { readUpTo } from '../../http/bounded-read.js';
+import { discardRest, readUpTo } from '../../http/bounded-read.js';
 import { errorBodyLimit, readLimited } from '../../upstream/read-limited.js';
 import { SseReader, type SseMessage } from '../../upstream/sse-reader.js';
 import { fromErrorAnswer, fromTransportError } from '../../upstream/upstream-error.js';
@@ -196,7 +196,7 @@ export class DirectBackend implements Backend {
     } catch (err) {
       throw fromTransportError(err, client.timeouts);
     } finally {
-      if (!body.destroyed && !body.readableEnded) body.destroy();
+      discardRest(body);
     }
   }
 
