@@ -1,6 +1,7 @@
-// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"; docs/benchmarks.md "CLI_LIVE_MAX
-// with idle chats and pending tool calls (k)"): a peak above the cap is reported as it is. The health probe's runs of
-// the CLI (docs/http.md "Health") are outside the cap: told apart by their arguments, on a row of their own.
+// (k) CLI_LIVE_MAX holds with the real CLI (docs/tool-mode.md "Live conversations"; docs/benchmark-findings.md
+// "CLI_LIVE_MAX with idle chats and pending tool calls (k)"): a peak above the cap is reported as it is. The health
+// probe's runs of the CLI (docs/http.md "Health") are outside the cap: told apart by their arguments, on a row of
+// their own.
 
 import { readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';

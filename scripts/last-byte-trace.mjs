@@ -9,7 +9,7 @@
 // bench (the proxy, the fastify hop, claude-code-router, whose `fetch` is undici too), so all three are measured
 // alike, without a change to any of them. Every 2 s (a hop may be ended by a signal, with no exit hook), the records
 // [wall-clock ms, inbound ms, outbound ms] go to $TMPDIR/last-byte-<pid>-<entry script>.json.
-// docs/benchmarks.md "Profiling".
+// docs/benchmark-findings.md "Profiling".
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
